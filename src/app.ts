@@ -1,0 +1,85 @@
+// The composition root: the only place plugins are mounted and dependencies are wired.
+
+import { Elysia } from 'elysia'
+import type { Database } from 'bun:sqlite'
+import type { Config } from './config.ts'
+import { systemClock, type Clock } from './clock.ts'
+import type { Logger } from './log.ts'
+import { createGate } from './http/gate.ts'
+import { createErrorHandler, createMethodIndex } from './http/error-handler.ts'
+import { readJsonBody } from './http/body.ts'
+import { healthRoutes } from './health/index.ts'
+import { RevocationStore } from './session/revocations.ts'
+import { SessionVerifier } from './session/verifier.ts'
+import { IdentityStoreClient } from './identities/store.ts'
+
+export interface AppDeps {
+  config: Config
+  db: Database
+  log: Logger
+  clock?: Clock
+  /** Outbound HTTP for upstream calls. */
+  fetch?: typeof fetch
+}
+
+export interface Services {
+  config: Config
+  db: Database
+  log: Logger
+  clock: Clock
+  fetch: typeof fetch
+  revocations: RevocationStore
+  verifier: SessionVerifier
+  /** Where the admins themselves live (decisions §3); null when no store is configured. */
+  loginStore: IdentityStoreClient | null
+}
+
+export function createServices(deps: AppDeps): Services {
+  const clock = deps.clock ?? systemClock
+  const outbound = deps.fetch ?? fetch
+  const { config, log } = deps
+  const revocations = new RevocationStore(deps.db, Math.floor(clock.now() / 1000))
+  const loginStoreUrl = config.upstreams['iam-idp-admin'] ?? config.upstreams['idp-admin']
+  const loginStoreName = config.upstreams['iam-idp-admin'] ? 'iam-idp-admin' : 'idp-admin'
+  const loginStore = loginStoreUrl
+    ? new IdentityStoreClient({
+        baseUrl: loginStoreUrl,
+        apiKey: async () => null,
+        timeoutMs: config.proxyTimeoutMs,
+        fetch: outbound,
+        log,
+        name: loginStoreName,
+      })
+    : null
+  const verifier = new SessionVerifier(
+    config.sessionSigningKey,
+    clock,
+    revocations,
+    // No login identity store: nobody can have a valid session, so fail closed.
+    loginStore ? (id) => loginStore.presence(id) : async () => 'unavailable',
+    config.identityRecheckSeconds,
+  )
+  return { config, db: deps.db, log, clock, fetch: outbound, revocations, verifier, loginStore }
+}
+
+export function createApp(deps: AppDeps) {
+  const services = createServices(deps)
+  const { config, log } = services
+  const gate = createGate({
+    verifier: services.verifier,
+    baseOrigin: config.baseUrl?.origin ?? null,
+    secureCookies: config.environment !== 'development',
+  })
+
+  const app = new Elysia({ name: 'admin-dashboard' })
+  const allowedMethods = createMethodIndex(() => app.routes)
+  app
+    .onRequest(gate)
+    .onParse({ as: 'global' }, ({ request, contentType }) => readJsonBody(request, contentType))
+    .onError({ as: 'global' }, createErrorHandler(log, allowedMethods))
+    .use(healthRoutes(config, services.db))
+
+  return { app, services }
+}
+
+export type App = ReturnType<typeof createApp>['app']

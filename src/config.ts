@@ -1,0 +1,176 @@
+// The environment contract (decisions §2), validated once at start into a typed Config.
+// Every message names a variable, never its value.
+
+export const UPSTREAM_NAMES = ['idp', 'idp-admin', 'iam-idp', 'iam-idp-admin', 'oauth', 'oauth-admin'] as const
+export type UpstreamName = (typeof UPSTREAM_NAMES)[number]
+
+const UPSTREAM_VARIABLES: Record<UpstreamName, string> = {
+  idp: 'IDP_PUBLIC_URL',
+  'idp-admin': 'IDP_ADMIN_URL',
+  'iam-idp': 'IAM_IDP_PUBLIC_URL',
+  'iam-idp-admin': 'IAM_IDP_ADMIN_URL',
+  oauth: 'OAUTH_PUBLIC_URL',
+  'oauth-admin': 'OAUTH_ADMIN_URL',
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error']
+
+export interface Config {
+  sessionSigningKey: Uint8Array
+  encryptionKey: Uint8Array | null
+  encryptionKeyPrevious: Uint8Array | null
+  baseUrl: URL | null
+  oauth: {
+    issuerUrl: URL | null
+    clientId: string | null
+    authorizationUrl: URL | null
+    tokenUrl: URL | null
+    userinfoUrl: URL | null
+  }
+  upstreams: Record<UpstreamName, URL | null>
+  host: string
+  port: number
+  databasePath: string
+  environment: 'production' | 'development'
+  proxyTimeoutMs: number
+  settingsCacheTtlSeconds: number
+  identityRecheckSeconds: number
+  logLevel: LogLevel
+  geoipDatabasePath: string | null
+}
+
+export type Environment = Record<string, string | undefined>
+export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] }
+
+export const MIN_KEY_BYTES = 32
+
+/** Standard or url-safe base64, padded or not. Returns null when the text is not base64. */
+export function decodeBase64Key(text: string): Uint8Array | null {
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) return null
+  const unpadded = text.replace(/=+$/, '')
+  if (unpadded.length % 4 === 1) return null
+  const standard = unpadded.replace(/-/g, '+').replace(/_/g, '/')
+  return new Uint8Array(Buffer.from(standard, 'base64'))
+}
+
+export function loadConfig(env: Environment): ConfigResult {
+  const errors: string[] = []
+  const read = (name: string): string | undefined => {
+    const value = env[name]
+    return value === undefined || value.trim() === '' ? undefined : value.trim()
+  }
+
+  const key = (name: string, required: boolean): Uint8Array | null => {
+    const text = read(name)
+    if (text === undefined) {
+      if (required) errors.push(`${name} is required (base64 of at least ${MIN_KEY_BYTES} random bytes)`)
+      return null
+    }
+    const bytes = decodeBase64Key(text)
+    if (bytes === null) {
+      errors.push(`${name} is not valid base64`)
+      return null
+    }
+    if (bytes.length < MIN_KEY_BYTES) {
+      errors.push(`${name} must decode to at least ${MIN_KEY_BYTES} bytes`)
+      return null
+    }
+    return bytes
+  }
+
+  const url = (name: string, { origin = false } = {}): URL | null => {
+    const text = read(name)
+    if (text === undefined) return null
+    let parsed: URL
+    try {
+      parsed = new URL(text)
+    } catch {
+      errors.push(`${name} is not a valid URL`)
+      return null
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      errors.push(`${name} must be an http or https URL`)
+      return null
+    }
+    if (parsed.username || parsed.password || parsed.search || parsed.hash) {
+      errors.push(`${name} must not contain credentials, a query or a fragment`)
+      return null
+    }
+    if (origin && parsed.pathname !== '/') {
+      errors.push(`${name} must be an origin without a path`)
+      return null
+    }
+    return parsed
+  }
+
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const text = read(name)
+    if (text === undefined) return fallback
+    if (!/^[0-9]+$/.test(text) || Number(text) < min || Number(text) > max) {
+      errors.push(`${name} must be an integer from ${min} to ${max}`)
+      return fallback
+    }
+    return Number(text)
+  }
+
+  const sessionSigningKey = key('SESSION_SIGNING_KEY', true)
+  const encryptionKey = key('ENCRYPTION_KEY', false)
+  const encryptionKeyPrevious = key('ENCRYPTION_KEY_PREVIOUS', false)
+  if (sessionSigningKey && encryptionKey && Buffer.from(sessionSigningKey).equals(Buffer.from(encryptionKey))) {
+    errors.push('ENCRYPTION_KEY must differ from SESSION_SIGNING_KEY')
+  }
+  if (sessionSigningKey && encryptionKeyPrevious && Buffer.from(sessionSigningKey).equals(Buffer.from(encryptionKeyPrevious))) {
+    errors.push('ENCRYPTION_KEY_PREVIOUS must differ from SESSION_SIGNING_KEY')
+  }
+
+  const upstreams = {} as Record<UpstreamName, URL | null>
+  for (const name of UPSTREAM_NAMES) upstreams[name] = url(UPSTREAM_VARIABLES[name])
+
+  const host = read('HOST') ?? '127.0.0.1'
+  if (!/^[A-Za-z0-9.:_\[\]-]+$/.test(host)) errors.push('HOST is not a valid bind address')
+
+  const logLevel = (read('LOG_LEVEL') ?? 'info').toLowerCase()
+  if (!LOG_LEVELS.includes(logLevel as LogLevel)) errors.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
+
+  const clientId = read('OAUTH_CLIENT_ID') ?? null
+  if (clientId !== null && !/^[\x21-\x7e]{1,255}$/.test(clientId)) errors.push('OAUTH_CLIENT_ID must be printable ASCII')
+
+  const config: Config = {
+    sessionSigningKey: sessionSigningKey ?? new Uint8Array(),
+    encryptionKey,
+    encryptionKeyPrevious,
+    baseUrl: url('BASE_URL', { origin: true }),
+    oauth: {
+      issuerUrl: url('OAUTH_ISSUER_URL'),
+      clientId,
+      authorizationUrl: url('OAUTH_AUTHORIZATION_URL'),
+      tokenUrl: url('OAUTH_TOKEN_URL'),
+      userinfoUrl: url('OAUTH_USERINFO_URL'),
+    },
+    upstreams,
+    host,
+    port: integer('PORT', 3000, 0, 65535),
+    databasePath: read('DATABASE_PATH') ?? './data/admin-dashboard.db',
+    environment: read('NODE_ENV') === 'development' ? 'development' : 'production',
+    proxyTimeoutMs: integer('PROXY_TIMEOUT_MS', 10_000, 1, 600_000),
+    settingsCacheTtlSeconds: integer('SETTINGS_CACHE_TTL_SECONDS', 60, 0, 86_400),
+    identityRecheckSeconds: integer('IDENTITY_RECHECK_SECONDS', 60, 0, 86_400),
+    logLevel: logLevel as LogLevel,
+    geoipDatabasePath: read('GEOIP_DATABASE_PATH') ?? null,
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, config }
+}
+
+/** The variables login needs that are not set (names only). */
+export function missingLoginVariables(config: Config): string[] {
+  const missing: string[] = []
+  if (!config.baseUrl) missing.push('BASE_URL')
+  if (!config.oauth.issuerUrl) missing.push('OAUTH_ISSUER_URL')
+  if (!config.oauth.clientId) missing.push('OAUTH_CLIENT_ID')
+  return missing
+}
+
+export function upstreamVariable(name: UpstreamName): string {
+  return UPSTREAM_VARIABLES[name]
+}

@@ -1,0 +1,43 @@
+// Versioned schema. Append new versions; never edit one that has shipped.
+
+export interface Migration {
+  version: number
+  sql: string
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        encrypted INTEGER NOT NULL CHECK (encrypted IN (0, 1)),
+        category TEXT,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE revoked_sessions (
+        sid TEXT PRIMARY KEY,
+        expires_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE identity_revocations (
+        identity_id TEXT PRIMARY KEY,
+        revoked_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE audit_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        action TEXT NOT NULL,
+        actor TEXT,
+        target TEXT,
+        detail TEXT
+      ) STRICT;
+      CREATE INDEX audit_events_action ON audit_events (action, id);
+      CREATE TABLE dashboard_layouts (
+        identity_id TEXT PRIMARY KEY,
+        layout TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
+]

@@ -1,0 +1,152 @@
+// THE access table: every path the service answers, and who may call it.
+// The gate (gate.ts) is the only reader; a test walks `app.routes` and fails when a route
+// is not covered by an explicit rule here.
+
+export type Access = 'public' | 'session' | 'admin' | 'proxy-public' | 'proxy-admin'
+
+export interface AccessRule {
+  /** `/exact`, `/prefix/**` (the prefix itself and everything under it) or `/path/:param` (one segment). */
+  pattern: string
+  access: Access
+}
+
+export const ACCESS_TABLE: readonly AccessRule[] = [
+  { pattern: '/api/health', access: 'public' },
+  { pattern: '/api/auth/**', access: 'public' },
+  { pattern: '/api/connections/social', access: 'public' },
+  { pattern: '/api/settings', access: 'admin' },
+  { pattern: '/api/settings/:key', access: 'admin' },
+  { pattern: '/api/encrypt', access: 'admin' },
+  { pattern: '/api/config', access: 'admin' },
+  { pattern: '/api/security/**', access: 'admin' },
+  { pattern: '/api/identities', access: 'admin' },
+  { pattern: '/api/dashboard/layout', access: 'session' },
+  { pattern: '/api/session-locations', access: 'session' },
+  { pattern: '/api/geo', access: 'session' },
+  { pattern: '/api/services/**', access: 'session' },
+  { pattern: '/api/idp/**', access: 'proxy-public' },
+  { pattern: '/api/iam-idp/**', access: 'proxy-public' },
+  { pattern: '/api/oauth/**', access: 'proxy-public' },
+  { pattern: '/api/idp-admin/**', access: 'proxy-admin' },
+  { pattern: '/api/iam-idp-admin/**', access: 'proxy-admin' },
+  { pattern: '/api/oauth-admin/**', access: 'proxy-admin' },
+  // The page the login ends on (decisions §12). It holds no data; it asks /api/auth/session.
+  { pattern: '/dashboard', access: 'public' },
+  { pattern: '/', access: 'public' },
+]
+
+/** Unknown paths under /api/ need a session (401 before 404); anything else is a public 404. */
+const API_FALLBACK: Access = 'session'
+const OTHER_FALLBACK: Access = 'public'
+
+export type Requirement = 'none' | 'session' | 'admin'
+
+export function requirementOf(access: Access): Requirement {
+  switch (access) {
+    case 'public':
+    case 'proxy-public':
+      return 'none'
+    case 'session':
+      return 'session'
+    case 'admin':
+    case 'proxy-admin':
+      return 'admin'
+  }
+}
+
+const STRICTNESS: Record<Access, number> = {
+  public: 0,
+  'proxy-public': 1,
+  session: 2,
+  admin: 3,
+  'proxy-admin': 3,
+}
+
+export function stricter(a: Access, b: Access): Access {
+  return STRICTNESS[b] > STRICTNESS[a] ? b : a
+}
+
+function ruleMatches(pattern: string, path: string): boolean {
+  if (pattern.endsWith('/**')) {
+    const prefix = pattern.slice(0, -3)
+    return path === prefix || path.startsWith(prefix + '/')
+  }
+  const colon = pattern.indexOf('/:')
+  if (colon >= 0) {
+    const prefix = pattern.slice(0, colon + 1)
+    if (!path.startsWith(prefix)) return false
+    const rest = path.slice(prefix.length)
+    return rest.length > 0 && !rest.includes('/')
+  }
+  return path === pattern
+}
+
+/** The rule for a path, or null when only the fallback applies. */
+export function findRule(path: string): AccessRule | null {
+  for (const rule of ACCESS_TABLE) if (ruleMatches(rule.pattern, path)) return rule
+  return null
+}
+
+function classifyLiteral(path: string): Access {
+  const rule = findRule(path)
+  if (rule) return rule.access
+  return path === '/api' || path.startsWith('/api/') ? API_FALLBACK : OTHER_FALLBACK
+}
+
+function stripTrailingSlashes(path: string): string {
+  const stripped = path.replace(/\/+$/, '')
+  return stripped === '' ? '/' : stripped
+}
+
+const MAX_DECODE_ROUNDS = 4
+
+/**
+ * The canonical form used to judge a path: percent-decoded until stable, Unicode look-alikes
+ * folded (NFKC), lower-cased, backslashes as slashes, matrix parameters and control or space
+ * characters removed, dot segments resolved, empty segments dropped.
+ * `malformed` is true when an encoding could not be decoded.
+ */
+export function normalizePath(raw: string): { path: string; malformed: boolean } {
+  let path = raw
+  let malformed = false
+  for (let round = 0; round < MAX_DECODE_ROUNDS && path.includes('%'); round++) {
+    try {
+      path = decodeURIComponent(path)
+    } catch {
+      malformed = true
+      break
+    }
+  }
+  if (path.includes('%')) malformed = true
+  path = path
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/\\/g, '/')
+    .replace(/[\u0000-\u0020\u007f-\u00a0\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/g, '')
+  const segments: string[] = []
+  for (const segment of path.split('/')) {
+    const bare = segment.split(';')[0] ?? ''
+    if (bare === '' || bare === '.') continue
+    if (bare === '..') segments.pop()
+    else segments.push(bare)
+  }
+  return { path: '/' + segments.join('/'), malformed }
+}
+
+/**
+ * How a request path is protected. The literal path (what the router sees) and the canonical
+ * path are both classified and the stricter answer wins, so no spelling of a path can be more
+ * public than the route it reaches. Malformed encodings are never public.
+ */
+export function classifyPath(rawPath: string): Access {
+  const literal = classifyLiteral(stripTrailingSlashes(rawPath))
+  const { path, malformed } = normalizePath(rawPath)
+  let access = stricter(literal, classifyLiteral(path))
+  if (malformed) access = stricter(access, 'session')
+  return access
+}
+
+/** The proxy prefix a literal path belongs to, if any (used by the proxy after the gate). */
+export function isProxyAccess(access: Access): boolean {
+  return access === 'proxy-public' || access === 'proxy-admin'
+}

@@ -1,0 +1,106 @@
+// Maps every failure Elysia can report to the envelope. It never throws and never reads
+// an exception's message into a body; unexpected errors are logged by class and code only.
+
+import { ApiError, errorResponse, type ErrorCode } from './errors.ts'
+import { pathnameOf } from './request-context.ts'
+import { describeError, type Logger } from '../log.ts'
+
+export interface RouteSignature {
+  method: string
+  path: string
+}
+
+/** Which methods a path is served with, from the registered routes; for 405 and `Allow`. */
+export function createMethodIndex(routes: () => readonly RouteSignature[]) {
+  let compiled: { pattern: RegExp; method: string }[] | null = null
+  const compile = () =>
+    routes().map((route) => ({
+      method: route.method.toUpperCase(),
+      pattern: new RegExp(
+        '^' +
+          route.path
+            .split('/')
+            .map((segment) =>
+              segment === '*' ? '.*' : segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+            )
+            .join('/') +
+          '/?$',
+      ),
+    }))
+  return (path: string): string[] => {
+    compiled ??= compile()
+    const methods = new Set<string>()
+    for (const route of compiled) if (route.pattern.test(path)) methods.add(route.method)
+    if (methods.has('GET')) methods.add('HEAD')
+    return [...methods].sort()
+  }
+}
+
+interface ErrorContext {
+  code: unknown
+  error: unknown
+  request: Request
+}
+
+export function createErrorHandler(log: Logger, allowedMethods: (path: string) => string[]) {
+  return ({ code, error, request }: ErrorContext): Response => {
+    try {
+      if (error instanceof ApiError) return errorResponse(error.code, { message: error.publicMessage, headers: error.headers })
+      switch (code) {
+        case 'NOT_FOUND': {
+          const allow = allowedMethods(pathnameOf(request))
+          if (allow.length > 0 && !allow.includes(request.method)) {
+            return errorResponse('method_not_allowed', { headers: { allow: allow.join(', ') } })
+          }
+          return errorResponse('not_found')
+        }
+        case 'VALIDATION':
+          return errorResponse('bad_request', { message: validationMessage(error) })
+        case 'PARSE':
+          return errorResponse('bad_request', { message: 'The request body is not valid JSON.' })
+        case 'INVALID_COOKIE_SIGNATURE':
+          return errorResponse('not_authenticated')
+      }
+      const status = statusOf(error)
+      if (status === 413) return errorResponse('payload_too_large')
+      if (status !== undefined && status >= 400 && status < 500) return errorResponse(clientErrorCode(status))
+      log.error('unhandled_error', { path: pathnameOf(request), ...describeError(error) })
+      return errorResponse('internal_error')
+    } catch {
+      return errorResponse('internal_error')
+    }
+  }
+}
+
+function statusOf(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined
+  const status = (error as { status?: unknown }).status
+  return typeof status === 'number' ? status : undefined
+}
+
+function clientErrorCode(status: number): ErrorCode {
+  if (status === 401) return 'not_authenticated'
+  if (status === 403) return 'forbidden'
+  if (status === 404) return 'not_found'
+  if (status === 405) return 'method_not_allowed'
+  return 'bad_request'
+}
+
+/**
+ * Names the failing field when it is one the schema declares; the path of an undeclared
+ * property could be text the caller chose, so it is never repeated.
+ */
+function validationMessage(error: unknown): string {
+  const e = error as {
+    type?: string
+    valueError?: { path?: string }
+    validator?: { schema?: { properties?: Record<string, unknown> } }
+  }
+  const where = e.type === 'query' ? 'query parameter' : e.type === 'params' ? 'path parameter' : 'field'
+  const field = e.valueError?.path?.split('/')[1]
+  const declared = e.validator?.schema?.properties
+  if (field && declared && Object.hasOwn(declared, field) && /^[a-z_]{1,40}$/.test(field)) {
+    return `Invalid or missing ${where}: ${field}.`
+  }
+  return e.type === 'body' ? 'The request body is invalid.' : 'The request is invalid.'
+}

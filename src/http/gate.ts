@@ -1,0 +1,77 @@
+// The gate: the one place that decides who may call what (spec "Gate order", decisions §6, §11).
+// It runs in onRequest, before routing, body parsing and validation, for every request.
+
+import { classifyPath, requirementOf, type Access } from './access.ts'
+import { errorResponse, type ErrorCode } from './errors.ts'
+import { attachSession, pathnameOf } from './request-context.ts'
+import { sessionClearCookie } from '../session/cookie.ts'
+import type { SessionVerifier } from '../session/verifier.ts'
+
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+export interface GateDeps {
+  verifier: SessionVerifier
+  /** The origin users open (BASE_URL); null when not configured. */
+  baseOrigin: string | null
+  secureCookies: boolean
+}
+
+export interface GateContext {
+  request: Request
+  set: { headers: Record<string, string | number> }
+}
+
+/** Refuses with an envelope, or returns undefined to let the request through. */
+export type Gate = (context: GateContext) => Promise<Response | undefined>
+
+export function createGate(deps: GateDeps): Gate {
+  return async ({ request, set }) => {
+    Object.assign(set.headers, SECURITY_HEADERS)
+    const access: Access = classifyPath(pathnameOf(request))
+    const requirement = requirementOf(access)
+    if (requirement === 'none') return undefined
+
+    const check = await deps.verifier.check(request.headers.get('cookie'))
+    if (!check.ok) {
+      const headers: HeadersInit = check.clearCookie ? { 'set-cookie': sessionClearCookie(deps.secureCookies) } : {}
+      return refuse(check.code, headers)
+    }
+    if (requirement === 'admin' && check.session.role !== 'admin') return refuse('forbidden')
+    if (isCrossSiteWrite(request, deps.baseOrigin)) {
+      return refuse('forbidden', {}, 'Cross-site requests are not allowed.')
+    }
+    attachSession(request, check.session)
+    return undefined
+  }
+}
+
+function refuse(code: ErrorCode, headers: HeadersInit = {}, message?: string): Response {
+  const response = errorResponse(code, { headers, message })
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value)
+  return response
+}
+
+/**
+ * A state-changing request from another site (decisions §11). Browsers send `Origin` on every
+ * cross-origin write and `Sec-Fetch-Site` on all requests; either one is enough to refuse.
+ */
+export function isCrossSiteWrite(request: Request, baseOrigin: string | null): boolean {
+  if (SAFE_METHODS.has(request.method)) return false
+  if (request.headers.get('sec-fetch-site') === 'cross-site') return true
+  const origin = request.headers.get('origin')
+  if (origin === null) return false
+  return origin !== (baseOrigin ?? originOfRequest(request))
+}
+
+function originOfRequest(request: Request): string | null {
+  const host = request.headers.get('host')
+  if (!host) return null
+  return `${new URL(request.url).protocol}//${host}`
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bun
+// The command line of the one binary: serve (default), check-config, settings …, --version, --help.
+
+import { loadConfig, missingLoginVariables, type Config } from './config.ts'
+import { openDatabase } from './db/database.ts'
+import { createApp } from './app.ts'
+import { serve } from './server.ts'
+import { createLogger } from './log.ts'
+import { VERSION } from './version.ts'
+
+const USAGE = `admin-dashboard ${VERSION}: the admin dashboard backend for an Ory Kratos + Hydra identity platform.
+
+Usage:
+  admin-dashboard [serve]        start the HTTP service (the default)
+  admin-dashboard check-config   validate the environment and the database, then exit
+  admin-dashboard --version      print the version
+  admin-dashboard --help         print this text
+
+Configuration comes from the environment only (see deploy/admin-dashboard.env.example).
+`
+
+type Exit = number
+
+function fail(lines: string[]): Exit {
+  for (const line of lines) process.stderr.write(`admin-dashboard: ${line}\n`)
+  return 1
+}
+
+function configFromEnvironment(): Config | Exit {
+  const result = loadConfig(process.env)
+  if (!result.ok) return fail(['invalid configuration:', ...result.errors.map((e) => `  ${e}`)])
+  return result.config
+}
+
+function checkConfig(): Exit {
+  const config = configFromEnvironment()
+  if (typeof config === 'number') return config
+  const opened = openDatabase(config.databasePath)
+  if (!opened.ok) return fail([opened.error])
+  opened.db.close()
+  const missing = missingLoginVariables(config)
+  if (missing.length > 0) {
+    process.stdout.write(`configuration valid; login is not configured (missing: ${missing.join(', ')})\n`)
+  } else {
+    process.stdout.write('configuration valid\n')
+  }
+  if (!config.encryptionKey) process.stdout.write('note: ENCRYPTION_KEY is not set; encrypted settings are unavailable\n')
+  return 0
+}
+
+async function runServer(): Promise<Exit> {
+  const config = configFromEnvironment()
+  if (typeof config === 'number') return config
+  const log = createLogger(config.logLevel)
+  const opened = openDatabase(config.databasePath)
+  if (!opened.ok) return fail([opened.error])
+  const { app } = createApp({ config, db: opened.db, log })
+  let running
+  try {
+    running = serve({ app, hostname: config.host, port: config.port, log })
+  } catch (error) {
+    opened.db.close()
+    return fail([`cannot listen on HOST/PORT (${(error as { code?: string }).code ?? 'error'})`])
+  }
+  log.info('listening', { address: running.url.origin, version: VERSION, environment: config.environment })
+  const missing = missingLoginVariables(config)
+  if (missing.length > 0) log.warn('login_not_configured', { missing: missing.join(',') })
+
+  return await new Promise<Exit>((resolve) => {
+    let stopping = false
+    const shutdown = async (signal: string) => {
+      if (stopping) return
+      stopping = true
+      log.info('stopping', { signal })
+      await running.stop()
+      opened.db.close()
+      log.info('stopped')
+      resolve(0)
+    }
+    process.on('SIGTERM', () => void shutdown('SIGTERM'))
+    process.on('SIGINT', () => void shutdown('SIGINT'))
+  })
+}
+
+export async function main(argv: string[]): Promise<Exit> {
+  const [command = 'serve', ...rest] = argv
+  switch (command) {
+    case '--version':
+    case 'version':
+      process.stdout.write(`${VERSION}\n`)
+      return 0
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(USAGE)
+      return 0
+    case 'check-config':
+      return checkConfig()
+    case 'serve':
+      if (rest.length > 0) return fail([`unexpected argument for serve`, 'see admin-dashboard --help'])
+      return runServer()
+    default:
+      process.stderr.write(`admin-dashboard: unknown command\n\n${USAGE}`)
+      return 2
+  }
+}
+
+if (import.meta.main) {
+  process.exit(await main(process.argv.slice(2)))
+}

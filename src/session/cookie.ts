@@ -1,0 +1,139 @@
+// The signed `admin-session` cookie (decisions §5):
+//   base64url(JSON payload) "." base64url(HMAC-SHA256(key, "admin-session." + payload part))
+// The MAC is checked, in constant time, before the payload is read.
+
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+
+export const SESSION_COOKIE = 'admin-session'
+export const MAX_SESSION_SECONDS = 28_800
+/** A cookie longer than this is refused before any work is done on it. */
+export const MAX_COOKIE_LENGTH = 2048
+/** Tolerated clock difference for `iat` in the future. */
+const CLOCK_SKEW_SECONDS = 60
+
+export type Role = 'admin' | 'viewer'
+export const ROLES: readonly Role[] = ['admin', 'viewer']
+
+export interface SessionPayload {
+  v: 1
+  sid: string
+  sub: string
+  email: string
+  role: Role
+  iat: number
+  exp: number
+}
+
+export type VerifyResult =
+  | { ok: true; session: SessionPayload }
+  | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired' }
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/
+const SIGNATURE_LENGTH = 43 // 32 bytes, base64url without padding
+
+function mac(key: Uint8Array, payloadPart: string): Buffer {
+  return createHmac('sha256', key).update(`${SESSION_COOKIE}.${payloadPart}`).digest()
+}
+
+export function newSessionId(): string {
+  return randomBytes(18).toString('base64url')
+}
+
+export function signSessionCookie(key: Uint8Array, session: SessionPayload): string {
+  const payloadPart = Buffer.from(JSON.stringify(session)).toString('base64url')
+  return `${payloadPart}.${mac(key, payloadPart).toString('base64url')}`
+}
+
+function isSessionPayload(value: unknown): value is SessionPayload {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const p = value as Record<string, unknown>
+  return (
+    p.v === 1 &&
+    typeof p.sid === 'string' && p.sid.length > 0 && p.sid.length <= 64 &&
+    typeof p.sub === 'string' && p.sub.length > 0 && p.sub.length <= 128 &&
+    typeof p.email === 'string' && p.email.length <= 320 &&
+    (p.role === 'admin' || p.role === 'viewer') &&
+    Number.isSafeInteger(p.iat) && Number.isSafeInteger(p.exp) &&
+    Object.keys(p).length === 7
+  )
+}
+
+export function verifySessionCookie(key: Uint8Array, value: string, nowSeconds: number): VerifyResult {
+  if (value.length === 0 || value.length > MAX_COOKIE_LENGTH) return { ok: false, reason: 'malformed' }
+  const dot = value.indexOf('.')
+  if (dot <= 0 || dot !== value.lastIndexOf('.')) return { ok: false, reason: 'malformed' }
+  const payloadPart = value.slice(0, dot)
+  const signaturePart = value.slice(dot + 1)
+  if (signaturePart.length !== SIGNATURE_LENGTH || !BASE64URL.test(signaturePart) || !BASE64URL.test(payloadPart)) {
+    return { ok: false, reason: 'malformed' }
+  }
+  const given = Buffer.from(signaturePart, 'base64url')
+  const expected = mac(key, payloadPart)
+  // Both are 32 bytes here (the length was checked above), so timingSafeEqual cannot throw.
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    return { ok: false, reason: 'bad_signature' }
+  }
+  // Only a payload we signed ourselves is parsed.
+  let payload: unknown
+  try {
+    payload = JSON.parse(Buffer.from(payloadPart, 'base64url').toString('utf8'))
+  } catch {
+    return { ok: false, reason: 'malformed' }
+  }
+  if (!isSessionPayload(payload)) return { ok: false, reason: 'malformed' }
+  if (payload.exp <= nowSeconds) return { ok: false, reason: 'expired' }
+  if (payload.iat > nowSeconds + CLOCK_SKEW_SECONDS || payload.exp - payload.iat > MAX_SESSION_SECONDS) {
+    return { ok: false, reason: 'malformed' }
+  }
+  return { ok: true, session: payload }
+}
+
+/** Seconds a new session lives: min(expires_in, 28800); 3600 when the provider gave none. */
+export function sessionLifetime(expiresIn: number | undefined): number {
+  if (expiresIn === undefined || !Number.isFinite(expiresIn) || expiresIn <= 0) return Math.min(3600, MAX_SESSION_SECONDS)
+  return Math.min(Math.floor(expiresIn), MAX_SESSION_SECONDS)
+}
+
+export interface CookieAttributes {
+  path: string
+  httpOnly: true
+  sameSite: 'Strict' | 'Lax'
+  secure: boolean
+}
+
+/** The one place the session cookie's attributes are decided; every write and delete uses it. */
+export function sessionCookieAttributes(secure: boolean): CookieAttributes {
+  return { path: '/', httpOnly: true, sameSite: 'Strict', secure }
+}
+
+export function serializeCookie(name: string, value: string, attributes: CookieAttributes, maxAge: number): string {
+  const parts = [`${name}=${value}`, `Path=${attributes.path}`, `Max-Age=${Math.max(0, Math.floor(maxAge))}`]
+  if (maxAge <= 0) parts.push('Expires=Thu, 01 Jan 1970 00:00:00 GMT')
+  if (attributes.httpOnly) parts.push('HttpOnly')
+  if (attributes.secure) parts.push('Secure')
+  parts.push(`SameSite=${attributes.sameSite}`)
+  return parts.join('; ')
+}
+
+export function sessionSetCookie(secure: boolean, value: string, maxAge: number): string {
+  return serializeCookie(SESSION_COOKIE, value, sessionCookieAttributes(secure), maxAge)
+}
+
+export function sessionClearCookie(secure: boolean): string {
+  return serializeCookie(SESSION_COOKIE, '', sessionCookieAttributes(secure), 0)
+}
+
+/**
+ * The values of one cookie name in a Cookie header. More than one `admin-session` is refused by
+ * the caller: a second cookie planted from a sibling origin must not pick the session.
+ */
+export function readCookieValues(header: string | null, name: string): string[] {
+  if (!header) return []
+  const values: string[] = []
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=')
+    if (eq < 0) continue
+    if (part.slice(0, eq).trim() === name) values.push(part.slice(eq + 1).trim())
+  }
+  return values
+}

@@ -1,0 +1,79 @@
+// The full session check shared by the gate and GET /api/auth/session:
+// signature and expiry, revocation, and whether the identity still exists (decisions §5).
+
+import type { Clock } from '../clock.ts'
+import { readCookieValues, SESSION_COOKIE, verifySessionCookie, type SessionPayload } from './cookie.ts'
+import type { RevocationStore } from './revocations.ts'
+
+export type IdentityPresence = 'present' | 'gone' | 'unavailable'
+
+/** Asks the login identity store whether an identity still exists. */
+export type IdentityLookup = (identityId: string) => Promise<IdentityPresence>
+
+export type SessionCheck =
+  | { ok: true; session: SessionPayload }
+  /** `clearCookie`: the cookie is dead for good (bad, expired, revoked, erased identity). */
+  | { ok: false; code: 'not_authenticated'; clearCookie: boolean }
+  | { ok: false; code: 'identity_backend_unavailable'; clearCookie: false }
+
+const VERIFIED_CACHE_LIMIT = 10_000
+
+export class SessionVerifier {
+  /** cookie value → payload whose MAC already verified; expiry and revocation are still checked per use. */
+  private readonly verified = new Map<string, SessionPayload>()
+  /** identity id → when its presence was last confirmed (ms). */
+  private readonly confirmedAt = new Map<string, number>()
+
+  constructor(
+    private readonly signingKey: Uint8Array,
+    private readonly clock: Clock,
+    private readonly revocations: RevocationStore,
+    private readonly lookupIdentity: IdentityLookup,
+    private readonly recheckSeconds: number,
+  ) {}
+
+  async check(cookieHeader: string | null): Promise<SessionCheck> {
+    const values = readCookieValues(cookieHeader, SESSION_COOKIE)
+    if (values.length === 0) return { ok: false, code: 'not_authenticated', clearCookie: false }
+    if (values.length > 1) return { ok: false, code: 'not_authenticated', clearCookie: true }
+    const value = values[0]!
+    const nowSeconds = Math.floor(this.clock.now() / 1000)
+
+    let session = this.verified.get(value)
+    if (session === undefined) {
+      const result = verifySessionCookie(this.signingKey, value, nowSeconds)
+      if (!result.ok) return { ok: false, code: 'not_authenticated', clearCookie: true }
+      session = result.session
+      if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value!)
+      this.verified.set(value, session)
+    } else if (session.exp <= nowSeconds) {
+      this.verified.delete(value)
+      return { ok: false, code: 'not_authenticated', clearCookie: true }
+    }
+
+    if (this.revocations.isRevoked(session)) return { ok: false, code: 'not_authenticated', clearCookie: true }
+
+    const presence = await this.presenceOf(session.sub)
+    if (presence === 'gone') return { ok: false, code: 'not_authenticated', clearCookie: true }
+    if (presence === 'unavailable') return { ok: false, code: 'identity_backend_unavailable', clearCookie: false }
+    return { ok: true, session }
+  }
+
+  private async presenceOf(identityId: string): Promise<IdentityPresence> {
+    const confirmed = this.confirmedAt.get(identityId)
+    if (confirmed !== undefined && this.clock.now() - confirmed < this.recheckSeconds * 1000) return 'present'
+    const presence = await this.lookupIdentity(identityId)
+    if (presence === 'present') {
+      if (this.confirmedAt.size >= VERIFIED_CACHE_LIMIT) this.confirmedAt.delete(this.confirmedAt.keys().next().value!)
+      this.confirmedAt.set(identityId, this.clock.now())
+    } else {
+      this.confirmedAt.delete(identityId)
+    }
+    return presence
+  }
+
+  /** The identity was deleted through an admin proxy: its sessions end now, not at the next recheck. */
+  forgetIdentity(identityId: string): void {
+    this.confirmedAt.delete(identityId)
+  }
+}
