@@ -101,52 +101,46 @@ function stripTrailingSlashes(path: string): string {
 const MAX_DECODE_ROUNDS = 4
 
 /**
- * The canonical form used to judge a path: percent-decoded until stable, Unicode look-alikes
- * folded (NFKC), lower-cased, backslashes as slashes, matrix parameters and control or space
- * characters removed, dot segments resolved, empty segments dropped.
- * `malformed` is true when an encoding could not be decoded.
+ * The canonical form used to judge a path: percent-decoded until stable, cut at a decoded `#` or
+ * `?`, Unicode look-alikes folded (NFKC), lower-cased, backslashes as slashes, matrix parameters,
+ * control and space characters and trailing dots removed, dot segments resolved, empty segments
+ * dropped. `suspicious` is true when an encoding could not be decoded, or when decoding produced
+ * slashes or dot segments: Bun resolves the plain ones, so those only come from encodings.
  */
-export function normalizePath(raw: string): { path: string; malformed: boolean } {
+export function normalizePath(raw: string): { path: string; suspicious: boolean } {
   let path = raw
-  let malformed = false
+  let suspicious = false
   for (let round = 0; round < MAX_DECODE_ROUNDS && path.includes('%'); round++) {
     try {
       path = decodeURIComponent(path)
     } catch {
-      malformed = true
+      suspicious = true
       break
     }
   }
-  if (path.includes('%')) malformed = true
-  path = path
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/\\/g, '/')
-    .replace(/[\u0000-\u0020\u007f-\u00a0\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/g, '')
+  if (path.includes('%')) suspicious = true
+  path = path.replace(/[#?].*$/s, '').normalize('NFKC').toLowerCase().replace(/\\/g, '/')
+  if (path.split('/').length !== raw.split('/').length || /(^|\/)\.\.?(\/|$)/.test(path)) suspicious = true
+  path = path.replace(/[\u0000-\u0020\u007f-\u00a0\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/g, '')
   const segments: string[] = []
   for (const segment of path.split('/')) {
     const bare = segment.split(';')[0] ?? ''
     if (bare === '' || bare === '.') continue
     if (bare === '..') segments.pop()
-    else segments.push(bare)
+    else segments.push(bare.replace(/\.+$/, '') || bare)
   }
-  return { path: '/' + segments.join('/'), malformed }
+  return { path: '/' + segments.join('/'), suspicious }
 }
 
 /**
  * How a request path is protected. The literal path (what the router sees) and the canonical
  * path are both classified and the stricter answer wins, so no spelling of a path can be more
- * public than the route it reaches. Malformed encodings are never public.
+ * public than the route it reaches. Malformed or traversing encodings are never public.
  */
 export function classifyPath(rawPath: string): Access {
   const literal = classifyLiteral(stripTrailingSlashes(rawPath))
-  const { path, malformed } = normalizePath(rawPath)
+  const { path, suspicious } = normalizePath(rawPath)
   let access = stricter(literal, classifyLiteral(path))
-  if (malformed) access = stricter(access, 'session')
+  if (suspicious) access = stricter(access, 'session')
   return access
-}
-
-/** The proxy prefix a literal path belongs to, if any (used by the proxy after the gate). */
-export function isProxyAccess(access: Access): boolean {
-  return access === 'proxy-public' || access === 'proxy-admin'
 }

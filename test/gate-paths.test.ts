@@ -1,0 +1,142 @@
+// Path tricks from shared/reference/threats.md, sent on a raw socket so no client normalizes them.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { rawRequest } from './support/raw-http.ts'
+import { startStack, type Stack } from './support/stack.ts'
+import { classifyPath, normalizePath } from '../src/http/access.ts'
+
+let stack: Stack
+beforeAll(async () => {
+  stack = await startStack()
+})
+afterAll(async () => {
+  await stack.stop()
+})
+
+/** Spellings that a gate or a router could read as an admin-only route. */
+const ADMIN_TRICKS = [
+  '/api/../api/settings',
+  '/api/%2e%2e/api/settings',
+  '/api/health/../settings',
+  '/api/health/%2e%2e/settings',
+  '/api/health/..%2fsettings',
+  '/api/health/..%2Fsettings',
+  '/api/health%2f..%2fsettings',
+  '/api/health/%2e%2e%2fsettings',
+  '/api/auth/..%2f..%2fapi%2fsettings',
+  '/api/auth/%2e%2e%2fsettings',
+  '/api/connections/social/..%2f..%2fsettings',
+  '/api/idp/..%2f..%2fsettings',
+  '/api/idp/%2e%2e%2f%2e%2e%2fsettings',
+  '/api/settings/..%2f..%2fhealth',
+  '/api/settings/%2e%2e%2fhealth',
+  '/api/settings/..%5chealth',
+  '//api/settings',
+  '/api//settings',
+  '///api/settings',
+  '/api/settings/',
+  '/api/settings//',
+  '/API/settings',
+  '/api/SETTINGS',
+  '/Api/Settings',
+  '/api/settings;x',
+  '/api/settings;jsessionid=1',
+  '/api/settings%3bx',
+  '/api/health;/../settings',
+  '/api/health%3b/../settings',
+  '/api/settings%2f',
+  '/api%2fsettings',
+  '/api%5csettings',
+  '/api\\settings',
+  '/api/health\\..\\settings',
+  '/api/%73ettings',
+  '/api/%2573ettings',
+  '/api/%25252573ettings',
+  '/api/health%23/../settings',
+  '/api/settings%23',
+  '/api/settings%00',
+  '/api/settings%00.json',
+  '/api/health%00/../settings',
+  '/api/settings%20',
+  '/api/settings%09',
+  '/api/settings%0a',
+  '/api/%EF%BD%93ettings', // full-width "ｓ"
+  '/api/settings%E3%80%80', // ideographic space
+  '/api/%zzsettings',
+  '/api/settings%',
+  '/api/identities/',
+  '/api/identities;.css',
+  '/api/config%2e',
+  '/api/encrypt/.',
+  '/api/security/%2e%2e/settings',
+  '/api/idp-admin/admin/identities',
+  '/api/IDP-ADMIN/admin/identities',
+  '/api/idp-admin;/admin/identities',
+  '/api/idp/..%2f..%2fidp-admin/admin/identities',
+  '/api/health/..%2f..%2fidp-admin/admin/identities',
+  '/dashboard/..%2fapi%2fsettings',
+  '/dashboard%2f..%2fapi%2fsettings',
+]
+
+/** Spellings of session-only routes. */
+const SESSION_TRICKS = ['/api/dashboard/layout/', '/API/dashboard/layout', '/api/health/..%2fdashboard/layout', '/api/geo;x', '/api/auth/..%2fgeo']
+
+describe('path tricks never reach a protected handler without the right session', () => {
+  for (const path of ADMIN_TRICKS) {
+    test(`anonymous GET ${path} → 401`, async () => {
+      const response = await rawRequest(stack.service.url, `GET ${path} HTTP/1.1`)
+      expect(response.status).toBe(401)
+      expect(JSON.parse(response.body).error).toBe('not_authenticated')
+    })
+    test(`viewer GET ${path} → 403, or the router's own 404`, async () => {
+      const response = await rawRequest(stack.service.url, `GET ${path} HTTP/1.1`, { cookie: stack.cookie.viewer })
+      const body = JSON.parse(response.body)
+      if (response.status === 404) {
+        // No route has this spelling: the router's 404, not a handler's.
+        expect(body).toEqual({ error: 'not_found', message: 'Not found.' })
+      } else {
+        expect(response.status).toBe(403)
+        expect(body.error).toBe('forbidden')
+      }
+    })
+  }
+  for (const path of SESSION_TRICKS) {
+    test(`anonymous GET ${path} → 401`, async () => {
+      const response = await rawRequest(stack.service.url, `GET ${path} HTTP/1.1`)
+      expect(response.status).toBe(401)
+    })
+  }
+
+  test('an absolute-form request target is judged by its path', async () => {
+    const response = await rawRequest(stack.service.url, 'GET http://evil.example/api/settings HTTP/1.1')
+    expect([400, 401]).toContain(response.status)
+  })
+
+  test('the query string takes no part in the decision', async () => {
+    const health = await rawRequest(stack.service.url, 'GET /api/health?/api/settings HTTP/1.1')
+    expect(health.status).toBe(200)
+    expect(JSON.parse(health.body)).toEqual({ status: 'ok' })
+    const settings = await rawRequest(stack.service.url, 'GET /api/settings?/api/health HTTP/1.1')
+    expect(settings.status).toBe(401)
+  })
+
+  test('the public routes stay public when spelled plainly', async () => {
+    expect((await rawRequest(stack.service.url, 'GET /api/health HTTP/1.1')).status).toBe(200)
+    expect((await rawRequest(stack.service.url, 'GET /api/health/ HTTP/1.1')).status).toBe(200)
+  })
+})
+
+describe('normalization', () => {
+  test('folds encodings, case, slashes, matrix parameters and dot segments', () => {
+    expect(normalizePath('/API//Settings;x/./').path).toBe('/api/settings')
+    expect(normalizePath('/api/%2573ettings').path).toBe('/api/settings')
+    expect(normalizePath('/api/health/..%2fsettings').path).toBe('/api/settings')
+    expect(normalizePath('/api/%EF%BD%93ettings').path).toBe('/api/settings')
+    expect(normalizePath('/api/%zz').suspicious).toBe(true)
+    expect(normalizePath('/api/idp/..%2fx').suspicious).toBe(true)
+    expect(normalizePath('/api/idp/self-service/login').suspicious).toBe(false)
+  })
+  test('a malformed encoding is never public', () => {
+    expect(classifyPath('/api/health%zz')).toBe('session')
+    expect(classifyPath('/api/auth/login%')).toBe('session')
+  })
+})

@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createHmac } from 'node:crypto'
+import {
+  MAX_SESSION_SECONDS,
+  sessionClearCookie,
+  sessionLifetime,
+  sessionSetCookie,
+  signSessionCookie,
+  verifySessionCookie,
+  type SessionPayload,
+} from '../src/session/cookie.ts'
+import { rawRequest } from './support/raw-http.ts'
+import { randomKey, TestClock } from './support/service.ts'
+import { startStack, type Stack } from './support/stack.ts'
+import { markSensitive } from './support/leaks.ts'
+
+const b64url = (value: string | Buffer) => Buffer.from(value).toString('base64url')
+
+let stack: Stack
+let clock: TestClock
+beforeAll(async () => {
+  clock = new TestClock()
+  stack = await startStack({ clock, env: { IDENTITY_RECHECK_SECONDS: '60' } })
+})
+afterAll(async () => {
+  await stack.stop()
+})
+
+function payloadFor(overrides: Partial<SessionPayload> = {}): SessionPayload {
+  const iat = Math.floor(clock.now() / 1000)
+  return { v: 1, sid: 'sid-1', sub: stack.admin.id, email: 'ada.admin@example.test', role: 'admin', iat, exp: iat + 3600, ...overrides }
+}
+
+async function getSettings(cookieHeader?: string) {
+  const response = await fetch(`${stack.service.url}/api/identities`, { headers: cookieHeader ? { cookie: cookieHeader } : {} })
+  return { status: response.status, body: await response.text(), setCookie: response.headers.get('set-cookie') }
+}
+
+describe('forged, tampered, truncated, expired and oversized cookies are 401, never 500', () => {
+  const forgeries: [string, () => string][] = [
+    ['an empty value', () => ''],
+    ['no dot', () => b64url(JSON.stringify(payloadFor()))],
+    ['many dots', () => `${stack.service.sign({ sub: stack.admin.id, role: 'admin' })}.extra`],
+    ['invalid base64', () => '!!!!.@@@@'],
+    ['a tampered payload (viewer turned admin)', () => {
+      const real = stack.service.sign({ sub: stack.viewer.id, role: 'viewer' })
+      const [, signature] = real.split('.')
+      return `${b64url(JSON.stringify({ ...payloadFor({ sub: stack.viewer.id }), role: 'admin' }))}.${signature}`
+    }],
+    ['a truncated signature', () => stack.service.sign({ sub: stack.admin.id, role: 'admin' }).slice(0, -3)],
+    ['a flipped signature character', () => {
+      const real = stack.service.sign({ sub: stack.admin.id, role: 'admin' })
+      return real.slice(0, -2) + (real.at(-2) === 'A' ? 'B' : 'A') + real.slice(-1)
+    }],
+    ['a signature of another length', () => `${b64url(JSON.stringify(payloadFor()))}.${b64url(Buffer.alloc(64, 1))}`],
+    ['a cookie signed with another key', () => signSessionCookie(Buffer.from(randomKey(), 'base64'), payloadFor())],
+    ['an alg:none style payload', () => `${b64url(JSON.stringify({ alg: 'none', ...payloadFor() }))}.`],
+    ['an expired exp (the browser would still send it)', () => stack.service.sign({ sub: stack.admin.id, role: 'admin', iat: Math.floor(clock.now() / 1000) - 7200, exp: Math.floor(clock.now() / 1000) - 1 })],
+    ['a far-future iat', () => stack.service.sign({ sub: stack.admin.id, role: 'admin', iat: Math.floor(clock.now() / 1000) + 86_400, exp: Math.floor(clock.now() / 1000) + 90_000 })],
+    ['a lifetime over 8 hours', () => stack.service.sign({ sub: stack.admin.id, role: 'admin', exp: Math.floor(clock.now() / 1000) + MAX_SESSION_SECONDS + 60 })],
+    ['an unknown role', () => stack.service.sign({ sub: stack.admin.id, role: 'root' as 'admin' })],
+    ['a huge cookie', () => 'a'.repeat(7000) + '.' + 'b'.repeat(43)],
+    ['percent-encoded garbage', () => '%00%ff.%2e%2e'],
+  ]
+  for (const [name, forge] of forgeries) {
+    test(name, async () => {
+      const result = await getSettings(`admin-session=${forge()}`)
+      expect(result.status).toBe(401)
+      expect(JSON.parse(result.body).error).toBe('not_authenticated')
+    })
+  }
+
+  test('a payload with an extra field, correctly signed, is refused', async () => {
+    const key = Buffer.from(stack.service.env.SESSION_SIGNING_KEY!, 'base64')
+    const part = b64url(JSON.stringify({ ...payloadFor(), admin: true }))
+    const signature = createHmac('sha256', key).update(`admin-session.${part}`).digest('base64url')
+    markSensitive(`${part}.${signature}`)
+    expect((await getSettings(`admin-session=${part}.${signature}`)).status).toBe(401)
+  })
+
+  test('two admin-session cookies in one request are refused, whatever their order', async () => {
+    const good = stack.cookie.admin
+    expect((await getSettings(`${good}; admin-session=junk`)).status).toBe(401)
+    expect((await getSettings(`admin-session=junk; ${good}`)).status).toBe(401)
+    expect((await getSettings(`${good}; ${good}`)).status).toBe(401)
+  })
+
+  test('a bad cookie is cleared with the session attributes; a missing one is not touched', async () => {
+    const bad = await getSettings('admin-session=junk.junk')
+    expect(bad.setCookie).toBe(sessionClearCookie(true))
+    expect(bad.setCookie).toContain('Max-Age=0')
+    const none = await getSettings()
+    expect(none.status).toBe(401)
+    expect(none.setCookie).toBeNull()
+  })
+
+  test('a huge Cookie header on a raw socket is an envelope, not a crash', async () => {
+    const response = await rawRequest(stack.service.url, 'GET /api/settings HTTP/1.1', { cookie: `admin-session=${'x'.repeat(6000)}; other=1` })
+    expect([401, 431]).toContain(response.status)
+  })
+
+  test('the genuine cookie passes (control)', async () => {
+    const result = await getSettings(stack.cookie.admin)
+    expect(result.status).not.toBe(401)
+  })
+})
+
+describe('expiry comes from the signed exp', () => {
+  test('a session stops working when its exp passes, even if the browser keeps it', async () => {
+    const cookie = `admin-session=${stack.service.sign({ sub: stack.admin.id, role: 'admin', exp: Math.floor(clock.now() / 1000) + 120 })}`
+    expect((await getSettings(cookie)).status).not.toBe(401)
+    clock.advance(121)
+    expect((await getSettings(cookie)).status).toBe(401)
+  })
+})
+
+describe('revoked and erased', () => {
+  test('a revoked session id stays dead', async () => {
+    const value = stack.service.sign({ sub: stack.admin.id, role: 'admin', sid: 'revoke-me' })
+    expect((await getSettings(`admin-session=${value}`)).status).not.toBe(401)
+    stack.service.services.revocations.revokeSession('revoke-me', Math.floor(clock.now() / 1000) + 3600)
+    expect((await getSettings(`admin-session=${value}`)).status).toBe(401)
+  })
+
+  test('an erased identity loses its session within the recheck window; a store outage fails closed', async () => {
+    const doomed = stack.kratos.addIdentity({ email: 'doomed@example.test', role: 'admin' })
+    markSensitive(doomed.id, 'doomed@example.test')
+    const cookie = `admin-session=${stack.service.sign({ sub: doomed.id, role: 'admin' })}`
+    expect((await getSettings(cookie)).status).not.toBe(401)
+    stack.kratos.identities.delete(doomed.id)
+    // Trusted for IDENTITY_RECHECK_SECONDS, then asked again.
+    expect((await getSettings(cookie)).status).not.toBe(401)
+    clock.advance(61)
+    const after = await getSettings(cookie)
+    expect(after.status).toBe(401)
+    expect(after.setCookie).toContain('Max-Age=0')
+
+    stack.kratos.failWith = 500
+    clock.advance(61)
+    const down = await getSettings(stack.cookie.admin)
+    stack.kratos.failWith = null
+    expect(down.status).toBe(503)
+    expect(JSON.parse(down.body).error).toBe('identity_backend_unavailable')
+    expect(down.setCookie).toBeNull()
+  })
+})
+
+describe('signing and verifying', () => {
+  const key = Buffer.from(randomKey(), 'base64')
+  const now = 1_800_000_000
+  const payload: SessionPayload = { v: 1, sid: 's', sub: 'u', email: 'e', role: 'viewer', iat: now, exp: now + 60 }
+
+  test('the format is base64url(payload).base64url(HMAC(key, "admin-session." + payload))', () => {
+    const value = signSessionCookie(key, payload)
+    const [part, signature] = value.split('.')
+    expect(JSON.parse(Buffer.from(part!, 'base64url').toString())).toEqual(payload)
+    expect(signature).toBe(createHmac('sha256', key).update(`admin-session.${part}`).digest('base64url'))
+    expect(verifySessionCookie(key, value, now)).toEqual({ ok: true, session: payload })
+    expect(verifySessionCookie(key, value, now + 60)).toEqual({ ok: false, reason: 'expired' })
+  })
+
+  test('max age is min(expires_in, 28800), 3600 without expires_in', () => {
+    expect(sessionLifetime(3599)).toBe(3599)
+    expect(sessionLifetime(10 ** 9)).toBe(28_800)
+    expect(sessionLifetime(undefined)).toBe(3600)
+    expect(sessionLifetime(0)).toBe(3600)
+  })
+
+  test('attributes: HttpOnly, SameSite=Strict, Path=/, Secure unless development', () => {
+    expect(sessionSetCookie(true, 'v', 100)).toBe('admin-session=v; Path=/; Max-Age=100; HttpOnly; Secure; SameSite=Strict')
+    expect(sessionSetCookie(false, 'v', 100)).toBe('admin-session=v; Path=/; Max-Age=100; HttpOnly; SameSite=Strict')
+    expect(sessionClearCookie(true)).toBe('admin-session=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict')
+  })
+})

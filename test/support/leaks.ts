@@ -1,0 +1,76 @@
+// One leak check for every error body the suite produces. The service harness hands every
+// response it sends to `inspectResponse`; the preload fails the running test on any finding.
+
+const sensitive = new Set<string>()
+const pending: Promise<void>[] = []
+const findings: string[] = []
+let inspected = 0
+
+/** Values that must never appear in a response we produce: tokens, keys, e-mails, ids, host names… */
+export function markSensitive(...values: (string | undefined | null)[]): void {
+  for (const value of values) if (value && value.length >= 4) sensitive.add(value)
+}
+
+const FORBIDDEN: [RegExp, string][] = [
+  [/[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/, 'an e-mail address'],
+  [/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i, 'an identity id'],
+  [/\b\d{1,3}(\.\d{1,3}){3}\b/, 'an IP address'],
+  [/localhost|\[::1?\]/i, 'a host name'],
+  [/:\d{2,5}\b/, 'a port'],
+  [/\b(kratos|hydra|ory|oidc|sqlite|elysia|bun|typebox|undici)\b/i, 'an internal service or library name'],
+  [/ECONN|ENOTFOUND|EAI_AGAIN|getaddrinfo|socket|fetch failed/i, 'a network error text'],
+  [/\bat\s+\S+\s+\(|\.ts:\d+|\.js:\d+|node_modules|\bstack\b/i, 'a stack trace'],
+  [/\b(TypeError|RangeError|SyntaxError|ReferenceError)\b|Error:/, 'exception text'],
+  [/<html|<!doctype/i, 'an HTML page'],
+  [/"(found|expected|schema|errors|summary|property)"/i, 'a validation dump'],
+]
+
+export function leakProblems(status: number, contentType: string | null, body: string): string[] {
+  const problems: string[] = []
+  if (!contentType?.startsWith('application/json')) problems.push(`content-type is ${contentType}`)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    return [...problems, 'body is not JSON']
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return [...problems, 'body is not an object']
+  const keys = Object.keys(parsed)
+  const envelope = parsed as Record<string, unknown>
+  if (typeof envelope.error !== 'string' || !/^[a-z_]+$/.test(envelope.error)) problems.push('no error code')
+  if (typeof envelope.message !== 'string') problems.push('no message')
+  if ('hint' in envelope && typeof envelope.hint !== 'string') problems.push('hint is not a string')
+  if (keys.some((key) => !['error', 'message', 'hint'].includes(key))) problems.push(`extra fields: ${keys.join(',')}`)
+  for (const [pattern, what] of FORBIDDEN) if (pattern.test(body)) problems.push(`contains ${what}`)
+  for (const value of sensitive) if (body.includes(value)) problems.push('contains a sensitive value')
+  if (status < 400) problems.push('not an error status')
+  return problems
+}
+
+/** Called by the harness for every response the service sends. */
+export function inspectResponse(request: Request, response: Response, isPassthrough: (r: Response) => boolean): void {
+  if (response.status < 400 || isPassthrough(response)) return
+  const copy = response.clone()
+  const where = `${request.method} ${new URL(request.url).pathname} → ${response.status}`
+  pending.push(
+    copy.text().then(
+      (body) => {
+        inspected++
+        if (request.method === 'HEAD' && body === '') return
+        const problems = leakProblems(response.status, response.headers.get('content-type'), body)
+        if (problems.length > 0) findings.push(`${where}: ${problems.join('; ')}: ${body.slice(0, 300)}`)
+      },
+      () => void findings.push(`${where}: body could not be read`),
+    ),
+  )
+}
+
+/** Waits for outstanding checks and returns (and clears) what they found. */
+export async function drainFindings(): Promise<string[]> {
+  while (pending.length > 0) await Promise.all(pending.splice(0))
+  return findings.splice(0)
+}
+
+export function inspectedCount(): number {
+  return inspected
+}

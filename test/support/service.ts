@@ -1,0 +1,109 @@
+// Runs the real service in-process on a loopback port with a real SQLite file, and hands every
+// response to the shared leak check.
+
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApp, type Services } from '../../src/app.ts'
+import { loadConfig, type Environment } from '../../src/config.ts'
+import { openDatabase } from '../../src/db/database.ts'
+import { createLogger } from '../../src/log.ts'
+import { serve, type RunningServer } from '../../src/server.ts'
+import { newSessionId, signSessionCookie, type Role, type SessionPayload } from '../../src/session/cookie.ts'
+import type { Clock } from '../../src/clock.ts'
+import { inspectResponse, markSensitive } from './leaks.ts'
+import { isPassthrough } from '../../src/proxy/passthrough.ts'
+
+export const randomKey = (bytes = 32) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('base64')
+
+/** A clock tests can move. */
+export class TestClock implements Clock {
+  constructor(private ms = Date.now()) {}
+  now(): number {
+    return this.ms
+  }
+  advance(seconds: number): void {
+    this.ms += seconds * 1000
+  }
+}
+
+export interface StartOptions {
+  env?: Environment
+  clock?: Clock
+  /** Reuse the directory (and database) of an earlier service: a restart. */
+  dir?: string
+}
+
+export interface TestService {
+  url: string
+  dir: string
+  env: Environment
+  services: Services
+  logLines: string[]
+  clock: Clock
+  /** A cookie value signed with this service's key. */
+  sign(session: Partial<SessionPayload> & { sub: string; role: Role }): string
+  stop(options?: { keepDir?: boolean }): Promise<void>
+}
+
+export function baseEnvironment(overrides: Environment = {}): Environment {
+  return {
+    SESSION_SIGNING_KEY: randomKey(),
+    ENCRYPTION_KEY: randomKey(),
+    BASE_URL: 'http://admin.test',
+    OAUTH_ISSUER_URL: 'http://issuer.test',
+    OAUTH_CLIENT_ID: 'admin-dashboard',
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'debug',
+    ...overrides,
+  }
+}
+
+export async function startService(options: StartOptions = {}): Promise<TestService> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'admin-dashboard-test-'))
+  const env = baseEnvironment({ DATABASE_PATH: join(dir, 'admin-dashboard.db'), ...options.env })
+  markSensitive(env.SESSION_SIGNING_KEY, env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS)
+  const loaded = loadConfig(env)
+  if (!loaded.ok) throw new Error(`test configuration invalid: ${loaded.errors.join('; ')}`)
+  const opened = openDatabase(loaded.config.databasePath)
+  if (!opened.ok) throw new Error(opened.error)
+  const logLines: string[] = []
+  const log = createLogger('debug', (line) => void logLines.push(line))
+  const clock = options.clock ?? new TestClock()
+  const { app, services } = createApp({ config: loaded.config, db: opened.db, log, clock })
+  const running: RunningServer = serve({
+    app,
+    hostname: '127.0.0.1',
+    port: 0,
+    log,
+    observe: (request, response) => inspectResponse(request, response, isPassthrough),
+  })
+  const nowSeconds = () => Math.floor(clock.now() / 1000)
+  return {
+    url: running.url.origin,
+    dir,
+    env,
+    services,
+    logLines,
+    clock,
+    sign(session) {
+      const iat = session.iat ?? nowSeconds()
+      const payload: SessionPayload = {
+        v: 1,
+        sid: session.sid ?? newSessionId(),
+        email: session.email ?? 'someone@example.test',
+        iat,
+        exp: session.exp ?? iat + 3600,
+        ...session,
+      }
+      const value = signSessionCookie(loaded.config.sessionSigningKey, payload)
+      markSensitive(value, payload.email, payload.sub)
+      return value
+    },
+    async stop({ keepDir = false } = {}) {
+      await running.stop()
+      opened.db.close()
+      if (!keepDir && !options.dir) rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
