@@ -45,7 +45,9 @@ interface ErrorContext {
 export function createErrorHandler(log: Logger, allowedMethods: (path: string) => string[]) {
   return ({ code, error, request }: ErrorContext): Response => {
     try {
-      if (error instanceof ApiError) return errorResponse(error.code, { message: error.publicMessage, headers: error.headers })
+      // Elysia wraps what a parse hook throws in its own ParseError; ours travels as the cause.
+      const own = error instanceof ApiError ? error : (error as { cause?: unknown } | null)?.cause
+      if (own instanceof ApiError) return errorResponse(own.code, { message: own.publicMessage, headers: own.headers })
       switch (code) {
         case 'NOT_FOUND': {
           const allow = allowedMethods(pathnameOf(request))

@@ -1,0 +1,64 @@
+import { describe, expect, test } from 'bun:test'
+import { decodeBase64Key, loadConfig, missingLoginVariables } from '../src/config.ts'
+import { randomKey } from './support/service.ts'
+
+const key = randomKey()
+
+describe('the environment contract', () => {
+  test('defaults', () => {
+    const result = loadConfig({ SESSION_SIGNING_KEY: key })
+    if (!result.ok) throw new Error(result.errors.join())
+    expect(result.config.host).toBe('127.0.0.1')
+    expect(result.config.port).toBe(3000)
+    expect(result.config.databasePath).toBe('./data/admin-dashboard.db')
+    expect(result.config.environment).toBe('production')
+    expect(result.config.proxyTimeoutMs).toBe(10_000)
+    expect(result.config.settingsCacheTtlSeconds).toBe(60)
+    expect(result.config.identityRecheckSeconds).toBe(60)
+    expect(result.config.encryptionKey).toBeNull()
+    expect(missingLoginVariables(result.config)).toEqual(['BASE_URL', 'OAUTH_ISSUER_URL', 'OAUTH_CLIENT_ID'])
+  })
+
+  const refusals: [string, Record<string, string>, string][] = [
+    ['a missing signing key', {}, 'SESSION_SIGNING_KEY'],
+    ['a short signing key', { SESSION_SIGNING_KEY: Buffer.alloc(31, 7).toString('base64') }, 'SESSION_SIGNING_KEY'],
+    ['an undecodable signing key', { SESSION_SIGNING_KEY: 'not base64 at all!!' }, 'SESSION_SIGNING_KEY'],
+    ['an encryption key equal to the signing key', { SESSION_SIGNING_KEY: key, ENCRYPTION_KEY: key }, 'ENCRYPTION_KEY'],
+    ['the same key in url-safe spelling', { SESSION_SIGNING_KEY: key, ENCRYPTION_KEY: key.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '') }, 'ENCRYPTION_KEY'],
+    ['a short encryption key', { SESSION_SIGNING_KEY: key, ENCRYPTION_KEY: 'c2hvcnQ=' }, 'ENCRYPTION_KEY'],
+    ['a non-numeric PORT', { SESSION_SIGNING_KEY: key, PORT: '80a' }, 'PORT'],
+    ['a PORT out of range', { SESSION_SIGNING_KEY: key, PORT: '70000' }, 'PORT'],
+    ['a URL that does not parse', { SESSION_SIGNING_KEY: key, IDP_ADMIN_URL: 'http//nope' }, 'IDP_ADMIN_URL'],
+    ['a URL with credentials', { SESSION_SIGNING_KEY: key, OAUTH_ADMIN_URL: 'http://user:pw@h.example' }, 'OAUTH_ADMIN_URL'],
+    ['a BASE_URL with a path', { SESSION_SIGNING_KEY: key, BASE_URL: 'https://admin.example.com/sub' }, 'BASE_URL'],
+    ['a non-http URL', { SESSION_SIGNING_KEY: key, OAUTH_ISSUER_URL: 'file:///etc/passwd' }, 'OAUTH_ISSUER_URL'],
+    ['a bad timeout', { SESSION_SIGNING_KEY: key, PROXY_TIMEOUT_MS: '-5' }, 'PROXY_TIMEOUT_MS'],
+    ['a bad log level', { SESSION_SIGNING_KEY: key, LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+  ]
+  for (const [name, env, variable] of refusals) {
+    test(`${name} is refused, naming ${variable} and never a value`, () => {
+      const result = loadConfig(env)
+      expect(result.ok).toBe(false)
+      if (result.ok) return
+      expect(result.errors.join('\n')).toContain(variable)
+      for (const value of Object.values(env)) expect(result.errors.join('\n')).not.toContain(value)
+    })
+  }
+
+  test('standard and url-safe base64, padded or not, decode to the same bytes', () => {
+    const bytes = crypto.getRandomValues(new Uint8Array(32))
+    const standard = Buffer.from(bytes).toString('base64')
+    const urlSafe = Buffer.from(bytes).toString('base64url')
+    expect(decodeBase64Key(standard)).toEqual(bytes)
+    expect(decodeBase64Key(urlSafe)).toEqual(bytes)
+    expect(decodeBase64Key('a')).toBeNull()
+    expect(decodeBase64Key('ab cd')).toBeNull()
+  })
+
+  test('NODE_ENV=development is the only way to drop the Secure attribute', () => {
+    for (const [value, expected] of [['development', 'development'], ['production', 'production'], ['test', 'production'], ['dev', 'production']]) {
+      const result = loadConfig({ SESSION_SIGNING_KEY: key, NODE_ENV: value! })
+      expect(result.ok && result.config.environment).toBe(expected as 'production')
+    }
+  })
+})
