@@ -106,5 +106,5 @@ export async function main(argv: string[]): Promise<Exit> {
 }
 
 if (import.meta.main) {
-  process.exit(await main(process.argv.slice(2)))
+  void main(process.argv.slice(2)).then((code) => process.exit(code))
 }

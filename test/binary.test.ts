@@ -1,0 +1,114 @@
+// The compiled executable, run for real: starts, serves, refuses bad keys, drains on SIGTERM.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { KratosFixture } from './support/kratos.ts'
+import { randomKey } from './support/service.ts'
+import { runToEnd, startProcess } from './support/process.ts'
+import { signSessionCookie } from '../src/session/cookie.ts'
+import { decodeBase64Key } from '../src/config.ts'
+import { leakProblems } from './support/leaks.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-binary-'))
+const binary = join(dir, 'admin-dashboard')
+const workdir = join(dir, 'work')
+
+beforeAll(async () => {
+  const build = await runToEnd(['bun', 'build.ts'], { OUTFILE: binary, HOME: process.env.HOME }, { cwd: join(import.meta.dir, '..') })
+  if (build.code !== 0) throw new Error(`build failed: ${build.stderr}`)
+  // A working directory with a .env and a bunfig.toml that must be ignored at run time.
+  await Bun.write(join(workdir, '.env'), `SESSION_SIGNING_KEY=${randomKey()}\nPORT=1\n`)
+  writeFileSync(join(workdir, 'bunfig.toml'), 'preload = ["./evil.ts"]\n')
+  writeFileSync(join(workdir, 'evil.ts'), 'console.log("EVIL PRELOAD RAN")\n')
+}, 120_000)
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const loginEnv = { BASE_URL: 'https://admin.example.test', OAUTH_ISSUER_URL: 'https://issuer.example.test', OAUTH_CLIENT_ID: 'admin-dashboard' }
+
+describe('the compiled binary', () => {
+  test('--version and --help', async () => {
+    const version = await runToEnd([binary, '--version'], {})
+    expect(version.code).toBe(0)
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/)
+    const help = await runToEnd([binary, '--help'], {})
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('check-config')
+  })
+
+  test('refuses a missing signing key, and does not read the .env beside it', async () => {
+    const result = await runToEnd([binary], { DATABASE_PATH: join(dir, 'db1', 'a.db') }, { cwd: workdir })
+    expect(result.code).not.toBe(0)
+    expect(result.stderr).toContain('SESSION_SIGNING_KEY')
+    expect(result.stdout + result.stderr).not.toContain('EVIL PRELOAD RAN')
+  })
+
+  test('refuses a short or undecodable signing key without printing it', async () => {
+    for (const value of [Buffer.alloc(16, 9).toString('base64'), 'this is not base64 !!']) {
+      const result = await runToEnd([binary, 'serve'], { SESSION_SIGNING_KEY: value, DATABASE_PATH: join(dir, 'db2', 'a.db') })
+      expect(result.code).not.toBe(0)
+      expect(result.stderr).toContain('SESSION_SIGNING_KEY')
+      expect(result.stderr).not.toContain(value)
+    }
+  })
+
+  test('refuses ENCRYPTION_KEY equal to the signing key', async () => {
+    const key = randomKey()
+    const result = await runToEnd([binary, 'check-config'], { SESSION_SIGNING_KEY: key, ENCRYPTION_KEY: key })
+    expect(result.code).not.toBe(0)
+    expect(result.stderr).toContain('ENCRYPTION_KEY')
+    expect(result.stderr).not.toContain(key)
+  })
+
+  test('check-config says what is missing, by name', async () => {
+    const result = await runToEnd([binary, 'check-config'], { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, 'db3', 'a.db') })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('OAUTH_ISSUER_URL')
+  })
+
+  test('refuses a corrupt database file with a clear message', async () => {
+    const path = join(dir, 'corrupt.db')
+    writeFileSync(path, 'this is not an sqlite database, just text '.repeat(200))
+    const result = await runToEnd([binary], { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: path })
+    expect(result.code).not.toBe(0)
+    expect(result.stderr).toContain('DATABASE_PATH')
+  })
+
+  test('serves /api/health (GET and HEAD), envelopes errors, and exits 0 on SIGTERM after draining', async () => {
+    const kratos = new KratosFixture().start()
+    const admin = kratos.addIdentity({ email: 'bin@example.test', role: 'admin' })
+    const key = randomKey()
+    const service = await startProcess([binary], {
+      ...loginEnv,
+      SESSION_SIGNING_KEY: key,
+      DATABASE_PATH: join(dir, 'serve', 'a.db'),
+      IDP_ADMIN_URL: kratos.url,
+    }, workdir)
+    try {
+      const health = await fetch(`${service.url}/api/health`)
+      expect(health.status).toBe(200)
+      expect(await health.json()).toEqual({ status: 'ok' })
+      expect((await fetch(`${service.url}/api/health`, { method: 'HEAD' })).status).toBe(200)
+      const denied = await fetch(`${service.url}/api/settings`)
+      expect(denied.status).toBe(401)
+      expect(leakProblems(401, denied.headers.get('content-type'), await denied.text())).toEqual([])
+
+      // An in-flight request (the gate is waiting on a slow identity store) finishes after SIGTERM.
+      kratos.delayMs = 700
+      const now = Math.floor(Date.now() / 1000)
+      const cookie = signSessionCookie(decodeBase64Key(key)!, { v: 1, sid: 's', sub: admin.id, email: 'bin@example.test', role: 'admin', iat: now, exp: now + 600 })
+      const inFlight = fetch(`${service.url}/api/no-such-route`, { headers: { cookie: `admin-session=${cookie}` } })
+      await Bun.sleep(200)
+      service.child.kill('SIGTERM')
+      const answered = await inFlight
+      expect(answered.status).toBe(404)
+      expect(await service.exited).toBe(0)
+      expect(service.stdout()).toContain('"event":"stopped"')
+      expect(service.stdout()).not.toContain('EVIL PRELOAD RAN')
+      expect(service.stdout()).not.toContain(cookie)
+    } finally {
+      service.child.kill('SIGKILL')
+      await kratos.stop()
+    }
+  })
+})
