@@ -12,6 +12,9 @@ import { healthRoutes } from './health/index.ts'
 import { RevocationStore } from './session/revocations.ts'
 import { SessionVerifier } from './session/verifier.ts'
 import { IdentityStoreClient } from './identities/store.ts'
+import { AuditLog } from './audit/audit.ts'
+import { createSettingsService, type SettingsService } from './settings/service.ts'
+import { settingsRoutes } from './settings/index.ts'
 
 export interface AppDeps {
   config: Config
@@ -32,6 +35,9 @@ export interface Services {
   verifier: SessionVerifier
   /** Where the admins themselves live (decisions §3); null when no store is configured. */
   loginStore: IdentityStoreClient | null
+  audit: AuditLog
+  /** The settings layer: cached reads for consumers (`apiKeyFor`), audited writes for the routes and CLI. */
+  settings: SettingsService
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -39,12 +45,14 @@ export function createServices(deps: AppDeps): Services {
   const outbound = deps.fetch ?? fetch
   const { config, log } = deps
   const revocations = new RevocationStore(deps.db, Math.floor(clock.now() / 1000))
+  const audit = new AuditLog(deps.db, clock)
+  const settings = createSettingsService({ config, db: deps.db, audit, clock, log })
   const loginStoreUrl = config.upstreams['iam-idp-admin'] ?? config.upstreams['idp-admin']
   const loginStoreName = config.upstreams['iam-idp-admin'] ? 'iam-idp-admin' : 'idp-admin'
   const loginStore = loginStoreUrl
     ? new IdentityStoreClient({
         baseUrl: loginStoreUrl,
-        apiKey: async () => null,
+        apiKey: () => settings.apiKeyFor(loginStoreName),
         timeoutMs: config.proxyTimeoutMs,
         fetch: outbound,
         log,
@@ -59,7 +67,7 @@ export function createServices(deps: AppDeps): Services {
     loginStore ? (id) => loginStore.presence(id) : async () => 'unavailable',
     config.identityRecheckSeconds,
   )
-  return { config, db: deps.db, log, clock, fetch: outbound, revocations, verifier, loginStore }
+  return { config, db: deps.db, log, clock, fetch: outbound, revocations, verifier, loginStore, audit, settings }
 }
 
 export function createApp(deps: AppDeps) {
@@ -78,6 +86,7 @@ export function createApp(deps: AppDeps) {
     .onParse({ as: 'global' }, ({ request, contentType }) => readJsonBody(request, contentType))
     .onError({ as: 'global' }, createErrorHandler(log, allowedMethods))
     .use(healthRoutes(config, services.db))
+    .use(settingsRoutes(services))
 
   return { app, services }
 }

@@ -1,0 +1,44 @@
+// Settings routes (admin-api.md "Settings", decisions §7, §9 `POST /api/encrypt`). The gate has
+// already required an admin session for every path here; handlers only take the actor from it.
+
+import { Elysia } from 'elysia'
+import { ApiError } from '../http/errors.ts'
+import { sessionOf } from '../http/request-context.ts'
+import type { SettingsService } from './service.ts'
+import { encryptBody, settingReadQuery, settingsListQuery, settingWriteBody } from './model.ts'
+
+const NO_SUCH_SETTING = 'No setting with this key.'
+
+export function settingsRoutes(services: { settings: SettingsService }) {
+  const { settings } = services
+  return new Elysia({ name: 'settings' })
+    .get('/api/settings', ({ query }) => settings.list(query.category), { query: settingsListQuery })
+    .get(
+      '/api/settings/:key',
+      ({ params, query, request, set }) => {
+        const decrypt = query.decrypt === 'true'
+        const setting = settings.read(params.key, { decrypt, actor: sessionOf(request).sub })
+        if (setting === null) throw new ApiError('not_found', { message: NO_SUCH_SETTING })
+        // A plaintext answer must not be stored by any cache on the way (the gate sets it for all
+        // API answers; repeated here so this guarantee does not depend on that).
+        if (decrypt) set.headers['cache-control'] = 'no-store'
+        return setting
+      },
+      { query: settingReadQuery },
+    )
+    .post(
+      '/api/settings',
+      ({ body, request, set }) => {
+        const { outcome, setting } = settings.write(body, sessionOf(request).sub)
+        set.status = outcome === 'created' ? 201 : 200
+        return setting
+      },
+      { body: settingWriteBody },
+    )
+    .delete('/api/settings/:key', ({ params, request, set }) => {
+      if (!settings.remove(params.key, sessionOf(request).sub)) throw new ApiError('not_found', { message: NO_SUCH_SETTING })
+      set.status = 204
+      return undefined
+    })
+    .post('/api/encrypt', ({ body }) => ({ ciphertext: settings.encryptValue(body.value) }), { body: encryptBody })
+}

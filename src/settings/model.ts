@@ -1,0 +1,24 @@
+// Request schemas of the settings routes (decisions §7). The byte limit of `value` is checked
+// again in the service (maxLength counts UTF-16 units, the limit is 64 KiB of UTF-8).
+
+import { t } from 'elysia'
+import { MAX_CATEGORY_LENGTH, MAX_VALUE_BYTES, SETTING_KEY_PATTERN } from './service.ts'
+
+export const settingWriteBody = t.Object({
+  key: t.String({ pattern: SETTING_KEY_PATTERN }),
+  value: t.String({ maxLength: MAX_VALUE_BYTES }),
+  encrypted: t.Optional(t.Boolean()),
+  category: t.Optional(t.Union([t.String({ maxLength: MAX_CATEGORY_LENGTH }), t.Null()])),
+})
+
+export const settingsListQuery = t.Object({
+  category: t.Optional(t.String()),
+})
+
+export const settingReadQuery = t.Object({
+  decrypt: t.Optional(t.Union([t.Literal('true'), t.Literal('false')])),
+})
+
+export const encryptBody = t.Object({
+  value: t.String({ maxLength: MAX_VALUE_BYTES }),
+})
