@@ -15,6 +15,7 @@ import { IdentityStoreClient } from './identities/store.ts'
 import { AuditLog } from './audit/audit.ts'
 import { createSettingsService, type SettingsService } from './settings/service.ts'
 import { settingsRoutes } from './settings/index.ts'
+import { identitiesRoutes } from './identities/index.ts'
 
 export interface AppDeps {
   config: Config
@@ -87,6 +88,7 @@ export function createApp(deps: AppDeps) {
     .onError({ as: 'global' }, createErrorHandler(log, allowedMethods))
     .use(healthRoutes(config, services.db))
     .use(settingsRoutes(services))
+    .use(identitiesRoutes(services))
 
   return { app, services }
 }

@@ -1,0 +1,33 @@
+// GET /api/identities (admin-api.md "Identities"). The gate has already required an admin
+// session; this plugin only reads the query and maps the service's answer to HTTP.
+
+import { Elysia } from 'elysia'
+import type { Services } from '../app.ts'
+import { ApiError } from '../http/errors.ts'
+import { sessionOf } from '../http/request-context.ts'
+import { IdentitiesService } from './service.ts'
+import { IdentityStoreClient } from './store.ts'
+
+export function identitiesRoutes(services: Services) {
+  const { config, log, clock, db } = services
+  const baseUrl = config.upstreams['idp-admin']
+  const store = baseUrl
+    ? new IdentityStoreClient({
+        baseUrl,
+        apiKey: async () => null,
+        timeoutMs: config.proxyTimeoutMs,
+        fetch: services.fetch,
+        log,
+        name: 'idp-admin',
+      })
+    : null
+  const identities = new IdentitiesService({ store, log, clock, db })
+
+  return new Elysia({ name: 'identities' }).get('/api/identities', async ({ request }) => {
+    const admin = sessionOf(request)
+    // The raw query, not Elysia's parsed one: repeated parameters must be seen to be refused.
+    const outcome = await identities.search(new URL(request.url).searchParams, admin.sub)
+    if (!outcome.ok) throw new ApiError(outcome.code)
+    return outcome.page
+  })
+}
