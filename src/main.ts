@@ -7,12 +7,15 @@ import { createApp } from './app.ts'
 import { serve } from './server.ts'
 import { createLogger } from './log.ts'
 import { VERSION } from './version.ts'
+import { runSettingsCommand } from './cli/settings.ts'
 
 const USAGE = `admin-dashboard ${VERSION}: the admin dashboard backend for an Ory Kratos + Hydra identity platform.
 
 Usage:
   admin-dashboard [serve]        start the HTTP service (the default)
   admin-dashboard check-config   validate the environment and the database, then exit
+  admin-dashboard settings list|get <key> [--decrypt]|set <key> [--encrypted] [--category <name>]|delete <key>|reencrypt
+                                 manage the settings store (set reads the value from stdin)
   admin-dashboard --version      print the version
   admin-dashboard --help         print this text
 
@@ -96,6 +99,8 @@ export async function main(argv: string[]): Promise<Exit> {
       return 0
     case 'check-config':
       return checkConfig()
+    case 'settings':
+      return runSettingsCommand(rest)
     case 'serve':
       if (rest.length > 0) return fail([`unexpected argument for serve`, 'see admin-dashboard --help'])
       return runServer()

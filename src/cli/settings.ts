@@ -1,0 +1,191 @@
+// `admin-dashboard settings …`: the operator's way to the settings store, on the same database
+// file as a running service (WAL and busy_timeout make that safe). A running service sees these
+// changes within SETTINGS_CACHE_TTL_SECONDS. Values are printed by `get` only.
+
+import { AuditLog } from '../audit/audit.ts'
+import { systemClock } from '../clock.ts'
+import { loadConfig, type Environment } from '../config.ts'
+import { openDatabase } from '../db/database.ts'
+import { ApiError } from '../http/errors.ts'
+import { createLogger } from '../log.ts'
+import { createSettingsService, type SettingsService } from '../settings/service.ts'
+
+export const SETTINGS_USAGE = `Usage:
+  admin-dashboard settings list                     keys, flags and categories (never values)
+  admin-dashboard settings get <key> [--decrypt]    print one value (the plaintext with --decrypt)
+  admin-dashboard settings set <key> [--encrypted] [--category <name>]
+                                                    store the value read from stdin (one trailing
+                                                    newline is removed)
+  admin-dashboard settings delete <key>             remove a setting
+  admin-dashboard settings reencrypt                re-encrypt every encrypted value under
+                                                    ENCRYPTION_KEY (reading with ENCRYPTION_KEY_PREVIOUS
+                                                    where needed), all in one transaction
+`
+
+export interface CliIo {
+  env: Environment
+  readStdin(): Promise<string>
+  out(text: string): void
+  err(text: string): void
+}
+
+const processIo: CliIo = {
+  env: process.env,
+  readStdin: () => Bun.stdin.text(),
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+}
+
+type Parsed =
+  | { command: 'list' }
+  | { command: 'get'; key: string; decrypt: boolean }
+  | { command: 'set'; key: string; encrypted: boolean; category: string | null }
+  | { command: 'delete'; key: string }
+  | { command: 'reencrypt' }
+
+function parse(args: string[]): Parsed | null {
+  const [command, ...rest] = args
+  const positional: string[] = []
+  const flags = new Map<string, string | true>()
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!
+    if (arg === '--category') {
+      const value = rest[++i]
+      if (value === undefined) return null
+      flags.set('category', value)
+    } else if (arg.startsWith('--category=')) {
+      flags.set('category', arg.slice('--category='.length))
+    } else if (arg === '--decrypt' || arg === '--encrypted') {
+      flags.set(arg.slice(2), true)
+    } else if (arg.startsWith('-')) {
+      return null
+    } else {
+      positional.push(arg)
+    }
+  }
+  const allowed = (...names: string[]) => [...flags.keys()].every((name) => names.includes(name))
+  switch (command) {
+    case 'list':
+    case 'reencrypt':
+      return positional.length === 0 && flags.size === 0 ? { command } : null
+    case 'get':
+      return positional.length === 1 && allowed('decrypt') ? { command, key: positional[0]!, decrypt: flags.has('decrypt') } : null
+    case 'set': {
+      if (positional.length !== 1 || !allowed('encrypted', 'category')) return null
+      const category = flags.get('category')
+      return { command, key: positional[0]!, encrypted: flags.has('encrypted'), category: typeof category === 'string' ? category : null }
+    }
+    case 'delete':
+      return positional.length === 1 && flags.size === 0 ? { command, key: positional[0]! } : null
+    default:
+      return null
+  }
+}
+
+/** Exit status: 0 done, 1 failed, 2 usage error. */
+export async function runSettingsCommand(args: string[], io: CliIo = processIo): Promise<number> {
+  if (args[0] === '--help' || args[0] === 'help' || args[0] === '-h') {
+    io.out(SETTINGS_USAGE)
+    return 0
+  }
+  const parsed = parse(args)
+  if (!parsed) {
+    io.err(`admin-dashboard: invalid settings command\n\n${SETTINGS_USAGE}`)
+    return 2
+  }
+  const loaded = loadConfig(io.env)
+  if (!loaded.ok) {
+    io.err(['admin-dashboard: invalid configuration:', ...loaded.errors.map((e) => `  ${e}`)].join('\n') + '\n')
+    return 1
+  }
+  const opened = openDatabase(loaded.config.databasePath)
+  if (!opened.ok) {
+    io.err(`admin-dashboard: ${opened.error}\n`)
+    return 1
+  }
+  const log = createLogger('error', (line) => io.err(line))
+  const settings = createSettingsService({
+    config: loaded.config,
+    db: opened.db,
+    audit: new AuditLog(opened.db, systemClock),
+    clock: systemClock,
+    log,
+  })
+  try {
+    return await execute(parsed, settings, io)
+  } catch (error) {
+    if (error instanceof ApiError) {
+      io.err(`admin-dashboard: ${describeFailure(error)}\n`)
+      return 1
+    }
+    throw error
+  } finally {
+    opened.db.close()
+  }
+}
+
+async function execute(parsed: Parsed, settings: SettingsService, io: CliIo): Promise<number> {
+  switch (parsed.command) {
+    case 'list': {
+      const rows = settings.list().map((s) => [s.key, s.encrypted ? 'encrypted' : 'plain', s.category ?? '-', s.updated_at])
+      io.out(formatTable([['KEY', 'STORED', 'CATEGORY', 'UPDATED'], ...rows]))
+      return 0
+    }
+    case 'get': {
+      const setting = settings.read(parsed.key, { decrypt: parsed.decrypt, actor: null })
+      if (!setting) return missing(io)
+      io.out(`${setting.value}\n`)
+      return 0
+    }
+    case 'set': {
+      const value = (await io.readStdin()).replace(/\r?\n$/, '')
+      const { outcome } = settings.write(
+        { key: parsed.key, value, encrypted: parsed.encrypted, category: parsed.category },
+        null,
+      )
+      io.out(`${outcome} ${parsed.key}${parsed.encrypted ? ' (encrypted)' : ''}\n`)
+      return 0
+    }
+    case 'delete':
+      if (!settings.remove(parsed.key, null)) return missing(io)
+      io.out(`deleted ${parsed.key}\n`)
+      return 0
+    case 'reencrypt': {
+      const result = settings.reencryptAll(null)
+      if (result.ok) {
+        io.out(`re-encrypted ${result.reencrypted} value${result.reencrypted === 1 ? '' : 's'} under ENCRYPTION_KEY\n`)
+        return 0
+      }
+      if (result.reason === 'unavailable') {
+        io.err('admin-dashboard: ENCRYPTION_KEY is not set; nothing was changed\n')
+      } else {
+        io.err(
+          'admin-dashboard: these settings decrypt with neither ENCRYPTION_KEY nor ENCRYPTION_KEY_PREVIOUS; nothing was changed:\n' +
+            result.keys.map((key) => `  ${key}\n`).join(''),
+        )
+      }
+      return 1
+    }
+  }
+}
+
+function missing(io: CliIo): number {
+  io.err('admin-dashboard: no setting with this key\n')
+  return 1
+}
+
+function describeFailure(error: ApiError): string {
+  switch (error.code) {
+    case 'encryption_unavailable':
+      return 'ENCRYPTION_KEY is not set; encrypted values cannot be written or read'
+    case 'decryption_failed':
+      return 'the stored value does not decrypt with ENCRYPTION_KEY or ENCRYPTION_KEY_PREVIOUS'
+    default:
+      return error.publicMessage ?? error.message
+  }
+}
+
+function formatTable(rows: string[][]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd() + '\n').join('')
+}
