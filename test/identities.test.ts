@@ -271,6 +271,21 @@ describe('access', () => {
   test('neither refusal is audited as a search', () => {
     expect(auditLines(stack.service)).toHaveLength(0)
   })
+
+  test('the stored idp-admin API key is sent to the store as a Bearer token', async () => {
+    const key = 'ory_pat_' + crypto.randomUUID().replaceAll('-', '')
+    markSensitive(key)
+    stack.service.services.settings.write({ key: 'proxy.idp-admin.api_key', value: key, encrypted: true }, null)
+    stack.kratos.apiKey = key
+    try {
+      const response = await get(stack, '/api/identities?page_size=1')
+      expect(response.status).toBe(200)
+      expect(stack.kratos.callsTo(LIST).at(-1)!.headers.get('authorization')).toBe(`Bearer ${key}`)
+      expect(await response.text()).not.toContain(key)
+    } finally {
+      stack.kratos.apiKey = undefined
+    }
+  })
 })
 
 describe('upstream failures', () => {

@@ -9,19 +9,19 @@ import { IdentitiesService } from './service.ts'
 import { IdentityStoreClient } from './store.ts'
 
 export function identitiesRoutes(services: Services) {
-  const { config, log, clock, db } = services
+  const { config, log, clock, audit } = services
   const baseUrl = config.upstreams['idp-admin']
   const store = baseUrl
     ? new IdentityStoreClient({
         baseUrl,
-        apiKey: async () => null,
+        apiKey: () => services.settings.apiKeyFor('idp-admin'),
         timeoutMs: config.proxyTimeoutMs,
         fetch: services.fetch,
         log,
         name: 'idp-admin',
       })
     : null
-  const identities = new IdentitiesService({ store, log, clock, db })
+  const identities = new IdentitiesService({ store, log, clock, audit })
 
   return new Elysia({ name: 'identities' }).get('/api/identities', async ({ request }) => {
     const admin = sessionOf(request)

@@ -2,7 +2,7 @@
 // page, the cursor taken from Kratos's `Link` header, every search written to the audit trail.
 // Knows nothing of HTTP routing; answers are values the route maps to envelopes.
 
-import type { Database, Statement } from 'bun:sqlite'
+import type { AuditLog } from '../audit/audit.ts'
 import type { Clock } from '../clock.ts'
 import type { ErrorCode } from '../http/errors.ts'
 import { describeError, type Logger } from '../log.ts'
@@ -110,15 +110,11 @@ export interface IdentitiesServiceDeps {
   store: IdentityStoreClient | null
   log: Logger
   clock: Clock
-  db: Database
+  audit: AuditLog
 }
 
 export class IdentitiesService {
-  private readonly insertAudit: Statement
-
-  constructor(private readonly deps: IdentitiesServiceDeps) {
-    this.insertAudit = deps.db.prepare('INSERT INTO audit_events (at, action, actor, target, detail) VALUES (?, ?, ?, ?, ?)')
-  }
+  constructor(private readonly deps: IdentitiesServiceDeps) {}
 
   /** One page for an admin, validated, fetched and audited (exactly one audit event per call). */
   async search(params: URLSearchParams, adminId: string): Promise<ListOutcome> {
@@ -211,7 +207,7 @@ export class IdentitiesService {
     const timestamp = new Date(this.deps.clock.now()).toISOString()
     this.deps.log.info('audit', { action: 'identity_search', adminId, searchFilter, timestamp, outcome })
     try {
-      this.insertAudit.run(timestamp, 'identity_search', adminId, searchFilter, JSON.stringify({ outcome }))
+      this.deps.audit.record('identity_search', adminId, searchFilter, { outcome })
     } catch (error) {
       this.deps.log.error('audit_write_failed', { action: 'identity_search', ...describeError(error) })
     }
