@@ -9,6 +9,9 @@ import { createGate } from './http/gate.ts'
 import { createErrorHandler, createMethodIndex } from './http/error-handler.ts'
 import { readJsonBody } from './http/body.ts'
 import { healthRoutes } from './health/index.ts'
+import { authRoutes } from './auth/index.ts'
+import { dashboardRoutes } from './dashboard/index.ts'
+import { securityRoutes } from './security/index.ts'
 import { RevocationStore } from './session/revocations.ts'
 import { SessionVerifier } from './session/verifier.ts'
 import { IdentityStoreClient } from './identities/store.ts'
@@ -39,6 +42,8 @@ export interface Services {
   audit: AuditLog
   /** The settings layer: cached reads for consumers (`apiKeyFor`), audited writes for the routes and CLI. */
   settings: SettingsService
+  /** Every dashboard session of this identity stops working now (revocation, identity deleted). */
+  endSessionsOf(identityId: string): void
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -68,7 +73,11 @@ export function createServices(deps: AppDeps): Services {
     loginStore ? (id) => loginStore.presence(id) : async () => 'unavailable',
     config.identityRecheckSeconds,
   )
-  return { config, db: deps.db, log, clock, fetch: outbound, revocations, verifier, loginStore, audit, settings }
+  const endSessionsOf = (identityId: string) => {
+    revocations.revokeIdentity(identityId, Math.floor(clock.now() / 1000))
+    verifier.forgetIdentity(identityId)
+  }
+  return { config, db: deps.db, log, clock, fetch: outbound, revocations, verifier, loginStore, audit, settings, endSessionsOf }
 }
 
 export function createApp(deps: AppDeps) {
@@ -87,6 +96,9 @@ export function createApp(deps: AppDeps) {
     .onParse({ as: 'global' }, ({ request, contentType }) => readJsonBody(request, contentType))
     .onError({ as: 'global' }, createErrorHandler(log, allowedMethods))
     .use(healthRoutes(config, services.db))
+    .use(authRoutes(services))
+    .use(dashboardRoutes())
+    .use(securityRoutes(services))
     .use(settingsRoutes(services))
     .use(identitiesRoutes(services))
 

@@ -47,7 +47,7 @@ export function createErrorHandler(log: Logger, allowedMethods: (path: string) =
     try {
       // Elysia wraps what a parse hook throws in its own ParseError; ours travels as the cause.
       const own = error instanceof ApiError ? error : (error as { cause?: unknown } | null)?.cause
-      if (own instanceof ApiError) return errorResponse(own.code, { message: own.publicMessage, headers: own.headers })
+      if (own instanceof ApiError) return errorResponse(own.code, { message: own.publicMessage, hint: own.hint, headers: own.headers })
       switch (code) {
         case 'NOT_FOUND': {
           const allow = allowedMethods(pathnameOf(request))

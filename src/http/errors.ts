@@ -93,14 +93,17 @@ export class ApiError extends Error {
   readonly code: ErrorCode
   readonly status: number
   readonly publicMessage: string | undefined
+  readonly hint: string | undefined
   readonly headers: Record<string, string>
 
-  constructor(code: ErrorCode, options: { message?: string; headers?: Record<string, string> } = {}) {
+  /** `message` and `hint`: constant text from this codebase only. */
+  constructor(code: ErrorCode, options: { message?: string; hint?: string; headers?: Record<string, string> } = {}) {
     super(code)
     this.name = 'ApiError'
     this.code = code
     this.status = ERRORS[code].status
     this.publicMessage = options.message
+    this.hint = options.hint
     this.headers = options.headers ?? {}
   }
 }
@@ -109,11 +112,11 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
 export function errorResponse(
   code: ErrorCode,
-  options: { message?: string; headers?: HeadersInit } = {},
+  options: { message?: string; hint?: string; headers?: HeadersInit } = {},
 ): Response {
   const headers = new Headers(options.headers)
   headers.set('content-type', JSON_CONTENT_TYPE)
-  return new Response(JSON.stringify(envelope(code, { message: options.message })), {
+  return new Response(JSON.stringify(envelope(code, { message: options.message, hint: options.hint })), {
     status: codeToStatus(code),
     headers,
   })

@@ -115,6 +115,15 @@ export function serializeCookie(name: string, value: string, attributes: CookieA
   return parts.join('; ')
 }
 
+/** The login flow cookies (decisions §4): Lax, because Strict is not sent on the provider's redirect back. */
+export const STATE_COOKIE = 'oauth_state'
+export const VERIFIER_COOKIE = 'oauth_verifier'
+export const FLOW_COOKIE_SECONDS = 600
+
+export function flowCookieAttributes(secure: boolean): CookieAttributes {
+  return { path: '/api/auth', httpOnly: true, sameSite: 'Lax', secure }
+}
+
 export function sessionSetCookie(secure: boolean, value: string, maxAge: number): string {
   return serializeCookie(SESSION_COOKIE, value, sessionCookieAttributes(secure), maxAge)
 }

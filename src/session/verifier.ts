@@ -72,7 +72,12 @@ export class SessionVerifier {
     return presence
   }
 
-  /** The identity was deleted through an admin proxy: its sessions end now, not at the next recheck. */
+  /** The login just read the identity from the store: no need to ask again at once. */
+  confirmIdentity(identityId: string): void {
+    this.confirmedAt.set(identityId, this.clock.now())
+  }
+
+  /** Its sessions were revoked or the identity was deleted: ask the store next time, trust nothing cached. */
   forgetIdentity(identityId: string): void {
     this.confirmedAt.delete(identityId)
   }

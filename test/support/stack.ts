@@ -11,8 +11,10 @@ export interface Stack {
   kratos: KratosFixture
   admin: FixtureIdentity
   viewer: FixtureIdentity
-  /** Cookie headers for fresh sessions of the seeded identities. */
+  /** Cookie headers for sessions of the seeded identities, signed at start. */
   cookie: { admin: string; viewer: string }
+  /** A new session (new id) for a seeded identity, as a Cookie header. */
+  freshCookie(role: 'admin' | 'viewer'): string
   stop(): Promise<void>
 }
 
@@ -30,6 +32,7 @@ export async function startStack(options: StartOptions & { env?: Environment } =
     admin,
     viewer,
     cookie: { admin: cookieFor(admin), viewer: cookieFor(viewer) },
+    freshCookie: (role) => cookieFor(role === 'admin' ? admin : viewer),
     async stop() {
       await service.stop()
       await kratos.stop()

@@ -1,0 +1,136 @@
+// GET /api/auth/login, GET /api/auth/callback, GET /api/auth/session, POST /api/auth/logout.
+// These sit under the public /api/auth/**; each one does its own session work.
+
+import { Elysia } from 'elysia'
+import { timingSafeEqual } from 'node:crypto'
+import * as oauth from 'oauth4webapi'
+import type { Services } from '../app.ts'
+import { missingLoginVariables } from '../config.ts'
+import { ApiError, errorResponse } from '../http/errors.ts'
+import {
+  FLOW_COOKIE_SECONDS,
+  flowCookieAttributes,
+  newSessionId,
+  readCookieValues,
+  serializeCookie,
+  sessionClearCookie,
+  sessionLifetime,
+  sessionSetCookie,
+  signSessionCookie,
+  SESSION_COOKIE,
+  STATE_COOKIE,
+  verifySessionCookie,
+  VERIFIER_COOKIE,
+  type Role,
+} from '../session/cookie.ts'
+import { LoginClient, type ProviderFailure } from './oauth.ts'
+
+const LOGIN_PATH = '/api/auth/login'
+const LANDING_PATH = '/dashboard'
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+function redirect(location: string, cookies: string[]): Response {
+  const headers = new Headers({ location })
+  for (const cookie of cookies) headers.append('set-cookie', cookie)
+  return new Response(null, { status: 302, headers })
+}
+
+function providerError(failure: ProviderFailure | 'not_found'): ApiError {
+  if (failure === 'timeout') return new ApiError('gateway_timeout')
+  if (failure === 'unreachable' || failure === 'invalid_response') return new ApiError('bad_gateway')
+  return new ApiError('login_failed')
+}
+
+export function authRoutes(services: Services) {
+  const { config, clock, log, audit, verifier, revocations } = services
+  const secure = config.environment !== 'development'
+  const nowSeconds = () => Math.floor(clock.now() / 1000)
+  const loginClient =
+    missingLoginVariables(config).length === 0 ? new LoginClient({ config, fetch: services.fetch, log, now: () => clock.now() }) : null
+  const flowCookie = (name: string, value: string) =>
+    serializeCookie(name, value, flowCookieAttributes(secure), value === '' ? 0 : FLOW_COOKIE_SECONDS)
+  const clearFlowCookies = [flowCookie(STATE_COOKIE, ''), flowCookie(VERIFIER_COOKIE, '')]
+
+  const requireLoginClient = (): LoginClient => {
+    if (!loginClient) throw new ApiError('not_configured', { message: 'Sign-in is not configured on this service.' })
+    return loginClient
+  }
+
+  return new Elysia({ name: 'auth' })
+    .get('/api/auth/login', async () => {
+      const client = requireLoginClient()
+      const state = oauth.generateRandomState()
+      const verifierValue = oauth.generateRandomCodeVerifier()
+      const location = await client.authorizationUrl(state, verifierValue)
+      return redirect(location.href, [flowCookie(STATE_COOKIE, state), flowCookie(VERIFIER_COOKIE, verifierValue)])
+    })
+
+    .get('/api/auth/callback', async ({ request }) => {
+      const client = requireLoginClient()
+      const url = new URL(request.url)
+      const cookieHeader = request.headers.get('cookie')
+      const [expectedState] = readCookieValues(cookieHeader, STATE_COOKIE)
+      const [codeVerifier] = readCookieValues(cookieHeader, VERIFIER_COOKIE)
+      const state = url.searchParams.get('state')
+      // The state check comes first: without it nothing else is looked at, and nothing is sent.
+      if (!expectedState || state === null || !sameText(expectedState, state)) return redirect(LOGIN_PATH, clearFlowCookies)
+      const fail = (error: ApiError) =>
+        errorResponse(error.code, { message: error.publicMessage, hint: error.hint, headers: clearFlowCookies.map((c) => ['set-cookie', c] as [string, string]) })
+      if (url.searchParams.has('error') || !url.searchParams.get('code') || !codeVerifier) return fail(new ApiError('login_failed'))
+
+      const outcome = await client.exchange(url.searchParams, expectedState, codeVerifier)
+      if (!outcome.ok) return fail(providerError(outcome.failure))
+
+      if (!services.loginStore) return fail(new ApiError('upstream_not_configured'))
+      const found = await services.loginStore.getIdentity(outcome.subject)
+      if (!found.ok) {
+        if (found.failure !== 'not_found') return fail(providerError(found.failure === 'timeout' ? 'timeout' : 'unreachable'))
+        return fail(noRole())
+      }
+      const traits = (found.identity.traits ?? {}) as Record<string, unknown>
+      const role = traits.role
+      if (role !== 'admin' && role !== 'viewer') return fail(noRole())
+      const email = typeof traits.email === 'string' ? traits.email : (outcome.email ?? '')
+
+      // Always a fresh session id: a login never keeps anything the browser brought.
+      const iat = nowSeconds()
+      const lifetime = sessionLifetime(outcome.expiresIn)
+      const session = { v: 1 as const, sid: newSessionId(), sub: outcome.subject, email, role: role as Role, iat, exp: iat + lifetime }
+      verifier.confirmIdentity(outcome.subject)
+      audit.record('login', outcome.subject, null, { role })
+      return redirect(LANDING_PATH, [...clearFlowCookies, sessionSetCookie(secure, signSessionCookie(config.sessionSigningKey, session), lifetime)])
+    })
+
+    .get('/api/auth/session', async ({ request }) => {
+      const check = await verifier.check(request.headers.get('cookie'))
+      if (!check.ok) {
+        return errorResponse(check.code, { headers: check.clearCookie ? { 'set-cookie': sessionClearCookie(secure) } : {} })
+      }
+      const { sub, email, role } = check.session
+      return { user: { identityId: sub, email, role } }
+    })
+
+    .post('/api/auth/logout', ({ request }) => {
+      const values = readCookieValues(request.headers.get('cookie'), SESSION_COOKIE)
+      for (const value of values) {
+        const result = verifySessionCookie(config.sessionSigningKey, value, nowSeconds())
+        if (!result.ok) continue
+        // Kept until the cookie could no longer verify anyway, so a replayed copy stays dead.
+        revocations.revokeSession(result.session.sid, result.session.exp)
+        audit.record('logout', result.session.sub, null)
+      }
+      return new Response(null, { status: 204, headers: { 'set-cookie': sessionClearCookie(secure) } })
+    })
+}
+
+function noRole(): ApiError {
+  return new ApiError('forbidden', {
+    message: 'This account has no role in the admin dashboard.',
+    hint: 'Ask an administrator to give your account a role.',
+  })
+}

@@ -1,0 +1,138 @@
+// The OAuth 2.0 client side of the login: a public client using the Authorization Code flow
+// with PKCE S256 (decisions §4), through oauth4webapi.
+
+import * as oauth from 'oauth4webapi'
+import type { Config } from '../config.ts'
+import { describeError, type Logger } from '../log.ts'
+
+export const SCOPE = 'openid profile email'
+/** A failed discovery is retried after this long; a successful one is kept this long. */
+const DISCOVERY_RETRY_MS = 60_000
+const DISCOVERY_TTL_MS = 3_600_000
+
+export type ProviderFailure = 'rejected' | 'unreachable' | 'timeout' | 'invalid_response'
+
+export type TokenOutcome =
+  | { ok: true; subject: string; email: string | null; expiresIn: number | undefined }
+  | { ok: false; failure: ProviderFailure }
+
+export interface LoginClientOptions {
+  config: Config
+  fetch: typeof fetch
+  log: Logger
+  now: () => number
+}
+
+export class LoginClient {
+  private discovered: { server: oauth.AuthorizationServer; until: number } | null = null
+  private readonly issuer: URL
+  private readonly client: oauth.Client
+  private readonly redirectUri: string
+
+  constructor(private readonly options: LoginClientOptions) {
+    const { config } = options
+    if (!config.oauth.issuerUrl || !config.oauth.clientId || !config.baseUrl) throw new Error('login is not configured')
+    this.issuer = config.oauth.issuerUrl
+    this.client = { client_id: config.oauth.clientId, token_endpoint_auth_method: 'none' }
+    this.redirectUri = `${config.baseUrl.origin}/api/auth/callback`
+  }
+
+  private requestOptions() {
+    return {
+      signal: () => AbortSignal.timeout(this.options.config.proxyTimeoutMs),
+      // The operator chose these URLs; an internal plain-HTTP provider is their call.
+      [oauth.allowInsecureRequests]: true,
+      [oauth.customFetch]: this.options.fetch,
+    }
+  }
+
+  /** Discovery when the provider answers it; else Hydra's paths under the issuer. Overrides win. */
+  async server(): Promise<oauth.AuthorizationServer> {
+    if (this.discovered && this.discovered.until > this.options.now()) return this.discovered.server
+    let server: oauth.AuthorizationServer
+    let ttl = DISCOVERY_TTL_MS
+    try {
+      const response = await oauth.discoveryRequest(this.issuer, { ...this.requestOptions(), algorithm: 'oidc' })
+      server = await oauth.processDiscoveryResponse(this.issuer, response)
+    } catch (error) {
+      this.options.log.warn('oauth_discovery_failed', describeError(error))
+      const base = this.issuer.href.replace(/\/+$/, '')
+      server = {
+        issuer: this.issuer.href,
+        authorization_endpoint: `${base}/oauth2/auth`,
+        token_endpoint: `${base}/oauth2/token`,
+        userinfo_endpoint: `${base}/oauth2/userinfo`,
+      }
+      ttl = DISCOVERY_RETRY_MS
+    }
+    const { authorizationUrl, tokenUrl, userinfoUrl } = this.options.config.oauth
+    if (authorizationUrl) server = { ...server, authorization_endpoint: authorizationUrl.href }
+    if (tokenUrl) server = { ...server, token_endpoint: tokenUrl.href }
+    if (userinfoUrl) server = { ...server, userinfo_endpoint: userinfoUrl.href }
+    this.discovered = { server, until: this.options.now() + ttl }
+    return server
+  }
+
+  async authorizationUrl(state: string, codeVerifier: string): Promise<URL> {
+    const server = await this.server()
+    const url = new URL(server.authorization_endpoint!)
+    url.searchParams.set('client_id', this.client.client_id)
+    url.searchParams.set('response_type', 'code')
+    url.searchParams.set('scope', SCOPE)
+    url.searchParams.set('redirect_uri', this.redirectUri)
+    url.searchParams.set('state', state)
+    url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier))
+    url.searchParams.set('code_challenge_method', 'S256')
+    return url
+  }
+
+  /** Exchanges the code (state already checked by the caller) and reads the subject from userinfo. */
+  async exchange(callback: URLSearchParams, state: string, codeVerifier: string): Promise<TokenOutcome> {
+    const server = await this.server()
+    let tokens: oauth.TokenEndpointResponse
+    try {
+      const params = oauth.validateAuthResponse(server, this.client, callback, state)
+      const response = await oauth.authorizationCodeGrantRequest(
+        server,
+        this.client,
+        oauth.None(),
+        params,
+        this.redirectUri,
+        codeVerifier,
+        this.requestOptions(),
+      )
+      tokens = await oauth.processAuthorizationCodeResponse(server, this.client, response)
+    } catch (error) {
+      return { ok: false, failure: this.classify(error, 'token') }
+    }
+    const idClaims = oauth.getValidatedIdTokenClaims(tokens)
+    try {
+      const response = await oauth.userInfoRequest(server, this.client, tokens.access_token, this.requestOptions())
+      const info = await oauth.processUserInfoResponse(server, this.client, idClaims?.sub ?? oauth.skipSubjectCheck, response)
+      if (typeof info.sub !== 'string' || info.sub.length === 0 || info.sub.length > 128) return { ok: false, failure: 'invalid_response' }
+      return {
+        ok: true,
+        subject: info.sub,
+        email: typeof info.email === 'string' ? info.email : null,
+        expiresIn: typeof tokens.expires_in === 'number' ? tokens.expires_in : undefined,
+      }
+    } catch (error) {
+      return { ok: false, failure: this.classify(error, 'userinfo') }
+    }
+  }
+
+  private classify(error: unknown, step: string): ProviderFailure {
+    const name = (error as { name?: string }).name
+    const failure: ProviderFailure =
+      name === 'TimeoutError' || name === 'AbortError'
+        ? 'timeout'
+        : error instanceof oauth.ResponseBodyError || error instanceof oauth.AuthorizationResponseError || error instanceof oauth.WWWAuthenticateChallengeError
+          ? 'rejected'
+          : error instanceof TypeError && !(error instanceof oauth.OperationProcessingError)
+            ? 'unreachable'
+            : 'invalid_response'
+    // The provider's own error text stays out of the log too: it can carry the code or user data.
+    this.options.log.warn('oauth_failed', { step, failure, ...describeError(error) })
+    return failure
+  }
+}
