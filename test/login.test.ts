@@ -1,0 +1,381 @@
+// The login end to end against a real OAuth 2.0 provider (oidc-provider with Hydra's paths) and
+// the Kratos-like identity store.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createHash } from 'node:crypto'
+import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
+import { signInAtProvider, startOAuthProvider, type RunningProvider } from './support/oauth-provider.ts'
+import { startService, TestClock, type TestService } from './support/service.ts'
+import { markSensitive } from './support/leaks.ts'
+import { readCookieValues } from '../src/session/cookie.ts'
+
+const BASE_URL = 'http://admin.test'
+const CLIENT_ID = 'admin-dashboard'
+
+let kratos: KratosFixture
+let provider: RunningProvider
+let service: TestService
+const people: Record<string, FixtureIdentity> = {}
+
+function setCookies(response: Response): Map<string, string> {
+  const cookies = new Map<string, string>()
+  for (const line of response.headers.getSetCookie()) cookies.set(line.slice(0, line.indexOf('=')), line)
+  return cookies
+}
+const cookieValue = (line: string | undefined) => line?.slice(line.indexOf('=') + 1).split(';')[0] ?? ''
+
+async function startLogin(target = service) {
+  const response = await fetch(`${target.url}/api/auth/login`, { redirect: 'manual' })
+  const cookies = setCookies(response)
+  const state = cookieValue(cookies.get('oauth_state'))
+  const verifier = cookieValue(cookies.get('oauth_verifier'))
+  markSensitive(state, verifier)
+  return { response, cookies, location: response.headers.get('location')!, flowCookie: `oauth_state=${state}; oauth_verifier=${verifier}`, state, verifier }
+}
+
+/** Follows the provider's redirect back into our callback, as the browser would. */
+async function callback(target: TestService, redirectBack: URL, flowCookie: string, extraCookie = '') {
+  markSensitive(redirectBack.searchParams.get('code'))
+  return fetch(`${target.url}/api/auth/callback${redirectBack.search}`, {
+    headers: { cookie: [flowCookie, extraCookie].filter(Boolean).join('; ') },
+    redirect: 'manual',
+  })
+}
+
+async function loginAs(email: string, target = service): Promise<{ response: Response; cookie: string }> {
+  const login = await startLogin(target)
+  const back = await signInAtProvider(login.location, email)
+  const response = await callback(target, back, login.flowCookie)
+  const session = cookieValue(setCookies(response).get('admin-session'))
+  markSensitive(session)
+  return { response, cookie: `admin-session=${session}` }
+}
+
+function loginEnv(extra: Record<string, string> = {}) {
+  return { BASE_URL, OAUTH_ISSUER_URL: provider.url, OAUTH_CLIENT_ID: CLIENT_ID, IDP_ADMIN_URL: kratos.url, ...extra }
+}
+
+beforeAll(async () => {
+  kratos = new KratosFixture().start()
+  people.admin = kratos.addIdentity({ email: 'ada@example.test', role: 'admin' })
+  people.viewer = kratos.addIdentity({ email: 'vic@example.test', role: 'viewer' })
+  people.norole = kratos.addIdentity({ email: 'nora@example.test' })
+  people.badrole = kratos.addIdentity({ email: 'root@example.test', role: 'superuser' })
+  markSensitive(...Object.values(people).flatMap((p) => [p.id, p.traits.email as string]), 'ghost@example.test', kratos.url)
+  provider = await startOAuthProvider({
+    clientId: CLIENT_ID,
+    redirectUris: [`${BASE_URL}/api/auth/callback`],
+    findSubject: (login) => {
+      if (login === 'ghost@example.test') return { sub: '3f9c0a5e-0000-4000-8000-00000000dead', email: login }
+      const identity = [...kratos.identities.values()].find((i) => i.traits.email === login)
+      return identity ? { sub: identity.id, email: login } : null
+    },
+  })
+  markSensitive(provider.url, new URL(provider.url).port)
+  service = await startService({ env: loginEnv() })
+})
+afterAll(async () => {
+  await service.stop()
+  await provider.stop()
+  await kratos.stop()
+})
+
+describe('GET /api/auth/login', () => {
+  test('redirects to the authorization endpoint with exactly the spec’s parameters', async () => {
+    const { response, location, state, verifier } = await startLogin()
+    expect(response.status).toBe(302)
+    const url = new URL(location)
+    expect(url.origin + url.pathname).toBe(`${provider.url}/oauth2/auth`)
+    expect([...url.searchParams.keys()].sort()).toEqual(
+      ['client_id', 'code_challenge', 'code_challenge_method', 'redirect_uri', 'response_type', 'scope', 'state'].sort(),
+    )
+    expect(url.searchParams.get('client_id')).toBe(CLIENT_ID)
+    expect(url.searchParams.get('response_type')).toBe('code')
+    expect(url.searchParams.get('scope')).toBe('openid profile email')
+    expect(url.searchParams.get('redirect_uri')).toBe(`${BASE_URL}/api/auth/callback`)
+    expect(url.searchParams.get('state')).toBe(state)
+    expect(state).toMatch(/^[A-Za-z0-9_-]{43,}$/) // ≥ 32 random bytes
+    expect(verifier).toMatch(/^[A-Za-z0-9._~-]{43,128}$/)
+    expect(url.searchParams.get('code_challenge')).toBe(createHash('sha256').update(verifier).digest('base64url'))
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256')
+  })
+
+  test('the state and verifier cookies: HttpOnly, SameSite=Lax, Path=/api/auth, Max-Age=600, Secure', async () => {
+    const { cookies } = await startLogin()
+    for (const name of ['oauth_state', 'oauth_verifier']) {
+      const line = cookies.get(name)!
+      expect(line).toContain('HttpOnly')
+      expect(line).toContain('SameSite=Lax')
+      expect(line).toContain('Path=/api/auth')
+      expect(line).toContain('Max-Age=600')
+      expect(line).toContain('Secure')
+    }
+  })
+
+  test('each login gets its own state and verifier', async () => {
+    const a = await startLogin()
+    const b = await startLogin()
+    expect(a.state).not.toBe(b.state)
+    expect(a.verifier).not.toBe(b.verifier)
+  })
+})
+
+describe('a completed login', () => {
+  test('sets admin-session and redirects to /dashboard; the session route names the user', async () => {
+    const { response, cookie } = await loginAs('ada@example.test')
+    expect(response.status).toBe(302)
+    expect(response.headers.get('location')).toBe('/dashboard')
+    const cookies = setCookies(response)
+    const session = cookies.get('admin-session')!
+    expect(session).toContain('HttpOnly')
+    expect(session).toContain('SameSite=Strict')
+    expect(session).toContain('Path=/;')
+    expect(session).toContain('Secure')
+    expect(session).toContain('Max-Age=3600')
+    // Both flow cookies are cleared.
+    expect(cookies.get('oauth_state')).toContain('Max-Age=0')
+    expect(cookies.get('oauth_verifier')).toContain('Max-Age=0')
+
+    const me = await fetch(`${service.url}/api/auth/session`, { headers: { cookie } })
+    expect(me.status).toBe(200)
+    expect(await me.json()).toEqual({ user: { identityId: people.admin!.id, email: 'ada@example.test', role: 'admin' } })
+  })
+
+  test('a viewer gets a viewer session', async () => {
+    const { cookie } = await loginAs('vic@example.test')
+    const me = await (await fetch(`${service.url}/api/auth/session`, { headers: { cookie } })).json()
+    expect(me.user.role).toBe('viewer')
+    expect((await fetch(`${service.url}/api/settings`, { headers: { cookie } })).status).toBe(403)
+  })
+
+  test('a login never keeps a session id the browser brought', async () => {
+    const first = await loginAs('ada@example.test')
+    const login = await startLogin()
+    const back = await signInAtProvider(login.location, 'ada@example.test')
+    const second = await callback(service, back, login.flowCookie, first.cookie)
+    const newValue = cookieValue(setCookies(second).get('admin-session'))
+    markSensitive(newValue)
+    const sid = (value: string) => JSON.parse(Buffer.from(value.split('.')[0]!, 'base64url').toString()).sid
+    expect(sid(newValue)).not.toBe(sid(first.cookie.slice('admin-session='.length)))
+  })
+
+  test('the audit trail records the login with who, not the token', async () => {
+    await loginAs('ada@example.test')
+    const events = service.services.audit.list({ limit: 10, action: 'login' })
+    expect(events[0]!.actor).toBe(people.admin!.id)
+  })
+})
+
+describe('the callback refuses', () => {
+  test('a wrong state: redirect to login, and no token request reaches the provider', async () => {
+    const login = await startLogin()
+    const back = await signInAtProvider(login.location, 'ada@example.test')
+    const before = provider.tokenRequests()
+    const forged = new URL(back)
+    forged.searchParams.set('state', 'x'.repeat(43))
+    const response = await callback(service, forged, login.flowCookie)
+    expect(response.status).toBe(302)
+    expect(response.headers.get('location')).toBe('/api/auth/login')
+    expect(setCookies(response).has('admin-session')).toBe(false)
+    expect(provider.tokenRequests()).toBe(before)
+  })
+
+  test('a missing state cookie (another browser): redirect, no token request', async () => {
+    const login = await startLogin()
+    const back = await signInAtProvider(login.location, 'ada@example.test')
+    const before = provider.tokenRequests()
+    const response = await callback(service, back, `oauth_verifier=${login.verifier}`)
+    expect(response.headers.get('location')).toBe('/api/auth/login')
+    expect(provider.tokenRequests()).toBe(before)
+  })
+
+  test('a bad state is redirected even when an error parameter is present', async () => {
+    const response = await fetch(`${service.url}/api/auth/callback?error=access_denied&state=nope`, { headers: { cookie: 'oauth_state=other' }, redirect: 'manual' })
+    expect(response.status).toBe(302)
+    expect(response.headers.get('location')).toBe('/api/auth/login')
+  })
+
+  test('a provider error with hostile text → 401 login_failed, nothing reflected', async () => {
+    const login = await startLogin()
+    const hostile = encodeURIComponent('<script>alert(1)</script> ada@example.test')
+    const response = await fetch(`${service.url}/api/auth/callback?error=access_denied&error_description=${hostile}&state=${login.state}`, {
+      headers: { cookie: login.flowCookie },
+      redirect: 'manual',
+    })
+    expect(response.status).toBe(401)
+    const text = await response.text()
+    expect(JSON.parse(text).error).toBe('login_failed')
+    expect(text).not.toContain('script')
+    expect(text).not.toContain('access_denied')
+    expect(setCookies(response).get('oauth_state')).toContain('Max-Age=0')
+  })
+
+  test('a replayed code → 401 login_failed', async () => {
+    const login = await startLogin()
+    const back = await signInAtProvider(login.location, 'ada@example.test')
+    expect((await callback(service, back, login.flowCookie)).status).toBe(302)
+    const replay = await callback(service, back, login.flowCookie)
+    expect(replay.status).toBe(401)
+    expect((await replay.json()).error).toBe('login_failed')
+  })
+
+  test('the right state with another browser’s verifier → 401 login_failed (PKCE binds the code)', async () => {
+    const mine = await startLogin()
+    const theirs = await startLogin()
+    const back = await signInAtProvider(mine.location, 'ada@example.test')
+    const response = await callback(service, back, `oauth_state=${mine.state}; oauth_verifier=${theirs.verifier}`)
+    expect(response.status).toBe(401)
+    expect((await response.json()).error).toBe('login_failed')
+  })
+
+  test('an identity without a role, or with an unknown one → 403 forbidden and no session', async () => {
+    for (const email of ['nora@example.test', 'root@example.test']) {
+      const { response } = await loginAs(email)
+      expect(response.status).toBe(403)
+      const body = await response.json()
+      expect(body.error).toBe('forbidden')
+      expect(body.hint).toContain('administrator')
+      expect(setCookies(response).has('admin-session')).toBe(false)
+    }
+  })
+
+  test('a subject with no identity in the store → 403 forbidden and no session', async () => {
+    const { response } = await loginAs('ghost@example.test')
+    expect(response.status).toBe(403)
+    expect(setCookies(response).has('admin-session')).toBe(false)
+  })
+})
+
+describe('provider trouble', () => {
+  test('a provider that is down → 502 bad_gateway; too slow → 504 gateway_timeout', async () => {
+    // A listener that accepts and never answers, and a port where nothing listens.
+    const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+    const closed = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+    const closedPort = closed.port
+    closed.stop(true)
+    markSensitive(String(silent.port), String(closedPort))
+    for (const [tokenUrl, status, code] of [
+      [`http://127.0.0.1:${closedPort}/oauth2/token`, 502, 'bad_gateway'],
+      [`http://127.0.0.1:${silent.port}/oauth2/token`, 504, 'gateway_timeout'],
+    ] as const) {
+      const broken = await startService({ env: loginEnv({ OAUTH_TOKEN_URL: tokenUrl, PROXY_TIMEOUT_MS: '300' }) })
+      try {
+        const login = await startLogin(broken)
+        const back = await signInAtProvider(login.location, 'ada@example.test')
+        const response = await callback(broken, back, login.flowCookie)
+        expect(response.status).toBe(status)
+        expect((await response.json()).error).toBe(code)
+      } finally {
+        await broken.stop()
+      }
+    }
+    silent.stop(true)
+  })
+
+  test('a token response with a huge expires_in still gives at most 8 hours', async () => {
+    const longLived = await startOAuthProvider({
+      clientId: CLIENT_ID,
+      redirectUris: [`${BASE_URL}/api/auth/callback`],
+      accessTokenTtl: 10 * 86_400,
+      findSubject: () => ({ sub: people.admin!.id, email: 'ada@example.test' }),
+    })
+    const target = await startService({ env: loginEnv({ OAUTH_ISSUER_URL: longLived.url, NODE_ENV: 'development' }) })
+    try {
+      const { response } = await loginAs('ada@example.test', target)
+      const line = setCookies(response).get('admin-session')!
+      expect(line).toContain('Max-Age=28800')
+      // Local development: plain HTTP works, so no Secure.
+      expect(line).not.toContain('Secure')
+    } finally {
+      await target.stop()
+      await longLived.stop()
+    }
+  })
+
+  test('login is not offered when it is not configured', async () => {
+    const bare = await startService({ env: { BASE_URL: '', OAUTH_ISSUER_URL: '', OAUTH_CLIENT_ID: '' } })
+    try {
+      const response = await fetch(`${bare.url}/api/auth/login`, { redirect: 'manual' })
+      expect(response.status).toBe(503)
+      expect((await response.json()).error).toBe('not_configured')
+    } finally {
+      await bare.stop()
+    }
+  })
+})
+
+describe('sessions end when they should', () => {
+  test('logout: 204, the cookie is cleared, and a replayed copy is 401', async () => {
+    const { cookie } = await loginAs('ada@example.test')
+    const logout = await fetch(`${service.url}/api/auth/logout`, { method: 'POST', headers: { cookie } })
+    expect(logout.status).toBe(204)
+    expect(logout.headers.get('set-cookie')).toContain('Max-Age=0')
+    expect((await fetch(`${service.url}/api/auth/session`, { headers: { cookie } })).status).toBe(401)
+    expect((await fetch(`${service.url}/api/settings`, { headers: { cookie } })).status).toBe(401)
+  })
+
+  test('logout without a session still clears and answers 204', async () => {
+    const response = await fetch(`${service.url}/api/auth/logout`, { method: 'POST' })
+    expect(response.status).toBe(204)
+    expect(response.headers.get('set-cookie')).toContain('admin-session=;')
+  })
+
+  test('/api/auth/session without a valid session → 401 not_authenticated', async () => {
+    const none = await fetch(`${service.url}/api/auth/session`)
+    expect(none.status).toBe(401)
+    expect((await none.json()).error).toBe('not_authenticated')
+    const forged = await fetch(`${service.url}/api/auth/session`, { headers: { cookie: 'admin-session=a.b' } })
+    expect(forged.status).toBe(401)
+  })
+
+  test('an administrator revokes every session of an identity; it survives a restart', async () => {
+    const dir = (await import('node:fs')).mkdtempSync(`${(await import('node:os')).tmpdir()}/revoke-`)
+    const first = await startService({ env: loginEnv(), dir })
+    const viewerA = await loginAs('vic@example.test', first)
+    const viewerB = await loginAs('vic@example.test', first)
+    const admin = await loginAs('ada@example.test', first)
+    const revoke = await fetch(`${first.url}/api/security/sessions/revoke`, {
+      method: 'POST',
+      headers: { cookie: admin.cookie, 'content-type': 'application/json', origin: BASE_URL },
+      body: JSON.stringify({ identity_id: people.viewer!.id }),
+    })
+    expect(revoke.status).toBe(204)
+    for (const { cookie } of [viewerA, viewerB]) {
+      expect((await fetch(`${first.url}/api/auth/session`, { headers: { cookie } })).status).toBe(401)
+    }
+    expect(first.services.audit.list({ limit: 5, action: 'sessions_revoke' })[0]!.target).toBe(people.viewer!.id)
+    await first.stop({ keepDir: true })
+
+    const later = new TestClock(first.clock.now() + 1000)
+    const second = await startService({ env: { ...first.env }, dir, clock: later })
+    try {
+      expect((await fetch(`${second.url}/api/auth/session`, { headers: { cookie: viewerA.cookie } })).status).toBe(401)
+      expect((await fetch(`${second.url}/api/auth/session`, { headers: { cookie: admin.cookie } })).status).toBe(200)
+      // A new login after the revocation works.
+      const again = await loginAs('vic@example.test', second)
+      expect((await fetch(`${second.url}/api/auth/session`, { headers: { cookie: again.cookie } })).status).toBe(200)
+    } finally {
+      await second.stop()
+    }
+  })
+
+  test('a viewer cannot revoke sessions', async () => {
+    const viewer = await loginAs('vic@example.test')
+    const response = await fetch(`${service.url}/api/security/sessions/revoke`, {
+      method: 'POST',
+      headers: { cookie: viewer.cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ identity_id: people.admin!.id }),
+    })
+    expect(response.status).toBe(403)
+  })
+
+  test('a session whose identity is erased is 401 via /api/auth/session too', async () => {
+    const temp = kratos.addIdentity({ email: 'temp@example.test', role: 'viewer' })
+    markSensitive(temp.id, 'temp@example.test')
+    const { cookie } = await loginAs('temp@example.test')
+    kratos.identities.delete(temp.id)
+    service.services.verifier.forgetIdentity(temp.id) // as after the recheck window
+    const response = await fetch(`${service.url}/api/auth/session`, { headers: { cookie } })
+    expect(response.status).toBe(401)
+    expect(readCookieValues(response.headers.get('set-cookie'), 'admin-session')).toEqual([''])
+  })
+})
