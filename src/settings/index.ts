@@ -16,6 +16,10 @@ export function settingsRoutes(services: { settings: SettingsService }) {
     .get(
       '/api/settings/:key',
       ({ params, query, request, set }) => {
+        // A repeated parameter is ambiguous (which one wins is the parser's choice): refuse it.
+        if (new URL(request.url).searchParams.getAll('decrypt').length > 1) {
+          throw new ApiError('bad_request', { message: 'Invalid or missing query parameter: decrypt.' })
+        }
         const decrypt = query.decrypt === 'true'
         const setting = settings.read(params.key, { decrypt, actor: sessionOf(request).sub })
         if (setting === null) throw new ApiError('not_found', { message: NO_SUCH_SETTING })
