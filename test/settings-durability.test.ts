@@ -1,0 +1,236 @@
+// Data at rest (threats.md): no plaintext of an encrypted setting in the database or its WAL,
+// concurrent writers (the service and the CLI on one file) lose nothing, and every acknowledged
+// write survives `kill -9` of the service (decisions §7).
+
+import { afterAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+import { startStack } from './support/stack.ts'
+import { KratosFixture } from './support/kratos.ts'
+import { markSensitive } from './support/leaks.ts'
+import { baseEnvironment, randomKey } from './support/service.ts'
+import { decodeBase64Key } from '../src/config.ts'
+import { newSessionId, signSessionCookie } from '../src/session/cookie.ts'
+
+const ROOT = join(import.meta.dir, '..')
+const dirs: string[] = []
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+function fileContains(path: string, needle: string): boolean {
+  if (!existsSync(path)) return false
+  const bytes = readFileSync(path)
+  return bytes.includes(Buffer.from(needle, 'utf8')) || bytes.includes(Buffer.from(needle, 'utf16le'))
+}
+
+describe('plaintext at rest', () => {
+  test('an encrypted secret is in neither the database file nor its -wal; a plain value is (the search works)', async () => {
+    const stack = await startStack()
+    const secret = `plaintext-at-rest-${randomKey(12)}`
+    const updated = `updated-at-rest-${randomKey(12)}`
+    const plain = `visible-plain-${randomKey(12)}`
+    markSensitive(secret, updated)
+    const post = (body: unknown) =>
+      fetch(stack.service.url + '/api/settings', {
+        method: 'POST',
+        headers: { cookie: stack.cookie.admin, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    expect((await post({ key: 'smtp.password', value: secret, encrypted: true })).status).toBe(201)
+    expect((await post({ key: 'smtp.password', value: updated, encrypted: true })).status).toBe(200)
+    expect((await post({ key: 'site.title', value: plain })).status).toBe(201)
+    const decrypted = await fetch(stack.service.url + '/api/settings/smtp.password?decrypt=true', { headers: { cookie: stack.cookie.admin } })
+    expect((await decrypted.json()).value).toBe(updated)
+
+    const db = stack.service.env.DATABASE_PATH!
+    // While running: the writes sit in the WAL.
+    expect(fileContains(`${db}-wal`, plain)).toBe(true)
+    for (const file of [db, `${db}-wal`]) {
+      expect(fileContains(file, secret)).toBe(false)
+      expect(fileContains(file, updated)).toBe(false)
+    }
+    await stack.service.stop({ keepDir: true })
+    await stack.kratos.stop()
+    // After close the WAL is checkpointed into the main file.
+    expect(fileContains(db, plain)).toBe(true)
+    for (const file of [db, `${db}-wal`]) {
+      expect(fileContains(file, secret)).toBe(false)
+      expect(fileContains(file, updated)).toBe(false)
+    }
+    rmSync(stack.service.dir, { recursive: true, force: true })
+  })
+})
+
+describe('concurrent writers', () => {
+  test('the service over HTTP and several CLI processes on the same file lose no write', async () => {
+    const stack = await startStack()
+    try {
+      const env = { PATH: process.env.PATH ?? '', ...stack.service.env } as Record<string, string>
+      const HTTP_WRITES = 300
+      const CLI_WRITES = 8
+      const cli = Array.from({ length: CLI_WRITES }, (_, i) =>
+        Bun.spawn(['bun', 'src/main.ts', 'settings', 'set', `cli.key.${i}`, ...(i % 2 ? ['--encrypted'] : [])], {
+          cwd: ROOT,
+          env,
+          stdin: Buffer.from(`cli value ${i}\n`),
+          stdout: 'pipe',
+          stderr: 'pipe',
+        }),
+      )
+      // Also all writing one shared key, so read-modify-write races are exercised.
+      const shared = Array.from({ length: 4 }, (_, i) =>
+        Bun.spawn(['bun', 'src/main.ts', 'settings', 'set', 'shared.key'], { cwd: ROOT, env, stdin: Buffer.from(`cli ${i}`), stdout: 'pipe', stderr: 'pipe' }),
+      )
+      // 16 HTTP clients in parallel with the CLI processes. (The client, the service and the
+      // identity-store fixture share this process and Bun's outbound connection pool, so hundreds
+      // of simultaneous requests would only measure that pool.)
+      const statuses: number[] = []
+      const httpWrite = async (i: number) => {
+        const body = i % 10 === 0 ? { key: 'shared.key', value: `http ${i}` } : { key: `http.key.${i}`, value: `http value ${i}`, encrypted: i % 3 === 0 }
+        const response = await fetch(stack.service.url + '/api/settings', {
+          method: 'POST',
+          headers: { cookie: stack.cookie.admin, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+        await response.arrayBuffer()
+        statuses.push(response.status)
+      }
+      let next = 0
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < HTTP_WRITES) await httpWrite(next++)
+        }),
+      )
+      const exits = await Promise.all([...cli, ...shared].map((p) => p.exited))
+      expect(exits.every((code) => code === 0)).toBe(true)
+      expect(statuses.every((s) => s === 200 || s === 201)).toBe(true)
+
+      const all = stack.service.services.settings.list()
+      const keys = new Set(all.map((s) => s.key))
+      for (let i = 0; i < HTTP_WRITES; i++) if (i % 10 !== 0) expect(keys.has(`http.key.${i}`)).toBe(true)
+      for (let i = 0; i < CLI_WRITES; i++) expect(stack.service.services.settings.getDecrypted(`cli.key.${i}`)).toBe(`cli value ${i}`)
+      expect(keys.has('shared.key')).toBe(true)
+      // Exactly one writer created the shared key; every other write to it was an update.
+      const sharedEvents = stack.service.services.audit.list({ limit: 1000, action: 'settings_write' }).filter((e) => e.target === 'shared.key')
+      expect(sharedEvents).toHaveLength(HTTP_WRITES / 10 + 4)
+      expect(sharedEvents.filter((e) => e.detail?.outcome === 'created')).toHaveLength(1)
+      // The writers really overlapped: command-line writes landed between HTTP writes.
+      const writes = stack.service.services.audit.list({ limit: 1000, action: 'settings_write' })
+      const httpIds = writes.filter((e) => e.actor !== null).map((e) => e.id)
+      const interleaved = writes.filter((e) => e.actor === null && e.id > Math.min(...httpIds) && e.id < Math.max(...httpIds))
+      expect(interleaved.length).toBeGreaterThan(0)
+    } finally {
+      await stack.stop()
+    }
+  }, 30_000)
+})
+
+describe('kill -9', () => {
+  interface Child {
+    process: Subprocess<'ignore', 'pipe', 'pipe'>
+    url: string
+  }
+
+  async function startChild(env: Record<string, string>): Promise<Child> {
+    const child = Bun.spawn(['bun', 'src/main.ts', 'serve'], { cwd: ROOT, env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+    const reader = child.stdout.getReader()
+    const decoder = new TextDecoder()
+    let buffered = ''
+    const deadline = Date.now() + 10_000
+    while (Date.now() < deadline) {
+      const { value, done } = await reader.read()
+      if (done) break
+      buffered += decoder.decode(value, { stream: true })
+      for (const line of buffered.split('\n')) {
+        if (!line.includes('"listening"')) continue
+        const address = (JSON.parse(line) as { address: string }).address
+        // Keep draining so the child never blocks on a full pipe.
+        void (async () => {
+          while (!(await reader.read()).done) {}
+        })().catch(() => {})
+        return { process: child, url: address }
+      }
+    }
+    child.kill('SIGKILL')
+    throw new Error(`the service did not start: ${await new Response(child.stderr).text()}`)
+  }
+
+  test('every acknowledged write is there after SIGKILL at a random moment and a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-kill-'))
+    dirs.push(dir)
+    const kratos = new KratosFixture().start()
+    const admin = kratos.addIdentity({ email: 'kill.admin@example.test', role: 'admin' })
+    markSensitive(admin.id, 'kill.admin@example.test', kratos.url, String(new URL(kratos.url).port))
+    const env = {
+      PATH: process.env.PATH ?? '',
+      ...baseEnvironment({ DATABASE_PATH: join(dir, 'admin-dashboard.db'), IDP_ADMIN_URL: kratos.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }),
+    } as Record<string, string>
+    markSensitive(env.SESSION_SIGNING_KEY, env.ENCRYPTION_KEY)
+    const now = Math.floor(Date.now() / 1000)
+    const cookie = `admin-session=${signSessionCookie(decodeBase64Key(env.SESSION_SIGNING_KEY!)!, {
+      v: 1,
+      sid: newSessionId(),
+      sub: admin.id,
+      email: 'kill.admin@example.test',
+      role: 'admin',
+      iat: now,
+      exp: now + 3600,
+    })}`
+
+    const acknowledged = new Map<string, string>()
+    const ROUNDS = 3
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        const child = await startChild(env)
+        let stop = false
+        const writer = async (id: number) => {
+          for (let n = 0; !stop; n++) {
+            const key = `kill.r${round}.w${id}.n${n}`
+            const value = `value ${round}/${id}/${n}`
+            try {
+              const response = await fetch(child.url + '/api/settings', {
+                method: 'POST',
+                headers: { cookie, 'content-type': 'application/json' },
+                body: JSON.stringify({ key, value, encrypted: n % 2 === 0 }),
+              })
+              if (response.status === 201) acknowledged.set(key, value)
+              else await response.body?.cancel()
+            } catch {
+              return // the process is gone
+            }
+          }
+        }
+        const writers = Array.from({ length: 8 }, (_, id) => writer(id))
+        await Bun.sleep(150 + Math.random() * 350)
+        child.process.kill('SIGKILL')
+        stop = true
+        await Promise.all(writers)
+        await child.process.exited
+      }
+      expect(acknowledged.size).toBeGreaterThan(ROUNDS * 10)
+
+      // Restart on the same file and read everything back over HTTP, decrypting as we go.
+      const child = await startChild(env)
+      try {
+        const listed = (await (await fetch(child.url + '/api/settings', { headers: { cookie } })).json()) as { key: string; encrypted: boolean; value: string }[]
+        const byKey = new Map(listed.map((s) => [s.key, s]))
+        const lost = [...acknowledged.keys()].filter((key) => !byKey.has(key))
+        expect(lost).toEqual([])
+        const sample = [...acknowledged.entries()].filter(([key]) => byKey.get(key)!.encrypted).slice(0, 20)
+        for (const [key, value] of sample) {
+          const read = await fetch(`${child.url}/api/settings/${key}?decrypt=true`, { headers: { cookie } })
+          expect(((await read.json()) as { value: string }).value).toBe(value)
+        }
+        for (const [key, value] of acknowledged) if (!byKey.get(key)!.encrypted) expect(byKey.get(key)!.value).toBe(value)
+      } finally {
+        child.process.kill('SIGTERM')
+        await child.process.exited
+      }
+    } finally {
+      await kratos.stop()
+    }
+  }, 30_000)
+})
