@@ -1,0 +1,54 @@
+// A person signs in: headless Chromium (Debian's package, driven by playwright-core) goes through
+// the sandbox's provider and lands on /dashboard showing who is signed in.
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser } from 'playwright-core'
+import { startSandbox, SANDBOX_USERS, type Sandbox } from '../dev/sandbox.ts'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const dataDir = mkdtempSync(join(tmpdir(), 'admin-dashboard-browser-'))
+let sandbox: Sandbox
+let browser: Browser
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, dataDir, quiet: true })
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+}, 60_000)
+afterAll(async () => {
+  await browser?.close()
+  await sandbox?.stop()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+test('an administrator signs in through the provider and lands on /dashboard', async () => {
+  const page = await browser.newPage()
+  await page.goto(`${sandbox.url}/dashboard`)
+  // No session: the page sends the browser to the login, which ends at the provider's form.
+  await page.waitForURL((url) => url.origin === sandbox.providerUrl)
+  await page.fill('input[name="login"]', SANDBOX_USERS.admin)
+  await page.fill('input[name="password"]', 'anything')
+  await page.click('button[type="submit"]')
+  await page.waitForURL(`${sandbox.url}/dashboard`)
+  await expect(page.locator('#email').textContent()).resolves.toBe(SANDBOX_USERS.admin)
+  expect(await page.locator('#role').textContent()).toBe('admin')
+  expect(await page.locator('#status').textContent()).toBe('You are signed in.')
+  await page.screenshot({ path: join(dataDir, 'signed-in.png') })
+
+  // The cookie is HttpOnly: page script cannot read it.
+  expect(await page.evaluate(() => document.cookie)).not.toContain('admin-session')
+  const cookies = await page.context().cookies(sandbox.url)
+  const session = cookies.find((cookie) => cookie.name === 'admin-session')!
+  expect(session.httpOnly).toBe(true)
+  expect(session.sameSite).toBe('Strict')
+
+  // Sign out: the page says so, and the session is gone.
+  await page.click('#sign-out')
+  await page.waitForSelector('#signed-out:not([hidden])')
+  const after = await page.evaluate(async () => (await fetch('/api/auth/session')).status)
+  expect(after).toBe(401)
+}, 60_000)
