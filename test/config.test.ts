@@ -62,3 +62,15 @@ describe('the environment contract', () => {
     }
   })
 })
+
+describe('the log', () => {
+  test('audit lines are written even when LOG_LEVEL hides info lines', async () => {
+    const { createLogger } = await import('../src/log.ts')
+    const lines: string[] = []
+    const log = createLogger('error', (line) => void lines.push(line))
+    log.info('request', { path: '/x' })
+    log.audit({ action: 'identity_search', adminId: 'a', searchFilter: null, timestamp: 't' })
+    expect(lines).toHaveLength(1)
+    expect(JSON.parse(lines[0]!)).toMatchObject({ event: 'audit', action: 'identity_search' })
+  })
+})

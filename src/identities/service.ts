@@ -205,7 +205,7 @@ export class IdentitiesService {
    */
   private audit(adminId: string, searchFilter: string | null, outcome: string): void {
     const timestamp = new Date(this.deps.clock.now()).toISOString()
-    this.deps.log.info('audit', { action: 'identity_search', adminId, searchFilter, timestamp, outcome })
+    this.deps.log.audit({ action: 'identity_search', adminId, searchFilter, timestamp, outcome })
     try {
       this.deps.audit.record('identity_search', adminId, searchFilter, { outcome })
     } catch (error) {
