@@ -29,7 +29,7 @@ export interface SettingInput {
 export type Actor = string | null
 
 interface CachedSetting {
-  setting: Setting | null
+  setting: Readonly<Setting> | null
   /** Filled on the first decrypted read. */
   plaintext?: string
 }
@@ -57,7 +57,7 @@ export class SettingsService {
   // Consumer reads (cached) ------------------------------------------------------------------
 
   /** The setting as stored (ciphertext when encrypted), or null. */
-  getSetting(key: string): Setting | null {
+  getSetting(key: string): Readonly<Setting> | null {
     return this.cached(key).setting
   }
 
@@ -93,7 +93,9 @@ export class SettingsService {
   private cached(key: string): CachedSetting {
     const hit = this.cache.get(key)
     if (hit !== undefined) return hit
-    const entry: CachedSetting = { setting: this.deps.store.get(key) }
+    const found = this.deps.store.get(key)
+    // Frozen: every consumer gets the same object until the entry expires.
+    const entry: CachedSetting = { setting: found && Object.freeze(found) }
     this.cache.set(key, entry)
     return entry
   }
