@@ -145,6 +145,17 @@ describe('revoked and erased', () => {
   })
 })
 
+test('concurrent requests of one session share one identity-store lookup', async () => {
+  const busy = stack.kratos.addIdentity({ email: 'busy@example.test', role: 'admin' })
+  markSensitive(busy.id, 'busy@example.test')
+  stack.kratos.delayMs = 100
+  const cookie = `admin-session=${stack.service.sign({ sub: busy.id, role: 'admin' })}`
+  const statuses = await Promise.all(Array.from({ length: 40 }, () => getSettings(cookie).then((r) => r.status)))
+  stack.kratos.delayMs = 0
+  expect(statuses.every((status) => status !== 401 && status !== 503)).toBe(true)
+  expect(stack.kratos.callsTo(`/admin/identities/${busy.id}`)).toHaveLength(1)
+})
+
 describe('signing and verifying', () => {
   const key = Buffer.from(randomKey(), 'base64')
   const now = 1_800_000_000

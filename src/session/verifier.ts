@@ -23,6 +23,8 @@ export class SessionVerifier {
   private readonly verified = new Map<string, SessionPayload>()
   /** identity id → when its presence was last confirmed (ms). */
   private readonly confirmedAt = new Map<string, number>()
+  /** identity id → the lookup under way, shared by every request that needs it meanwhile. */
+  private readonly inFlight = new Map<string, Promise<IdentityPresence>>()
 
   constructor(
     private readonly signingKey: Uint8Array,
@@ -62,7 +64,12 @@ export class SessionVerifier {
   private async presenceOf(identityId: string): Promise<IdentityPresence> {
     const confirmed = this.confirmedAt.get(identityId)
     if (confirmed !== undefined && this.clock.now() - confirmed < this.recheckSeconds * 1000) return 'present'
-    const presence = await this.lookupIdentity(identityId)
+    let lookup = this.inFlight.get(identityId)
+    if (!lookup) {
+      lookup = this.lookupIdentity(identityId).finally(() => this.inFlight.delete(identityId))
+      this.inFlight.set(identityId, lookup)
+    }
+    const presence = await lookup
     if (presence === 'present') {
       if (this.confirmedAt.size >= VERIFIED_CACHE_LIMIT) this.confirmedAt.delete(this.confirmedAt.keys().next().value!)
       this.confirmedAt.set(identityId, this.clock.now())
