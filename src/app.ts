@@ -12,6 +12,7 @@ import { healthRoutes } from './health/index.ts'
 import { authRoutes } from './auth/index.ts'
 import { dashboardRoutes } from './dashboard/index.ts'
 import { securityRoutes } from './security/index.ts'
+import { isProxiedPath, proxyRoutes } from './proxy/index.ts'
 import { RevocationStore } from './session/revocations.ts'
 import { SessionVerifier } from './session/verifier.ts'
 import { IdentityStoreClient } from './identities/store.ts'
@@ -80,6 +81,8 @@ export function createServices(deps: AppDeps): Services {
   return { config, db: deps.db, log, clock, fetch: outbound, revocations, verifier, loginStore, audit, settings, endSessionsOf }
 }
 
+const STREAMED_BODY = Object.freeze({ streamed: true })
+
 export function createApp(deps: AppDeps) {
   const services = createServices(deps)
   const { config, log } = services
@@ -93,12 +96,16 @@ export function createApp(deps: AppDeps) {
   const allowedMethods = createMethodIndex(() => app.routes)
   app
     .onRequest(gate)
-    .onParse({ as: 'global' }, ({ request, contentType }) => readJsonBody(request, contentType))
+    .onParse({ as: 'global' }, ({ request, contentType }) =>
+      // Proxied bodies are streamed to the upstream untouched; a value returned here keeps Elysia's parser away.
+      isProxiedPath(request) ? STREAMED_BODY : readJsonBody(request, contentType),
+    )
     .onError({ as: 'global' }, createErrorHandler(log, allowedMethods))
     .use(healthRoutes(config, services.db))
     .use(authRoutes(services))
     .use(dashboardRoutes())
     .use(securityRoutes(services))
+    .use(proxyRoutes(services))
     .use(settingsRoutes(services))
     .use(identitiesRoutes(services))
 

@@ -139,6 +139,9 @@ export function normalizePath(raw: string): { path: string; suspicious: boolean 
  */
 export function classifyPath(rawPath: string): Access {
   const literal = classifyLiteral(stripTrailingSlashes(rawPath))
+  // A literal path under a proxy prefix can only be routed to the proxy, whose own rules
+  // (proxy/url.ts) refuse any encoded separator or dot segment with 400 before connecting.
+  if (literal === 'proxy-public' || literal === 'proxy-admin') return literal
   const { path, suspicious } = normalizePath(rawPath)
   let access = stricter(literal, classifyLiteral(path))
   if (suspicious) access = stricter(access, 'session')

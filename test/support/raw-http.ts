@@ -10,7 +10,10 @@ export interface RawResponse {
 
 export function rawRequest(base: string, requestLine: string, headers: Record<string, string> = {}, body = ''): Promise<RawResponse> {
   const url = new URL(base)
-  const lines = [requestLine, `Host: ${url.host}`, 'Connection: close']
+  const named = new Set(Object.keys(headers).map((name) => name.toLowerCase()))
+  const lines = [requestLine]
+  if (!named.has('host')) lines.push(`Host: ${url.host}`)
+  if (!named.has('connection')) lines.push('Connection: close')
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`)
   if (body) lines.push(`Content-Length: ${Buffer.byteLength(body)}`)
   const payload = lines.join('\r\n') + '\r\n\r\n' + body

@@ -1,0 +1,377 @@
+// The proxy prefixes against real upstream servers on loopback that record what they receive.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createHash } from 'node:crypto'
+import { gzipSync } from 'node:zlib'
+import { rawRequest } from './support/raw-http.ts'
+import { startStack, type Stack } from './support/stack.ts'
+import { RawListener, RecordingUpstream } from './support/upstream.ts'
+import { markSensitive } from './support/leaks.ts'
+import { joinUpstreamUrl } from '../src/proxy/url.ts'
+import { rewriteLocation } from '../src/proxy/index.ts'
+import { PROXY_PREFIXES } from '../src/proxy/upstreams.ts'
+
+const ORIGIN = 'http://admin.test'
+const ADMIN_KEY = 'ory_pat_oauth_admin_secret_key_0123456789'
+let stack: Stack
+let upstream: RecordingUpstream
+/** Listens on another loopback address: any connection there is the key leaving for a foreign host. */
+let trap: RawListener
+
+beforeAll(async () => {
+  upstream = new RecordingUpstream()
+  trap = await RawListener.start('127.0.0.2')
+  stack = await startStack({
+    env: {
+      IDP_PUBLIC_URL: `${upstream.url}/kratos-public`,
+      OAUTH_ADMIN_URL: upstream.url,
+      OAUTH_PUBLIC_URL: upstream.url,
+      PROXY_TIMEOUT_MS: '500',
+    },
+  })
+  markSensitive(ADMIN_KEY, upstream.url, String(new URL(upstream.url).port), String(trap.port))
+  stack.service.services.settings.write({ key: 'proxy.oauth-admin.api_key', value: ADMIN_KEY, encrypted: true }, null)
+})
+afterAll(async () => {
+  await stack.stop()
+  await upstream.stop()
+  await trap.stop()
+})
+
+function adminHeaders(extra: Record<string, string> = {}): Record<string, string> {
+  return { cookie: stack.freshCookie('admin'), origin: ORIGIN, ...extra }
+}
+
+describe('forwarding', () => {
+  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+    test(`${method}: method, path, query, body and end-to-end headers arrive intact`, async () => {
+      upstream.answer = () => Response.json({ echoed: true }, { headers: { 'x-upstream': 'yes', etag: '"v1"' } })
+      const body = method === 'GET' ? undefined : JSON.stringify({ method, list: [1, 2, 3] })
+      const response = await fetch(`${stack.service.url}/api/idp/self-service/login/flows?id=abc&x=%20y&empty=`, {
+        method,
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-request-id': 'req-42', 'accept-language': 'de' },
+        body,
+      })
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({ echoed: true })
+      expect(response.headers.get('x-upstream')).toBe('yes')
+      expect(response.headers.get('etag')).toBe('"v1"')
+      const seen = upstream.last()
+      expect(seen.method).toBe(method)
+      expect(seen.path).toBe('/kratos-public/self-service/login/flows')
+      expect(seen.search).toBe('?id=abc&x=%20y&empty=')
+      expect(seen.headers['x-request-id']).toBe('req-42')
+      expect(seen.headers['accept-language']).toBe('de')
+      expect(seen.headers['content-type']).toBe('application/json')
+      if (body) expect(seen.bodySha256).toBe(createHash('sha256').update(body).digest('hex'))
+    })
+  }
+
+  test('a 20 MB upload streams through intact', async () => {
+    upstream.answer = (_request, received) => Response.json({ length: received.bodyLength, sha256: received.bodySha256 })
+    const chunk = new Uint8Array(1024 * 1024).map((_, i) => (i * 31) % 251)
+    const hash = createHash('sha256')
+    for (let i = 0; i < 20; i++) hash.update(chunk)
+    const body = new ReadableStream({
+      pull(controller) {
+        if ((this as unknown as { sent: number }).sent === undefined) (this as unknown as { sent: number }).sent = 0
+        const self = this as unknown as { sent: number }
+        if (self.sent++ < 20) controller.enqueue(chunk)
+        else controller.close()
+      },
+    })
+    const response = await fetch(`${stack.service.url}/api/idp/upload`, { method: 'POST', body, headers: { 'content-type': 'application/octet-stream' } })
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ length: 20 * 1024 * 1024, sha256: hash.digest('hex') })
+  })
+
+  test('a 20 MB download streams through intact', async () => {
+    const chunk = new Uint8Array(1024 * 1024).map((_, i) => (i * 7) % 253)
+    const expected = createHash('sha256')
+    for (let i = 0; i < 20; i++) expected.update(chunk)
+    upstream.answer = () => {
+      let sent = 0
+      return new Response(
+        new ReadableStream({
+          pull(controller) {
+            if (sent++ < 20) controller.enqueue(chunk)
+            else controller.close()
+          },
+        }),
+        { headers: { 'content-type': 'application/octet-stream' } },
+      )
+    }
+    const response = await fetch(`${stack.service.url}/api/idp/download`)
+    const hash = createHash('sha256')
+    let length = 0
+    for await (const part of response.body as unknown as AsyncIterable<Uint8Array>) {
+      hash.update(part)
+      length += part.byteLength
+    }
+    expect(length).toBe(20 * 1024 * 1024)
+    expect(hash.digest('hex')).toBe(expected.digest('hex'))
+  })
+})
+
+describe('the API key and the client’s credentials', () => {
+  test('an admin prefix sends the stored key, never the client’s Authorization', async () => {
+    upstream.answer = () => Response.json({})
+    await fetch(`${stack.service.url}/api/oauth-admin/admin/clients`, { headers: adminHeaders({ authorization: 'Bearer client-token' }) })
+    expect(upstream.last().headers.authorization).toBe(`Bearer ${ADMIN_KEY}`)
+  })
+
+  test('naming Authorization in Connection does not remove the injected key', async () => {
+    upstream.answer = () => Response.json({})
+    const response = await rawRequest(stack.service.url, 'GET /api/oauth-admin/admin/clients HTTP/1.1', {
+      ...adminHeaders(),
+      Connection: 'close, authorization, x-drop-me',
+      'x-drop-me': 'secret',
+    })
+    expect(response.status).toBe(200)
+    const seen = upstream.last()
+    expect(seen.headers.authorization).toBe(`Bearer ${ADMIN_KEY}`)
+    expect(seen.headers['x-drop-me']).toBeUndefined()
+  })
+
+  test('a public prefix without a stored key passes the client’s Authorization', async () => {
+    upstream.answer = () => Response.json({})
+    await fetch(`${stack.service.url}/api/oauth/userinfo`, { headers: { authorization: 'Bearer end-user-token' } })
+    expect(upstream.last().headers.authorization).toBe('Bearer end-user-token')
+  })
+
+  test('our cookies never reach an upstream; other cookies do', async () => {
+    upstream.answer = () => Response.json({})
+    await fetch(`${stack.service.url}/api/oauth-admin/admin/clients`, {
+      headers: adminHeaders({ cookie: `${stack.freshCookie('admin')}; oauth_state=s; csrf_token_abc=kratos-csrf; oauth_verifier=v; ory_session=sess` }),
+    })
+    const cookie = upstream.last().headers.cookie ?? ''
+    expect(cookie).not.toContain('admin-session')
+    expect(cookie).not.toContain('oauth_state')
+    expect(cookie).not.toContain('oauth_verifier')
+    expect(cookie).toContain('csrf_token_abc=kratos-csrf')
+    expect(cookie).toContain('ory_session=sess')
+  })
+
+  test('Host, X-Forwarded-*, Forwarded, X-Real-IP and hop-by-hop headers are not forwarded as sent', async () => {
+    upstream.answer = () => Response.json({})
+    const response = await rawRequest(stack.service.url, 'GET /api/idp/sessions/whoami HTTP/1.1', {
+      Host: 'evil.example',
+      'X-Forwarded-For': '6.6.6.6',
+      'X-Forwarded-Host': 'evil.example',
+      'X-Forwarded-Proto': 'https',
+      'X-Forwarded-Prefix': '/admin',
+      Forwarded: 'for=6.6.6.6;host=evil.example',
+      'X-Real-IP': '6.6.6.6',
+      'Keep-Alive': 'timeout=999',
+      'Proxy-Authorization': 'Basic c2VjcmV0',
+      TE: 'trailers',
+    })
+    expect(response.status).toBe(200)
+    const seen = upstream.last().headers
+    expect(seen.host).toBe(new URL(upstream.url).host)
+    for (const name of ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-prefix', 'forwarded', 'x-real-ip', 'keep-alive', 'proxy-authorization', 'te']) {
+      expect(seen[name]).toBeUndefined()
+    }
+  })
+})
+
+describe('paths that would leave the upstream', () => {
+  const tricks = [
+    `//127.0.0.2:${0}/steal`,
+    '//127.0.0.2/steal',
+    '/\\127.0.0.2/steal',
+    '/%5c%5c127.0.0.2/steal',
+    '/@127.0.0.2/steal',
+    '/x@127.0.0.2',
+    '/..%2f..%2fsteal',
+    '/%2e%2e%2f%2e%2e%2fadmin',
+    '/a/..%2f..%2f..%2fadmin',
+    '/%252e%252e/%252e%252e/admin',
+    '/a%2fb',
+    '/a%2Fb',
+    '/a%5cb',
+    '/a%255cb',
+    '/%00',
+    '/a%zz',
+  ]
+  for (const trick of tricks) {
+    test(`GET /api/idp${trick} → 400, and no connection anywhere`, async () => {
+      const path = trick.replace(':0/', `:${trap.port}/`)
+      const before = upstream.received.length
+      const response = await rawRequest(stack.service.url, `GET /api/idp${path} HTTP/1.1`)
+      expect(response.status).toBe(400)
+      expect(JSON.parse(response.body).error).toBe('bad_request')
+      expect(upstream.received.length).toBe(before)
+      expect(trap.connections).toBe(0)
+    })
+  }
+
+  test('dot segments Bun resolves itself stay under the prefix', async () => {
+    upstream.answer = () => Response.json({})
+    const response = await rawRequest(stack.service.url, 'GET /api/idp/x/%2e%2e/y HTTP/1.1')
+    expect(response.status).toBe(200)
+    expect(upstream.last().path).toBe('/kratos-public/y')
+  })
+
+  test('the same on an admin prefix for an admin, with the key never leaving', async () => {
+    const before = upstream.received.length
+    const response = await rawRequest(stack.service.url, `GET /api/oauth-admin//127.0.0.2:${trap.port}/steal HTTP/1.1`, adminHeaders())
+    expect(response.status).toBe(400)
+    expect(upstream.received.length).toBe(before)
+    expect(trap.connections).toBe(0)
+  })
+
+  test('joinUpstreamUrl keeps the origin and the base path', () => {
+    const base = new URL('http://upstream.example/base/')
+    const ok = joinUpstreamUrl(base, '/admin/identities/1', '?page_size=2')
+    expect(ok.ok && ok.url.href).toBe('http://upstream.example/base/admin/identities/1?page_size=2')
+    expect(joinUpstreamUrl(base, '//evil.example/x', '').ok).toBe(false)
+    expect(joinUpstreamUrl(base, 'evil', '').ok).toBe(false)
+    expect(joinUpstreamUrl(base, '', '').ok).toBe(true)
+  })
+})
+
+describe('the gate in front of the admin prefixes', () => {
+  for (const prefix of PROXY_PREFIXES.filter((p) => p.admin)) {
+    test(`anonymous and viewer calls to ${prefix.path} → 401/403 with zero upstream calls`, async () => {
+      const before = upstream.received.length + stack.kratos.calls.filter((c) => !c.path.startsWith('/admin/identities/')).length
+      const anonymous = await fetch(`${stack.service.url}${prefix.path}/admin/identities`)
+      expect(anonymous.status).toBe(401)
+      const viewer = await fetch(`${stack.service.url}${prefix.path}/admin/identities`, { headers: { cookie: stack.freshCookie('viewer') } })
+      expect(viewer.status).toBe(403)
+      const viewerDelete = await fetch(`${stack.service.url}${prefix.path}/admin/identities/${stack.admin.id}`, {
+        method: 'DELETE',
+        headers: { cookie: stack.freshCookie('viewer'), origin: ORIGIN },
+      })
+      expect(viewerDelete.status).toBe(403)
+      expect(upstream.received.length + stack.kratos.calls.filter((c) => !c.path.startsWith('/admin/identities/')).length).toBe(before)
+      expect(stack.kratos.identities.has(stack.admin.id)).toBe(true)
+    })
+  }
+
+  test('an unconfigured prefix → 503 upstream_not_configured', async () => {
+    const response = await fetch(`${stack.service.url}/api/iam-idp/sessions/whoami`)
+    expect(response.status).toBe(503)
+    expect((await response.json()).error).toBe('upstream_not_configured')
+  })
+})
+
+describe('upstream behaviour', () => {
+  test('a slow upstream → 504 gateway_timeout', async () => {
+    upstream.answer = async () => {
+      await Bun.sleep(1500)
+      return Response.json({})
+    }
+    const response = await fetch(`${stack.service.url}/api/idp/slow`)
+    expect(response.status).toBe(504)
+    expect((await response.json()).error).toBe('gateway_timeout')
+  })
+
+  test('a refused port → 502 bad_gateway', async () => {
+    const closed = await RawListener.start('127.0.0.1')
+    const port = closed.port
+    await closed.stop()
+    markSensitive(String(port))
+    const { startService } = await import('./support/service.ts')
+    const service = await startService({ env: { IDP_PUBLIC_URL: `http://127.0.0.1:${port}` } })
+    try {
+      const response = await fetch(`${service.url}/api/idp/x`)
+      expect(response.status).toBe(502)
+      expect((await response.json()).error).toBe('bad_gateway')
+      expect(service.logLines.join('')).not.toContain(ADMIN_KEY)
+    } finally {
+      await service.stop()
+    }
+  })
+
+  test('an upstream that resets mid-body gives a cut stream or an error, never a hang', async () => {
+    const resetter = await RawListener.start('127.0.0.1', (socket) => {
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\n')
+        socket.write(Buffer.alloc(1000, 1), () => socket.resetAndDestroy())
+      })
+    })
+    markSensitive(String(resetter.port))
+    const { startService } = await import('./support/service.ts')
+    const service = await startService({ env: { IDP_PUBLIC_URL: `http://127.0.0.1:${resetter.port}`, PROXY_TIMEOUT_MS: '2000' } })
+    try {
+      const started = Date.now()
+      let outcome: string
+      try {
+        const response = await fetch(`${service.url}/api/idp/file`, { signal: AbortSignal.timeout(8000) })
+        if (response.status >= 500) outcome = 'enveloped'
+        else {
+          const bytes = await response.arrayBuffer()
+          outcome = bytes.byteLength < 1_000_000 ? 'cut' : 'complete'
+        }
+      } catch (error) {
+        outcome = (error as Error).name === 'TimeoutError' ? 'hang' : 'cut'
+      }
+      expect(['enveloped', 'cut']).toContain(outcome)
+      expect(Date.now() - started).toBeLessThan(8000)
+    } finally {
+      await service.stop()
+      await resetter.stop()
+    }
+  })
+
+  test('an upstream Set-Cookie for our cookies is dropped; its own cookies pass', async () => {
+    upstream.answer = () => {
+      const headers = new Headers({ 'content-type': 'application/json' })
+      headers.append('set-cookie', 'admin-session=planted; Path=/')
+      headers.append('set-cookie', 'oauth_state=planted; Path=/api/auth')
+      headers.append('set-cookie', 'csrf_token=kratos; Path=/; HttpOnly')
+      return new Response('{}', { headers })
+    }
+    const response = await fetch(`${stack.service.url}/api/idp/self-service/login/browser`)
+    const cookies = response.headers.getSetCookie()
+    expect(cookies).toEqual(['csrf_token=kratos; Path=/; HttpOnly'])
+  })
+
+  test('gzip bodies decode for the client, with consistent headers', async () => {
+    const json = JSON.stringify({ compressed: 'yes'.repeat(500) })
+    const zipped = gzipSync(json)
+    upstream.answer = () => new Response(zipped, { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } })
+    const response = await fetch(`${stack.service.url}/api/idp/big`, { headers: { 'accept-encoding': 'gzip' } })
+    expect(response.status).toBe(200)
+    expect(await response.text()).toBe(json)
+    const raw = await rawRequest(stack.service.url, 'GET /api/idp/big HTTP/1.1', { 'Accept-Encoding': 'gzip' })
+    expect(raw.headers['content-encoding']).toBe('gzip')
+    if (raw.headers['content-length']) expect(Number(raw.headers['content-length'])).toBe(zipped.byteLength)
+  })
+
+  test('an upstream 302 reaches the client unchanged; a Location inside the upstream is mapped under the prefix', async () => {
+    upstream.answer = () => new Response(null, { status: 302, headers: { location: 'https://login.example.com/ui/login?flow=1' } })
+    const outside = await fetch(`${stack.service.url}/api/idp/self-service/login/browser`, { redirect: 'manual' })
+    expect(outside.status).toBe(302)
+    expect(outside.headers.get('location')).toBe('https://login.example.com/ui/login?flow=1')
+
+    upstream.answer = () => new Response(null, { status: 303, headers: { location: `${upstream.url}/kratos-public/self-service/login?flow=2` } })
+    const inside = await fetch(`${stack.service.url}/api/idp/self-service/login/browser`, { redirect: 'manual' })
+    expect(inside.status).toBe(303)
+    expect(inside.headers.get('location')).toBe('/api/idp/self-service/login?flow=2')
+  })
+
+  test('rewriteLocation leaves relative and foreign locations alone', () => {
+    const base = new URL('http://kratos.internal:4433/public')
+    const idp = PROXY_PREFIXES[0]!
+    expect(rewriteLocation('next?x=1', base, idp)).toBe('next?x=1')
+    expect(rewriteLocation('https://elsewhere.example/a', base, idp)).toBe('https://elsewhere.example/a')
+    expect(rewriteLocation('http://kratos.internal:4433/public/a?b=1', base, idp)).toBe('/api/idp/a?b=1')
+    expect(rewriteLocation('/public/x', base, idp)).toBe('/api/idp/x')
+    expect(rewriteLocation('//kratos.internal:4433/public/x', base, idp)).toBe('/api/idp/x')
+  })
+})
+
+describe('deleting an identity through an admin prefix', () => {
+  test('ends that identity’s dashboard sessions at once', async () => {
+    const doomed = stack.kratos.addIdentity({ email: 'erase.me@example.test', role: 'viewer' })
+    markSensitive(doomed.id, 'erase.me@example.test')
+    const victimCookie = `admin-session=${stack.service.sign({ sub: doomed.id, role: 'viewer' })}`
+    expect((await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie: victimCookie } })).status).toBe(200)
+    const response = await fetch(`${stack.service.url}/api/idp-admin/admin/identities/${doomed.id}`, { method: 'DELETE', headers: adminHeaders() })
+    expect(response.status).toBe(204)
+    expect(stack.kratos.identities.has(doomed.id)).toBe(false)
+    // Within the recheck window, without waiting for it.
+    expect((await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie: victimCookie } })).status).toBe(401)
+  })
+})
