@@ -12,6 +12,7 @@ import { healthRoutes } from './health/index.ts'
 import { authRoutes } from './auth/index.ts'
 import { dashboardRoutes } from './dashboard/index.ts'
 import { securityRoutes } from './security/index.ts'
+import { GeoLocator, geoRoutes, layoutRoutes, sessionLocationsRoutes } from './support/index.ts'
 import { isProxiedPath, proxyRoutes } from './proxy/index.ts'
 import { RevocationStore } from './session/revocations.ts'
 import { SessionVerifier } from './session/verifier.ts'
@@ -94,6 +95,8 @@ export function createApp(deps: AppDeps) {
 
   const app = new Elysia({ name: 'admin-dashboard' })
   const allowedMethods = createMethodIndex(() => app.routes)
+  // One geo database per app: the geo route and the session map read the same one.
+  const geo = new GeoLocator({ customPath: config.geoipDatabasePath, log })
   app
     .onRequest(gate)
     .onParse({ as: 'global' }, ({ request, contentType }) =>
@@ -108,6 +111,9 @@ export function createApp(deps: AppDeps) {
     .use(proxyRoutes(services))
     .use(settingsRoutes(services))
     .use(identitiesRoutes(services))
+    .use(layoutRoutes(services))
+    .use(geoRoutes(geo))
+    .use(sessionLocationsRoutes(services, geo))
 
   return { app, services }
 }

@@ -1,0 +1,6 @@
+// Dashboard support routes (decisions §9). Each group is its own plugin; createApp mounts them.
+
+export { GeoLocator } from './geo.ts'
+export { geoRoutes } from './geo-routes.ts'
+export { layoutRoutes } from './layout-routes.ts'
+export { sessionLocationsRoutes } from './session-locations-routes.ts'

@@ -1,0 +1,32 @@
+// GET /api/session-locations?days=N (any signed-in role).
+
+import { Elysia } from 'elysia'
+import type { Services } from '../app.ts'
+import { ApiError } from '../http/errors.ts'
+import { IdentityStoreClient } from '../identities/store.ts'
+import type { GeoLocator } from './geo.ts'
+import { integerParam } from './query.ts'
+import { SessionLocationsService } from './session-locations.ts'
+
+export function sessionLocationsRoutes(services: Services, geo: GeoLocator) {
+  const { config, log, clock } = services
+  const baseUrl = config.upstreams['idp-admin']
+  const store = baseUrl
+    ? new IdentityStoreClient({
+        baseUrl,
+        apiKey: () => services.settings.apiKeyFor('idp-admin'),
+        timeoutMs: config.proxyTimeoutMs,
+        fetch: services.fetch,
+        log,
+        name: 'idp-admin',
+      })
+    : null
+  const locations = new SessionLocationsService({ store, geo, clock, log })
+
+  return new Elysia({ name: 'support-session-locations' }).get('/api/session-locations', async ({ request }) => {
+    const days = integerParam(request, 'days', { min: 1, max: 365, fallback: 30 })
+    const outcome = await locations.points(days)
+    if (!outcome.ok) throw new ApiError(outcome.code)
+    return outcome.answer
+  })
+}

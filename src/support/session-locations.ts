@@ -1,0 +1,147 @@
+// Where the managed identity store's active sessions come from (decisions §3, §9): the store's
+// sessions are read page by page (keyset paging, the cursor taken from the `Link` header), those
+// authenticated within the window are placed with the geo database, and equal places are counted.
+
+import type { Clock } from '../clock.ts'
+import type { ErrorCode } from '../http/errors.ts'
+import { nextPageToken } from '../identities/service.ts'
+import type { IdentityStoreClient } from '../identities/store.ts'
+import { describeError, type Logger } from '../log.ts'
+import type { GeoLocation, GeoLocator } from './geo.ts'
+
+export interface LocationPoint {
+  lat: number
+  lng: number
+  label: string
+  count: number
+}
+
+export interface LocationsAnswer {
+  points: LocationPoint[]
+  /** True when the page or session bound stopped the walk before the store's last page. */
+  truncated: boolean
+}
+
+export type LocationsOutcome = { ok: true; answer: LocationsAnswer } | { ok: false; code: ErrorCode }
+
+export const PAGE_SIZE = 250
+export const MAX_PAGES = 20
+export const MAX_SESSIONS = 5000
+const DAY_MS = 86_400_000
+
+export interface SessionLocationsDeps {
+  /** The managed identity store (`IDP_ADMIN_URL`); null when it is not configured. */
+  store: IdentityStoreClient | null
+  geo: GeoLocator
+  clock: Clock
+  log: Logger
+}
+
+export class SessionLocationsService {
+  constructor(private readonly deps: SessionLocationsDeps) {}
+
+  async points(days: number): Promise<LocationsOutcome> {
+    const { store, geo, clock, log } = this.deps
+    if (!store) return { ok: false, code: 'upstream_not_configured' }
+    const locate = await geo.locator()
+    const since = clock.now() - days * DAY_MS
+    const groups = new Map<string, LocationPoint>()
+    let seen = 0
+    let token: string | undefined
+    const tokensUsed = new Set<string>()
+
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const query = new URLSearchParams({ active: 'true', expand: 'devices', page_size: String(PAGE_SIZE) })
+      if (token !== undefined) query.set('page_token', token)
+      const fetched = await this.page(store, query)
+      if (!fetched.ok) return fetched
+
+      for (const session of fetched.sessions) {
+        if (seen >= MAX_SESSIONS) return { ok: true, answer: { points: sorted(groups), truncated: true } }
+        seen++
+        if (!authenticatedSince(session, since)) continue
+        // A session is counted once per place, however many of its devices are there.
+        const places = new Map<string, { location: GeoLocation; label: string }>()
+        for (const ip of deviceAddresses(session)) {
+          const location = locate(ip)
+          if (!location) continue
+          const label = labelOf(location)
+          places.set(`${label}\u0000${location.lat}\u0000${location.lng}`, { location, label })
+        }
+        for (const [key, { location, label }] of places) {
+          const point = groups.get(key)
+          if (point) point.count++
+          else groups.set(key, { lat: location.lat, lng: location.lng, label, count: 1 })
+        }
+      }
+
+      const next = nextPageToken(fetched.link)
+      if (next === undefined) return { ok: true, answer: { points: sorted(groups), truncated: false } }
+      if (next === null || tokensUsed.has(next)) {
+        log.warn('session_locations_link', { reason: next === null ? 'next link without a page token' : 'repeated page token' })
+        return { ok: true, answer: { points: sorted(groups), truncated: true } }
+      }
+      tokensUsed.add(next)
+      token = next
+    }
+    return { ok: true, answer: { points: sorted(groups), truncated: true } }
+  }
+
+  private async page(
+    store: IdentityStoreClient,
+    query: URLSearchParams,
+  ): Promise<{ ok: true; sessions: Record<string, unknown>[]; link: string | null } | { ok: false; code: ErrorCode }> {
+    const { log } = this.deps
+    const result = await store.request('/admin/sessions', { query })
+    if (!result.ok) return { ok: false, code: result.failure === 'timeout' ? 'gateway_timeout' : 'bad_gateway' }
+    const { response } = result
+    if (response.status !== 200) {
+      await response.body?.cancel()
+      log.warn('session_list_status', { status: response.status })
+      return { ok: false, code: 'bad_gateway' }
+    }
+    let rows: unknown
+    try {
+      rows = await response.json()
+    } catch (error) {
+      const name = (error as { name?: string } | null)?.name
+      const timedOut = name === 'TimeoutError' || name === 'AbortError'
+      log.warn('session_list_body', { ...describeError(error), timed_out: timedOut })
+      return { ok: false, code: timedOut ? 'gateway_timeout' : 'bad_gateway' }
+    }
+    if (!Array.isArray(rows)) {
+      log.warn('session_list_body', { reason: 'not an array' })
+      return { ok: false, code: 'bad_gateway' }
+    }
+    const sessions = rows.filter((row): row is Record<string, unknown> => typeof row === 'object' && row !== null && !Array.isArray(row))
+    return { ok: true, sessions, link: response.headers.get('link') }
+  }
+}
+
+/** `authenticated_at`, else `issued_at`, at or after `since` (ms). */
+function authenticatedSince(session: Record<string, unknown>, since: number): boolean {
+  const stamp = typeof session.authenticated_at === 'string' ? session.authenticated_at : session.issued_at
+  if (typeof stamp !== 'string') return false
+  const at = Date.parse(stamp)
+  return Number.isFinite(at) && at >= since
+}
+
+function deviceAddresses(session: Record<string, unknown>): string[] {
+  if (!Array.isArray(session.devices)) return []
+  const addresses: string[] = []
+  for (const device of session.devices) {
+    const ip = typeof device === 'object' && device !== null ? (device as Record<string, unknown>).ip_address : undefined
+    if (typeof ip === 'string') addresses.push(ip)
+  }
+  return addresses
+}
+
+function labelOf(location: GeoLocation): string {
+  const country = location.countryName ?? location.country
+  return location.city ? `${location.city}, ${country}` : country
+}
+
+/** Most sessions first; equal counts by label, so the answer is stable. */
+function sorted(groups: Map<string, LocationPoint>): LocationPoint[] {
+  return [...groups.values()].sort((a, b) => b.count - a.count || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0))
+}
