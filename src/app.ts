@@ -12,7 +12,7 @@ import { healthRoutes } from './health/index.ts'
 import { authRoutes } from './auth/index.ts'
 import { dashboardRoutes } from './dashboard/index.ts'
 import { securityRoutes } from './security/index.ts'
-import { GeoLocator, geoRoutes, layoutRoutes, sessionLocationsRoutes } from './support/index.ts'
+import { configRoutes, GeoLocator, geoRoutes, layoutRoutes, servicesRoutes, sessionLocationsRoutes, socialRoutes } from './support/index.ts'
 import { isProxiedPath, proxyRoutes } from './proxy/index.ts'
 import { RevocationStore } from './session/revocations.ts'
 import { SessionVerifier } from './session/verifier.ts'
@@ -114,6 +114,9 @@ export function createApp(deps: AppDeps) {
     .use(layoutRoutes(services))
     .use(geoRoutes(geo))
     .use(sessionLocationsRoutes(services, geo))
+    .use(servicesRoutes(services))
+    .use(socialRoutes(services))
+    .use(configRoutes(services))
 
   return { app, services }
 }

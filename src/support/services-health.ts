@@ -1,0 +1,95 @@
+// The upstreams' own health (decisions §9): `/health/alive` and `/version` of every configured
+// upstream, all at once, each call bounded by the product's timeout. Answers name prefixes only;
+// no host name, port or upstream text reaches the caller.
+
+import { UPSTREAM_NAMES, type UpstreamName } from '../config.ts'
+import { describeError, type Logger } from '../log.ts'
+
+export interface ServiceHealth {
+  name: UpstreamName
+  configured: boolean
+  healthy: boolean
+  version: string | null
+}
+
+export interface ServicesHealthDeps {
+  upstreams: Record<UpstreamName, URL | null>
+  /** The API key of an admin prefix, through the settings cache; null when none is stored. */
+  apiKeyFor: (prefix: UpstreamName) => Promise<string | null>
+  timeoutMs: number
+  fetch: typeof fetch
+  log: Logger
+}
+
+const ADMIN_PREFIXES: ReadonlySet<UpstreamName> = new Set(['idp-admin', 'iam-idp-admin', 'oauth-admin'])
+/** What a version string may look like (`v26.2.0`, `1.3.1-pre.0+meta`); anything else is not shown. */
+const MAX_BODY_BYTES = 4096
+const VERSION_TEXT = /^[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}$/
+
+export class ServicesHealth {
+  constructor(private readonly deps: ServicesHealthDeps) {}
+
+  all(): Promise<ServiceHealth[]> {
+    return Promise.all(UPSTREAM_NAMES.map((name) => this.one(name)))
+  }
+
+  private async one(name: UpstreamName): Promise<ServiceHealth> {
+    const base = this.deps.upstreams[name]
+    if (!base) return { name, configured: false, healthy: false, version: null }
+    const headers: Record<string, string> = { accept: 'application/json' }
+    if (ADMIN_PREFIXES.has(name)) {
+      try {
+        const key = await this.deps.apiKeyFor(name)
+        if (key) headers.authorization = `Bearer ${key}`
+      } catch {
+        // A stored key that cannot be read: no call goes out without the key it should carry.
+        return { name, configured: true, healthy: false, version: null }
+      }
+    }
+    const [alive, version] = await Promise.all([this.get(name, base, '/health/alive', headers), this.get(name, base, '/version', headers)])
+    return { name, configured: true, healthy: alive?.status === 200, version: readVersion(version?.status === 200 ? version.body : null) }
+  }
+
+  private async get(name: UpstreamName, base: URL, path: string, headers: Record<string, string>): Promise<{ status: number; body: string } | null> {
+    const url = new URL(base.href)
+    url.pathname = url.pathname.replace(/\/+$/, '') + path
+    try {
+      const response = await this.deps.fetch(url, { headers, redirect: 'manual', signal: AbortSignal.timeout(this.deps.timeoutMs) })
+      if (response.status !== 200) {
+        await response.body?.cancel()
+        return { status: response.status, body: '' }
+      }
+      return { status: response.status, body: await readAtMost(response, MAX_BODY_BYTES) }
+    } catch (error) {
+      this.deps.log.warn('service_health_failed', { upstream: name, path, ...describeError(error) })
+      return null
+    }
+  }
+}
+
+/** A health or version document is small: read no more than `limit` bytes of any answer. */
+async function readAtMost(response: Response, limit: number): Promise<string> {
+  if (!response.body) return ''
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    chunks.push(chunk)
+    total += chunk.byteLength
+    if (total > limit) {
+      await response.body.cancel().catch(() => {})
+      return ''
+    }
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks))
+}
+
+function readVersion(body: string | null): string | null {
+  if (body === null) return null
+  try {
+    const parsed = JSON.parse(body) as { version?: unknown } | null
+    const version = parsed?.version
+    return typeof version === 'string' && VERSION_TEXT.test(version) ? version : null
+  } catch {
+    return null
+  }
+}

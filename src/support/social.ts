@@ -1,0 +1,79 @@
+// The public list of social sign-in providers (decisions §9), read from the settings layer:
+// `social.<id>.enabled = "true"` turns a provider on, `social.<id>.display_name` names it, and
+// `social.connections_order` (comma-separated ids) puts them in order; the rest follow by id.
+// Only ids and display names leave here: client ids, secrets and every other value stay put.
+// Encrypted entries are never decrypted: an encrypted flag or name counts as not set.
+
+import type { Clock } from '../clock.ts'
+import { TtlCache } from '../settings/cache.ts'
+import type { Setting } from '../settings/store.ts'
+
+export interface SocialProvider {
+  id: string
+  display_name: string
+}
+
+export interface SocialSettings {
+  /** Cached single-key read (ciphertext when encrypted). */
+  getSetting(key: string): Readonly<Setting> | null
+  /** Every setting; only the key names are used here. */
+  list(): Setting[]
+}
+
+const ENABLED_KEY = /^social\.([A-Za-z0-9][A-Za-z0-9_-]{0,63})\.enabled$/
+const PROVIDER_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
+const MAX_DISPLAY_NAME = 100
+const PRINTABLE = /^[^\u0000-\u001f\u007f-\u009f]+$/
+
+export class SocialConnections {
+  /** The candidate ids (keys that end in `.enabled`): a public route must not list the whole table per request. */
+  private readonly candidates: TtlCache<string[]>
+
+  constructor(
+    private readonly settings: SocialSettings,
+    clock: Clock,
+    ttlSeconds: number,
+  ) {
+    this.candidates = new TtlCache(clock, ttlSeconds * 1000)
+  }
+
+  providers(): SocialProvider[] {
+    const enabled = this.candidateIds().filter((id) => this.plain(`social.${id}.enabled`) === 'true')
+    const order = (this.plain('social.connections_order') ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => PROVIDER_ID.test(id))
+    const rank = new Map<string, number>()
+    for (const id of order) if (!rank.has(id)) rank.set(id, rank.size)
+    enabled.sort((a, b) => {
+      const ra = rank.get(a) ?? Infinity
+      const rb = rank.get(b) ?? Infinity
+      return ra !== rb ? ra - rb : a < b ? -1 : a > b ? 1 : 0
+    })
+    return enabled.map((id) => ({ id, display_name: this.displayName(id) }))
+  }
+
+  private candidateIds(): string[] {
+    let ids = this.candidates.get('ids')
+    if (ids === undefined) {
+      ids = []
+      for (const { key } of this.settings.list()) {
+        const match = ENABLED_KEY.exec(key)
+        if (match) ids.push(match[1]!)
+      }
+      this.candidates.set('ids', ids)
+    }
+    return [...ids]
+  }
+
+  private displayName(id: string): string {
+    const name = this.plain(`social.${id}.display_name`)?.trim()
+    return name && name.length <= MAX_DISPLAY_NAME && PRINTABLE.test(name) ? name : id
+  }
+
+  /** A value stored in plain text, through the settings cache; null when unset or encrypted. */
+  private plain(key: string): string | null {
+    const setting = this.settings.getSetting(key)
+    return setting && !setting.encrypted ? setting.value : null
+  }
+}

@@ -1,0 +1,143 @@
+// GET /api/services/health: every upstream prefix, configured or not, asked concurrently within
+// the timeout; names only, never where an upstream lives.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
+import { startService, type TestService } from './support/service.ts'
+import { markSensitive } from './support/leaks.ts'
+
+const TIMEOUT_MS = 300
+let store: KratosFixture
+let publicUpstream: KratosFixture
+let slow: KratosFixture
+let odd: ReturnType<typeof Bun.serve>
+let service: TestService
+let admin: FixtureIdentity
+let viewer: FixtureIdentity
+const cookie = { admin: '', viewer: '' }
+
+beforeAll(async () => {
+  store = new KratosFixture().start()
+  publicUpstream = new KratosFixture().start()
+  slow = new KratosFixture().start()
+  slow.delayMs = TIMEOUT_MS * 3
+  // An upstream that is up but unwell, with a version string that is not one.
+  odd = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: (request) =>
+      new URL(request.url).pathname === '/version'
+        ? Response.json({ version: '<img src=x onerror=alert(1)>' })
+        : Response.json({ status: 'starting' }, { status: 503 }),
+  })
+  admin = store.addIdentity({ email: 'svc.admin@example.test', role: 'admin' })
+  viewer = store.addIdentity({ email: 'svc.viewer@example.test', role: 'viewer' })
+  const urls = [store.url, publicUpstream.url, slow.url, `http://127.0.0.1:${odd.port}`]
+  markSensitive(admin.id, viewer.id, ...urls, ...urls.map((u) => String(new URL(u).port)))
+  service = await startService({
+    env: {
+      IDP_PUBLIC_URL: publicUpstream.url,
+      IDP_ADMIN_URL: store.url,
+      IAM_IDP_PUBLIC_URL: 'http://127.0.0.1:9', // nothing listens there
+      IAM_IDP_ADMIN_URL: store.url,
+      OAUTH_PUBLIC_URL: `http://127.0.0.1:${odd.port}/`,
+      OAUTH_ADMIN_URL: slow.url,
+      PROXY_TIMEOUT_MS: String(TIMEOUT_MS),
+    },
+  })
+  cookie.admin = `admin-session=${service.sign({ sub: admin.id, role: 'admin' })}`
+  cookie.viewer = `admin-session=${service.sign({ sub: viewer.id, role: 'viewer' })}`
+})
+afterAll(async () => {
+  await service.stop()
+  await Promise.all([store.stop(), publicUpstream.stop(), slow.stop(), odd.stop(true)])
+})
+
+async function health(who: string | null, base = service.url) {
+  const response = await fetch(`${base}/api/services/health`, { headers: who ? { cookie: who } : {} })
+  const text = await response.text()
+  return { status: response.status, text, body: JSON.parse(text) as Record<string, any> }
+}
+
+describe('happy path', () => {
+  test('each prefix by name: configured, healthy, version', async () => {
+    const started = performance.now()
+    const { status, body, text } = await health(cookie.viewer)
+    const elapsed = performance.now() - started
+    expect(status).toBe(200)
+    expect(body).toEqual({
+      services: [
+        { name: 'idp', configured: true, healthy: true, version: 'v26.2.0' },
+        { name: 'idp-admin', configured: true, healthy: true, version: 'v26.2.0' },
+        { name: 'iam-idp', configured: true, healthy: false, version: null },
+        { name: 'iam-idp-admin', configured: true, healthy: true, version: 'v26.2.0' },
+        { name: 'oauth', configured: true, healthy: false, version: null },
+        { name: 'oauth-admin', configured: true, healthy: false, version: null },
+      ],
+    })
+    // All at once: the slow upstream costs one timeout, not one per call.
+    expect(elapsed).toBeLessThan(TIMEOUT_MS * 2.5)
+    expect(text).not.toMatch(/127\.0\.0\.1|localhost|:\d{2,5}\b|https?:/)
+  })
+
+  test('an admin may ask too; an unset upstream is reported as not configured', async () => {
+    const bare = await startService({ env: { IDP_ADMIN_URL: store.url } })
+    try {
+      const { status, body } = await health(`admin-session=${bare.sign({ sub: admin.id, role: 'admin' })}`, bare.url)
+      expect(status).toBe(200)
+      expect(body.services.filter((s: { configured: boolean }) => s.configured).map((s: { name: string }) => s.name)).toEqual(['idp-admin'])
+      expect(body.services.find((s: { name: string }) => s.name === 'oauth')).toEqual({ name: 'oauth', configured: false, healthy: false, version: null })
+    } finally {
+      await bare.stop()
+    }
+  })
+
+  test('admin prefixes send their API key, public prefixes none', async () => {
+    const key = 'svc-admin-key-0123456789'
+    markSensitive(key)
+    service.services.settings.write({ key: 'proxy.idp-admin.api_key', value: key, encrypted: true }, null)
+    service.services.settings.write({ key: 'proxy.idp.api_key', value: 'public-key-must-not-go', encrypted: true }, null)
+    store.calls.length = 0
+    publicUpstream.calls.length = 0
+    await health(cookie.admin)
+    const adminCalls = store.calls.filter((call) => call.path === '/health/alive' || call.path === '/version')
+    expect(adminCalls.map((call) => call.headers.get('authorization'))).toContain(`Bearer ${key}`)
+    const publicCalls = publicUpstream.calls.filter((call) => call.path === '/health/alive' || call.path === '/version')
+    expect(publicCalls.length).toBe(2)
+    for (const call of publicCalls) expect(call.headers.get('authorization')).toBeNull()
+  })
+
+  test('an admin key that cannot be decrypted: reported unhealthy, no call made without it', async () => {
+    const other = await startService({ env: { IDP_ADMIN_URL: store.url, OAUTH_ADMIN_URL: slow.url, ENCRYPTION_KEY: '' } })
+    try {
+      // Ciphertext the service cannot open (it has no encryption key).
+      other.services.db
+        .query("INSERT INTO settings (key, value, encrypted, category, updated_at) VALUES ('proxy.oauth-admin.api_key', 'v1.AAAA.BBBB', 1, NULL, '2026-01-01T00:00:00.000Z')")
+        .run()
+      slow.calls.length = 0
+      const { body } = await health(`admin-session=${other.sign({ sub: admin.id, role: 'admin' })}`, other.url)
+      expect(body.services.find((s: { name: string }) => s.name === 'oauth-admin')).toEqual({ name: 'oauth-admin', configured: true, healthy: false, version: null })
+      expect(slow.calls.length).toBe(0)
+    } finally {
+      await other.stop()
+    }
+  })
+})
+
+describe('errors', () => {
+  test('anonymous → 401', async () => {
+    const { status, body } = await health(null)
+    expect(status).toBe(401)
+    expect(body.error).toBe('not_authenticated')
+  })
+
+  test('other paths under /api/services/ are 404 for a signed-in caller', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/services/other'],
+      ['POST', '/api/services/anything'],
+      ['GET', '/api/services'],
+    ] as const) {
+      const response = await fetch(service.url + path, { method, headers: { cookie: cookie.viewer, origin: 'http://admin.test' } })
+      expect([404, 405]).toContain(response.status)
+    }
+  })
+})
