@@ -1,0 +1,55 @@
+// GET /api/security/audit parameters: `limit` 1–200 (default 50), `before` (an event id, the
+// previous page's `next_before`), `action` (one of the audit actions). Digits only; a parameter
+// given twice or out of range is refused.
+
+import type { AuditAction, AuditQuery } from '../audit/audit.ts'
+
+export const DEFAULT_AUDIT_LIMIT = 50
+export const MAX_AUDIT_LIMIT = 200
+
+// Typed as a record so a new AuditAction that is not listed here fails to compile.
+const ACTIONS: Record<AuditAction, true> = {
+  settings_write: true,
+  settings_delete: true,
+  settings_decrypt_read: true,
+  settings_reencrypt: true,
+  login: true,
+  logout: true,
+  identity_search: true,
+  sessions_revoke: true,
+}
+
+export type AuditQueryResult = { ok: true; query: AuditQuery & { limit: number } } | { ok: false; field: 'limit' | 'before' | 'action' }
+
+export function parseAuditQuery(params: URLSearchParams): AuditQueryResult {
+  const single = (name: string): string | null | false => {
+    const values = params.getAll(name)
+    return values.length > 1 ? false : (values[0] ?? null)
+  }
+
+  const limitText = single('limit')
+  if (limitText === false) return { ok: false, field: 'limit' }
+  let limit = DEFAULT_AUDIT_LIMIT
+  if (limitText !== null) {
+    if (!/^[0-9]{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > MAX_AUDIT_LIMIT) return { ok: false, field: 'limit' }
+    limit = Number(limitText)
+  }
+
+  const beforeText = single('before')
+  if (beforeText === false) return { ok: false, field: 'before' }
+  let before: number | undefined
+  if (beforeText !== null) {
+    if (!/^[0-9]{1,15}$/.test(beforeText) || Number(beforeText) < 1) return { ok: false, field: 'before' }
+    before = Number(beforeText)
+  }
+
+  const actionText = single('action')
+  if (actionText === false) return { ok: false, field: 'action' }
+  let action: AuditAction | undefined
+  if (actionText !== null) {
+    if (!Object.hasOwn(ACTIONS, actionText)) return { ok: false, field: 'action' }
+    action = actionText as AuditAction
+  }
+
+  return { ok: true, query: { limit, before, action } }
+}
