@@ -39,7 +39,9 @@ export interface Services {
   fetch: typeof fetch
   revocations: RevocationStore
   verifier: SessionVerifier
-  /** Where the admins themselves live (decisions §3); null when no store is configured. */
+  /** The managed identity store (IDP_ADMIN_URL): identities list, session map. Null when not configured. */
+  managedStore: IdentityStoreClient | null
+  /** Where the admins themselves live (decisions §3): IAM_IDP_ADMIN_URL, else the managed store. */
   loginStore: IdentityStoreClient | null
   audit: AuditLog
   /** The settings layer: cached reads for consumers (`apiKeyFor`), audited writes for the routes and CLI. */
@@ -55,18 +57,15 @@ export function createServices(deps: AppDeps): Services {
   const revocations = new RevocationStore(deps.db, Math.floor(clock.now() / 1000))
   const audit = new AuditLog(deps.db, clock)
   const settings = createSettingsService({ config, db: deps.db, audit, clock, log })
-  const loginStoreUrl = config.upstreams['iam-idp-admin'] ?? config.upstreams['idp-admin']
-  const loginStoreName = config.upstreams['iam-idp-admin'] ? 'iam-idp-admin' : 'idp-admin'
-  const loginStore = loginStoreUrl
-    ? new IdentityStoreClient({
-        baseUrl: loginStoreUrl,
-        apiKey: () => settings.apiKeyFor(loginStoreName),
-        timeoutMs: config.proxyTimeoutMs,
-        fetch: outbound,
-        log,
-        name: loginStoreName,
-      })
-    : null
+  // A Kratos admin API, called with the API key of its own prefix.
+  const identityStore = (name: 'idp-admin' | 'iam-idp-admin'): IdentityStoreClient | null => {
+    const baseUrl = config.upstreams[name]
+    return baseUrl
+      ? new IdentityStoreClient({ baseUrl, apiKey: () => settings.apiKeyFor(name), timeoutMs: config.proxyTimeoutMs, fetch: outbound, log, name })
+      : null
+  }
+  const managedStore = identityStore('idp-admin')
+  const loginStore = identityStore('iam-idp-admin') ?? managedStore
   const verifier = new SessionVerifier(
     config.sessionSigningKey,
     clock,
@@ -79,7 +78,7 @@ export function createServices(deps: AppDeps): Services {
     revocations.revokeIdentity(identityId, Math.floor(clock.now() / 1000))
     verifier.forgetIdentity(identityId)
   }
-  return { config, db: deps.db, log, clock, fetch: outbound, revocations, verifier, loginStore, audit, settings, endSessionsOf }
+  return { config, db: deps.db, log, clock, fetch: outbound, revocations, verifier, managedStore, loginStore, audit, settings, endSessionsOf }
 }
 
 const STREAMED_BODY = Object.freeze({ streamed: true })

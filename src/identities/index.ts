@@ -6,21 +6,10 @@ import type { Services } from '../app.ts'
 import { ApiError } from '../http/errors.ts'
 import { sessionOf } from '../http/request-context.ts'
 import { IdentitiesService } from './service.ts'
-import { IdentityStoreClient } from './store.ts'
 
 export function identitiesRoutes(services: Services) {
-  const { config, log, clock, audit } = services
-  const baseUrl = config.upstreams['idp-admin']
-  const store = baseUrl
-    ? new IdentityStoreClient({
-        baseUrl,
-        apiKey: () => services.settings.apiKeyFor('idp-admin'),
-        timeoutMs: config.proxyTimeoutMs,
-        fetch: services.fetch,
-        log,
-        name: 'idp-admin',
-      })
-    : null
+  const { log, clock, audit } = services
+  const store = services.managedStore
   const identities = new IdentitiesService({ store, log, clock, audit })
 
   return new Elysia({ name: 'identities' }).get('/api/identities', async ({ request }) => {

@@ -3,24 +3,13 @@
 import { Elysia } from 'elysia'
 import type { Services } from '../app.ts'
 import { ApiError } from '../http/errors.ts'
-import { IdentityStoreClient } from '../identities/store.ts'
 import type { GeoLocator } from './geo.ts'
 import { integerParam } from './query.ts'
 import { SessionLocationsService } from './session-locations.ts'
 
 export function sessionLocationsRoutes(services: Services, geo: GeoLocator) {
-  const { config, log, clock } = services
-  const baseUrl = config.upstreams['idp-admin']
-  const store = baseUrl
-    ? new IdentityStoreClient({
-        baseUrl,
-        apiKey: () => services.settings.apiKeyFor('idp-admin'),
-        timeoutMs: config.proxyTimeoutMs,
-        fetch: services.fetch,
-        log,
-        name: 'idp-admin',
-      })
-    : null
+  const { log, clock } = services
+  const store = services.managedStore
   const locations = new SessionLocationsService({ store, geo, clock, log })
 
   return new Elysia({ name: 'support-session-locations' }).get('/api/session-locations', async ({ request }) => {
