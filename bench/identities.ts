@@ -9,6 +9,7 @@
 
 import { KratosFixture } from '../test/support/kratos.ts'
 import { startService } from '../test/support/service.ts'
+import { runWrk } from './wrk.ts'
 
 const STORE_SIZE = 300
 const PAGE_SIZE = 25
@@ -57,24 +58,10 @@ function wrkAvailable(): boolean {
   return Bun.which('wrk') !== null
 }
 
-/** wrk prints `50%  412.00us`; the unit is us, ms or s. */
-function wrkMicros(output: string, percentile: string): number {
-  const match = new RegExp(`^\\s*${percentile}%\\s+([0-9.]+)(us|ms|s)\\s*$`, 'm').exec(output)
-  if (!match) throw new Error(`no ${percentile}% line in wrk output:\n${output}`)
-  const value = Number(match[1])
-  return match[2] === 'us' ? value : match[2] === 'ms' ? value * 1000 : value * 1_000_000
-}
-
 async function measureWithWrk(url: string, headers: Record<string, string>, clients: number): Promise<Latency> {
-  const args = ['wrk', `-t${Math.min(clients, 4)}`, `-c${clients}`, `-d${SECONDS}s`, '--latency']
-  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`)
-  args.push(url)
-  const run = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' })
-  const output = await new Response(run.stdout).text()
-  if ((await run.exited) !== 0) throw new Error(`wrk failed: ${await new Response(run.stderr).text()}`)
-  if (/Non-2xx or 3xx responses/.test(output)) throw new Error(`non-2xx answers during the run:\n${output}`)
-  const requests = Number(/^\s*(\d+) requests in/m.exec(output)?.[1] ?? 0)
-  return { p50: wrkMicros(output, '50'), p99: wrkMicros(output, '99'), requests }
+  const result = await runWrk(url, { connections: clients, threads: Math.min(clients, 4), seconds: SECONDS, headers })
+  if (result.errors > 0) throw new Error(`${result.errors} failed answers during the run`)
+  return { p50: result.p50ms * 1000, p99: result.p99ms * 1000, requests: result.requests }
 }
 
 async function measureWithLoop(url: string, headers: Record<string, string>, clients: number): Promise<Latency> {

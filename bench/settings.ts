@@ -19,6 +19,7 @@ import { createSettingsService } from '../src/settings/service.ts'
 import { newSessionId, signSessionCookie } from '../src/session/cookie.ts'
 import { KratosFixture } from '../test/support/kratos.ts'
 import { baseEnvironment } from '../test/support/service.ts'
+import { runWrk as wrkRun } from './wrk.ts'
 
 const SETTINGS = 10_000
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -73,34 +74,10 @@ async function startService(env: Record<string, string>) {
   return { url: address, child }
 }
 
-function milliseconds(text: string): number {
-  const match = /^([\d.]+)(us|ms|s)$/.exec(text.trim())
-  if (!match) return NaN
-  const value = Number(match[1])
-  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value
-}
-
 async function runWrk(name: string, url: string, concurrency: number, cookie: string, script: string | null): Promise<Result> {
-  const args = [wrk!, '-t1', `-c${concurrency}`, `-d${SECONDS}s`, '--latency', '-H', `Cookie: ${cookie}`]
-  let scriptPath: string | null = null
-  if (script) {
-    scriptPath = join(tmpdir(), `settings-bench-${process.pid}-${name.replace(/\W+/g, '-')}.lua`)
-    await Bun.write(scriptPath, script)
-    args.push('-s', scriptPath)
-  }
-  args.push(url)
-  const run = Bun.spawnSync(args)
-  if (scriptPath) rmSync(scriptPath, { force: true })
-  const output = run.stdout.toString()
-  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(output)
-  if (non2xx) throw new Error(`${name}: ${non2xx[1]} failed responses`)
-  return {
-    name,
-    concurrency,
-    requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]),
-    p50Ms: milliseconds(/^\s+50%\s+(\S+)/m.exec(output)?.[1] ?? ''),
-    p99Ms: milliseconds(/^\s+99%\s+(\S+)/m.exec(output)?.[1] ?? ''),
-  }
+  const result = await wrkRun(url, { connections: concurrency, seconds: SECONDS, headers: { Cookie: cookie }, script: script ?? undefined })
+  if (result.errors > 0) throw new Error(`${name}: ${result.errors} failed responses`)
+  return { name, concurrency, requestsPerSecond: result.requestsPerSecond, p50Ms: result.p50ms, p99Ms: result.p99ms }
 }
 
 async function runLoop(name: string, concurrency: number, request: (n: number) => Promise<Response>): Promise<Result> {
