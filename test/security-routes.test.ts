@@ -1,7 +1,7 @@
 // GET /api/security/audit (who did what, when; never a value) and GET /api/security/posture.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
-import { signInAtProvider, startOAuthProvider, type RunningProvider } from './support/oauth-provider.ts'
+import { signIn, startOAuthProvider, type RunningProvider } from './support/oauth-provider.ts'
 import { randomKey, startService, type TestService } from './support/service.ts'
 import { markSensitive } from './support/leaks.ts'
 
@@ -15,23 +15,11 @@ let viewer: FixtureIdentity
 let adminCookie = ''
 let viewerCookie = ''
 
-const cookieValue = (line: string | undefined) => line?.slice(line.indexOf('=') + 1).split(';')[0] ?? ''
-
 /** The real login: our /api/auth/login, the provider's form, our callback. */
 async function login(email: string): Promise<string> {
-  const start = await fetch(`${service.url}/api/auth/login`, { redirect: 'manual' })
-  const flow = new Map(start.headers.getSetCookie().map((line) => [line.slice(0, line.indexOf('=')), cookieValue(line)]))
-  markSensitive(flow.get('oauth_state'), flow.get('oauth_verifier'))
-  const back = await signInAtProvider(start.headers.get('location')!, email)
-  markSensitive(back.searchParams.get('code'))
-  const done = await fetch(`${service.url}/api/auth/callback${back.search}`, {
-    headers: { cookie: `oauth_state=${flow.get('oauth_state')}; oauth_verifier=${flow.get('oauth_verifier')}` },
-    redirect: 'manual',
-  })
-  expect(done.status).toBe(302)
-  const session = cookieValue(done.headers.getSetCookie().find((line) => line.startsWith('admin-session=')))
-  markSensitive(session)
-  return `admin-session=${session}`
+  const { response, cookie } = await signIn(service.url, email)
+  expect(response.status).toBe(302)
+  return cookie
 }
 
 const send = (method: string, path: string, cookie: string | null, body?: unknown) =>

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Provider from 'oidc-provider'
+import { markSensitive } from './leaks.ts'
 
 export interface ProviderOptions {
   clientId: string
@@ -154,4 +155,25 @@ export async function signInAtProvider(authorizationUrl: string, login: string):
     next = new URL(after, next)
   }
   throw new Error('too many redirects at the provider')
+}
+
+const cookieValue = (line: string | undefined) => line?.slice(line.indexOf('=') + 1).split(';')[0] ?? ''
+
+/**
+ * The whole sign-in as a browser does it: our /api/auth/login, the provider's form, our callback.
+ * Returns the callback's answer and the `admin-session` cookie header it set ('' when none).
+ */
+export async function signIn(serviceUrl: string, email: string): Promise<{ response: Response; cookie: string }> {
+  const start = await fetch(`${serviceUrl}/api/auth/login`, { redirect: 'manual' })
+  const flow = new Map(start.headers.getSetCookie().map((line) => [line.slice(0, line.indexOf('=')), cookieValue(line)]))
+  markSensitive(flow.get('oauth_state'), flow.get('oauth_verifier'))
+  const back = await signInAtProvider(start.headers.get('location')!, email)
+  markSensitive(back.searchParams.get('code'))
+  const response = await fetch(`${serviceUrl}/api/auth/callback${back.search}`, {
+    headers: { cookie: `oauth_state=${flow.get('oauth_state')}; oauth_verifier=${flow.get('oauth_verifier')}` },
+    redirect: 'manual',
+  })
+  const session = cookieValue(response.headers.getSetCookie().find((line) => line.startsWith('admin-session=')))
+  markSensitive(session)
+  return { response, cookie: session ? `admin-session=${session}` : '' }
 }
