@@ -170,7 +170,3 @@ export function missingLoginVariables(config: Config): string[] {
   if (!config.oauth.clientId) missing.push('OAUTH_CLIENT_ID')
   return missing
 }
-
-export function upstreamVariable(name: UpstreamName): string {
-  return UPSTREAM_VARIABLES[name]
-}

@@ -128,7 +128,7 @@ export class LoginClient {
         ? 'timeout'
         : error instanceof oauth.ResponseBodyError || error instanceof oauth.AuthorizationResponseError || error instanceof oauth.WWWAuthenticateChallengeError
           ? 'rejected'
-          : error instanceof TypeError && !(error instanceof oauth.OperationProcessingError)
+          : error instanceof TypeError
             ? 'unreachable'
             : 'invalid_response'
     // The provider's own error text stays out of the log too: it can carry the code or user data.

@@ -16,10 +16,6 @@ export function sessionOf(request: Request): SessionPayload {
   return session
 }
 
-export function optionalSessionOf(request: Request): SessionPayload | undefined {
-  return sessions.get(request)
-}
-
 /** The path as sent (after Bun's own dot-segment resolution); Elysia's ctx.path is wrong for short Host headers. */
 export function pathnameOf(request: Request): string {
   const url = request.url

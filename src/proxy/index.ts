@@ -10,7 +10,7 @@ import { describeError } from '../log.ts'
 import { forwardedRequestHeaders, relayedResponseHeaders } from './headers.ts'
 import { markPassthrough } from './passthrough.ts'
 import { joinUpstreamUrl } from './url.ts'
-import { PROXY_PREFIXES, type ProxyPrefix } from './upstreams.ts'
+import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 
 const PLACEHOLDER_BASE = new URL('http://upstream.invalid/')
 const NO_BODY_METHODS = new Set(['GET', 'HEAD'])
@@ -78,7 +78,7 @@ export function proxyRoutes(services: Services) {
       const failure =
         name === 'TimeoutError' || controller.signal.aborted
           ? 'gateway_timeout'
-          : error instanceof TypeError || /^(E[A-Z]+|Connection|FailedToOpenSocket|ConnectionRefused)/.test(code)
+          : error instanceof TypeError || /^(E[A-Z]+|Connection|FailedToOpenSocket)/.test(code)
             ? 'bad_gateway'
             : 'proxy_error'
       log.warn('proxy_failed', { prefix: prefix.name, method: request.method, failure, ...describeError(error) })
@@ -104,6 +104,5 @@ export function proxyRoutes(services: Services) {
 
 /** Our own JSON body parsing must leave proxied bodies untouched: they are streamed through. */
 export function isProxiedPath(request: Request): boolean {
-  const path = pathnameOf(request)
-  return PROXY_PREFIXES.some((prefix) => path.startsWith(prefix.path + '/'))
+  return proxyPrefixOf(pathnameOf(request)) !== null
 }

@@ -12,7 +12,6 @@ export const MAX_COOKIE_LENGTH = 2048
 const CLOCK_SKEW_SECONDS = 60
 
 export type Role = 'admin' | 'viewer'
-export const ROLES: readonly Role[] = ['admin', 'viewer']
 
 export interface SessionPayload {
   v: 1
