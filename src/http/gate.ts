@@ -52,10 +52,9 @@ export function createGate(deps: GateDeps): Gate {
   }
 }
 
+// The security headers set above in set.headers are merged into this answer by Elysia.
 function refuse(code: ErrorCode, headers: HeadersInit = {}, message?: string): Response {
-  const response = errorResponse(code, { headers, message })
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value)
-  return response
+  return errorResponse(code, { headers, message })
 }
 
 /**
