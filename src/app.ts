@@ -6,6 +6,7 @@ import type { Config } from './config.ts'
 import { systemClock, type Clock } from './clock.ts'
 import type { Logger } from './log.ts'
 import { createGate } from './http/gate.ts'
+import { createSessionAssertion } from './http/session-assertion.ts'
 import { createErrorHandler, createMethodIndex } from './http/error-handler.ts'
 import { readJsonBody } from './http/body.ts'
 import { healthRoutes } from './health/index.ts'
@@ -92,7 +93,9 @@ export function createApp(deps: AppDeps) {
     secureCookies: config.environment !== 'development',
   })
 
-  const app = new Elysia({ name: 'admin-dashboard' })
+  // The router reads the path from the same offset as the gate (request-context.ts): Elysia's default
+  // assumed a host of at least four characters and routed short-Host requests by a shifted path.
+  const app = new Elysia({ name: 'admin-dashboard', handler: { standardHostname: false } })
   const allowedMethods = createMethodIndex(() => app.routes)
   // One geo database per app: the geo route and the session map read the same one.
   const geo = new GeoLocator({ customPath: config.geoipDatabasePath, log })
@@ -102,6 +105,8 @@ export function createApp(deps: AppDeps) {
       // Proxied bodies are streamed to the upstream untouched; a value returned here keeps Elysia's parser away.
       isProxiedPath(request) ? STREAMED_BODY : readJsonBody(request, contentType),
     )
+    // Runs after routing and before validation: the dispatched route's own rule, checked again.
+    .onTransform({ as: 'global' }, createSessionAssertion(log))
     .onError({ as: 'global' }, createErrorHandler(log, allowedMethods))
     .use(healthRoutes(config, services.db))
     .use(authRoutes(services))

@@ -9,6 +9,8 @@ import { runToEnd, startProcess } from './support/process.ts'
 import { signSessionCookie } from '../src/session/cookie.ts'
 import { decodeBase64Key } from '../src/config.ts'
 import { leakProblems } from './support/leaks.ts'
+import { rawRequest, rawSend } from './support/raw-http.ts'
+import { corpusCases, inPool, runCase } from './support/host-corpus.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-binary-'))
 const binary = join(dir, 'admin-dashboard')
@@ -111,4 +113,55 @@ describe('the compiled binary', () => {
       await kratos.stop()
     }
   })
+})
+
+describe('the compiled binary and odd Host headers (the Host-header corpus)', () => {
+  test('the reported commands and the whole corpus answer 400, 401/403 or 404, never data', async () => {
+    const kratos = new KratosFixture().start()
+    const viewer = kratos.addIdentity({ email: 'viewer.bin@example.test', role: 'viewer' })
+    const key = randomKey()
+    const databasePath = join(dir, 'host', 'a.db')
+    const env = { ...loginEnv, SESSION_SIGNING_KEY: key, DATABASE_PATH: databasePath, IDP_ADMIN_URL: kratos.url }
+    const stored = await runToEnd([binary, 'settings', 'set', 'smtp.password'], env, { stdin: 'secret-in-plain' })
+    expect(stored.code).toBe(0)
+    const service = await startProcess([binary], env, workdir)
+    try {
+      const now = Math.floor(Date.now() / 1000)
+      const cookie = signSessionCookie(decodeBase64Key(key)!, { v: 1, sid: 'v', sub: viewer.id, email: 'viewer.bin@example.test', role: 'viewer', iat: now, exp: now + 600 })
+      const reported = [
+        'GET /xy/api/settings HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
+        'GET /x/api/security/audit?limit=1 HTTP/1.1\r\nHost: abc\r\nConnection: close\r\n\r\n',
+        'POST /x/api/encrypt HTTP/1.1\r\nHost: abc\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{"value":"x"}',
+        'GET /api/settings HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n',
+        'GET /api/config HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n',
+      ]
+      for (const text of reported) {
+        const response = await rawSend(service.url, text)
+        expect([400, 401, 403, 404]).toContain(response.status)
+        expect(leakProblems(response.status, response.headers['content-type'] ?? null, response.body)).toEqual([])
+        expect(response.body).not.toContain('secret-in-plain')
+      }
+      const baseline = (method: string, path: string, caller: 'anonymous' | 'viewer', body: string) => {
+        const headers: Record<string, string> = caller === 'viewer' ? { cookie: `admin-session=${cookie}` } : {}
+        if (body) headers['content-type'] = 'application/json'
+        return rawRequest(service.url, `${method} ${path} HTTP/1.1`, headers, body)
+      }
+      const cases = corpusCases()
+      const outcomes = await inPool(cases, 16, (item) => runCase(service.url, item, { viewer: `admin-session=${cookie}` }, baseline))
+      const problems = outcomes.flatMap((outcome, index) => {
+        const item = cases[index]!
+        const found = outcome.problem ? [outcome.problem] : []
+        if (outcome.response.status >= 400 && outcome.response.body !== '') {
+          found.push(...leakProblems(outcome.response.status, outcome.response.headers['content-type'] ?? null, outcome.response.body))
+        }
+        if (outcome.response.body.includes('secret-in-plain')) found.push('a setting value')
+        return found.map((problem) => `${item.variant.name} ${item.route.method} ${item.prefix}${item.route.path} (${item.caller}): ${problem}`)
+      })
+      expect(problems.slice(0, 20)).toEqual([])
+      expect(service.stdout()).not.toContain('handler_without_session')
+    } finally {
+      service.child.kill('SIGKILL')
+      await kratos.stop()
+    }
+  }, 120_000)
 })

@@ -81,6 +81,16 @@ function ruleMatches(pattern: string, path: string): boolean {
   return path === pattern
 }
 
+/** A concrete path for a route pattern: `:param` and `*` filled with a sample segment. */
+export function samplePathOf(routePattern: string): string {
+  return routePattern.replace(/:[^/]+/g, 'sample').replace(/\*$/, 'sample/path')
+}
+
+/** How the route a request was dispatched to is protected, judged from the route's own pattern. */
+export function accessOfRoute(routePattern: string): Access {
+  return classifyPath(samplePathOf(routePattern))
+}
+
 /** The rule for a path, or null when only the fallback applies. */
 export function findRule(path: string): AccessRule | null {
   for (const rule of ACCESS_TABLE) if (ruleMatches(rule.pattern, path)) return rule

@@ -3,7 +3,7 @@
 
 import { classifyPath, requirementOf, type Access } from './access.ts'
 import { errorResponse, type ErrorCode } from './errors.ts'
-import { attachSession, pathnameOf } from './request-context.ts'
+import { attachSession, hasUsableUrl, hasValidHost, pathnameOf } from './request-context.ts'
 import { sessionClearCookie } from '../session/cookie.ts'
 import type { SessionVerifier } from '../session/verifier.ts'
 
@@ -34,6 +34,8 @@ export type Gate = (context: GateContext) => Promise<Response | undefined>
 export function createGate(deps: GateDeps): Gate {
   return async ({ request, set }) => {
     Object.assign(set.headers, SECURITY_HEADERS)
+    // Nothing about Host is trusted for access; a request without a usable one is not routed at all.
+    if (!hasValidHost(request) || !hasUsableUrl(request)) return refuse('bad_request', {}, 'The Host header is missing or invalid.')
     const access: Access = classifyPath(pathnameOf(request))
     const requirement = requirementOf(access)
     if (requirement === 'none') return undefined
@@ -72,5 +74,5 @@ export function isCrossSiteWrite(request: Request, baseOrigin: string | null): b
 function originOfRequest(request: Request): string | null {
   const host = request.headers.get('host')
   if (!host) return null
-  return `${new URL(request.url).protocol}//${host}`
+  return `http://${host}`
 }

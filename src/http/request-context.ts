@@ -1,4 +1,5 @@
-// What the gate learned about a request, for the handlers that run after it.
+// What the gate learned about a request, for the handlers that run after it, and the one
+// computation of "the path" that the gate and the router share.
 
 import type { SessionPayload } from '../session/cookie.ts'
 import { ApiError } from './errors.ts'
@@ -9,18 +10,58 @@ export function attachSession(request: Request, session: SessionPayload): void {
   sessions.set(request, session)
 }
 
-/** The session the gate verified. A handler behind a session rule that finds none is a bug: fail closed. */
+/** The session the gate attached, if any (the route-level assertion reads it without throwing). */
+export function attachedSession(request: Request): SessionPayload | undefined {
+  return sessions.get(request)
+}
+
+/**
+ * The session the gate verified. A handler behind a session rule that finds none is a bug (the
+ * gate and the router disagreed): fail closed with a 500 and never run the handler's work.
+ */
 export function sessionOf(request: Request): SessionPayload {
   const session = sessions.get(request)
-  if (!session) throw new ApiError('not_authenticated')
+  if (!session) throw new ApiError('internal_error')
   return session
 }
 
-/** The path as sent (after Bun's own dot-segment resolution); Elysia's ctx.path is wrong for short Host headers. */
+/**
+ * Where the path starts in `request.url`. Bun builds the URL as `http://` + the Host header +
+ * the path, so the path starts at the first `/` after the scheme. Elysia's router, configured with
+ * `handler: { standardHostname: false }` (app.ts), searches from exactly this offset; with its
+ * default it searched from offset 11 and read from inside the path when the host was shorter
+ * than four characters. The gate (`hasUsableUrl`) refuses any URL that is not `http://host/…`,
+ * so this offset always lands on the first `/` after a valid host.
+ */
+export const PATH_SEARCH_OFFSET = 'http://'.length
+
+/** The path the router dispatches: the same computation as Elysia's, character for character. */
 export function pathnameOf(request: Request): string {
   const url = request.url
-  const start = url.indexOf('/', url.indexOf('//') + 2)
+  const start = url.indexOf('/', PATH_SEARCH_OFFSET)
   if (start < 0) return '/'
-  const end = url.indexOf('?', start)
+  const end = url.indexOf('?', start + 1)
   return end < 0 ? url.slice(start) : url.slice(start, end)
+}
+
+/** `host` or `host:port` as RFC 9110 allows it here: a DNS name or IPv4 address, or an IPv6 literal. */
+const HOST_HEADER = /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9][A-Za-z0-9._-]{0,252})(?::([0-9]{1,5}))?$/
+
+/** Whether the Host header is present once and a valid host[:port] (a duplicate arrives joined by ", "). */
+export function hasValidHost(request: Request): boolean {
+  const host = request.headers.get('host')
+  if (!host) return false
+  const match = HOST_HEADER.exec(host)
+  if (!match) return false
+  return match[1] === undefined || Number(match[1]) <= 65535
+}
+
+/**
+ * Bun falls back to a bare path (`/x/api/settings`) as `request.url` when the Host header is
+ * empty or unparsable; a router searching from a fixed offset would then read from inside the
+ * path. Only `http://host/…` URLs are routed.
+ */
+export function hasUsableUrl(request: Request): boolean {
+  const url = request.url
+  return url.startsWith('http://') && url.indexOf('/', PATH_SEARCH_OFFSET) > PATH_SEARCH_OFFSET
 }

@@ -47,11 +47,16 @@ export function leakProblems(status: number, contentType: string | null, body: s
   return problems
 }
 
+/** A problem found outside a response (e.g. a log line that only a bug writes); fails the running test. */
+export function recordFinding(text: string): void {
+  findings.push(text)
+}
+
 /** Called by the harness for every response the service sends. */
 export function inspectResponse(request: Request, response: Response, isPassthrough: (r: Response) => boolean): void {
   if (response.status < 400 || isPassthrough(response)) return
   const copy = response.clone()
-  const where = `${request.method} ${new URL(request.url).pathname} → ${response.status}`
+  const where = `${request.method} ${request.url.replace(/^[a-z]+:\/\/[^/]*/, '').split('?')[0]} → ${response.status}`
   pending.push(
     copy.text().then(
       (body) => {

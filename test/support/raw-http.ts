@@ -16,7 +16,12 @@ export function rawRequest(base: string, requestLine: string, headers: Record<st
   if (!named.has('connection')) lines.push('Connection: close')
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`)
   if (body) lines.push(`Content-Length: ${Buffer.byteLength(body)}`)
-  const payload = lines.join('\r\n') + '\r\n\r\n' + body
+  return rawSend(base, lines.join('\r\n') + '\r\n\r\n' + body)
+}
+
+/** Sends the bytes exactly as given (request line, headers, body) and reads the answer to the end. */
+export function rawSend(base: string, payload: string): Promise<RawResponse> {
+  const url = new URL(base)
   return new Promise((resolve, reject) => {
     const socket = connect({ host: url.hostname, port: Number(url.port) }, () => socket.write(payload))
     const chunks: Buffer[] = []

@@ -11,7 +11,7 @@ import { createLogger } from '../../src/log.ts'
 import { serve, type RunningServer } from '../../src/server.ts'
 import { newSessionId, signSessionCookie, type Role, type SessionPayload } from '../../src/session/cookie.ts'
 import type { Clock } from '../../src/clock.ts'
-import { inspectResponse, markSensitive } from './leaks.ts'
+import { inspectResponse, markSensitive, recordFinding } from './leaks.ts'
 import { isPassthrough } from '../../src/proxy/passthrough.ts'
 
 export const randomKey = (bytes = 32) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('base64')
@@ -68,7 +68,11 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
   const opened = openDatabase(loaded.config.databasePath)
   if (!opened.ok) throw new Error(opened.error)
   const logLines: string[] = []
-  const log = createLogger('debug', (line) => void logLines.push(line))
+  const log = createLogger('debug', (line) => {
+    logLines.push(line)
+    // Only a routing bug makes a handler run without the session its route needs.
+    if (line.includes('"event":"handler_without_session"')) recordFinding(`a handler ran without its session: ${line.trim()}`)
+  })
   const clock = options.clock ?? new TestClock()
   const { app, services } = createApp({ config: loaded.config, db: opened.db, log, clock })
   const running: RunningServer = serve({
