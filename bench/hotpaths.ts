@@ -1,0 +1,157 @@
+// The hot paths beside their references, in one run on this machine: the compiled executable with
+// the request log on (stdout to a file), bare Elysia, and nginx from Debian, alternating A/B/B/A.
+// Prints the ratios, resident memory after a soak and while streaming, and start-up time.
+//
+//   bun bench/hotpaths.ts        (BENCH_SECONDS per run, default 8; BENCH_SOAK_SECONDS, default 60)
+
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { runWrk, type WrkResult } from './wrk.ts'
+import { startNginx } from './nginx.ts'
+import { signSessionCookie } from '../src/session/cookie.ts'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
+const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 60)
+const ROOT = join(import.meta.dir, '..')
+const dir = mkdtempSync(join(tmpdir(), 'bench-hotpaths-'))
+
+function freePort(): number {
+  const server = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = server.port
+  server.stop(true)
+  return port
+}
+
+async function listeningPort(stream: ReadableStream<Uint8Array>): Promise<number> {
+  const reader = stream.getReader()
+  let text = ''
+  while (!text.includes('\n')) {
+    const { value, done } = await reader.read()
+    if (done) break
+    text += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  return Number(text.trim().split(' ')[1])
+}
+
+function memoryMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(status.match(new RegExp(`${field}:\\s+(\\d+) kB`))?.[1] ?? Number.NaN) / 1024
+}
+
+async function waitFor200(url: string, deadlineMs = 10_000): Promise<void> {
+  const until = performance.now() + deadlineMs
+  for (;;) {
+    try {
+      if ((await fetch(url)).status === 200) return
+    } catch {}
+    if (performance.now() > until) throw new Error(`${url} never answered 200`)
+    await Bun.sleep(1)
+  }
+}
+
+// The executable, built as an operator builds it.
+const binary = join(dir, 'admin-dashboard')
+const build = Bun.spawnSync(['bun', 'build.ts'], { cwd: ROOT, env: { ...process.env, OUTFILE: binary }, stdout: 'ignore', stderr: 'pipe' })
+if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr}`)
+
+const upstream = Bun.spawn(['bun', join(import.meta.dir, 'fixtures/upstream-server.ts')], { stdout: 'pipe', stderr: 'inherit' })
+const upstreamPort = await listeningPort(upstream.stdout)
+const bare = Bun.spawn(['bun', join(import.meta.dir, 'fixtures/bare-elysia.ts')], { stdout: 'pipe', stderr: 'inherit', env: { ...process.env, NODE_ENV: 'production' } })
+const bareUrl = `http://127.0.0.1:${await listeningPort(bare.stdout)}`
+const nginx = await startNginx(join(dir, 'nginx'), freePort(), upstreamPort)
+
+const signingKey = crypto.getRandomValues(new Uint8Array(32))
+const servicePort = freePort()
+const serviceEnv = {
+  PATH: process.env.PATH ?? '',
+  SESSION_SIGNING_KEY: Buffer.from(signingKey).toString('base64'),
+  DATABASE_PATH: join(dir, 'db', 'bench.db'),
+  PORT: String(servicePort),
+  BASE_URL: `http://127.0.0.1:${servicePort}`,
+  OAUTH_ISSUER_URL: 'http://127.0.0.1:9',
+  OAUTH_CLIENT_ID: 'bench',
+  // The bench upstream answers every path with its small JSON, so it also confirms the identity.
+  IDP_PUBLIC_URL: `http://127.0.0.1:${upstreamPort}`,
+  IDP_ADMIN_URL: `http://127.0.0.1:${upstreamPort}`,
+  LOG_LEVEL: 'info',
+}
+const logFile = join(dir, 'service.log')
+
+// Start-up: exec to the first 200, five times, median.
+const startups: number[] = []
+for (let i = 0; i < 5; i++) {
+  const started = performance.now()
+  const child = Bun.spawn([binary, 'serve'], { env: serviceEnv, stdout: openSync(logFile, 'a'), stderr: 'inherit' })
+  await waitFor200(`http://127.0.0.1:${servicePort}/api/health`)
+  startups.push(performance.now() - started)
+  child.kill('SIGTERM')
+  await child.exited
+}
+startups.sort((a, b) => a - b)
+
+const service = Bun.spawn([binary, 'serve'], { env: serviceEnv, stdout: openSync(logFile, 'a'), stderr: 'inherit' })
+const serviceUrl = `http://127.0.0.1:${servicePort}`
+await waitFor200(`${serviceUrl}/api/health`)
+const afterStart = memoryMiB(service.pid, 'VmRSS')
+const now = Math.floor(Date.now() / 1000)
+const cookie = `admin-session=${signSessionCookie(signingKey, { v: 1, sid: 'bench', sub: '7f0c2a3e-1b4d-4c5e-9f6a-0b1c2d3e4f50', email: 'a@example.test', role: 'admin', iat: now, exp: now + 3600 })}`
+
+interface Row {
+  label: string
+  ours: string
+  reference: string
+  referenceName: string
+  headers?: Record<string, string>
+  connections?: number
+}
+const rows: Row[] = [
+  { label: 'GET /api/health (public)', ours: `${serviceUrl}/api/health`, reference: `${bareUrl}/api/health`, referenceName: 'bare Elysia' },
+  { label: 'GET /api/auth/session, valid cookie', ours: `${serviceUrl}/api/auth/session`, reference: `${bareUrl}/api/auth/session`, referenceName: 'bare Elysia', headers: { cookie } },
+  { label: 'GET /api/idp/small (proxy, 290 B)', ours: `${serviceUrl}/api/idp/small`, reference: `${nginx.url}/api/idp/small`, referenceName: 'nginx' },
+  { label: 'GET /api/idp-admin/small, admin cookie', ours: `${serviceUrl}/api/idp-admin/small`, reference: `${nginx.url}/api/idp/small`, referenceName: 'nginx', headers: { cookie } },
+  { label: '1 MiB download through the proxy', ours: `${serviceUrl}/api/idp/1mb`, reference: `${nginx.url}/api/idp/1mb`, referenceName: 'nginx' },
+]
+
+const mean = (results: WrkResult[], key: keyof WrkResult) => results.reduce((sum, r) => sum + r[key], 0) / results.length
+const lines: string[] = []
+for (const row of rows) {
+  const options = { connections: row.connections ?? 32, seconds: SECONDS, headers: row.headers }
+  const a1 = await runWrk(row.reference, options)
+  const b1 = await runWrk(row.ours, options)
+  const b2 = await runWrk(row.ours, options)
+  const a2 = await runWrk(row.reference, options)
+  const reference = mean([a1, a2], 'requestsPerSecond')
+  const ours = mean([b1, b2], 'requestsPerSecond')
+  const errors = [a1, a2, b1, b2].reduce((sum, r) => sum + r.errors, 0)
+  lines.push(
+    `| ${row.label} | ${ours.toFixed(0)} | ${row.referenceName}: ${reference.toFixed(0)} | **${(ours / reference).toFixed(2)}** | ${mean([b1, b2], 'p99ms').toFixed(2)} / ${mean([a1, a2], 'p99ms').toFixed(2)} | ${errors} |`,
+  )
+}
+const afterRuns = memoryMiB(service.pid, 'VmRSS')
+
+// Memory: small JSON through the proxy at c256 for the soak, then 1 MiB bodies at c64.
+const soak = await runWrk(`${serviceUrl}/api/idp/small`, { connections: 256, seconds: SOAK_SECONDS })
+const afterSoak = memoryMiB(service.pid, 'VmRSS')
+const peakBeforeLarge = memoryMiB(service.pid, 'VmHWM')
+const large = await runWrk(`${serviceUrl}/api/idp/1mb`, { connections: 64, seconds: SECONDS })
+const peak = memoryMiB(service.pid, 'VmHWM')
+
+console.log(`\nhot paths: compiled executable (request log on, stdout to a file) vs references, wrk -t1 -c32 -d${SECONDS}s, A/B/B/A means\n`)
+console.log('| path | ours req/s | reference req/s | ratio | p99 ms ours / ref | errors |')
+console.log('|---|---|---|---|---|---|')
+for (const line of lines) console.log(line)
+console.log(`\nresident memory: ${afterStart.toFixed(0)} MiB after start, ${afterRuns.toFixed(0)} MiB after the runs`)
+console.log(`  after ${SOAK_SECONDS} s at c256 small JSON through the proxy: ${afterSoak.toFixed(0)} MiB (peak so far ${peakBeforeLarge.toFixed(0)} MiB; ${soak.requestsPerSecond.toFixed(0)} req/s, ${soak.errors} errors)`)
+console.log(`  peak with 1 MiB bodies at c64: ${peak.toFixed(0)} MiB (${large.requestsPerSecond.toFixed(0)} req/s, ${large.errors} errors)`)
+console.log(`start-up, exec to first 200: median ${startups[2]!.toFixed(0)} ms (min ${startups[0]!.toFixed(0)}, max ${startups[4]!.toFixed(0)})`)
+
+service.kill('SIGTERM')
+await service.exited
+const logged = readFileSync(logFile, 'utf8').split('\n').filter((line) => line.includes('"event":"request"')).length
+console.log(`request log: ${logged} lines written`)
+await nginx.stop()
+upstream.kill()
+bare.kill()
+rmSync(dir, { recursive: true, force: true })
