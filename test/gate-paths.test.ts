@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rawRequest } from './support/raw-http.ts'
 import { startStack, type Stack } from './support/stack.ts'
-import { classifyPath, normalizePath } from '../src/http/access.ts'
+import { classifyPath, classifyUnusualPath, normalizePath } from '../src/http/access.ts'
 
 let stack: Stack
 beforeAll(async () => {
@@ -149,5 +149,33 @@ describe('normalization', () => {
   test('a malformed encoding is never public', () => {
     expect(classifyPath('/api/health%zz')).toBe('session')
     expect(classifyPath('/api/auth/login%')).toBe('session')
+  })
+})
+
+describe('the fast path and the cache agree with the full classification', () => {
+  test('20,000 random paths over a hostile alphabet', () => {
+    const alphabet = ['/', '/', '/', 'a', 'p', 'i', 's', 'e', 't', 'n', 'g', '-', '_', '.', '.', '%2e', '%2f', '%5c', '\\', ';', 'A', 'S', '%', '~', ' ', '%00', 'ｓ']
+    const words = ['api', 'settings', 'health', 'auth', 'idp', 'idp-admin', 'oauth', 'dashboard', 'config', 'security', '..', '.', 'x', '.well-known']
+    let seed = 42
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff
+      return seed % n
+    }
+    let plainSeen = 0
+    for (let i = 0; i < 20_000; i++) {
+      let path = ''
+      const parts = 1 + random(5)
+      for (let j = 0; j < parts; j++) path += '/' + (random(3) === 0 ? alphabet[random(alphabet.length)]! + alphabet[random(alphabet.length)]! : words[random(words.length)]!)
+      if (random(4) === 0) path += alphabet[random(alphabet.length)]!
+      if (/^(?:\/[a-z0-9_.-]*[a-z0-9_-])*\/?$/.test(path)) plainSeen++
+      expect(`${path} → ${classifyPath(path)}`).toBe(`${path} → ${classifyUnusualPath(path)}`)
+      expect(classifyPath(path)).toBe(classifyUnusualPath(path))
+    }
+    expect(plainSeen).toBeGreaterThan(2_000)
+  })
+  test('a trailing dot is not plain: /api/config. is admin', () => {
+    expect(classifyPath('/api/config.')).toBe('admin')
+    expect(classifyPath('/api/config...')).toBe('admin')
+    expect(classifyPath('/api/oauth/.well-known/jwks.json')).toBe('proxy-public')
   })
 })

@@ -148,6 +148,30 @@ export function normalizePath(raw: string): { path: string; suspicious: boolean 
  * public than the route it reaches. Malformed or traversing encodings are never public.
  */
 export function classifyPath(rawPath: string): Access {
+  let access = recentClassifications.get(rawPath)
+  if (access === undefined) {
+    access = PLAIN_PATH.test(rawPath) ? classifyLiteral(stripTrailingSlashes(rawPath)) : classifyUnusualPath(rawPath)
+    // Bounded: a flood of distinct paths costs a clear, never memory.
+    if (recentClassifications.size >= RECENT_LIMIT) recentClassifications.clear()
+    recentClassifications.set(rawPath, access)
+  }
+  return access
+}
+
+/**
+ * A path whose canonical form is itself minus trailing slashes: lower-case ASCII letters, digits,
+ * `-`, `_` and `.` inside segments, single slashes, no dot segment. Nothing can decode, fold or
+ * resolve in it (no segment ends with a dot, so no dot segment and no trailing dots to strip), so
+ * the literal rule is the whole answer. Anything else takes the full road.
+ */
+const PLAIN_PATH = /^(?:\/[a-z0-9_.-]*[a-z0-9_-])*\/?$/
+
+/** Classification is a pure function of the path: recent answers are kept (by exact path). */
+const recentClassifications = new Map<string, Access>()
+const RECENT_LIMIT = 4096
+
+/** The full road for any path: the definition the fast path and the cache must agree with. */
+export function classifyUnusualPath(rawPath: string): Access {
   const literal = classifyLiteral(stripTrailingSlashes(rawPath))
   // A literal path under a proxy prefix can only be routed to the proxy, whose own rules
   // (proxy/url.ts) refuse any encoded separator or dot segment with 400 before connecting.
