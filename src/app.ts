@@ -76,7 +76,7 @@ export function createServices(deps: AppDeps): Services {
     config.identityRecheckSeconds,
   )
   const endSessionsOf = (identityId: string) => {
-    revocations.revokeIdentity(identityId, Math.floor(clock.now() / 1000))
+    revocations.revokeIdentity(identityId, clock.now())
     verifier.forgetIdentity(identityId)
   }
   return { config, db: deps.db, log, clock, fetch: outbound, revocations, verifier, managedStore, loginStore, audit, settings, endSessionsOf }
