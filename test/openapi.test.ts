@@ -72,6 +72,7 @@ describe('GET /api/openapi.json', () => {
     const revoke = document.paths['/api/security/sessions/revoke'].post
     expect(revoke.requestBody.content['application/json'].schema.properties.identity_id).toBeDefined()
     expect(revoke.security).toEqual([{ adminSession: [] }])
+    expect(Object.keys(revoke.responses).sort()).toEqual(['204', 'default'])
     expect(document.paths['/api/health'].get.security).toEqual([])
   })
 

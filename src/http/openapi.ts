@@ -15,6 +15,15 @@ interface RouteLike {
 
 type Json = Record<string, unknown>
 
+/** Routes whose success has no JSON body; the rest answer 200 with JSON. */
+const SUCCESS_WITHOUT_BODY: Record<string, Json> = {
+  'GET /api/auth/login': { '302': { description: 'Redirect to the authorization endpoint.' } },
+  'GET /api/auth/callback': { '302': { description: 'Redirect to the dashboard with the session cookie set.' } },
+  'POST /api/auth/logout': { '204': { description: 'Signed out; the session cookie is cleared.' } },
+  'POST /api/security/sessions/revoke': { '204': { description: 'Every session of the identity has ended.' } },
+  'DELETE /api/settings/:key': { '204': { description: 'The setting is deleted.' } },
+}
+
 const ANY_METHOD = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const
 
 /** `:key` → `{key}`; a trailing `*` (a proxied prefix) → `{path}`. */
@@ -42,8 +51,8 @@ function parametersOf(hooks: Record<string, unknown>, pathParams: string[]): Jso
   return out
 }
 
-function responsesOf(hooks: Record<string, unknown>): Json {
-  const responses: Json = {}
+function responsesOf(route: RouteLike, hooks: Record<string, unknown>): Json {
+  const responses: Json = { ...SUCCESS_WITHOUT_BODY[`${route.method} ${route.path}`] }
   const declared = plain(hooks.response)
   if (declared && (declared.type !== undefined || declared.anyOf !== undefined || declared.$ref !== undefined)) {
     responses['200'] = { description: 'Success.', content: { 'application/json': { schema: declared } } }
@@ -67,7 +76,7 @@ function operation(route: RouteLike): Json {
     'x-access': requirement,
     security: requirement === 'none' ? [] : [{ adminSession: [] }],
     parameters: parametersOf(hooks, pathParams),
-    responses: responsesOf(hooks),
+    responses: responsesOf(route, hooks),
   }
   if (route.path.endsWith('*')) op.description = 'Proxied to the upstream unchanged; the API key is added server-side.'
   const body = plain(hooks.body)
