@@ -7,6 +7,7 @@ import { systemClock, type Clock } from './clock.ts'
 import type { Logger } from './log.ts'
 import { createGate } from './http/gate.ts'
 import { createSessionAssertion } from './http/session-assertion.ts'
+import { openApiRoutes } from './http/openapi.ts'
 import { createErrorHandler, createMethodIndex } from './http/error-handler.ts'
 import { readJsonBody } from './http/body.ts'
 import { healthRoutes } from './health/index.ts'
@@ -76,7 +77,7 @@ export function createServices(deps: AppDeps): Services {
     config.identityRecheckSeconds,
   )
   const endSessionsOf = (identityId: string) => {
-    revocations.revokeIdentity(identityId, Math.floor(clock.now() / 1000))
+    revocations.revokeIdentity(identityId, clock.now())
     verifier.forgetIdentity(identityId)
   }
   return { config, db: deps.db, log, clock, fetch: outbound, revocations, verifier, managedStore, loginStore, audit, settings, endSessionsOf }
@@ -121,6 +122,7 @@ export function createApp(deps: AppDeps) {
     .use(servicesRoutes(services))
     .use(socialRoutes(services))
     .use(configRoutes(services))
+    .use(openApiRoutes(() => app.routes))
 
   return { app, services }
 }

@@ -353,6 +353,37 @@ describe('sessions end when they should', () => {
     }
   })
 
+  test('a sign-in in the same second as a revocation survives it, and a restart', async () => {
+    const dir = (await import('node:fs')).mkdtempSync(`${(await import('node:os')).tmpdir()}/revoke-same-second-`)
+    const clock = new TestClock(Math.floor(Date.now() / 1000) * 1000 + 100)
+    const first = await startService({ env: loginEnv(), dir, clock })
+    const before = await loginAs('vic@example.test', first)
+    const admin = await loginAs('ada@example.test', first)
+    clock.advance(0.2)
+    const revoke = await fetch(`${first.url}/api/security/sessions/revoke`, {
+      method: 'POST',
+      headers: { cookie: admin.cookie, 'content-type': 'application/json', origin: BASE_URL },
+      body: JSON.stringify({ identity_id: people.viewer!.id }),
+    })
+    expect(revoke.status).toBe(204)
+    clock.advance(0.3) // still the same wall-clock second
+    const after = await loginAs('vic@example.test', first)
+    expect((await fetch(`${first.url}/api/auth/session`, { headers: { cookie: before.cookie } })).status).toBe(401)
+    expect((await fetch(`${first.url}/api/auth/session`, { headers: { cookie: after.cookie } })).status).toBe(200)
+    // A cookie without a millisecond issue time from that second is judged conservatively.
+    const legacy = `admin-session=${first.sign({ sub: people.viewer!.id, role: 'viewer', email: 'vic@example.test' })}`
+    expect((await fetch(`${first.url}/api/auth/session`, { headers: { cookie: legacy } })).status).toBe(401)
+    await first.stop({ keepDir: true })
+
+    const second = await startService({ env: { ...first.env }, dir, clock })
+    try {
+      expect((await fetch(`${second.url}/api/auth/session`, { headers: { cookie: before.cookie } })).status).toBe(401)
+      expect((await fetch(`${second.url}/api/auth/session`, { headers: { cookie: after.cookie } })).status).toBe(200)
+    } finally {
+      await second.stop()
+    }
+  })
+
   test('a viewer cannot revoke sessions', async () => {
     const viewer = await loginAs('vic@example.test')
     const response = await fetch(`${service.url}/api/security/sessions/revoke`, {

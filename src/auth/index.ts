@@ -98,9 +98,10 @@ export function authRoutes(services: Services) {
       const email = typeof traits.email === 'string' ? traits.email : (outcome.email ?? '')
 
       // Always a fresh session id: a login never keeps anything the browser brought.
-      const iat = nowSeconds()
+      const iatMs = Math.floor(clock.now())
+      const iat = Math.floor(iatMs / 1000)
       const lifetime = sessionLifetime(outcome.expiresIn)
-      const session = { v: 1 as const, sid: newSessionId(), sub: outcome.subject, email, role: role as Role, iat, exp: iat + lifetime }
+      const session = { v: 1 as const, sid: newSessionId(), sub: outcome.subject, email, role: role as Role, iat, iatMs, exp: iat + lifetime }
       verifier.confirmIdentity(outcome.subject)
       audit.record('login', outcome.subject, null, { role })
       return redirect(LANDING_PATH, [...clearFlowCookies, sessionSetCookie(secure, signSessionCookie(config.sessionSigningKey, session), lifetime)])

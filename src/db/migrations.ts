@@ -40,4 +40,9 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 2,
+    // Millisecond revocation time: a sign-in in the same second as a revocation must survive it.
+    sql: `ALTER TABLE identity_revocations ADD COLUMN revoked_at_ms INTEGER;`,
+  },
 ]

@@ -18,6 +18,7 @@ export const ACCESS_TABLE: readonly AccessRule[] = [
   { pattern: '/api/settings/:key', access: 'admin' },
   { pattern: '/api/encrypt', access: 'admin' },
   { pattern: '/api/config', access: 'admin' },
+  { pattern: '/api/openapi.json', access: 'admin' },
   { pattern: '/api/security/**', access: 'admin' },
   { pattern: '/api/identities', access: 'admin' },
   { pattern: '/api/dashboard/layout', access: 'session' },

@@ -20,6 +20,8 @@ export interface SessionPayload {
   email: string
   role: Role
   iat: number
+  /** Issue time in ms, so a revocation in the same second can tell before from after; absent in older cookies. */
+  iatMs?: number
   exp: number
 }
 
@@ -53,7 +55,8 @@ function isSessionPayload(value: unknown): value is SessionPayload {
     typeof p.email === 'string' && p.email.length <= 320 &&
     (p.role === 'admin' || p.role === 'viewer') &&
     Number.isSafeInteger(p.iat) && Number.isSafeInteger(p.exp) &&
-    Object.keys(p).length === 7
+    (p.iatMs === undefined || (Number.isSafeInteger(p.iatMs) && Math.floor((p.iatMs as number) / 1000) === p.iat)) &&
+    Object.keys(p).length === (p.iatMs === undefined ? 7 : 8)
   )
 }
 

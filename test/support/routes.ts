@@ -23,6 +23,7 @@ export const SPEC_ROUTES: readonly SpecRoute[] = [
   { method: 'DELETE', path: '/api/settings/gate.absent', expected: 'admin' },
   { method: 'POST', path: '/api/encrypt', expected: 'admin', body: { value: 'v' } },
   { method: 'GET', path: '/api/config', expected: 'admin' },
+  { method: 'GET', path: '/api/openapi.json', expected: 'admin' },
   { method: 'GET', path: '/api/security/audit', expected: 'admin' },
   { method: 'GET', path: '/api/security/posture', expected: 'admin' },
   { method: 'POST', path: '/api/security/sessions/revoke', expected: 'admin', body: { identity_id: 'nobody' } },

@@ -1,0 +1,99 @@
+// Two processes of the service on one database file: a logout or a revocation on one is honoured
+// by the other within 1 s, without a restart.
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
+import { randomKey } from './support/service.ts'
+import { startProcess, type ServiceProcess } from './support/process.ts'
+import { markSensitive } from './support/leaks.ts'
+import { signSessionCookie, type Role } from '../src/session/cookie.ts'
+import { decodeBase64Key } from '../src/config.ts'
+
+const BASE_URL = 'https://admin.example.test'
+const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-shared-db-'))
+const key = randomKey()
+let kratos: KratosFixture
+let admin: FixtureIdentity
+let viewer: FixtureIdentity
+let a: ServiceProcess
+let b: ServiceProcess
+
+function cookieFor(identity: FixtureIdentity, role: Role, sid: string): string {
+  const now = Date.now()
+  const iat = Math.floor(now / 1000) - 5
+  const value = signSessionCookie(decodeBase64Key(key)!, { v: 1, sid, sub: identity.id, email: `${sid}@example.test`, role, iat, iatMs: iat * 1000, exp: iat + 600 })
+  markSensitive(value, `${sid}@example.test`)
+  return `admin-session=${value}`
+}
+
+const status = async (service: ServiceProcess, cookie: string) =>
+  (await fetch(`${service.url}/api/auth/session`, { headers: { cookie } })).status
+
+/** How long until `service` refuses `cookie`, or null if it still accepts it after 1 s. */
+async function refusedWithin(service: ServiceProcess, cookie: string): Promise<number | null> {
+  const started = performance.now()
+  while (performance.now() - started < 1000) {
+    if ((await status(service, cookie)) === 401) return performance.now() - started
+    await Bun.sleep(25)
+  }
+  return (await status(service, cookie)) === 401 ? performance.now() - started : null
+}
+
+beforeAll(async () => {
+  kratos = new KratosFixture().start()
+  admin = kratos.addIdentity({ email: 'shared.admin@example.test', role: 'admin' })
+  viewer = kratos.addIdentity({ email: 'shared.viewer@example.test', role: 'viewer' })
+  markSensitive(key, admin.id, viewer.id, kratos.url)
+  const env = {
+    SESSION_SIGNING_KEY: key,
+    DATABASE_PATH: join(dir, 'shared.db'),
+    IDP_ADMIN_URL: kratos.url,
+    BASE_URL,
+    OAUTH_ISSUER_URL: 'https://issuer.example.test',
+    OAUTH_CLIENT_ID: 'admin-dashboard',
+    HOME: process.env.HOME,
+  }
+  const main = ['bun', join(import.meta.dir, '..', 'src', 'main.ts')]
+  a = await startProcess(main, env, dir)
+  b = await startProcess(main, env, dir)
+}, 30_000)
+
+afterAll(async () => {
+  for (const service of [a, b]) {
+    if (!service) continue
+    service.child.kill('SIGKILL')
+    await service.exited
+  }
+  await kratos.stop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+test('a logout on one process is honoured by the other within 1 s', async () => {
+  const cookie = cookieFor(viewer, 'viewer', 'logout-shared')
+  expect(await status(a, cookie)).toBe(200)
+  expect(await status(b, cookie)).toBe(200)
+  const logout = await fetch(`${a.url}/api/auth/logout`, { method: 'POST', headers: { cookie, origin: BASE_URL } })
+  expect(logout.status).toBe(204)
+  expect(await status(a, cookie)).toBe(401)
+  expect(await refusedWithin(b, cookie)).not.toBeNull()
+})
+
+test('an administrator’s revocation on one process is honoured by the other within 1 s', async () => {
+  const cookie = cookieFor(viewer, 'viewer', 'revoke-shared')
+  const adminCookie = cookieFor(admin, 'admin', 'admin-shared')
+  expect(await status(a, cookie)).toBe(200)
+  expect(await status(b, cookie)).toBe(200)
+  const revoke = await fetch(`${b.url}/api/security/sessions/revoke`, {
+    method: 'POST',
+    headers: { cookie: adminCookie, origin: BASE_URL, 'content-type': 'application/json' },
+    body: JSON.stringify({ identity_id: viewer.id }),
+  })
+  expect(revoke.status).toBe(204)
+  expect(await status(b, cookie)).toBe(401)
+  expect(await refusedWithin(a, cookie)).not.toBeNull()
+  // The administrator's own session is untouched on both.
+  expect(await status(a, adminCookie)).toBe(200)
+  expect(await status(b, adminCookie)).toBe(200)
+})
