@@ -19,6 +19,7 @@ const SHELL = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
+<link rel="icon" href="data:,">
 <title>Dashboard · admin-dashboard</title>
 <link rel="stylesheet" href="${ASSET_PREFIX}${ENTRY.style}">
 <script type="module" src="${ASSET_PREFIX}${ENTRY.script}"></script>

@@ -32,8 +32,9 @@ export function IdentityPage({ params }: { params: Record<string, string> }) {
 }
 
 function IdentityDetail({ identity, onChange, reload }: { identity: Identity; onChange: (identity: Identity) => void; reload: () => void }) {
-  const [schemas] = useLoad(() => api.schemas(), [])
+  const [schemas, retrySchemas] = useLoad(() => api.schemas(), [])
   const schema: JsonSchema | null = schemas.state === 'ready' ? (schemas.data.find((s) => s.id === identity.schema_id)?.schema ?? null) : null
+  const schemaFailure = schemas.state === 'failed' ? schemas.failure : schemas.state === 'ready' && !schema ? { error: 'not_found', message: 'The identity schema of this identity was not found.', status: 404 } : null
   const [stateBusy, setStateBusy] = useState(false)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const inactive = identity.state === 'inactive'
@@ -75,7 +76,7 @@ function IdentityDetail({ identity, onChange, reload }: { identity: Identity; on
         </dl>
         {failure && <ErrorView failure={failure} />}
       </section>
-      <TraitsSection identity={identity} schema={schema} onChange={onChange} />
+      <TraitsSection identity={identity} schema={schema} schemaFailure={schemaFailure} retry={retrySchemas} onChange={onChange} />
       <MetadataSection identity={identity} onChange={onChange} />
       <AddressesSection identity={identity} />
       <CredentialsSection identity={identity} reload={reload} />
@@ -86,7 +87,8 @@ function IdentityDetail({ identity, onChange, reload }: { identity: Identity; on
   )
 }
 
-function TraitsSection({ identity, schema, onChange }: { identity: Identity; schema: JsonSchema | null; onChange: (identity: Identity) => void }) {
+function TraitsSection(props: { identity: Identity; schema: JsonSchema | null; schemaFailure: ApiFailure | null; retry: () => void; onChange: (identity: Identity) => void }) {
+  const { identity, schema, onChange } = props
   const [values, setValues] = useState<Values>(identity.traits ?? {})
   const [errors, setErrors] = useState<Errors>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
@@ -106,8 +108,10 @@ function TraitsSection({ identity, schema, onChange }: { identity: Identity; sch
   return (
     <section aria-labelledby="traits-h" class="card">
       <h2 id="traits-h">Traits</h2>
-      {!traits ? (
-        <p class="muted">Loading the identity schema…</p>
+      {props.schemaFailure ? (
+        <ErrorView failure={props.schemaFailure} retry={props.retry} />
+      ) : !traits ? (
+        <p class="muted" aria-busy="true">Loading the identity schema…</p>
       ) : (
         <form onSubmit={save} noValidate class="form">
           <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="traits" />
@@ -321,7 +325,7 @@ function SessionsSection({ identity }: { identity: Identity }) {
           return active.length === 0 ? (
             <p class="empty">This identity has no active session.</p>
           ) : (
-            <div class="table-wrap">
+            <div class="table-wrap" tabIndex={0}>
               <table class="data">
                 <thead>
                   <tr>

@@ -11,7 +11,12 @@ import { CreateIdentity } from './create.tsx'
 import { displayName, primaryIdentifier } from './describe.ts'
 
 const PAGE_SIZES = [25, 50, 100, 250]
+// The tokens of the pages before this one travel in the URL (`trail`), so Previous page, reload
+// and back keep the place; the first page's empty token is written as FIRST.
 const TRAIL_SEPARATOR = '~'
+const FIRST = '.'
+const readTrail = (text: string | null) => (text === null || text === '' ? [] : text.split(TRAIL_SEPARATOR).map((t) => (t === FIRST ? '' : t)))
+const writeTrail = (tokens: string[]) => (tokens.length === 0 ? null : tokens.map((t) => t || FIRST).join(TRAIL_SEPARATOR))
 type BulkAction = 'deactivate' | 'activate' | 'delete'
 const VERB: Record<BulkAction, string> = { deactivate: 'Deactivate', activate: 'Activate', delete: 'Delete' }
 
@@ -24,8 +29,7 @@ export function IdentitiesPage() {
   const search = location.value.search
   const size = pageSize()
   const token = queryParam('page_token') ?? ''
-  const trail = queryParam('trail')
-  const previousTokens = trail === null ? [] : trail.split(TRAIL_SEPARATOR)
+  const previousTokens = readTrail(queryParam('trail'))
   const filter = queryParam('search') ?? ''
   const [loaded, retry] = useLoad(
     () => api.identities({ page_size: size, page_token: token || undefined, credentials_identifier: filter || undefined }),
@@ -46,11 +50,11 @@ export function IdentitiesPage() {
   }
   const next = () => {
     if (loaded.state !== 'ready' || !loaded.data.next_page_token) return
-    go({ page_token: loaded.data.next_page_token, trail: [...previousTokens, token].join(TRAIL_SEPARATOR) })
+    go({ page_token: loaded.data.next_page_token, trail: writeTrail([...previousTokens, token]) })
   }
   const previous = () => {
     const before = previousTokens.slice(0, -1)
-    go({ page_token: previousTokens[previousTokens.length - 1] ?? null, trail: before.length ? before.join(TRAIL_SEPARATOR) : null })
+    go({ page_token: previousTokens[previousTokens.length - 1] || null, trail: writeTrail(before) })
   }
 
   const runBulk = async (action: BulkAction) => {
@@ -109,7 +113,7 @@ export function IdentitiesPage() {
           page.identities.length === 0 ? (
             <p class="empty">{filter ? `No identity has the identifier “${filter}”.` : 'There are no identities yet.'}</p>
           ) : (
-            <div class="table-wrap">
+            <div class="table-wrap" tabIndex={0}>
               <table class="data">
                 <caption class="visually-hidden">Identities, page {previousTokens.length + 1}</caption>
                 <thead>

@@ -1,0 +1,123 @@
+// An administrator manages identities in a real browser (headless Chromium) against the sandbox.
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import type { BrowserContext, Page } from 'playwright-core'
+import { SANDBOX_USERS } from '../../dev/sandbox.ts'
+import { signedInPage, startHarness, sweep, type Harness } from './harness.ts'
+
+let harness: Harness
+let context: BrowserContext
+let page: Page
+let problems: string[]
+
+beforeAll(async () => {
+  harness = await startHarness()
+  // Signed in from a deep link: the sign-in lands back on it.
+  ;({ context, page, problems } = await signedInPage(harness, 'admin', '/dashboard/identities?page_size=25'))
+}, 60_000)
+afterAll(async () => {
+  await context?.close()
+  await harness?.stop()
+})
+
+const url = (path: string) => `${harness.sandbox.url}${path}`
+const table = () => page.getByRole('table', { name: /Identities/ })
+const identifiersOnPage = async () => table().locator('tbody tr td:nth-child(2)').allTextContents()
+
+test('an admin who signed in from a deep link lands on it', async () => {
+  expect(page.url()).toBe(url('/dashboard/identities?page_size=25'))
+  await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
+  expect(await page.title()).toBe('Identities · admin-dashboard')
+  for (const name of ['Identifier', 'Name', 'State', 'Created']) await table().getByRole('columnheader', { name }).waitFor()
+})
+
+test('an admin pages through all identities and sees each one once; back returns to the previous page', async () => {
+  const everyone = [...harness.sandbox.kratos.identities.values()].map((identity) => identity.traits.email as string)
+  const seen: string[] = []
+  await table().waitFor()
+  for (;;) {
+    const rows = await identifiersOnPage()
+    expect(rows.length).toBeLessThanOrEqual(25)
+    seen.push(...rows)
+    const next = page.getByRole('button', { name: 'Next page' })
+    if (await next.isDisabled()) break
+    const number = seen.length / 25 + 1
+    await next.click()
+    await page.waitForFunction((n) => document.querySelector('.pager span')?.textContent === `Page ${n}` && document.querySelector('[aria-busy="true"]') === null, number)
+  }
+  expect(seen.sort()).toEqual(everyone.sort())
+  expect(new Set(seen).size).toBe(seen.length)
+
+  // The URL holds the place: a reload shows the same page; Previous page and the browser's back work.
+  const lastPage = await identifiersOnPage()
+  await page.reload()
+  await table().waitFor()
+  expect(await identifiersOnPage()).toEqual(lastPage)
+  await page.getByRole('button', { name: 'Previous page' }).click()
+  await page.waitForFunction(() => document.querySelector('.pager span')?.textContent === 'Page 1' && document.querySelector('[aria-busy="true"]') === null)
+  expect((await identifiersOnPage()).length).toBe(25)
+  await page.goBack()
+  await page.waitForFunction(() => document.querySelector('.pager span')?.textContent === 'Page 2' && document.querySelector('[aria-busy="true"]') === null)
+  expect(await identifiersOnPage()).toEqual(lastPage)
+}, 60_000)
+
+test('an admin finds one identity by its exact identifier, and a near miss says nothing matched', async () => {
+  await page.goto(url('/dashboard/identities'))
+  await page.getByRole('searchbox', { name: 'Search identities' }).fill('user07@example.test')
+  await page.keyboard.press('Enter')
+  await page.waitForURL(/search=user07/)
+  await table().waitFor()
+  expect(await identifiersOnPage()).toEqual(['user07@example.test'])
+  await page.getByRole('searchbox', { name: 'Search identities' }).fill('user07@example')
+  await page.keyboard.press('Enter')
+  await page.getByText('No identity has the identifier “user07@example”.').waitFor()
+})
+
+test('an admin opens an identity: its identifier is the heading, its sessions are listed', async () => {
+  await page.goto(url('/dashboard/identities?search=user05%40example.test'))
+  await page.getByRole('link', { name: 'user05@example.test' }).click()
+  await page.getByRole('heading', { level: 1, name: 'user05@example.test' }).waitFor()
+  // Focus moved to the heading on navigation.
+  expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1')
+  expect(await page.title()).toBe('user05@example.test · admin-dashboard')
+  const sessions = page.getByRole('region', { name: 'Sessions' })
+  await sessions.getByRole('button', { name: 'Revoke session 1' }).waitFor()
+  await page.goBack()
+  await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
+})
+
+test('an admin deletes an identity after typing its identifier; that identity’s dashboard session stops working', async () => {
+  // The viewer signs in elsewhere first.
+  const viewer = await signedInPage(harness, 'viewer')
+  expect((await viewer.context.request.get(url('/api/auth/session'))).status()).toBe(200)
+
+  await page.goto(url(`/dashboard/identities?search=${encodeURIComponent(SANDBOX_USERS.viewer)}`))
+  await page.getByRole('link', { name: SANDBOX_USERS.viewer }).click()
+  await page.getByRole('heading', { level: 1, name: SANDBOX_USERS.viewer }).waitFor()
+  const opener = page.getByRole('button', { name: 'Delete identity' })
+  await opener.click()
+  const dialog = page.getByRole('dialog', { name: 'Delete identity?' })
+  const confirm = dialog.getByRole('button', { name: 'Delete', exact: true })
+  expect(await confirm.isDisabled()).toBe(true)
+  // Escape closes the dialog and focus returns to the button that opened it.
+  await page.keyboard.press('Escape')
+  await dialog.waitFor({ state: 'hidden' })
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Delete identity')
+  await opener.click()
+  await dialog.getByRole('textbox', { name: `Type ${SANDBOX_USERS.viewer} to confirm` }).fill(SANDBOX_USERS.viewer)
+  await confirm.click()
+  await page.waitForURL(url('/dashboard/identities'))
+  await page.getByRole('status').getByText(`Identity ${SANDBOX_USERS.viewer} deleted.`).waitFor()
+  expect([...harness.sandbox.kratos.identities.values()].some((i) => i.traits.email === SANDBOX_USERS.viewer)).toBe(false)
+  expect((await viewer.context.request.get(url('/api/auth/session'))).status()).toBe(401)
+  await viewer.context.close()
+}, 60_000)
+
+test('the identities and identity pages pass the sweep: light and dark, desktop and phone', async () => {
+  await page.goto(url('/dashboard/identities'))
+  const found = await sweep(page, 'identities', () => table().waitFor())
+  await page.goto(url('/dashboard/identities?search=user01%40example.test'))
+  await page.getByRole('link', { name: 'user01@example.test' }).click()
+  found.push(...(await sweep(page, 'identity', () => page.getByRole('heading', { level: 1, name: 'user01@example.test' }).waitFor())))
+  expect(found).toEqual([])
+  expect(problems).toEqual([])
+}, 90_000)
