@@ -181,6 +181,8 @@ export const api = {
   config: () => request<PublicConfig>('GET', '/api/config'),
   servicesHealth: () => request<{ services: ServiceHealth[] }>('GET', '/api/services/health'),
   sessionLocations: () => request<{ points: LocationPoint[]; truncated: boolean }>('GET', '/api/session-locations'),
+  auditPage: (params: { limit: number; before?: string; action?: string }) =>
+    request<{ events: AuditEvent[]; next_before: number | null }>('GET', `/api/security/audit${q(params)}`),
   audit: (limit: number) => request<{ events: AuditEvent[]; next_before: number | null }>('GET', `/api/security/audit${q({ limit })}`),
   geo: (ip: string) => request<GeoAnswer>('GET', `/api/geo${q({ ip })}`),
   endDashboardSessions: (identityId: string) => request<void>('POST', '/api/security/sessions/revoke', { identity_id: identityId }),

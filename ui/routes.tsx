@@ -3,6 +3,7 @@ import type { ComponentType } from 'preact'
 import { Overview } from './pages/overview/index.tsx'
 import { IdentitiesPage } from './pages/identities/index.tsx'
 import { IdentityPage } from './pages/identities/detail.tsx'
+import { AuditPage } from './pages/audit/index.tsx'
 
 export interface Route {
   /** Matches a path under /dashboard; returns the parameters or null. */
@@ -14,11 +15,17 @@ export interface Route {
 
 const exact = (path: string) => (p: string) => (p === path ? {} : null)
 
-export const NAV = [{ label: 'Overview', href: '/dashboard', admin: false, kratos: false }, { label: 'Identities', href: '/dashboard/identities', admin: true, kratos: true }]
+// Only pages that exist are linked; the order is ui.md's.
+export const NAV = [
+  { label: 'Overview', href: '/dashboard', admin: false, kratos: false },
+  { label: 'Identities', href: '/dashboard/identities', admin: true, kratos: true },
+  { label: 'Audit log', href: '/dashboard/audit', admin: true, kratos: false },
+]
 
 export const ROUTES: Route[] = [
   { match: exact('/dashboard'), title: 'Overview', admin: false, component: Overview },
   { match: exact('/dashboard/identities'), title: 'Identities', admin: true, component: IdentitiesPage },
+  { match: exact('/dashboard/audit'), title: 'Audit log', admin: true, component: AuditPage },
   {
     match: (p) => {
       const m = /^\/dashboard\/identities\/([^/]+)$/.exec(p)

@@ -151,6 +151,7 @@ function LatestAudit() {
           events.length === 0 ? (
             <p class="empty">Nothing has been audited yet.</p>
           ) : (
+            <>
             <ol class="plain audit-list">
               {events.map((event) => (
                 <li key={event.id}>
@@ -160,6 +161,10 @@ function LatestAudit() {
                 </li>
               ))}
             </ol>
+            <p>
+              <a href="/dashboard/audit">Audit log</a>
+            </p>
+            </>
           )
         }
       </Region>
