@@ -119,3 +119,18 @@ export async function sweep(page: Page, name: string, ready: () => Promise<unkno
   await page.setViewportSize(DESKTOP)
   return found
 }
+
+/** Presses Tab until the focused element has this accessible text (its text or aria-label); fails after `limit` presses. */
+export async function tabTo(page: Page, name: string, limit = 80): Promise<void> {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab')
+    const focused = await page.evaluate(() => {
+      const element = document.activeElement as HTMLElement | null
+      if (!element) return ''
+      const labelled = element.getAttribute('aria-label') ?? (element.id ? document.querySelector(`label[for="${element.id}"]`)?.textContent : null)
+      return (labelled ?? element.textContent ?? '').trim()
+    })
+    if (focused === name) return
+  }
+  throw new Error(`keyboard focus never reached "${name}"`)
+}

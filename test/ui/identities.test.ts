@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
-import { signedInPage, startHarness, sweep, type Harness } from './harness.ts'
+import { signedInPage, startHarness, sweep, tabTo, type Harness } from './harness.ts'
 
 let harness: Harness
 let context: BrowserContext
@@ -21,7 +21,11 @@ afterAll(async () => {
 
 const url = (path: string) => `${harness.sandbox.url}${path}`
 const table = () => page.getByRole('table', { name: /Identities/ })
-const identifiersOnPage = async () => table().locator('tbody tr td:nth-child(2)').allTextContents()
+const settled = () => page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null && document.querySelectorAll('tbody tr').length > 0)
+const identifiersOnPage = async () => {
+  await settled()
+  return table().locator('tbody tr td:nth-child(2)').allTextContents()
+}
 
 test('an admin who signed in from a deep link lands on it', async () => {
   expect(page.url()).toBe(url('/dashboard/identities?page_size=25'))
@@ -110,6 +114,37 @@ test('an admin deletes an identity after typing its identifier; that identity’
   expect([...harness.sandbox.kratos.identities.values()].some((i) => i.traits.email === SANDBOX_USERS.viewer)).toBe(false)
   expect((await viewer.context.request.get(url('/api/auth/session'))).status()).toBe(401)
   await viewer.context.close()
+}, 60_000)
+
+test('with the keyboard alone: skip link, search, open the identity, a dialog and back', async () => {
+  await page.goto(url('/dashboard/identities'))
+  await table().waitFor()
+  await page.keyboard.press('Tab')
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content')
+  await page.keyboard.press('Enter')
+  await tabTo(page, 'Search identities')
+  await page.keyboard.type('user09@example.test')
+  await page.keyboard.press('Enter')
+  await page.waitForURL(/search=user09/)
+  await table().getByRole('link', { name: 'user09@example.test' }).waitFor()
+  await tabTo(page, 'user09@example.test')
+  await page.keyboard.press('Enter')
+  await page.getByRole('heading', { level: 1, name: 'user09@example.test' }).waitFor()
+  expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1')
+  await tabTo(page, 'Revoke all sessions')
+  await page.keyboard.press('Enter')
+  const dialog = page.getByRole('dialog', { name: 'Revoke all sessions?' })
+  await dialog.waitFor()
+  // Focus stays inside the dialog.
+  for (let i = 0; i < 4; i++) {
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate(() => Boolean(document.activeElement?.closest('dialog')))).toBe(true)
+  }
+  await page.keyboard.press('Escape')
+  await dialog.waitFor({ state: 'hidden' })
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Revoke all sessions')
+  await page.goBack()
+  await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
 }, 60_000)
 
 test('the identities and identity pages pass the sweep: light and dark, desktop and phone', async () => {

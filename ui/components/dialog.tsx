@@ -30,8 +30,25 @@ export function Dialog(props: { open: boolean; title: string; onClose: () => voi
     dialog.addEventListener('close', closed)
     return () => dialog.removeEventListener('close', closed)
   })
+  // showModal makes the page inert, but Tab can still leave for the browser's own controls: cycle instead.
+  const trap = (event: KeyboardEvent) => {
+    if (event.key !== 'Tab' || !ref.current) return
+    const focusable = [...ref.current.querySelectorAll<HTMLElement>('button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])')].filter(
+      (element) => !element.hasAttribute('disabled') && element.getClientRects().length > 0,
+    )
+    const first = focusable[0]
+    const last = focusable[focusable.length - 1]
+    if (!first || !last) return
+    if (event.shiftKey && document.activeElement === first) {
+      event.preventDefault()
+      last.focus()
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault()
+      first.focus()
+    }
+  }
   return (
-    <dialog ref={ref} aria-labelledby={titleId.current} class="dialog">
+    <dialog ref={ref} aria-labelledby={titleId.current} class="dialog" onKeyDown={trap}>
       {props.open && (
         <>
           <h2 id={titleId.current}>{props.title}</h2>
