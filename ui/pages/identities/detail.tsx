@@ -34,7 +34,12 @@ export function IdentityPage({ params }: { params: Record<string, string> }) {
 function IdentityDetail({ identity, onChange, reload }: { identity: Identity; onChange: (identity: Identity) => void; reload: () => void }) {
   const [schemas, retrySchemas] = useLoad(() => api.schemas(), [])
   const schema: JsonSchema | null = schemas.state === 'ready' ? (schemas.data.find((s) => s.id === identity.schema_id)?.schema ?? null) : null
-  const schemaFailure = schemas.state === 'failed' ? schemas.failure : schemas.state === 'ready' && !schema ? { error: 'not_found', message: 'The identity schema of this identity was not found.', status: 404 } : null
+  const schemaFailure: ApiFailure | null =
+    schemas.state === 'failed'
+      ? { ...schemas.failure, message: `The identity schemas cannot be read, so the traits cannot be edited here. ${schemas.failure.message}` }
+      : schemas.state === 'ready' && !schema
+        ? { error: 'not_found', message: `The identity store has no schema “${identity.schema_id}”, so the traits cannot be edited here.`, status: 404 }
+        : null
   const [stateBusy, setStateBusy] = useState(false)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const inactive = identity.state === 'inactive'
