@@ -37,6 +37,8 @@ export async function buildUi(): Promise<void> {
     entrypoints: [join(uiDir, 'main.tsx')],
     target: 'browser',
     format: 'esm',
+    // The world outline is imported only when the session map is shown: its own chunk.
+    splitting: true,
     minify: true,
     naming: { entry: '[name].[hash].[ext]', chunk: '[name].[hash].[ext]', asset: '[name].[hash].[ext]' },
     define: { 'process.env.NODE_ENV': '"production"' },

@@ -122,6 +122,15 @@ function MapContent() {
 
 /** An equirectangular world: a graticule and one circle per location, sized by its count. */
 function WorldMap({ points }: { points: LocationPoint[] }) {
+  // The outline is a separate asset, fetched only now that the map is shown.
+  const [outline, setOutline] = useState<string | null>(null)
+  useEffect(() => {
+    let current = true
+    import('./world-outline.ts').then((module) => current && setOutline(module.WORLD_OUTLINE)).catch(() => {})
+    return () => {
+      current = false
+    }
+  }, [])
   const max = Math.max(...points.map((p) => p.count))
   const x = (lng: number) => lng + 180
   const y = (lat: number) => 90 - lat
@@ -132,6 +141,7 @@ function WorldMap({ points }: { points: LocationPoint[] }) {
     <svg class="world-map" viewBox="0 0 360 180" role="img" aria-label={`Map of active sessions in ${points.length} locations; the table below lists them.`}>
       <rect class="ocean" x="0" y="0" width="360" height="180" />
       <g class="graticule">{lines}</g>
+      {outline && <path class="land" d={outline} />}
       {points.map((point) => (
         <circle key={`${point.lat},${point.lng}`} class="spot" cx={x(point.lng)} cy={y(point.lat)} r={2 + 6 * Math.sqrt(point.count / max)}>
           <title>{`${point.label}: ${point.count}`}</title>
