@@ -147,12 +147,10 @@ test('with the keyboard alone: skip link, search, open the identity, a dialog an
   await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
 }, 60_000)
 
-test('the identities and identity pages pass the sweep: light and dark, desktop and phone', async () => {
+test('the identities page passes the sweep: light and dark, desktop and phone', async () => {
+  problems.length = 0
   await page.goto(url('/dashboard/identities'))
   const found = await sweep(page, 'identities', () => table().waitFor())
-  await page.goto(url('/dashboard/identities?search=user01%40example.test'))
-  await page.getByRole('link', { name: 'user01@example.test' }).click()
-  found.push(...(await sweep(page, 'identity', () => page.getByRole('heading', { level: 1, name: 'user01@example.test' }).waitFor())))
   expect(found).toEqual([])
   expect(problems).toEqual([])
 }, 90_000)
