@@ -30,7 +30,7 @@ const identifiersOnPage = async () => {
 test('an admin who signed in from a deep link lands on it', async () => {
   expect(page.url()).toBe(url('/dashboard/identities?page_size=25'))
   await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
-  expect(await page.title()).toBe('Identities · admin-dashboard')
+  await page.waitForFunction((title) => document.title === title, 'Identities · admin-dashboard')
   for (const name of ['Identifier', 'Name', 'State', 'Created']) await table().getByRole('columnheader', { name }).waitFor()
 })
 
@@ -81,8 +81,8 @@ test('an admin opens an identity: its identifier is the heading, its sessions ar
   await page.getByRole('link', { name: 'user05@example.test' }).click()
   await page.getByRole('heading', { level: 1, name: 'user05@example.test' }).waitFor()
   // Focus moved to the heading on navigation.
-  expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1')
-  expect(await page.title()).toBe('user05@example.test · admin-dashboard')
+  await page.waitForFunction(() => document.activeElement?.tagName === 'H1')
+  await page.waitForFunction((title) => document.title === title, 'user05@example.test · admin-dashboard')
   const sessions = page.getByRole('region', { name: 'Sessions' })
   await sessions.getByRole('button', { name: 'Revoke session 1' }).waitFor()
   await page.goBack()
@@ -130,7 +130,7 @@ test('with the keyboard alone: skip link, search, open the identity, a dialog an
   await tabTo(page, 'user09@example.test')
   await page.keyboard.press('Enter')
   await page.getByRole('heading', { level: 1, name: 'user09@example.test' }).waitFor()
-  expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1')
+  await page.waitForFunction(() => document.activeElement?.tagName === 'H1')
   await tabTo(page, 'Revoke all sessions')
   await page.keyboard.press('Enter')
   const dialog = page.getByRole('dialog', { name: 'Revoke all sessions?' })

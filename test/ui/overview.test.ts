@@ -48,7 +48,7 @@ test('the Main navigation lists the admin pages in order; an unknown path shows 
   expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Identities', 'Audit log'])
   await page.goto(url('/dashboard/no/such/page'))
   await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor()
-  expect(await page.title()).toBe('Page not found · admin-dashboard')
+  await page.waitForFunction((title) => document.title === title, 'Page not found · admin-dashboard')
 })
 
 test('the theme choice is remembered', async () => {
