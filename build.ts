@@ -1,6 +1,10 @@
 // bun run build → dist/admin-dashboard: one self-contained executable for production.
 
 import { $ } from 'bun'
+import { buildUi } from './scripts/build-ui.ts'
+
+// The UI first: its assets are embedded through src/dashboard/assets.generated.ts.
+await buildUi()
 
 const outfile = process.env.OUTFILE ?? 'dist/admin-dashboard'
 

@@ -28,6 +28,8 @@ export interface SandboxOptions {
 export interface Sandbox {
   url: string
   providerUrl: string
+  /** The identity store behind the service, for tests that check what a page did. */
+  kratos: KratosFixture
   stop(): Promise<void>
 }
 
@@ -100,6 +102,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   return {
     url: baseUrl,
     providerUrl: provider.url,
+    kratos,
     async stop() {
       await running.stop()
       opened.db.close()

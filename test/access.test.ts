@@ -59,7 +59,7 @@ describe('the access table covers every registered route', () => {
   test('only the routes the spec makes public are public', () => {
     const publicPatterns = ACCESS_TABLE.filter((rule) => rule.access === 'public' || rule.access === 'proxy-public').map((r) => r.pattern)
     expect(publicPatterns.sort()).toEqual(
-      ['/', '/api/auth/**', '/api/connections/social', '/api/health', '/api/iam-idp/**', '/api/idp/**', '/api/oauth/**', '/dashboard'].sort(),
+      ['/', '/api/auth/**', '/api/connections/social', '/api/health', '/api/iam-idp/**', '/api/idp/**', '/api/oauth/**', '/dashboard/**'].sort(),
     )
   })
 })

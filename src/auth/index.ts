@@ -24,9 +24,9 @@ import {
   type Role,
 } from '../session/cookie.ts'
 import { LoginClient, type ProviderFailure } from './oauth.ts'
+import { DEFAULT_RETURN_TO, RETURN_TO_COOKIE, safeReturnTo } from './return-to.ts'
 
 const LOGIN_PATH = '/api/auth/login'
-const LANDING_PATH = '/dashboard'
 
 function sameText(a: string, b: string): boolean {
   const x = Buffer.from(a)
@@ -54,7 +54,7 @@ export function authRoutes(services: Services) {
     missingLoginVariables(config).length === 0 ? new LoginClient({ config, fetch: services.fetch, log, now: () => clock.now() }) : null
   const flowCookie = (name: string, value: string) =>
     serializeCookie(name, value, flowCookieAttributes(secure), value === '' ? 0 : FLOW_COOKIE_SECONDS)
-  const clearFlowCookies = [flowCookie(STATE_COOKIE, ''), flowCookie(VERIFIER_COOKIE, '')]
+  const clearFlowCookies = [flowCookie(STATE_COOKIE, ''), flowCookie(VERIFIER_COOKIE, ''), flowCookie(RETURN_TO_COOKIE, '')]
 
   const requireLoginClient = (): LoginClient => {
     if (!loginClient) throw new ApiError('not_configured', { message: 'Sign-in is not configured on this service.' })
@@ -62,12 +62,16 @@ export function authRoutes(services: Services) {
   }
 
   return new Elysia({ name: 'auth' })
-    .get('/api/auth/login', async () => {
+    .get('/api/auth/login', async ({ request }) => {
       const client = requireLoginClient()
       const state = oauth.generateRandomState()
       const verifierValue = oauth.generateRandomCodeVerifier()
       const location = await client.authorizationUrl(state, verifierValue)
-      return redirect(location.href, [flowCookie(STATE_COOKIE, state), flowCookie(VERIFIER_COOKIE, verifierValue)])
+      const cookies = [flowCookie(STATE_COOKIE, state), flowCookie(VERIFIER_COOKIE, verifierValue)]
+      // Where to land afterwards travels beside the state, never inside it; a refused one is dropped.
+      const returnTo = safeReturnTo(new URL(request.url, 'http://localhost').searchParams.get('return_to'))
+      cookies.push(flowCookie(RETURN_TO_COOKIE, returnTo ? encodeURIComponent(returnTo) : ''))
+      return redirect(location.href, cookies)
     })
 
     .get('/api/auth/callback', async ({ request }) => {
@@ -76,6 +80,7 @@ export function authRoutes(services: Services) {
       const cookieHeader = request.headers.get('cookie')
       const [expectedState] = readCookieValues(cookieHeader, STATE_COOKIE)
       const [codeVerifier] = readCookieValues(cookieHeader, VERIFIER_COOKIE)
+      const [returnToCookie] = readCookieValues(cookieHeader, RETURN_TO_COOKIE)
       const state = url.searchParams.get('state')
       // The state check comes first: without it nothing else is looked at, and nothing is sent.
       if (!expectedState || state === null || !sameText(expectedState, state)) return redirect(LOGIN_PATH, clearFlowCookies)
@@ -104,7 +109,7 @@ export function authRoutes(services: Services) {
       const session = { v: 1 as const, sid: newSessionId(), sub: outcome.subject, email, role: role as Role, iat, iatMs, exp: iat + lifetime }
       verifier.confirmIdentity(outcome.subject)
       audit.record('login', outcome.subject, null, { role })
-      return redirect(LANDING_PATH, [...clearFlowCookies, sessionSetCookie(secure, signSessionCookie(config.sessionSigningKey, session), lifetime)])
+      return redirect(landingPath(returnToCookie), [...clearFlowCookies, sessionSetCookie(secure, signSessionCookie(config.sessionSigningKey, session), lifetime)])
     })
 
     .get('/api/auth/session', async ({ request }) => {
@@ -134,4 +139,16 @@ function noRole(): ApiError {
     message: 'This account has no role in the admin dashboard.',
     hint: 'Ask an administrator to give your account a role.',
   })
+}
+
+/** The callback's destination: the remembered deep link, checked again, else the dashboard. */
+function landingPath(cookieValue: string | undefined): string {
+  if (!cookieValue) return DEFAULT_RETURN_TO
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(cookieValue)
+  } catch {
+    return DEFAULT_RETURN_TO
+  }
+  return safeReturnTo(decoded) ?? DEFAULT_RETURN_TO
 }

@@ -1,36 +1,56 @@
-// The page the login ends on (decisions §12), embedded in the executable. It is public at the
-// HTTP level: it holds no data and asks GET /api/auth/session for everything it shows.
+// The operator UI (spec ui.md "Serving"): every /dashboard path answers the app shell, and the
+// bundled assets (built from ui/ into assets.generated.ts, so they live inside the executable)
+// are served under /dashboard/assets/ with immutable caching. Elysia routes, not Bun's static
+// routes, so every answer passes the gate, the request log and the security headers.
 
 import { Elysia } from 'elysia'
-import { createHash } from 'node:crypto'
-import pageText from './page.html' with { type: 'text' }
+import { errorResponse } from '../http/errors.ts'
+import { ASSETS, ENTRY } from './assets.generated.ts'
 
-// Imported as text (Bun's types describe HTML imports as bundles).
-const page = pageText as unknown as string
+export const ASSET_PREFIX = '/dashboard/assets/'
 
-const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`
-const inline = (tag: string) => [...page.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))].map((m) => sha256(m[1]!))
+// Nothing inline, nothing from another origin.
+export const SHELL_CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-// Only the page's own inline script and style may run; nothing may frame it or post elsewhere.
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  `script-src ${inline('script').join(' ')}`,
-  `style-src ${inline('style').join(' ')}`,
-  "connect-src 'self'",
-  "img-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ')
+const SHELL = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<link rel="icon" href="data:,">
+<title>Dashboard · admin-dashboard</title>
+<link rel="stylesheet" href="${ASSET_PREFIX}${ENTRY.style}">
+<script type="module" src="${ASSET_PREFIX}${ENTRY.script}"></script>
+</head>
+<body>
+<div id="app"><noscript>The dashboard needs JavaScript.</noscript></div>
+</body>
+</html>
+`
+
+const assetBodies = new Map(Object.entries(ASSETS).map(([name, asset]) => [name, { type: asset.type, body: new TextEncoder().encode(asset.body) }]))
+
+function shell(set: { headers: Record<string, string | number> }): Response {
+  set.headers['cache-control'] = 'no-store'
+  return new Response(SHELL, {
+    headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': SHELL_CONTENT_SECURITY_POLICY, 'cache-control': 'no-store' },
+  })
+}
 
 export function dashboardRoutes() {
   return new Elysia({ name: 'dashboard' })
-    .get(
-      '/dashboard',
-      () =>
-        new Response(page, {
-          headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CONTENT_SECURITY_POLICY },
-        }),
-    )
+    .get('/dashboard/assets/*', ({ request, set }) => {
+      const name = new URL(request.url, 'http://localhost').pathname.slice(ASSET_PREFIX.length)
+      const asset = assetBodies.get(name)
+      if (!asset) return errorResponse('not_found', { message: 'No such asset.' })
+      set.headers['cache-control'] = 'public, max-age=31536000, immutable'
+      return new Response(asset.body, {
+        headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable' },
+      })
+    })
+    .get('/dashboard', ({ set }) => shell(set))
+    .get('/dashboard/*', ({ set }) => shell(set))
     .get('/', () => new Response(null, { status: 302, headers: { location: '/dashboard' } }))
 }

@@ -31,8 +31,8 @@ export const ACCESS_TABLE: readonly AccessRule[] = [
   { pattern: '/api/idp-admin/**', access: 'proxy-admin' },
   { pattern: '/api/iam-idp-admin/**', access: 'proxy-admin' },
   { pattern: '/api/oauth-admin/**', access: 'proxy-admin' },
-  // The page the login ends on (decisions §12). It holds no data; it asks /api/auth/session.
-  { pattern: '/dashboard', access: 'public' },
+  // The operator UI's shell and assets (ui.md "Serving"). They hold no data; it comes from /api/**.
+  { pattern: '/dashboard/**', access: 'public' },
   { pattern: '/', access: 'public' },
 ]
 

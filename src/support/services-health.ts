@@ -10,6 +10,8 @@ export interface ServiceHealth {
   configured: boolean
   healthy: boolean
   version: string | null
+  /** Milliseconds until /health/alive answered; null when it did not. */
+  response_ms: number | null
 }
 
 export interface ServicesHealthDeps {
@@ -35,7 +37,7 @@ export class ServicesHealth {
 
   private async one(name: UpstreamName): Promise<ServiceHealth> {
     const base = this.deps.upstreams[name]
-    if (!base) return { name, configured: false, healthy: false, version: null }
+    if (!base) return { name, configured: false, healthy: false, version: null, response_ms: null }
     const headers: Record<string, string> = { accept: 'application/json' }
     if (ADMIN_PREFIXES.has(name)) {
       try {
@@ -43,11 +45,19 @@ export class ServicesHealth {
         if (key) headers.authorization = `Bearer ${key}`
       } catch {
         // A stored key that cannot be read: no call goes out without the key it should carry.
-        return { name, configured: true, healthy: false, version: null }
+        return { name, configured: true, healthy: false, version: null, response_ms: null }
       }
     }
-    const [alive, version] = await Promise.all([this.get(name, base, '/health/alive', headers), this.get(name, base, '/version', headers)])
-    return { name, configured: true, healthy: alive?.status === 200, version: readVersion(version?.status === 200 ? version.body : null) }
+    const started = performance.now()
+    const timedAlive = this.get(name, base, '/health/alive', headers).then((answer) => ({ answer, ms: Math.round(performance.now() - started) }))
+    const [alive, version] = await Promise.all([timedAlive, this.get(name, base, '/version', headers)])
+    return {
+      name,
+      configured: true,
+      healthy: alive.answer?.status === 200,
+      version: readVersion(version?.status === 200 ? version.body : null),
+      response_ms: alive.answer ? alive.ms : null,
+    }
   }
 
   private async get(name: UpstreamName, base: URL, path: string, headers: Record<string, string>): Promise<{ status: number; body: string } | null> {

@@ -1,5 +1,10 @@
 import { afterEach } from 'bun:test'
 import { drainFindings } from './leaks.ts'
+import { buildUi, uiBuildIsStale } from '../../scripts/build-ui.ts'
+
+// The server embeds the bundled UI: build it when ui/ changed (or on a fresh clone) before any
+// test imports the app.
+if (uiBuildIsStale()) await buildUi()
 
 // Every error body produced during a test passes the shared leak check, or that test fails.
 afterEach(async () => {

@@ -1,0 +1,62 @@
+// The identity form is generated from the identity schema's traits: what it accepts, what it
+// refuses with which message, and the traits it sends.
+import { describe, expect, test } from 'bun:test'
+import { toTraits, validate } from '../ui/components/schema-form.tsx'
+import type { JsonSchema } from '../ui/api.ts'
+
+const traits: JsonSchema = {
+  type: 'object',
+  properties: {
+    email: { type: 'string', format: 'email', title: 'E-mail', 'ory.sh/kratos': { credentials: { password: { identifier: true } } } },
+    name: { type: 'object', properties: { first: { type: 'string', title: 'First name', maxLength: 5 }, last: { type: 'string' } }, required: ['first'] },
+    age: { type: 'integer', minimum: 18, maximum: 130 },
+    score: { type: 'number' },
+    newsletter: { type: 'boolean' },
+    role: { type: 'string', enum: ['admin', 'viewer'] },
+    website: { type: 'string', format: 'uri' },
+    code: { type: 'string', pattern: '^[A-Z]{3}$' },
+  },
+  required: ['email', 'role'],
+}
+
+describe('validation messages beside each field', () => {
+  test('required fields, nested ones included, say so by their label', () => {
+    expect(validate(traits, {})).toEqual({ email: 'E-mail is required.', 'name.first': 'First name is required.', role: 'Role is required.' })
+  })
+
+  test('formats, bounds, enums and patterns', () => {
+    const errors = validate(traits, {
+      email: 'nope',
+      name: { first: 'Alexandra' },
+      age: '12',
+      score: 'abc',
+      role: 'root',
+      website: 'example.com',
+      code: 'abc',
+    })
+    expect(errors).toEqual({
+      email: 'Enter an e-mail address like name@example.com.',
+      'name.first': 'Use at most 5 characters.',
+      age: 'Enter at least 18.',
+      score: 'Enter a number.',
+      role: 'Choose one of the options.',
+      website: 'Enter a full URL.',
+      code: 'This value does not have the expected form.',
+    })
+    expect(validate(traits, { email: 'a@b.co', role: 'admin', name: { first: 'Al' }, age: '18.5' })).toEqual({ age: 'Enter a whole number.' })
+  })
+
+  test('a valid form has no message', () => {
+    expect(validate(traits, { email: 'ada@example.test', role: 'viewer', name: { first: 'Ada' }, age: '36', website: 'https://ada.example' })).toEqual({})
+  })
+})
+
+test('the traits sent: numbers as numbers, booleans as booleans, empty optional fields left out', () => {
+  expect(toTraits(traits, { email: 'ada@example.test', role: 'viewer', name: { first: 'Ada', last: '' }, age: '36', score: '', newsletter: true, website: '' })).toEqual({
+    email: 'ada@example.test',
+    role: 'viewer',
+    name: { first: 'Ada' },
+    age: 36,
+    newsletter: true,
+  })
+})

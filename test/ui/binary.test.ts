@@ -1,0 +1,95 @@
+// The compiled executable serves the whole UI from inside itself: an admin signs in from a deep
+// link and works through the identities, with nothing but the one file, a provider and a store.
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser } from 'playwright-core'
+import { KratosFixture } from '../support/kratos.ts'
+import { startOAuthProvider, type RunningProvider } from '../support/oauth-provider.ts'
+import { randomKey } from '../support/service.ts'
+import { runToEnd, startProcess, type ServiceProcess } from '../support/process.ts'
+import { watchProblems } from './harness.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-ui-binary-'))
+const binary = join(dir, 'admin-dashboard')
+let kratos: KratosFixture
+let provider: RunningProvider
+let service: ServiceProcess
+let browser: Browser
+let baseUrl: string
+
+function freePort(): number {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = probe.port
+  probe.stop(true)
+  return port
+}
+
+beforeAll(async () => {
+  const build = await runToEnd(['bun', 'build.ts'], { OUTFILE: binary, HOME: process.env.HOME }, { cwd: join(import.meta.dir, '../..') })
+  if (build.code !== 0) throw new Error(`build failed: ${build.stderr}`)
+  kratos = new KratosFixture().start()
+  kratos.addIdentity({ email: 'ops@example.test', role: 'admin' })
+  for (let i = 1; i <= 30; i++) kratos.addIdentity({ email: `person${String(i).padStart(2, '0')}@example.test`, name: `Person ${i}` })
+  const port = freePort()
+  baseUrl = `http://127.0.0.1:${port}`
+  provider = await startOAuthProvider({
+    clientId: 'admin-dashboard',
+    redirectUris: [`${baseUrl}/api/auth/callback`],
+    findSubject: (login) => {
+      const identity = [...kratos.identities.values()].find((i) => i.traits.email === login)
+      return identity ? { sub: identity.id, email: login } : null
+    },
+  })
+  service = await startProcess([binary], {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BASE_URL: baseUrl,
+    NODE_ENV: 'development',
+    OAUTH_ISSUER_URL: provider.url,
+    OAUTH_CLIENT_ID: 'admin-dashboard',
+    SESSION_SIGNING_KEY: randomKey(),
+    DATABASE_PATH: join(dir, 'db', 'a.db'),
+    IDP_ADMIN_URL: kratos.url,
+  })
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] })
+}, 180_000)
+afterAll(async () => {
+  await browser?.close()
+  service?.child.kill('SIGTERM')
+  await service?.exited
+  await provider?.stop()
+  await kratos?.stop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+test('from the executable: an admin signs in from a deep link, pages through the identities and finds one', async () => {
+  const context = await browser.newContext()
+  const page = await context.newPage()
+  const problems = watchProblems(page, baseUrl)
+  await page.goto(`${baseUrl}/dashboard/identities?page_size=25`)
+  await page.waitForURL((url) => url.origin === provider.url)
+  await page.fill('input[name="login"]', 'ops@example.test')
+  await page.fill('input[name="password"]', 'anything')
+  await page.click('button[type="submit"]')
+  await page.waitForURL(`${baseUrl}/dashboard/identities?page_size=25`)
+  const table = page.getByRole('table', { name: /Identities/ })
+  await table.waitFor()
+  const first = await table.locator('tbody tr').count()
+  expect(first).toBe(25)
+  await page.getByRole('button', { name: 'Next page' }).click()
+  await page.waitForFunction(() => document.querySelector('.pager span')?.textContent === 'Page 2' && !document.querySelector('[aria-busy="true"]'))
+  expect(await table.locator('tbody tr').count()).toBe(31 - 25)
+  await page.getByRole('searchbox', { name: 'Search identities' }).fill('person17@example.test')
+  await page.keyboard.press('Enter')
+  await page.waitForURL(/search=person17/)
+  await table.waitFor()
+  expect(problems).toEqual([])
+  await page.getByRole('link', { name: 'person17@example.test' }).click()
+  await page.getByRole('heading', { level: 1, name: 'person17@example.test' }).waitFor()
+  // The assets came from inside the executable, cached for good.
+  const asset = await context.request.get(`${baseUrl}${await page.evaluate(() => document.querySelector('script[type="module"]')!.getAttribute('src'))}`)
+  expect(asset.headers()['cache-control']).toBe('public, max-age=31536000, immutable')
+  await context.close()
+}, 60_000)

@@ -1,0 +1,136 @@
+// What every UI journey needs: the sandbox, one headless Chromium per test file, sign-in through
+// the sandbox's provider, and the checks every page must pass (no console error, no CSP
+// violation, no sideways scroll, no serious or critical axe-core finding).
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { startSandbox, SANDBOX_USERS, type Sandbox } from '../../dev/sandbox.ts'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+export const DOCS_DIR = join(import.meta.dir, '../../docs')
+
+export const DESKTOP = { width: 1280, height: 900 }
+export const PHONE = { width: 390, height: 844 }
+
+export interface Harness {
+  sandbox: Sandbox
+  browser: Browser
+  stop(): Promise<void>
+}
+
+export async function startHarness(): Promise<Harness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'admin-dashboard-ui-'))
+  const sandbox = await startSandbox({ port: 0, dataDir, quiet: true })
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+  return {
+    sandbox,
+    browser,
+    async stop() {
+      await browser.close()
+      await sandbox.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Problems the page reported: console errors, uncaught exceptions, CSP violations. */
+export function watchProblems(page: Page, serviceUrl: string): string[] {
+  const problems: string[] = []
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return
+    // Only our pages count (the sandbox's provider page is not ours). The session check that
+    // finds no session is how the app learns to send the browser to the sign-in.
+    if (!page.url().startsWith(serviceUrl)) return
+    const resource = message.location().url
+    if (resource === `${serviceUrl}/api/auth/session` && message.text().includes('401')) return
+    problems.push(`console: ${message.text()} ${resource}`)
+  })
+  page.on('pageerror', (error) => problems.push(`exception: ${error.message}`))
+  void page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => {
+      console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`)
+    })
+  })
+  return problems
+}
+
+/** Signs in at the provider from wherever the app sent the browser, and waits to be back. */
+export async function signIn(page: Page, sandbox: Sandbox, role: 'admin' | 'viewer'): Promise<void> {
+  await page.waitForURL((url) => url.origin === sandbox.providerUrl)
+  await page.fill('input[name="login"]', SANDBOX_USERS[role])
+  await page.fill('input[name="password"]', 'anything')
+  await page.click('button[type="submit"]')
+  await page.waitForURL((url) => url.origin === sandbox.url)
+}
+
+/** A signed-in context for a role, and one page in it. */
+export async function signedInPage(harness: Harness, role: 'admin' | 'viewer', path = '/dashboard'): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await harness.browser.newContext({ viewport: DESKTOP })
+  const page = await context.newPage()
+  const problems = watchProblems(page, harness.sandbox.url)
+  await page.goto(`${harness.sandbox.url}${path}`)
+  await signIn(page, harness.sandbox, role)
+  await page.getByRole('heading', { level: 1 }).waitFor()
+  return { context, page, problems }
+}
+
+/** Serious or critical axe-core findings, as readable lines. */
+export async function axeFindings(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE)
+  const results = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown[] }[] }[] }> } }).axe
+    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => String(n.target)) }))
+  })
+  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.targets.join(', ')}`)
+}
+
+export async function sidewaysScroll(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+}
+
+/**
+ * The sweep every page gets: light and dark, desktop and phone; each state is screenshotted into
+ * docs/ as `<name>-<theme>-<size>.png`. Returns every problem found.
+ */
+export async function sweep(page: Page, name: string, ready: () => Promise<unknown>): Promise<string[]> {
+  const found: string[] = []
+  for (const theme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: theme })
+    for (const [size, viewport] of [
+      ['desktop', DESKTOP],
+      ['phone', PHONE],
+    ] as const) {
+      await page.setViewportSize(viewport)
+      await ready()
+      const overflow = await sidewaysScroll(page)
+      if (overflow > 0) found.push(`${name} ${theme} ${size}: scrolls sideways by ${overflow}px`)
+      for (const finding of await axeFindings(page)) found.push(`${name} ${theme} ${size}: ${finding}`)
+      await page.screenshot({ path: join(DOCS_DIR, `${name}-${theme}-${size}.png`) })
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+  await page.setViewportSize(DESKTOP)
+  return found
+}
+
+/** Presses Tab until the focused element has this accessible text (its text or aria-label); fails after `limit` presses. */
+export async function tabTo(page: Page, name: string, limit = 80): Promise<void> {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab')
+    const focused = await page.evaluate(() => {
+      const element = document.activeElement as HTMLElement | null
+      if (!element) return ''
+      const labelled = element.getAttribute('aria-label') ?? (element.id ? document.querySelector(`label[for="${element.id}"]`)?.textContent : null)
+      return (labelled ?? element.textContent ?? '').trim()
+    })
+    if (focused === name) return
+  }
+  throw new Error(`keyboard focus never reached "${name}"`)
+}

@@ -1,0 +1,213 @@
+// The one way the UI calls the service: our own /api/** routes only. Every failure comes back as
+// our envelope's { error, message }; a page never parses or shows an upstream body.
+
+export interface ApiFailure {
+  error: string
+  message: string
+  status: number
+}
+export type ApiResult<T> = { ok: true; data: T } | { ok: false; failure: ApiFailure }
+
+export type Role = 'admin' | 'viewer'
+export interface SessionUser {
+  identityId: string
+  email: string
+  role: Role
+}
+export type UpstreamName = 'idp' | 'idp-admin' | 'iam-idp' | 'iam-idp-admin' | 'oauth' | 'oauth-admin'
+export interface PublicConfig {
+  upstreams: Record<UpstreamName, boolean>
+  [key: string]: unknown
+}
+export interface ServiceHealth {
+  name: UpstreamName
+  configured: boolean
+  healthy: boolean
+  version: string | null
+  response_ms: number | null
+}
+export interface LocationPoint {
+  lat: number
+  lng: number
+  label: string
+  count: number
+}
+export interface AuditEvent {
+  id: number
+  at: string
+  action: string
+  actor: string | null
+  target: string | null
+}
+
+// Kratos's admin shapes (Ory's API reference), as far as the pages read them.
+export interface VerifiableAddress {
+  id?: string
+  value: string
+  via: string
+  verified: boolean
+  status: string
+}
+export interface RecoveryAddress {
+  id?: string
+  value: string
+  via: string
+}
+export interface Credential {
+  type: string
+  identifiers?: string[]
+  version?: number
+  created_at?: string
+}
+export interface Identity {
+  id: string
+  schema_id: string
+  state?: 'active' | 'inactive'
+  traits: Record<string, unknown>
+  metadata_public?: unknown
+  metadata_admin?: unknown
+  verifiable_addresses?: VerifiableAddress[]
+  recovery_addresses?: RecoveryAddress[]
+  credentials?: Record<string, Credential>
+  created_at?: string
+  updated_at?: string
+}
+export interface IdentityPage {
+  identities: Identity[]
+  next_page_token: string | null
+  has_more: boolean
+}
+export interface KratosSession {
+  id: string
+  active?: boolean
+  authenticated_at?: string
+  expires_at?: string
+  devices?: { id: string; ip_address?: string; user_agent?: string; location?: string }[]
+}
+export interface IdentitySchema {
+  id: string
+  schema: JsonSchema
+}
+export interface JsonSchema {
+  type?: string | string[]
+  title?: string
+  format?: string
+  enum?: unknown[]
+  properties?: Record<string, JsonSchema>
+  required?: string[]
+  minLength?: number
+  maxLength?: number
+  minimum?: number
+  maximum?: number
+  pattern?: string
+  'ory.sh/kratos'?: { credentials?: { password?: { identifier?: boolean }; code?: { identifier?: boolean } }; verification?: unknown; recovery?: unknown }
+}
+export interface RecoveryLink {
+  recovery_link: string
+  expires_at?: string
+}
+export interface RecoveryCode {
+  recovery_link: string
+  recovery_code: string
+  expires_at?: string
+}
+export interface GeoAnswer {
+  country?: string | null
+  label?: string | null
+  [key: string]: unknown
+}
+
+const GENERIC: Record<number, string> = {
+  0: 'The service cannot be reached. Check your connection and try again.',
+  404: 'That was not found.',
+}
+
+/** Set by the app: what to do when the session is gone (sign in again, back to this page). */
+let onUnauthenticated: () => void = () => {}
+export function whenUnauthenticated(handler: () => void): void {
+  onUnauthenticated = handler
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
+  let response: Response
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      cache: 'no-store',
+      headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  } catch {
+    return { ok: false, failure: { error: 'unreachable', message: GENERIC[0]!, status: 0 } }
+  }
+  if (response.status === 401 && !path.startsWith('/api/auth/')) onUnauthenticated()
+  if (response.ok) {
+    if (response.status === 204) return { ok: true, data: undefined as T }
+    try {
+      return { ok: true, data: (await response.json()) as T }
+    } catch {
+      return { ok: false, failure: { error: 'invalid_response', message: 'The service sent an answer the page cannot read.', status: response.status } }
+    }
+  }
+  return { ok: false, failure: await envelopeOf(response) }
+}
+
+/** Our envelope's error and message; anything else (an upstream body) is replaced by a generic sentence. */
+async function envelopeOf(response: Response): Promise<ApiFailure> {
+  const fallback = { error: 'request_failed', message: GENERIC[response.status] ?? `The request failed (HTTP ${response.status}).`, status: response.status }
+  try {
+    const body = (await response.json()) as Record<string, unknown>
+    // Proxied Kratos errors are { error: { … } }: not ours, never shown.
+    if (typeof body.error === 'string' && typeof body.message === 'string') return { error: body.error, message: body.message, status: response.status }
+  } catch {
+    // not JSON
+  }
+  return fallback
+}
+
+const q = (params: Record<string, string | number | undefined | null>) => {
+  const search = new URLSearchParams()
+  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(key, String(value))
+  const text = search.toString()
+  return text ? `?${text}` : ''
+}
+const id = (value: string) => encodeURIComponent(value)
+const KRATOS = '/api/idp-admin/admin'
+
+export const api = {
+  session: () => request<{ user: SessionUser }>('GET', '/api/auth/session'),
+  logout: () => request<void>('POST', '/api/auth/logout'),
+  config: () => request<PublicConfig>('GET', '/api/config'),
+  servicesHealth: () => request<{ services: ServiceHealth[] }>('GET', '/api/services/health'),
+  sessionLocations: () => request<{ points: LocationPoint[]; truncated: boolean }>('GET', '/api/session-locations'),
+  auditPage: (params: { limit: number; before?: string; action?: string }) =>
+    request<{ events: AuditEvent[]; next_before: number | null }>('GET', `/api/security/audit${q(params)}`),
+  audit: (limit: number) => request<{ events: AuditEvent[]; next_before: number | null }>('GET', `/api/security/audit${q({ limit })}`),
+  geo: (ip: string) => request<GeoAnswer>('GET', `/api/geo${q({ ip })}`),
+  endDashboardSessions: (identityId: string) => request<void>('POST', '/api/security/sessions/revoke', { identity_id: identityId }),
+
+  identities: (params: { page_size: number; page_token?: string; credentials_identifier?: string }) =>
+    request<IdentityPage>('GET', `/api/identities${q(params)}`),
+  identity: (identityId: string) => request<Identity>('GET', `${KRATOS}/identities/${id(identityId)}?include_credential=password&include_credential=oidc&include_credential=webauthn&include_credential=totp&include_credential=lookup_secret&include_credential=code&include_credential=passkey`),
+  createIdentity: (body: { schema_id: string; traits: Record<string, unknown>; credentials?: unknown; state?: string }) =>
+    request<Identity>('POST', `${KRATOS}/identities`, body),
+  updateIdentity: (identity: Identity, changes: Partial<Pick<Identity, 'traits' | 'state' | 'metadata_public' | 'metadata_admin'>>) =>
+    request<Identity>('PUT', `${KRATOS}/identities/${id(identity.id)}`, {
+      schema_id: identity.schema_id,
+      state: changes.state ?? identity.state ?? 'active',
+      traits: changes.traits ?? identity.traits,
+      metadata_public: 'metadata_public' in changes ? changes.metadata_public : (identity.metadata_public ?? null),
+      metadata_admin: 'metadata_admin' in changes ? changes.metadata_admin : (identity.metadata_admin ?? null),
+    }),
+  setState: (identityId: string, state: 'active' | 'inactive') =>
+    request<Identity>('PATCH', `${KRATOS}/identities/${id(identityId)}`, [{ op: 'replace', path: '/state', value: state }]),
+  deleteIdentity: (identityId: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}`),
+  deleteCredential: (identityId: string, type: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}/credentials/${id(type)}`),
+  identitySessions: (identityId: string) => request<KratosSession[]>('GET', `${KRATOS}/identities/${id(identityId)}/sessions`),
+  revokeSession: (sessionId: string) => request<void>('DELETE', `${KRATOS}/sessions/${id(sessionId)}`),
+  revokeAllSessions: (identityId: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}/sessions`),
+  schemas: () => request<IdentitySchema[]>('GET', '/api/idp-admin/schemas'),
+  recoveryLink: (identityId: string) => request<RecoveryLink>('POST', `${KRATOS}/recovery/link`, { identity_id: identityId }),
+  recoveryCode: (identityId: string) => request<RecoveryCode>('POST', `${KRATOS}/recovery/code`, { identity_id: identityId }),
+}

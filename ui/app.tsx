@@ -1,0 +1,192 @@
+// The shell (ui.md "Shell"): header, Main navigation, the page, one status region.
+import { useEffect, useState } from 'preact/hooks'
+import { signal } from '@preact/signals'
+import { api, whenUnauthenticated } from './api.ts'
+import { location, navigate } from './router.ts'
+import { config, hasKratos, isAdmin, user } from './session.ts'
+import { theme, type ThemeChoice } from './theme.ts'
+import { statusMessage } from './components/status.ts'
+import { ErrorView } from './components/load.tsx'
+import { Heading, focusHeadingAfterNavigation } from './components/heading.tsx'
+import { findRoute, NAV } from './routes.tsx'
+import type { ApiFailure } from './api.ts'
+
+function signIn(): void {
+  const here = window.location.pathname + window.location.search
+  window.location.assign(`/api/auth/login?return_to=${encodeURIComponent(here)}`)
+}
+whenUnauthenticated(signIn)
+
+const signedOut = signal(false)
+
+export function App() {
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [round, setRound] = useState(0)
+  useEffect(() => {
+    let current = true
+    ;(async () => {
+      const session = await api.session()
+      if (!current) return
+      if (!session.ok) {
+        if (session.failure.status === 401) signIn()
+        else setFailure(session.failure)
+        return
+      }
+      // Viewers never call admin routes, not even to find out what is configured.
+      if (session.data.user.role === 'admin') {
+        const described = await api.config()
+        if (!current) return
+        if (!described.ok) {
+          setFailure(described.failure)
+          return
+        }
+        config.value = described.data
+      }
+      setFailure(null)
+      user.value = session.data.user
+    })()
+    return () => {
+      current = false
+    }
+  }, [round])
+
+  useEffect(() => {
+    let first = true
+    return location.subscribe(() => {
+      if (first) first = false
+      else focusHeadingAfterNavigation()
+    })
+  }, [])
+
+  if (signedOut.value) {
+    return (
+      <main id="main" class="page page-alone">
+        <Heading>Signed out</Heading>
+        <p>You are signed out of the dashboard.</p>
+        <p>
+          <a href="/api/auth/login?return_to=%2Fdashboard">Sign in again</a>
+        </p>
+      </main>
+    )
+  }
+  if (failure) {
+    return (
+      <main id="main" class="page page-alone">
+        <Heading>Dashboard unavailable</Heading>
+        <ErrorView failure={failure} retry={() => setRound((n) => n + 1)} />
+      </main>
+    )
+  }
+  if (!user.value) {
+    return (
+      <main id="main" class="page page-alone" aria-busy="true">
+        <p class="muted">Checking your session…</p>
+      </main>
+    )
+  }
+  return <Shell />
+}
+
+function Shell() {
+  const [menuOpen, setMenuOpen] = useState(false)
+  const current = user.value!
+  const path = location.value.path
+  const found = findRoute(path)
+  useEffect(() => setMenuOpen(false), [path])
+  const links = NAV.filter((link) => (!link.admin || isAdmin()) && (!link.kratos || hasKratos()))
+  const activeHref = [...links].reverse().find((link) => path === link.href || path.startsWith(link.href + '/'))?.href
+
+  let content
+  if (!found) content = <NotFound />
+  else if (found.route.admin && !isAdmin()) content = <NoAccess title={found.route.title} />
+  else {
+    const Page = found.route.component
+    content = <Page params={found.params} />
+  }
+
+  return (
+    <div class="layout">
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <a class="brand" href="/dashboard">
+          admin-dashboard
+        </a>
+        <button type="button" class="menu-button" aria-expanded={menuOpen ? 'true' : 'false'} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <div class="account">
+          <span class="email">{current.email}</span>
+          <span class={`badge badge-${current.role}`}>{current.role === 'admin' ? 'Admin' : 'Viewer'}</span>
+          <label class="theme-choice">
+            <span>Theme</span>
+            <select value={theme.value} onChange={(event) => (theme.value = (event.currentTarget as HTMLSelectElement).value as ThemeChoice)}>
+              <option value="system">System</option>
+              <option value="light">Light</option>
+              <option value="dark">Dark</option>
+            </select>
+          </label>
+          <button
+            type="button"
+            onClick={async () => {
+              await api.logout()
+              signedOut.value = true
+              user.value = null
+            }}
+          >
+            Sign out
+          </button>
+        </div>
+      </header>
+      <nav id="main-nav" aria-label="Main" class={menuOpen ? 'nav open' : 'nav'}>
+        <ul>
+          {links.map((link) => (
+            <li key={link.href}>
+              <a href={link.href} aria-current={link.href === activeHref ? 'page' : undefined}>
+                {link.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main" class="page" tabIndex={-1}>
+        {content}
+      </main>
+      <div role="status" class="status-region" aria-live="polite">
+        {statusMessage.value}
+      </div>
+      <footer class="footer">
+        <a href="https://db-ip.com" rel="noreferrer">
+          IP Geolocation by DB-IP
+        </a>
+      </footer>
+    </div>
+  )
+}
+
+function NotFound() {
+  return (
+    <>
+      <Heading>Page not found</Heading>
+      <p>There is no page at this address.</p>
+      <p>
+        <a href="/dashboard" onClick={(event) => (event.preventDefault(), navigate('/dashboard'))}>
+          Go to the overview
+        </a>
+      </p>
+    </>
+  )
+}
+
+function NoAccess({ title }: { title: string }) {
+  return (
+    <>
+      <Heading>No access</Heading>
+      <p>The {title} page is for administrators. Your account has the viewer role.</p>
+      <p>
+        <a href="/dashboard">Go to the overview</a>
+      </p>
+    </>
+  )
+}

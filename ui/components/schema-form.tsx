@@ -1,0 +1,152 @@
+// A form generated from an identity schema's traits (JSON Schema): strings with formats, numbers,
+// booleans, enums, nested objects and required fields, each with its validation message beside it.
+import type { JsonSchema } from '../api.ts'
+
+export type Values = Record<string, unknown>
+export type Errors = Record<string, string>
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+function typeOf(schema: JsonSchema): string {
+  return Array.isArray(schema.type) ? (schema.type.find((t) => t !== 'null') ?? 'string') : (schema.type ?? 'string')
+}
+function labelOf(key: string, schema: JsonSchema): string {
+  return schema.title ?? key.replace(/[_-]/g, ' ').replace(/^./, (c) => c.toUpperCase())
+}
+const isIdentifier = (schema: JsonSchema) => {
+  const credentials = schema['ory.sh/kratos']?.credentials
+  return Boolean(credentials?.password?.identifier || credentials?.code?.identifier)
+}
+
+/** Messages for every invalid field, keyed by the field's path ("name.first"). */
+export function validate(schema: JsonSchema, values: Values, prefix = ''): Errors {
+  const errors: Errors = {}
+  for (const [key, field] of Object.entries(schema.properties ?? {})) {
+    const path = prefix + key
+    const value = values[key]
+    const type = typeOf(field)
+    const required = schema.required?.includes(key) ?? false
+    const empty = value === undefined || value === '' || value === null
+    if (type === 'object') {
+      Object.assign(errors, validate(field, (value as Values) ?? {}, path + '.'))
+      continue
+    }
+    if (empty) {
+      if (required && type !== 'boolean') errors[path] = `${labelOf(key, field)} is required.`
+      continue
+    }
+    if (type === 'string') {
+      const text = String(value)
+      if (field.format === 'email' && !EMAIL.test(text)) errors[path] = 'Enter an e-mail address like name@example.com.'
+      else if (field.format === 'uri' && !/^[a-z][a-z0-9+.-]*:/i.test(text)) errors[path] = 'Enter a full URL.'
+      else if (field.format === 'date' && !/^\d{4}-\d{2}-\d{2}$/.test(text)) errors[path] = 'Enter a date.'
+      else if (field.minLength !== undefined && text.length < field.minLength) errors[path] = `Use at least ${field.minLength} characters.`
+      else if (field.maxLength !== undefined && text.length > field.maxLength) errors[path] = `Use at most ${field.maxLength} characters.`
+      else if (field.pattern && !new RegExp(field.pattern, 'u').test(text)) errors[path] = 'This value does not have the expected form.'
+      else if (field.enum && !field.enum.includes(text)) errors[path] = 'Choose one of the options.'
+    } else if (type === 'number' || type === 'integer') {
+      const number = Number(value)
+      if (!Number.isFinite(number) || (type === 'integer' && !Number.isInteger(number))) errors[path] = type === 'integer' ? 'Enter a whole number.' : 'Enter a number.'
+      else if (field.minimum !== undefined && number < field.minimum) errors[path] = `Enter at least ${field.minimum}.`
+      else if (field.maximum !== undefined && number > field.maximum) errors[path] = `Enter at most ${field.maximum}.`
+    }
+  }
+  return errors
+}
+
+/** The form's values as traits: numbers as numbers, empty optional fields left out. */
+export function toTraits(schema: JsonSchema, values: Values): Values {
+  const traits: Values = {}
+  for (const [key, field] of Object.entries(schema.properties ?? {})) {
+    const value = values[key]
+    const type = typeOf(field)
+    if (type === 'object') {
+      const nested = toTraits(field, (value as Values) ?? {})
+      if (Object.keys(nested).length > 0) traits[key] = nested
+    } else if (type === 'boolean') {
+      if (value !== undefined) traits[key] = Boolean(value)
+    } else if (value !== undefined && value !== '' && value !== null) {
+      traits[key] = type === 'number' || type === 'integer' ? Number(value) : value
+    }
+  }
+  return traits
+}
+
+function inputType(type: string, format: string | undefined): string {
+  if (type === 'number' || type === 'integer') return 'number'
+  return ({ email: 'email', date: 'date', uri: 'url', tel: 'tel' } as Record<string, string>)[format ?? ''] ?? 'text'
+}
+
+export function SchemaFields(props: { schema: JsonSchema; values: Values; errors: Errors; onChange: (values: Values) => void; idPrefix: string; pathPrefix?: string }) {
+  const { schema, values, errors, onChange, idPrefix } = props
+  const prefix = props.pathPrefix ?? ''
+  return (
+    <>
+      {Object.entries(schema.properties ?? {}).map(([key, field]) => {
+        const path = prefix + key
+        const id = `${idPrefix}-${path.replace(/\./g, '-')}`
+        const type = typeOf(field)
+        const label = labelOf(key, field)
+        const required = schema.required?.includes(key) ?? false
+        const set = (value: unknown) => onChange({ ...values, [key]: value })
+        if (type === 'object') {
+          return (
+            <fieldset key={path} class="nested">
+              <legend>{label}</legend>
+              <SchemaFields schema={field} values={(values[key] as Values) ?? {}} errors={errors} onChange={set} idPrefix={idPrefix} pathPrefix={path + '.'} />
+            </fieldset>
+          )
+        }
+        const error = errors[path]
+        const describedBy = error ? `${id}-error` : undefined
+        const hint = isIdentifier(field) ? <span class="hint"> (sign-in identifier)</span> : null
+        if (type === 'boolean') {
+          return (
+            <div key={path} class="field checkbox">
+              <input id={id} type="checkbox" checked={Boolean(values[key])} onChange={(e) => set(e.currentTarget.checked)} />
+              <label for={id}>{label}</label>
+            </div>
+          )
+        }
+        const common = {
+          id,
+          required,
+          'aria-invalid': error ? ('true' as const) : undefined,
+          'aria-describedby': describedBy,
+        }
+        return (
+          <div key={path} class="field">
+            <label for={id}>
+              {label}
+              {required && <span aria-hidden="true"> *</span>}
+              {hint}
+            </label>
+            {field.enum ? (
+              <select {...common} value={String(values[key] ?? '')} onChange={(e) => set(e.currentTarget.value)}>
+                <option value="">Choose…</option>
+                {field.enum.map((option) => (
+                  <option key={String(option)} value={String(option)}>
+                    {String(option)}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <input
+                {...common}
+                type={inputType(type, field.format) as 'text'}
+                value={values[key] === undefined || values[key] === null ? '' : String(values[key])}
+                onInput={(e) => set(e.currentTarget.value)}
+                autocomplete="off"
+              />
+            )}
+            {error && (
+              <p class="field-error" id={describedBy}>
+                {error}
+              </p>
+            )}
+          </div>
+        )
+      })}
+    </>
+  )
+}

@@ -1,0 +1,8 @@
+import { render } from 'preact'
+import './styles/theme.css'
+import './styles/layout.css'
+import './styles/components.css'
+import './theme.ts'
+import { App } from './app.tsx'
+
+render(<App />, document.getElementById('app')!)

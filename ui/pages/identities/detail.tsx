@@ -1,0 +1,503 @@
+// Identity (admin): traits, state, metadata, addresses, credentials, sessions, recovery, deletion.
+import { useEffect, useState } from 'preact/hooks'
+import { api, type ApiFailure, type Identity, type JsonSchema, type KratosSession } from '../../api.ts'
+import { Heading } from '../../components/heading.tsx'
+import { ErrorView, Region, useLoad } from '../../components/load.tsx'
+import { Dialog } from '../../components/dialog.tsx'
+import { Time } from '../../components/time.tsx'
+import { announce } from '../../components/status.ts'
+import { SchemaFields, toTraits, validate, type Errors, type Values } from '../../components/schema-form.tsx'
+import { navigate } from '../../router.ts'
+import { primaryIdentifier } from './describe.ts'
+import { traitsSchema } from './create.tsx'
+
+// Kratos refuses to delete the password credential and the like through this endpoint.
+const REMOVABLE_CREDENTIALS = new Set(['oidc', 'saml', 'totp', 'lookup_secret', 'webauthn', 'passkey'])
+
+export function IdentityPage({ params }: { params: Record<string, string> }) {
+  const identityId = params.id!
+  const [loaded, retry, replace] = useLoad(() => api.identity(identityId), [identityId])
+  const title = loaded.state === 'ready' ? primaryIdentifier(loaded.data) : loaded.state === 'failed' ? 'Identity' : 'Identity'
+  return (
+    <>
+      <p class="breadcrumb">
+        <a href="/dashboard/identities">Identities</a>
+      </p>
+      <Heading>{title}</Heading>
+      <Region loaded={loaded} retry={retry} label="the identity">
+        {(identity) => <IdentityDetail identity={identity} onChange={replace} reload={retry} />}
+      </Region>
+    </>
+  )
+}
+
+function IdentityDetail({ identity, onChange, reload }: { identity: Identity; onChange: (identity: Identity) => void; reload: () => void }) {
+  const [schemas, retrySchemas] = useLoad(() => api.schemas(), [])
+  const schema: JsonSchema | null = schemas.state === 'ready' ? (schemas.data.find((s) => s.id === identity.schema_id)?.schema ?? null) : null
+  const schemaFailure: ApiFailure | null =
+    schemas.state === 'failed'
+      ? { ...schemas.failure, message: `The identity schemas cannot be read, so the traits cannot be edited here. ${schemas.failure.message}` }
+      : schemas.state === 'ready' && !schema
+        ? { error: 'not_found', message: `The identity store has no schema “${identity.schema_id}”, so the traits cannot be edited here.`, status: 404 }
+        : null
+  const [stateBusy, setStateBusy] = useState(false)
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const inactive = identity.state === 'inactive'
+
+  const toggleState = async () => {
+    setStateBusy(true)
+    const result = await api.setState(identity.id, inactive ? 'active' : 'inactive')
+    setStateBusy(false)
+    if (!result.ok) return setFailure(result.failure)
+    setFailure(null)
+    onChange({ ...identity, ...result.data, credentials: identity.credentials })
+    announce(inactive ? 'Identity activated.' : 'Identity deactivated.')
+  }
+
+  return (
+    <div class="sections">
+      <section aria-labelledby="overview-h" class="card">
+        <h2 id="overview-h">Summary</h2>
+        <dl class="facts">
+          <dt>ID</dt>
+          <dd class="mono">{identity.id}</dd>
+          <dt>Schema</dt>
+          <dd>{identity.schema_id}</dd>
+          <dt>State</dt>
+          <dd>
+            <span class={`state state-${identity.state ?? 'active'}`}>{inactive ? 'Inactive' : 'Active'}</span>{' '}
+            <button type="button" onClick={toggleState} disabled={stateBusy}>
+              {inactive ? 'Activate' : 'Deactivate'}
+            </button>
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <Time value={identity.created_at} />
+          </dd>
+          <dt>Updated</dt>
+          <dd>
+            <Time value={identity.updated_at} />
+          </dd>
+        </dl>
+        {failure && <ErrorView failure={failure} />}
+      </section>
+      <TraitsSection identity={identity} schema={schema} schemaFailure={schemaFailure} retry={retrySchemas} onChange={onChange} />
+      <MetadataSection identity={identity} onChange={onChange} />
+      <AddressesSection identity={identity} />
+      <CredentialsSection identity={identity} reload={reload} />
+      <SessionsSection identity={identity} />
+      <RecoverySection identity={identity} />
+      <DangerSection identity={identity} />
+    </div>
+  )
+}
+
+function TraitsSection(props: { identity: Identity; schema: JsonSchema | null; schemaFailure: ApiFailure | null; retry: () => void; onChange: (identity: Identity) => void }) {
+  const { identity, schema, onChange } = props
+  const [values, setValues] = useState<Values>(identity.traits ?? {})
+  const [errors, setErrors] = useState<Errors>({})
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const traits = schema ? traitsSchema(schema) : null
+  const save = async (event: Event) => {
+    event.preventDefault()
+    if (!traits) return
+    const found = validate(traits, values)
+    setErrors(found)
+    if (Object.keys(found).length) return
+    const result = await api.updateIdentity(identity, { traits: { ...identity.traits, ...toTraits(traits, values) } })
+    if (!result.ok) return setFailure(result.failure)
+    setFailure(null)
+    onChange({ ...identity, ...result.data, credentials: identity.credentials })
+    announce('Traits saved.')
+  }
+  return (
+    <section aria-labelledby="traits-h" class="card">
+      <h2 id="traits-h">Traits</h2>
+      {props.schemaFailure ? (
+        <ErrorView failure={props.schemaFailure} retry={props.retry} />
+      ) : !traits ? (
+        <p class="muted" aria-busy="true">Loading the identity schema…</p>
+      ) : (
+        <form onSubmit={save} noValidate class="form">
+          <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="traits" />
+          {failure && <ErrorView failure={failure} />}
+          <div class="actions">
+            <button type="submit" class="primary">
+              Save
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  )
+}
+
+function MetadataSection({ identity, onChange }: { identity: Identity; onChange: (identity: Identity) => void }) {
+  const text = (value: unknown) => (value === null || value === undefined ? '' : JSON.stringify(value, null, 2))
+  const [pub, setPub] = useState(text(identity.metadata_public))
+  const [adm, setAdm] = useState(text(identity.metadata_admin))
+  const [errors, setErrors] = useState<Errors>({})
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const parse = (value: string): { ok: true; value: unknown } | { ok: false } => {
+    if (value.trim() === '') return { ok: true, value: null }
+    try {
+      const parsed = JSON.parse(value)
+      return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? { ok: true, value: parsed } : { ok: false }
+    } catch {
+      return { ok: false }
+    }
+  }
+  const save = async (event: Event) => {
+    event.preventDefault()
+    const a = parse(pub)
+    const b = parse(adm)
+    const found: Errors = {}
+    if (!a.ok) found.public = 'Enter a JSON object, like {"plan": "team"}, or leave it empty.'
+    if (!b.ok) found.admin = 'Enter a JSON object, like {"note": "vip"}, or leave it empty.'
+    setErrors(found)
+    if (!a.ok || !b.ok) return
+    const result = await api.updateIdentity(identity, { metadata_public: a.value, metadata_admin: b.value })
+    if (!result.ok) return setFailure(result.failure)
+    setFailure(null)
+    onChange({ ...identity, ...result.data, credentials: identity.credentials })
+    announce('Metadata saved.')
+  }
+  return (
+    <section aria-labelledby="metadata-h" class="card">
+      <h2 id="metadata-h">Metadata</h2>
+      <form onSubmit={save} noValidate class="form">
+        {(
+          [
+            ['public', 'Public metadata', pub, setPub],
+            ['admin', 'Admin metadata', adm, setAdm],
+          ] as const
+        ).map(([key, label, value, set]) => (
+          <div class="field" key={key}>
+            <label for={`metadata-${key}`}>{label}</label>
+            <textarea
+              id={`metadata-${key}`}
+              rows={4}
+              class="mono"
+              value={value}
+              onInput={(e) => set(e.currentTarget.value)}
+              aria-invalid={errors[key] ? 'true' : undefined}
+              aria-describedby={errors[key] ? `metadata-${key}-error` : undefined}
+            />
+            {errors[key] && (
+              <p class="field-error" id={`metadata-${key}-error`}>
+                {errors[key]}
+              </p>
+            )}
+          </div>
+        ))}
+        {failure && <ErrorView failure={failure} />}
+        <div class="actions">
+          <button type="submit" class="primary">
+            Save
+          </button>
+        </div>
+      </form>
+    </section>
+  )
+}
+
+function AddressesSection({ identity }: { identity: Identity }) {
+  const verifiable = identity.verifiable_addresses ?? []
+  const recovery = identity.recovery_addresses ?? []
+  return (
+    <section aria-labelledby="addresses-h" class="card">
+      <h2 id="addresses-h">Addresses</h2>
+      <h3>Verifiable addresses</h3>
+      {verifiable.length === 0 ? (
+        <p class="empty">No verifiable address.</p>
+      ) : (
+        <ul class="plain">
+          {verifiable.map((address) => (
+            <li key={address.value}>
+              {address.value} <span class={address.verified ? 'state state-active' : 'state state-inactive'}>{address.verified ? 'Verified' : 'Not verified'}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <h3>Recovery addresses</h3>
+      {recovery.length === 0 ? (
+        <p class="empty">No recovery address.</p>
+      ) : (
+        <ul class="plain">
+          {recovery.map((address) => (
+            <li key={address.value}>
+              {address.value} <span class="muted">({address.via})</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}
+
+function CredentialsSection({ identity, reload }: { identity: Identity; reload: () => void }) {
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [pending, setPending] = useState<string | null>(null)
+  const credentials = Object.values(identity.credentials ?? {})
+  const remove = async (type: string) => {
+    const result = await api.deleteCredential(identity.id, type)
+    setPending(null)
+    if (!result.ok) return setFailure(result.failure)
+    announce(`The ${type} credential was deleted.`)
+    reload()
+  }
+  return (
+    <section aria-labelledby="credentials-h" class="card">
+      <h2 id="credentials-h">Credentials</h2>
+      {credentials.length === 0 ? (
+        <p class="empty">No credentials.</p>
+      ) : (
+        <ul class="plain">
+          {credentials.map((credential) => (
+            <li key={credential.type}>
+              <strong>{credential.type}</strong>: {(credential.identifiers ?? []).join(', ') || <span class="muted">no identifier</span>}{' '}
+              {REMOVABLE_CREDENTIALS.has(credential.type) && (
+                <button type="button" class="danger" aria-label={`Delete ${credential.type} credential`} onClick={() => setPending(credential.type)}>
+                  Delete
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {failure && <ErrorView failure={failure} />}
+      <Dialog open={pending !== null} title={`Delete the ${pending ?? ''} credential?`} onClose={() => setPending(null)}>
+        <p>The identity can no longer sign in with it.</p>
+        <div class="actions">
+          <button type="button" class="danger" onClick={() => pending && remove(pending)}>
+            Delete
+          </button>
+          <button type="button" onClick={() => setPending(null)}>
+            Cancel
+          </button>
+        </div>
+      </Dialog>
+    </section>
+  )
+}
+
+function Location({ ip }: { ip: string | undefined }) {
+  const [label, setLabel] = useState<string | null>(null)
+  useEffect(() => {
+    if (!ip) return
+    let current = true
+    api.geo(ip).then((result) => {
+      if (!current || !result.ok) return
+      const answer = result.data as Record<string, unknown>
+      const text = [answer.city, answer.country_name ?? answer.country, answer.label].find((v) => typeof v === 'string' && v)
+      setLabel(typeof text === 'string' ? text : null)
+    })
+    return () => {
+      current = false
+    }
+  }, [ip])
+  return <>{label ?? '—'}</>
+}
+
+function SessionsSection({ identity }: { identity: Identity }) {
+  const [loaded, retry] = useLoad(() => api.identitySessions(identity.id), [identity.id])
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [confirmAll, setConfirmAll] = useState(false)
+  const revoke = async (session: KratosSession) => {
+    const result = await api.revokeSession(session.id)
+    if (!result.ok) return setFailure(result.failure)
+    announce('Session revoked.')
+    retry()
+  }
+  const revokeAll = async () => {
+    const result = await api.revokeAllSessions(identity.id)
+    setConfirmAll(false)
+    if (!result.ok) return setFailure(result.failure)
+    announce('All sessions of this identity were revoked.')
+    retry()
+  }
+  const endDashboard = async () => {
+    const result = await api.endDashboardSessions(identity.id)
+    if (!result.ok) return setFailure(result.failure)
+    announce('Dashboard sessions of this identity ended.')
+  }
+  return (
+    <section aria-labelledby="sessions-h" class="card">
+      <h2 id="sessions-h">Sessions</h2>
+      <Region loaded={loaded} retry={retry} label="sessions">
+        {(sessions) => {
+          const active = sessions.filter((s) => s.active !== false)
+          return active.length === 0 ? (
+            <p class="empty">This identity has no active session.</p>
+          ) : (
+            <div class="table-wrap" tabIndex={0}>
+              <table class="data">
+                <thead>
+                  <tr>
+                    <th scope="col">Device</th>
+                    <th scope="col">IP address</th>
+                    <th scope="col">Location</th>
+                    <th scope="col">Authenticated</th>
+                    <th scope="col">Expires</th>
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {active.map((session, index) => {
+                    const device = session.devices?.[0]
+                    return (
+                      <tr key={session.id}>
+                        <td>{device?.user_agent || '—'}</td>
+                        <td class="mono">{device?.ip_address || '—'}</td>
+                        <td>
+                          <Location ip={device?.ip_address} />
+                        </td>
+                        <td>
+                          <Time value={session.authenticated_at} />
+                        </td>
+                        <td>
+                          <Time value={session.expires_at} />
+                        </td>
+                        <td>
+                          <button type="button" aria-label={`Revoke session ${index + 1}`} onClick={() => revoke(session)}>
+                            Revoke
+                          </button>
+                        </td>
+                      </tr>
+                    )
+                  })}
+                </tbody>
+              </table>
+            </div>
+          )
+        }}
+      </Region>
+      {failure && <ErrorView failure={failure} />}
+      <div class="actions">
+        <button type="button" class="danger" onClick={() => setConfirmAll(true)}>
+          Revoke all sessions
+        </button>
+        <button type="button" onClick={endDashboard}>
+          End dashboard sessions
+        </button>
+      </div>
+      <Dialog open={confirmAll} title="Revoke all sessions?" onClose={() => setConfirmAll(false)}>
+        <p>The identity is signed out everywhere.</p>
+        <div class="actions">
+          <button type="button" class="danger" onClick={revokeAll}>
+            Revoke
+          </button>
+          <button type="button" onClick={() => setConfirmAll(false)}>
+            Cancel
+          </button>
+        </div>
+      </Dialog>
+    </section>
+  )
+}
+
+function RecoverySection({ identity }: { identity: Identity }) {
+  const [result, setResult] = useState<{ kind: 'link' | 'code'; value: string; link?: string; expires?: string } | null>(null)
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const create = async (kind: 'link' | 'code') => {
+    setResult(null)
+    if (kind === 'link') {
+      const r = await api.recoveryLink(identity.id)
+      if (!r.ok) return setFailure(r.failure)
+      setResult({ kind, value: r.data.recovery_link, expires: r.data.expires_at })
+    } else {
+      const r = await api.recoveryCode(identity.id)
+      if (!r.ok) return setFailure(r.failure)
+      setResult({ kind, value: r.data.recovery_code, link: r.data.recovery_link, expires: r.data.expires_at })
+    }
+    setFailure(null)
+    announce(kind === 'link' ? 'Recovery link created.' : 'Recovery code created.')
+  }
+  const copy = async () => {
+    if (!result) return
+    try {
+      await navigator.clipboard.writeText(result.value)
+      announce('Copied.')
+    } catch {
+      announce('Copying is not allowed here; select the text and copy it.')
+    }
+  }
+  return (
+    <section aria-labelledby="recovery-h" class="card">
+      <h2 id="recovery-h">Account recovery</h2>
+      <div class="actions">
+        <button type="button" onClick={() => create('link')}>
+          Create recovery link
+        </button>
+        <button type="button" onClick={() => create('code')}>
+          Create recovery code
+        </button>
+      </div>
+      {failure && <ErrorView failure={failure} />}
+      {result && (
+        <div class="one-time">
+          <p>
+            {result.kind === 'link' ? 'Recovery link' : 'Recovery code'} (shown once)
+            {result.expires && (
+              <>
+                , expires <Time value={result.expires} />
+              </>
+            )}
+            :
+          </p>
+          <output class="mono secret" aria-label={result.kind === 'link' ? 'Recovery link' : 'Recovery code'}>
+            {result.value}
+          </output>
+          {result.link && <p class="mono secret">Enter it at {result.link}</p>}
+          <button type="button" onClick={copy}>
+            Copy
+          </button>
+        </div>
+      )}
+    </section>
+  )
+}
+
+function DangerSection({ identity }: { identity: Identity }) {
+  const identifier = primaryIdentifier(identity)
+  const [open, setOpen] = useState(false)
+  const [typed, setTyped] = useState('')
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const remove = async (event: Event) => {
+    event.preventDefault()
+    if (typed !== identifier) return
+    const result = await api.deleteIdentity(identity.id)
+    if (!result.ok) return setFailure(result.failure)
+    setOpen(false)
+    navigate('/dashboard/identities')
+    announce(`Identity ${identifier} deleted.`)
+  }
+  return (
+    <section aria-labelledby="danger-h" class="card danger-zone">
+      <h2 id="danger-h">Delete</h2>
+      <p>Deleting an identity removes its credentials and sessions for good.</p>
+      <button type="button" class="danger" onClick={() => (setTyped(''), setFailure(null), setOpen(true))}>
+        Delete identity
+      </button>
+      <Dialog open={open} title="Delete identity?" onClose={() => setOpen(false)}>
+        <form onSubmit={remove} class="form">
+          <div class="field">
+            <label for="delete-confirm">Type {identifier} to confirm</label>
+            <input id="delete-confirm" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} autocomplete="off" />
+          </div>
+          {failure && <ErrorView failure={failure} />}
+          <div class="actions">
+            <button type="submit" class="danger" disabled={typed !== identifier}>
+              Delete
+            </button>
+            <button type="button" onClick={() => setOpen(false)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      </Dialog>
+    </section>
+  )
+}

@@ -1,0 +1,219 @@
+// Identities (admin): cursor-paged table, exact identifier search, create, bulk state changes.
+import { useState } from 'preact/hooks'
+import { api, type Identity } from '../../api.ts'
+import { Heading } from '../../components/heading.tsx'
+import { Region, useLoad } from '../../components/load.tsx'
+import { Dialog } from '../../components/dialog.tsx'
+import { Time } from '../../components/time.tsx'
+import { announce } from '../../components/status.ts'
+import { location, navigate, queryParam, withQuery } from '../../router.ts'
+import { CreateIdentity } from './create.tsx'
+import { displayName, primaryIdentifier } from './describe.ts'
+
+const PAGE_SIZES = [25, 50, 100, 250]
+// The tokens of the pages before this one travel in the URL (`trail`), so Previous page, reload
+// and back keep the place; the first page's empty token is written as FIRST.
+const TRAIL_SEPARATOR = '~'
+const FIRST = '.'
+const readTrail = (text: string | null) => (text === null || text === '' ? [] : text.split(TRAIL_SEPARATOR).map((t) => (t === FIRST ? '' : t)))
+const writeTrail = (tokens: string[]) => (tokens.length === 0 ? null : tokens.map((t) => t || FIRST).join(TRAIL_SEPARATOR))
+type BulkAction = 'deactivate' | 'activate' | 'delete'
+const VERB: Record<BulkAction, string> = { deactivate: 'Deactivate', activate: 'Activate', delete: 'Delete' }
+
+function pageSize(): number {
+  const size = Number(queryParam('page_size'))
+  return PAGE_SIZES.includes(size) ? size : 25
+}
+
+export function IdentitiesPage() {
+  const search = location.value.search
+  const size = pageSize()
+  const token = queryParam('page_token') ?? ''
+  const previousTokens = readTrail(queryParam('trail'))
+  const filter = queryParam('search') ?? ''
+  const [loaded, retry] = useLoad(
+    () => api.identities({ page_size: size, page_token: token || undefined, credentials_identifier: filter || undefined }),
+    [search],
+  )
+  const [selected, setSelected] = useState<Set<string>>(new Set())
+  const [pending, setPending] = useState<BulkAction | null>(null)
+  const [working, setWorking] = useState(false)
+  const [creating, setCreating] = useState(false)
+  const [query, setQuery] = useState(filter)
+
+  const rows: Identity[] = loaded.state === 'ready' ? loaded.data.identities : []
+  const visibleSelected = rows.filter((row) => selected.has(row.id))
+
+  const go = (changes: Record<string, string | null>) => {
+    setSelected(new Set())
+    navigate(withQuery(changes))
+  }
+  const next = () => {
+    if (loaded.state !== 'ready' || !loaded.data.next_page_token) return
+    go({ page_token: loaded.data.next_page_token, trail: writeTrail([...previousTokens, token]) })
+  }
+  const previous = () => {
+    const before = previousTokens.slice(0, -1)
+    go({ page_token: previousTokens[previousTokens.length - 1] || null, trail: writeTrail(before) })
+  }
+
+  const runBulk = async (action: BulkAction) => {
+    setWorking(true)
+    let failed = 0
+    for (const identity of visibleSelected) {
+      const result =
+        action === 'delete' ? await api.deleteIdentity(identity.id) : await api.setState(identity.id, action === 'activate' ? 'active' : 'inactive')
+      if (!result.ok) failed++
+    }
+    setWorking(false)
+    setPending(null)
+    const done = visibleSelected.length - failed
+    const past = { deactivate: 'deactivated', activate: 'activated', delete: 'deleted' }[action]
+    announce(`${done} ${done === 1 ? 'identity' : 'identities'} ${past}.${failed ? ` ${failed} could not be changed.` : ''}`)
+    setSelected(new Set())
+    retry()
+  }
+
+  const count = visibleSelected.length
+  return (
+    <>
+      <Heading>Identities</Heading>
+      <div class="toolbar">
+        <form
+          role="search"
+          class="search"
+          onSubmit={(event) => {
+            event.preventDefault()
+            go({ search: query.trim() || null, page_token: null, trail: null })
+          }}
+        >
+          <label for="identity-search">Search identities</label>
+          <input id="identity-search" type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="Exact e-mail or username" />
+          <button type="submit">Search</button>
+          {filter && (
+            <button type="button" onClick={() => (setQuery(''), go({ search: null, page_token: null, trail: null }))}>
+              Clear search
+            </button>
+          )}
+        </form>
+        <button type="button" class="primary" onClick={() => setCreating(true)}>
+          Create identity
+        </button>
+      </div>
+      <div class="toolbar bulk" aria-label="Selected identities" role="group">
+        <span>{count === 0 ? 'No identity selected' : `${count} selected`}</span>
+        {(['deactivate', 'activate', 'delete'] as const).map((action) => (
+          <button key={action} type="button" disabled={count === 0} class={action === 'delete' ? 'danger' : ''} onClick={() => setPending(action)}>
+            {VERB[action]}
+          </button>
+        ))}
+      </div>
+      <Region loaded={loaded} retry={retry} label="identities">
+        {(page) =>
+          page.identities.length === 0 ? (
+            <p class="empty">{filter ? `No identity has the identifier “${filter}”.` : 'There are no identities yet.'}</p>
+          ) : (
+            <div class="table-wrap" tabIndex={0}>
+              <table class="data">
+                <caption class="visually-hidden">Identities, page {previousTokens.length + 1}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">
+                      <span class="visually-hidden">Selected</span>
+                    </th>
+                    <th scope="col">Identifier</th>
+                    <th scope="col">Name</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.identities.map((identity) => {
+                    const identifier = primaryIdentifier(identity)
+                    return (
+                      <tr key={identity.id}>
+                        <td>
+                          <input
+                            type="checkbox"
+                            aria-label={`Select ${identifier}`}
+                            checked={selected.has(identity.id)}
+                            onChange={(event) => {
+                              const copy = new Set(selected)
+                              if (event.currentTarget.checked) copy.add(identity.id)
+                              else copy.delete(identity.id)
+                              setSelected(copy)
+                            }}
+                          />
+                        </td>
+                        <td class="identifier">
+                          <a href={`/dashboard/identities/${encodeURIComponent(identity.id)}`}>{identifier}</a>
+                        </td>
+                        <td>{displayName(identity) || <span class="muted">—</span>}</td>
+                        <td>
+                          <span class={`state state-${identity.state ?? 'active'}`}>{identity.state === 'inactive' ? 'Inactive' : 'Active'}</span>
+                        </td>
+                        <td>
+                          <Time value={identity.created_at} />
+                        </td>
+                      </tr>
+                    )
+                  })}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Region>
+      <div class="pager">
+        <button type="button" disabled={previousTokens.length === 0} onClick={previous}>
+          Previous page
+        </button>
+        <span>Page {previousTokens.length + 1}</span>
+        <button type="button" disabled={loaded.state !== 'ready' || !loaded.data.has_more} onClick={next}>
+          Next page
+        </button>
+        <label class="page-size">
+          <span>Page size</span>
+          <select value={String(size)} onChange={(e) => go({ page_size: e.currentTarget.value === '25' ? null : e.currentTarget.value, page_token: null, trail: null })}>
+            {PAGE_SIZES.map((n) => (
+              <option key={n} value={String(n)}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <Dialog open={pending !== null} title={pending ? `${VERB[pending]} ${count} ${count === 1 ? 'identity' : 'identities'}?` : ''} onClose={() => setPending(null)}>
+        {pending && (
+          <form method="dialog" onSubmit={(event) => (event.preventDefault(), runBulk(pending))}>
+            <p>
+              {pending === 'delete'
+                ? `This deletes ${count} ${count === 1 ? 'identity' : 'identities'} with their credentials and sessions. It cannot be undone.`
+                : `This changes the state of ${count} ${count === 1 ? 'identity' : 'identities'}.`}
+            </p>
+            <div class="actions">
+              <button type="submit" class={pending === 'delete' ? 'danger' : 'primary'} disabled={working}>
+                {VERB[pending]}
+              </button>
+              <button type="button" onClick={() => setPending(null)}>
+                Cancel
+              </button>
+            </div>
+          </form>
+        )}
+      </Dialog>
+      <Dialog open={creating} title="Create identity" onClose={() => setCreating(false)}>
+        {creating && (
+          <CreateIdentity
+            onCancel={() => setCreating(false)}
+            onCreated={(identity) => {
+              setCreating(false)
+              announce(`Identity ${primaryIdentifier(identity)} created.`)
+              navigate(`/dashboard/identities/${encodeURIComponent(identity.id)}`)
+            }}
+          />
+        )}
+      </Dialog>
+    </>
+  )
+}

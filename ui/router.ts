@@ -1,0 +1,46 @@
+// Client-side routes are real paths under /dashboard; the URL (path and query) is the state of
+// navigation, so reload, back and forward keep the place.
+import { signal } from '@preact/signals'
+
+export const location = signal({ path: window.location.pathname, search: window.location.search })
+
+export function navigate(href: string, options: { replace?: boolean } = {}): void {
+  const url = new URL(href, window.location.href)
+  if (url.origin !== window.location.origin) {
+    window.location.assign(url.href)
+    return
+  }
+  if (options.replace) history.replaceState(null, '', url.pathname + url.search)
+  else history.pushState(null, '', url.pathname + url.search)
+  location.value = { path: url.pathname, search: url.search }
+}
+
+window.addEventListener('popstate', () => {
+  location.value = { path: window.location.pathname, search: window.location.search }
+})
+
+// Plain links inside the app navigate without a reload.
+document.addEventListener('click', (event) => {
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+  const anchor = (event.target as Element | null)?.closest?.('a')
+  if (!anchor || anchor.target || anchor.hasAttribute('download')) return
+  const url = new URL(anchor.href, window.location.href)
+  if (url.origin !== window.location.origin || !url.pathname.startsWith('/dashboard')) return
+  event.preventDefault()
+  navigate(url.pathname + url.search)
+})
+
+export function queryParam(name: string): string | null {
+  return new URLSearchParams(location.value.search).get(name)
+}
+
+/** The current path with some query parameters changed (null removes one). */
+export function withQuery(changes: Record<string, string | null>): string {
+  const params = new URLSearchParams(location.value.search)
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null || value === '') params.delete(key)
+    else params.set(key, value)
+  }
+  const text = params.toString()
+  return location.value.path + (text ? `?${text}` : '')
+}

@@ -1,0 +1,10 @@
+// Who is signed in, and what this service has configured (admins only ask).
+import { signal } from '@preact/signals'
+import type { PublicConfig, SessionUser } from './api.ts'
+
+export const user = signal<SessionUser | null>(null)
+export const config = signal<PublicConfig | null>(null)
+
+export const isAdmin = () => user.value?.role === 'admin'
+/** Kratos pages need the managed store's admin API. */
+export const hasKratos = () => config.value?.upstreams['idp-admin'] === true
