@@ -1,9 +1,9 @@
 // What every UI journey needs: the sandbox, one headless Chromium per test file, sign-in through
 // the sandbox's provider, and the checks every page must pass (no console error, no CSP
 // violation, no sideways scroll, no serious or critical axe-core finding).
-import { readFileSync } from 'node:fs'
+
 import { createRequire } from 'node:module'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
@@ -11,7 +11,10 @@ import { startSandbox, SANDBOX_USERS, type Sandbox } from '../../dev/sandbox.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-export const DOCS_DIR = join(import.meta.dir, '../../docs')
+/** Screenshots go to a scratch directory; `UPDATE_SCREENSHOTS=1` writes them into docs/ for the README. */
+export const SCREENSHOT_DIR = process.env.UPDATE_SCREENSHOTS === '1'
+  ? join(import.meta.dir, '../../docs')
+  : mkdtempSync(join(tmpdir(), 'admin-dashboard-screenshots-'))
 
 export const DESKTOP = { width: 1280, height: 900 }
 export const PHONE = { width: 390, height: 844 }
@@ -97,7 +100,7 @@ export async function sidewaysScroll(page: Page): Promise<number> {
 
 /**
  * The sweep every page gets: light and dark, desktop and phone; each state is screenshotted into
- * docs/ as `<name>-<theme>-<size>.png`. Returns every problem found.
+ * SCREENSHOT_DIR as `<name>-<theme>-<size>.png`. Returns every problem found.
  */
 export async function sweep(page: Page, name: string, ready: () => Promise<unknown>): Promise<string[]> {
   const found: string[] = []
@@ -112,7 +115,7 @@ export async function sweep(page: Page, name: string, ready: () => Promise<unkno
       const overflow = await sidewaysScroll(page)
       if (overflow > 0) found.push(`${name} ${theme} ${size}: scrolls sideways by ${overflow}px`)
       for (const finding of await axeFindings(page)) found.push(`${name} ${theme} ${size}: ${finding}`)
-      await page.screenshot({ path: join(DOCS_DIR, `${name}-${theme}-${size}.png`) })
+      await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${theme}-${size}.png`) })
     }
   }
   await page.emulateMedia({ colorScheme: 'light' })
