@@ -5,7 +5,7 @@
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createApp } from '../src/app.ts'
+import { createApp, type Services } from '../src/app.ts'
 import { loadConfig, type Environment } from '../src/config.ts'
 import { openDatabase } from '../src/db/database.ts'
 import { createLogger } from '../src/log.ts'
@@ -30,6 +30,10 @@ export interface Sandbox {
   providerUrl: string
   /** The identity store behind the service, for tests that check what a page did. */
   kratos: KratosFixture
+  /** The service's own layers (settings, audit), for tests that check what a page stored. */
+  services: Services
+  /** The service's environment (its keys too: tests prove pages never show them). */
+  env: Environment
   stop(): Promise<void>
 }
 
@@ -96,13 +100,15 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const opened = openDatabase(loaded.config.databasePath)
   if (!opened.ok) throw new Error(opened.error)
   const log = createLogger(loaded.config.logLevel)
-  const { app } = createApp({ config: loaded.config, db: opened.db, log })
+  const { app, services } = createApp({ config: loaded.config, db: opened.db, log })
   const running = serve({ app, hostname: '127.0.0.1', port, log })
 
   return {
     url: baseUrl,
     providerUrl: provider.url,
     kratos,
+    services,
+    env,
     async stop() {
       await running.stop()
       opened.db.close()

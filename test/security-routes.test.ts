@@ -121,13 +121,21 @@ describe('GET /api/security/audit', () => {
     expect((await audit('?action=settings_delete')).body).toEqual({ events: [], next_before: null })
   })
 
+  test('filters by actor, and by actor and action together', async () => {
+    const mine = (await audit(`?actor=${viewer.id}`)).body.events
+    expect(mine.map((event) => event.action)).toEqual(['logout', 'login'])
+    expect(mine.every((event) => event.actor === viewer.id)).toBe(true)
+    expect((await audit(`?actor=${admin.id}&action=login`)).body.events.map((event) => [event.actor, event.action])).toEqual([[admin.id, 'login']])
+    expect((await audit('?actor=00000000-0000-4000-8000-000000000000')).body).toEqual({ events: [], next_before: null })
+  })
+
   test('limit defaults to 50 and stops at 200', async () => {
     for (let i = 0; i < 60; i++) service.services.audit.record('identity_search', admin.id, null, { outcome: 'ok' })
     expect((await audit()).body.events.length).toBe(50)
     expect((await audit('?limit=200')).body.events.length).toBe(67)
   })
 
-  for (const query of ['limit=0', 'limit=201', 'limit=abc', 'limit=-1', 'limit=1.5', 'limit=', 'limit=1&limit=2', 'before=0', 'before=abc', 'before=-5', 'before=', 'action=unknown', 'action=LOGIN', 'action=', 'action=login&action=logout']) {
+  for (const query of ['limit=0', 'limit=201', 'limit=abc', 'limit=-1', 'limit=1.5', 'limit=', 'limit=1&limit=2', 'before=0', 'before=abc', 'before=-5', 'before=', 'action=unknown', 'action=LOGIN', 'action=', 'action=login&action=logout', 'actor=', 'actor=a%20b', 'actor=%00', `actor=${'a'.repeat(129)}`, 'actor=a&actor=b']) {
     test(`?${query} → 400 bad_request`, async () => {
       const { status, body } = await audit(`?${query}`)
       expect(status).toBe(400)
@@ -142,7 +150,7 @@ describe('GET /api/security/audit', () => {
 })
 
 describe('GET /api/security/posture', () => {
-  type Check = { id: string; status: string; message: string }
+  type Check = { id: string; status: string; message: string; remedy?: string }
   async function posture(target: TestService, cookie: string) {
     const response = await fetch(`${target.url}/api/security/posture`, { headers: { cookie } })
     const text = await response.text()
@@ -162,6 +170,8 @@ describe('GET /api/security/posture', () => {
       previous_key: 'pass',
     })
     for (const check of checks) expect(check.message.length).toBeGreaterThan(0)
+    // Every warning or failure says what to do about it; a pass does not.
+    for (const check of checks) expect(check.remedy).toBeUndefined()
   })
 
   test('public bind, development cookies, no encryption key, a leftover previous key → warnings without hosts, ports or keys', async () => {
@@ -179,6 +189,8 @@ describe('GET /api/security/posture', () => {
         encryption_key_present: 'warn',
         previous_key: 'warn',
       })
+      // Every warning says what to do about it; a pass does not.
+      for (const check of checks) expect(typeof check.remedy === 'string' && check.remedy.length > 0).toBe(check.status !== 'pass')
       expect(text).not.toMatch(/0\.0\.0\.0|4455|127\.0\.0\.1/)
       for (const key of [other.env.SESSION_SIGNING_KEY!, previous]) expect(text).not.toContain(key)
     } finally {

@@ -38,7 +38,22 @@ export interface AuditEvent {
   action: string
   actor: string | null
   target: string | null
+  detail?: Record<string, string | number | boolean | null> | null
 }
+export interface Setting {
+  key: string
+  value: string
+  encrypted: boolean
+  category: string | null
+  updated_at?: string
+}
+export interface PostureCheck {
+  id: string
+  status: 'pass' | 'warn' | 'fail'
+  message: string
+  remedy?: string
+}
+export type Layout = Record<string, unknown>
 
 // Kratos's admin shapes (Ory's API reference), as far as the pages read them.
 export interface VerifiableAddress {
@@ -181,9 +196,16 @@ export const api = {
   config: () => request<PublicConfig>('GET', '/api/config'),
   servicesHealth: () => request<{ services: ServiceHealth[] }>('GET', '/api/services/health'),
   sessionLocations: () => request<{ points: LocationPoint[]; truncated: boolean }>('GET', '/api/session-locations'),
-  auditPage: (params: { limit: number; before?: string; action?: string }) =>
+  auditPage: (params: { limit: number; before?: string; action?: string; actor?: string }) =>
     request<{ events: AuditEvent[]; next_before: number | null }>('GET', `/api/security/audit${q(params)}`),
   audit: (limit: number) => request<{ events: AuditEvent[]; next_before: number | null }>('GET', `/api/security/audit${q({ limit })}`),
+  settings: () => request<Setting[]>('GET', '/api/settings'),
+  revealSetting: (key: string) => request<Setting>('GET', `/api/settings/${id(key)}?decrypt=true`),
+  saveSetting: (body: { key: string; value: string; encrypted: boolean; category: string | null }) => request<Setting>('POST', '/api/settings', body),
+  deleteSetting: (key: string) => request<void>('DELETE', `/api/settings/${id(key)}`),
+  posture: () => request<{ checks: PostureCheck[] }>('GET', '/api/security/posture'),
+  layout: () => request<{ layout: Layout | null }>('GET', '/api/dashboard/layout'),
+  saveLayout: (layout: Layout) => request<{ layout: Layout }>('PUT', '/api/dashboard/layout', { layout }),
   geo: (ip: string) => request<GeoAnswer>('GET', `/api/geo${q({ ip })}`),
   endDashboardSessions: (identityId: string) => request<void>('POST', '/api/security/sessions/revoke', { identity_id: identityId }),
 

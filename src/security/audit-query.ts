@@ -1,6 +1,6 @@
 // GET /api/security/audit parameters: `limit` 1–200 (default 50), `before` (an event id, the
-// previous page's `next_before`), `action` (one of the audit actions). Digits only; a parameter
-// given twice or out of range is refused.
+// previous page's `next_before`), `action` (one of the audit actions), `actor` (an identity id,
+// printable ASCII). Numbers are digits only; a parameter given twice or out of range is refused.
 
 import type { AuditAction, AuditQuery } from '../audit/audit.ts'
 
@@ -19,7 +19,7 @@ const ACTIONS: Record<AuditAction, true> = {
   sessions_revoke: true,
 }
 
-export type AuditQueryResult = { ok: true; query: AuditQuery & { limit: number } } | { ok: false; field: 'limit' | 'before' | 'action' }
+export type AuditQueryResult = { ok: true; query: AuditQuery & { limit: number } } | { ok: false; field: 'limit' | 'before' | 'action' | 'actor' }
 
 export function parseAuditQuery(params: URLSearchParams): AuditQueryResult {
   const single = (name: string): string | null | false => {
@@ -51,5 +51,14 @@ export function parseAuditQuery(params: URLSearchParams): AuditQueryResult {
     action = actionText as AuditAction
   }
 
-  return { ok: true, query: { limit, before, action } }
+  // An identity id as the events record it; 1–128 printable characters.
+  const actorText = single('actor')
+  if (actorText === false) return { ok: false, field: 'actor' }
+  let actor: string | undefined
+  if (actorText !== null) {
+    if (!/^[\x21-\x7e]{1,128}$/.test(actorText)) return { ok: false, field: 'actor' }
+    actor = actorText
+  }
+
+  return { ok: true, query: { limit, before, action, actor } }
 }

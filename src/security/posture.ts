@@ -9,7 +9,21 @@ export interface PostureCheck {
   id: string
   status: CheckStatus
   message: string
+  /** What to do about a warning or failure (fixed text, like the message); absent on a pass. */
+  remedy?: string
 }
+
+// One remedy per check that can warn or fail; the compiler keeps the two lists together.
+const REMEDIES = {
+  bind_address: 'Set HOST to a loopback address (localhost) and reach the dashboard through a reverse proxy or an SSH tunnel, or firewall the port to your administrators.',
+  secure_cookies: 'Run with NODE_ENV=production behind HTTPS so that the session cookie is only sent over TLS.',
+  signing_key_length: 'Generate a new key (openssl rand -base64 48), set SESSION_SIGNING_KEY and restart; everyone signs in again.',
+  encryption_key_present: 'Generate a key (openssl rand -base64 48), set ENCRYPTION_KEY and restart; then store secrets with encryption on.',
+  encryption_key_length: 'Generate a longer key, move the current one to ENCRYPTION_KEY_PREVIOUS, set the new one as ENCRYPTION_KEY and run `admin-dashboard settings reencrypt`.',
+  previous_key: 'Run `admin-dashboard settings reencrypt`, then remove ENCRYPTION_KEY_PREVIOUS and restart.',
+  previous_key_length: 'Run `admin-dashboard settings reencrypt`, then remove ENCRYPTION_KEY_PREVIOUS and restart.',
+} as const
+type CheckId = keyof typeof REMEDIES
 
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase()
@@ -18,7 +32,8 @@ export function isLoopbackHost(host: string): boolean {
 
 export function postureChecks(config: Config): PostureCheck[] {
   const checks: PostureCheck[] = []
-  const add = (id: string, status: CheckStatus, message: string) => checks.push({ id, status, message })
+  const add = (id: CheckId, status: CheckStatus, message: string) =>
+    checks.push(status === 'pass' ? { id, status, message } : { id, status, message, remedy: REMEDIES[id] })
 
   if (isLoopbackHost(config.host)) add('bind_address', 'pass', 'The service listens on a loopback address only.')
   else add('bind_address', 'warn', 'The service listens beyond loopback; keep the admin port off public networks (HOST).')

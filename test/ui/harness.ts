@@ -76,6 +76,8 @@ export async function signIn(page: Page, sandbox: Sandbox, role: 'admin' | 'view
 /** A signed-in context for a role, and one page in it. */
 export async function signedInPage(harness: Harness, role: 'admin' | 'viewer', path = '/dashboard'): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
   const context = await harness.browser.newContext({ viewport: DESKTOP })
+  // Well under the test's own timeout, so a step that waits in vain says which step it was.
+  context.setDefaultTimeout(10_000)
   const page = await context.newPage()
   const problems = watchProblems(page, harness.sandbox.url)
   await page.goto(`${harness.sandbox.url}${path}`)

@@ -1,5 +1,7 @@
-// Audit log (admin): newest first, paged with the route's `before` cursor, filterable by action.
-import { api } from '../../api.ts'
+// Audit log (admin): newest first, paged with the route's `before` cursor, filterable by action
+// and actor; targets and actors that are identities link to their pages.
+import { useEffect, useState } from 'preact/hooks'
+import { api, type AuditEvent } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { Region, useLoad } from '../../components/load.tsx'
 import { Time } from '../../components/time.tsx'
@@ -8,17 +10,72 @@ import { location, navigate, queryParam, withQuery } from '../../router.ts'
 const PAGE = 50
 const ACTIONS = ['login', 'logout', 'identity_search', 'sessions_revoke', 'settings_write', 'settings_delete', 'settings_decrypt_read', 'settings_reencrypt']
 const TRAIL_SEPARATOR = '~'
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+// Actions whose target is an identity id.
+const IDENTITY_TARGETS = new Set(['sessions_revoke'])
+
+function outcomeOf(event: AuditEvent): string {
+  const detail = event.detail ?? {}
+  if (typeof detail.outcome === 'string') return detail.outcome.replace(/_/g, ' ')
+  if (typeof detail.ok === 'boolean') return detail.ok ? 'ok' : 'failed'
+  if (typeof detail.status === 'number') return detail.status < 400 ? `ok (${detail.status})` : `failed (${detail.status})`
+  return 'ok'
+}
+
+function IdentityRef({ value }: { value: string | null }) {
+  if (!value) return <>—</>
+  if (!UUID.test(value)) return <>{value}</>
+  return <a href={`/dashboard/identities/${encodeURIComponent(value)}`}>{value}</a>
+}
 
 export function AuditPage() {
   const search = location.value.search
   const before = queryParam('before') ?? ''
   const action = queryParam('action') ?? ''
+  const actor = queryParam('actor') ?? ''
   const trail = (queryParam('trail') ?? '').split(TRAIL_SEPARATOR).filter(Boolean)
-  const [loaded, retry] = useLoad(() => api.auditPage({ limit: PAGE, before: before || undefined, action: action || undefined }), [search])
+  const [actorText, setActorText] = useState(actor)
+  const [actorError, setActorError] = useState<string | null>(null)
+  useEffect(() => setActorText(actor), [actor])
+  const [loaded, retry] = useLoad(
+    () => api.auditPage({ limit: PAGE, before: before || undefined, action: action || undefined, actor: actor || undefined }),
+    [search],
+  )
+  const filterByActor = (event: Event) => {
+    event.preventDefault()
+    const value = actorText.trim()
+    if (value !== '' && !UUID.test(value)) return setActorError('Enter an identity ID (a UUID), or leave it empty for everyone.')
+    setActorError(null)
+    navigate(withQuery({ actor: value || null, before: null, trail: null }))
+  }
   return (
     <>
       <Heading>Audit log</Heading>
-      <div class="toolbar">
+      <div class="toolbar filters">
+        <form class="search" onSubmit={filterByActor} noValidate role="search" aria-label="Filter by actor">
+          <label for="audit-actor">Actor (identity ID)</label>
+          <input
+            id="audit-actor"
+            class="mono"
+            value={actorText}
+            autocomplete="off"
+            spellcheck={false}
+            aria-invalid={actorError ? 'true' : undefined}
+            aria-describedby={actorError ? 'audit-actor-error' : undefined}
+            onInput={(e) => setActorText(e.currentTarget.value)}
+          />
+          <button type="submit">Filter</button>
+          {actor && (
+            <button type="button" onClick={() => navigate(withQuery({ actor: null, before: null, trail: null }))}>
+              Show everyone
+            </button>
+          )}
+          {actorError && (
+            <p class="field-error" id="audit-actor-error">
+              {actorError}
+            </p>
+          )}
+        </form>
         <label class="page-size">
           <span>Action</span>
           <select value={action} onChange={(e) => navigate(withQuery({ action: e.currentTarget.value || null, before: null, trail: null }))}>
@@ -35,7 +92,7 @@ export function AuditPage() {
         {({ events, next_before }) => (
           <>
             {events.length === 0 ? (
-              <p class="empty">No audit event{action ? ' with this action' : ''}.</p>
+              <p class="empty">No audit event{action || actor ? ' matches this filter' : ''}.</p>
             ) : (
               <div class="table-wrap" tabIndex={0}>
                 <table class="data">
@@ -46,6 +103,7 @@ export function AuditPage() {
                       <th scope="col">Actor</th>
                       <th scope="col">Action</th>
                       <th scope="col">Target</th>
+                      <th scope="col">Outcome</th>
                     </tr>
                   </thead>
                   <tbody>
@@ -54,9 +112,10 @@ export function AuditPage() {
                         <td>
                           <Time value={event.at} />
                         </td>
-                        <td class="mono">{event.actor ?? '—'}</td>
+                        <td class="mono">{event.actor ? <IdentityRef value={event.actor} /> : 'command line'}</td>
                         <td>{event.action.replace(/_/g, ' ')}</td>
-                        <td class="mono">{event.target ?? '—'}</td>
+                        <td class="mono">{IDENTITY_TARGETS.has(event.action) ? <IdentityRef value={event.target} /> : (event.target ?? '—')}</td>
+                        <td>{outcomeOf(event)}</td>
                       </tr>
                     ))}
                   </tbody>

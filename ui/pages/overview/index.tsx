@@ -1,10 +1,15 @@
-// Overview (both roles): the upstream services, the session map, and for admins the latest audit events.
+// Overview (both roles): the upstream services, the session map, and for admins the latest audit
+// events; each identity arranges them (Customize), saved through the layout route.
+import type { JSX } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, type LocationPoint } from '../../api.ts'
+import { api, type ApiFailure, type Layout, type LocationPoint } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
-import { Region, useLoad } from '../../components/load.tsx'
+import { ErrorView, Region, useLoad } from '../../components/load.tsx'
+import { Dialog } from '../../components/dialog.tsx'
 import { Time } from '../../components/time.tsx'
+import { announce } from '../../components/status.ts'
 import { isAdmin } from '../../session.ts'
+import { arrange, DEFAULT_ARRANGEMENT, toLayout, type Arrangement, type WidgetId } from './arrangement.ts'
 
 const SERVICE_NAMES: Record<string, string> = {
   idp: 'Kratos public API',
@@ -15,16 +20,134 @@ const SERVICE_NAMES: Record<string, string> = {
   'oauth-admin': 'Hydra admin API',
 }
 
+const WIDGETS: Record<WidgetId, { label: string; admin: boolean; render: () => JSX.Element }> = {
+  services: { label: 'Services', admin: false, render: () => <Services key="services" /> },
+  map: { label: 'Session map', admin: false, render: () => <SessionMap key="map" /> },
+  audit: { label: 'Latest audit events', admin: true, render: () => <LatestAudit key="audit" /> },
+}
+
 export function Overview() {
+  const [stored, retry, replace] = useLoad(() => api.layout(), [])
+  const [customizing, setCustomizing] = useState(false)
+  const available = (id: WidgetId) => !WIDGETS[id].admin || isAdmin()
+  // A layout that cannot be read is no reason to hide the overview: the default arrangement stands in.
+  const arrangement: Arrangement = stored.state === 'ready' ? arrange(stored.data.layout) : DEFAULT_ARRANGEMENT
+  const shown = arrangement.filter((entry) => !entry.hidden && available(entry.id))
   return (
     <>
       <Heading>Overview</Heading>
-      <div class="sections">
-        <Services />
-        <SessionMap />
-        {isAdmin() && <LatestAudit />}
+      <div class="toolbar">
+        <span />
+        <button type="button" onClick={() => setCustomizing(true)} disabled={stored.state === 'loading'}>
+          Customize
+        </button>
       </div>
+      {stored.state === 'failed' && <ErrorView failure={{ ...stored.failure, message: `Your saved arrangement cannot be read; the default is shown. ${stored.failure.message}` }} retry={retry} />}
+      <div class="sections" aria-busy={stored.state === 'loading' ? 'true' : 'false'}>
+        {stored.state !== 'loading' && shown.map((entry) => WIDGETS[entry.id].render())}
+        {stored.state !== 'loading' && shown.length === 0 && <p class="empty">Every widget is hidden. Use Customize to show them again.</p>}
+      </div>
+      <CustomizeDialog
+        open={customizing}
+        arrangement={arrangement.filter((entry) => available(entry.id))}
+        previous={stored.state === 'ready' ? stored.data.layout : null}
+        onClose={() => setCustomizing(false)}
+        onSaved={(layout) => replace({ layout })}
+      />
     </>
+  )
+}
+
+function CustomizeDialog(props: { open: boolean; arrangement: Arrangement; previous: Layout | null; onClose: () => void; onSaved: (layout: Layout) => void }) {
+  const [draft, setDraft] = useState<Arrangement>(props.arrangement)
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [busy, setBusy] = useState(false)
+  const moved = useRef<string | null>(null)
+  useEffect(() => {
+    if (props.open) {
+      setDraft(props.arrangement)
+      setFailure(null)
+    }
+  }, [props.open])
+  // Keep the focus on the button that was pressed, now in the widget's new row (or its twin at an end).
+  useEffect(() => {
+    const key = moved.current
+    if (!key) return
+    moved.current = null
+    const [id, direction] = key.split(':')
+    const same = document.querySelector<HTMLButtonElement>(`[data-move="${id}:${direction}"]`)
+    const other = document.querySelector<HTMLButtonElement>(`[data-move="${id}:${direction === 'up' ? 'down' : 'up'}"]`)
+    ;(same && !same.disabled ? same : other)?.focus()
+  }, [draft])
+  const move = (index: number, by: -1 | 1, direction: 'up' | 'down') => {
+    const next = [...draft]
+    const [entry] = next.splice(index, 1)
+    next.splice(index + by, 0, entry!)
+    moved.current = `${entry!.id}:${direction}`
+    setDraft(next)
+    announce(`${WIDGETS[entry!.id].label} moved to position ${index + by + 1} of ${next.length}.`)
+  }
+  const save = async (event: Event) => {
+    event.preventDefault()
+    setBusy(true)
+    const layout = toLayout(draft, props.previous)
+    const result = await api.saveLayout(layout)
+    setBusy(false)
+    if (!result.ok) return setFailure(result.failure)
+    props.onSaved(result.data.layout)
+    props.onClose()
+    announce('Overview arrangement saved.')
+  }
+  return (
+    <Dialog open={props.open} title="Customize the overview" onClose={props.onClose}>
+      <form class="form" onSubmit={save}>
+        <p class="muted">Choose what the overview shows, and in which order. Saved for your account.</p>
+        <ol class="widget-order">
+          {draft.map((entry, index) => {
+            const label = WIDGETS[entry.id].label
+            return (
+              <li key={entry.id}>
+                <span class="field checkbox">
+                  <input
+                    id={`widget-${entry.id}`}
+                    type="checkbox"
+                    checked={!entry.hidden}
+                    onChange={(e) => setDraft(draft.map((d) => (d.id === entry.id ? { ...d, hidden: !e.currentTarget.checked } : d)))}
+                  />
+                  <label for={`widget-${entry.id}`}>Show {label}</label>
+                </span>
+                <span class="moves">
+                  <button type="button" data-move={`${entry.id}:up`} aria-label={`Move ${label} up`} disabled={index === 0} onClick={() => move(index, -1, 'up')}>
+                    Up
+                  </button>
+                  <button
+                    type="button"
+                    data-move={`${entry.id}:down`}
+                    aria-label={`Move ${label} down`}
+                    disabled={index === draft.length - 1}
+                    onClick={() => move(index, 1, 'down')}
+                  >
+                    Down
+                  </button>
+                </span>
+              </li>
+            )
+          })}
+        </ol>
+        {failure && <ErrorView failure={failure} />}
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            Save
+          </button>
+          <button type="button" onClick={() => setDraft(DEFAULT_ARRANGEMENT.filter((d) => props.arrangement.some((a) => a.id === d.id)))}>
+            Reset to default
+          </button>
+          <button type="button" onClick={props.onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
   )
 }
 

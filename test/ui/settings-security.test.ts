@@ -1,0 +1,284 @@
+// Settings, Audit log, Security and the customizable Overview, as an administrator uses them;
+// each outcome is checked where it lands (the service's store, the identity store's recorded calls,
+// another browser's session).
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import type { BrowserContext, Page } from 'playwright-core'
+import { SANDBOX_USERS } from '../../dev/sandbox.ts'
+import { signedInPage, signIn, startHarness, sweep, tabTo, type Harness } from './harness.ts'
+
+let harness: Harness
+let context: BrowserContext
+let page: Page
+let problems: string[]
+/** Every response body the admin's browser received, to prove a stored key never comes back. */
+const bodies: string[] = []
+
+beforeAll(async () => {
+  harness = await startHarness()
+  ;({ context, page, problems } = await signedInPage(harness, 'admin', '/dashboard/settings'))
+  context.on('response', (response) => {
+    response
+      .text()
+      .then((text) => bodies.push(text))
+      .catch(() => {})
+  })
+}, 60_000)
+afterAll(async () => {
+  await context?.close()
+  await harness?.stop()
+})
+
+const url = (path: string) => `${harness.sandbox.url}${path}`
+const settingsRow = (key: string) => page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: key, exact: true }) })
+const identityIdOf = (email: string) => [...harness.sandbox.kratos.identities.values()].find((identity) => identity.traits.email === email)!.id
+
+test('an admin adds a setting in a category, edits it and deletes it after confirming', async () => {
+  await page.goto(url('/dashboard/settings'))
+  await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+  await page.getByRole('button', { name: 'Add setting' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Add setting' })
+  await dialog.getByRole('textbox', { name: 'Key' }).fill('bad key!')
+  await dialog.getByRole('button', { name: 'Save' }).click()
+  await dialog.getByText(/Use letters, digits/).waitFor()
+  await dialog.getByRole('textbox', { name: 'Key' }).fill('mail.from_name')
+  await dialog.getByRole('textbox', { name: 'Value' }).fill('Identity Team')
+  await dialog.getByRole('textbox', { name: 'Category' }).fill('mail')
+  await dialog.getByRole('button', { name: 'Save' }).click()
+  await page.getByRole('status').getByText('Setting mail.from_name saved.').waitFor()
+  const group = page.getByRole('region', { name: 'mail' })
+  await group.getByRole('cell', { name: 'Identity Team' }).waitFor()
+  expect(harness.sandbox.services.settings.list().find((s) => s.key === 'mail.from_name')).toMatchObject({ value: 'Identity Team', category: 'mail', encrypted: false })
+
+  await page.getByRole('button', { name: 'Edit mail.from_name' }).click()
+  const edit = page.getByRole('dialog', { name: 'Edit mail.from_name' })
+  await edit.getByRole('textbox', { name: 'Value' }).fill('Platform Team')
+  await edit.getByRole('button', { name: 'Save' }).click()
+  await group.getByRole('cell', { name: 'Platform Team' }).waitFor()
+  expect(harness.sandbox.services.settings.list().find((s) => s.key === 'mail.from_name')?.value).toBe('Platform Team')
+
+  await page.getByRole('button', { name: 'Delete mail.from_name' }).click()
+  const confirm = page.getByRole('dialog', { name: 'Delete setting?' })
+  await confirm.getByRole('button', { name: 'Cancel' }).click()
+  expect(harness.sandbox.services.settings.list().some((s) => s.key === 'mail.from_name')).toBe(true)
+  await page.getByRole('button', { name: 'Delete mail.from_name' }).click()
+  await confirm.getByRole('button', { name: 'Delete' }).click()
+  await page.getByRole('status').getByText('Setting mail.from_name deleted.').waitFor()
+  expect(harness.sandbox.services.settings.list().some((s) => s.key === 'mail.from_name')).toBe(false)
+  expect(await page.getByRole('region', { name: 'mail' }).count()).toBe(0)
+})
+
+test('an encrypted value is masked, revealed through the audited read, masked again after 30 s; the reveal is in the audit log', async () => {
+  await page.clock.install()
+  await page.goto(url('/dashboard/settings'))
+  await page.getByRole('button', { name: 'Add setting' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Add setting' })
+  await dialog.getByRole('textbox', { name: 'Key' }).fill('smtp.password')
+  await dialog.getByRole('textbox', { name: 'Value' }).fill('hunter2-smtp')
+  await dialog.getByRole('textbox', { name: 'Category' }).fill('mail')
+  await dialog.getByRole('checkbox', { name: 'Encrypt the value' }).check()
+  await dialog.getByRole('button', { name: 'Save' }).click()
+  const row = settingsRow('smtp.password')
+  await row.getByRole('button', { name: 'Reveal smtp.password' }).waitFor()
+  const stored = harness.sandbox.services.settings.list().find((s) => s.key === 'smtp.password')!
+  expect(stored.encrypted).toBe(true)
+  expect(stored.value).not.toContain('hunter2')
+  expect(await row.textContent()).not.toContain('hunter2-smtp')
+  expect(await row.textContent()).not.toContain(stored.value)
+
+  await row.getByRole('button', { name: 'Reveal smtp.password' }).click()
+  await row.getByText('hunter2-smtp').waitFor()
+  await page.clock.fastForward(31_000)
+  await row.getByRole('button', { name: 'Reveal smtp.password' }).waitFor()
+  expect(await row.textContent()).not.toContain('hunter2-smtp')
+
+  // Revealed again, then leaving the page masks it too.
+  await row.getByRole('button', { name: 'Reveal smtp.password' }).click()
+  await row.getByText('hunter2-smtp').waitFor()
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
+  await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+  expect(await page.getByText('hunter2-smtp').count()).toBe(0)
+  await page.getByRole('combobox', { name: 'Action' }).selectOption('settings_decrypt_read')
+  const table = page.getByRole('table')
+  await table.getByRole('cell', { name: 'smtp.password' }).first().waitFor()
+  const actions = await table.locator('tbody tr td:nth-child(3)').allTextContents()
+  expect(actions.length).toBe(2)
+  expect(new Set(actions)).toEqual(new Set(['settings decrypt read']))
+  expect(await page.content()).not.toContain('hunter2-smtp')
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
+  await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+  await settingsRow('smtp.password').getByRole('button', { name: 'Reveal smtp.password' }).waitFor()
+})
+
+test('an API key for idp-admin is stored encrypted, sent on the next Kratos call, and never shown or answered again', async () => {
+  const apiKey = 'ory_pat_Secret-Key-For-Kratos-1234567890'
+  await page.goto(url('/dashboard/settings'))
+  const keys = page.getByRole('region', { name: 'Upstream API keys' })
+  const row = keys.getByRole('row').filter({ has: page.getByRole('rowheader', { name: '/api/idp-admin', exact: true }) })
+  await row.getByText('No key').waitFor()
+  expect(await row.getByRole('button', { name: /Reveal/ }).count()).toBe(0)
+  await row.getByRole('button', { name: 'Set key for idp-admin' }).click()
+  const dialog = page.getByRole('dialog', { name: 'API key for /api/idp-admin' })
+  await dialog.getByRole('button', { name: 'Save' }).click()
+  await dialog.getByText('Enter the API key.').waitFor()
+  await dialog.getByLabel('API key').fill(apiKey)
+  await dialog.getByRole('button', { name: 'Save' }).click()
+  await page.getByRole('status').getByText('API key for idp-admin saved.').waitFor()
+  await row.getByText('Key set').waitFor()
+  expect(await row.getByRole('button', { name: /Reveal/ }).count()).toBe(0)
+  await row.getByRole('button', { name: 'Replace key for idp-admin' }).waitFor()
+  const stored = harness.sandbox.services.settings.list().find((s) => s.key === 'proxy.idp-admin.api_key')!
+  expect(stored.encrypted).toBe(true)
+  // The generic list does not show the key's row at all (not even its ciphertext).
+  expect(await page.getByRole('rowheader', { name: 'proxy.idp-admin.api_key' }).count()).toBe(0)
+  expect(await page.content()).not.toContain(stored.value)
+
+  const before = harness.sandbox.kratos.calls.length
+  await page.goto(url('/dashboard/identities'))
+  await page.getByRole('table').waitFor()
+  const kratosCalls = harness.sandbox.kratos.calls.slice(before).filter((call) => call.path.startsWith('/admin/'))
+  expect(kratosCalls.length).toBeGreaterThan(0)
+  for (const call of kratosCalls) expect(call.headers.get('authorization')).toBe(`Bearer ${apiKey}`)
+
+  await page.goto(url('/dashboard/settings'))
+  await page.getByRole('region', { name: 'Upstream API keys' }).getByText('Key set').waitFor()
+  await page.waitForLoadState('networkidle')
+  expect(await page.content()).not.toContain(apiKey)
+  expect(bodies.length).toBeGreaterThan(10)
+  for (const body of bodies) expect(body).not.toContain(apiKey)
+})
+
+test('the audit log filters by action and by actor; an actor links to its identity page', async () => {
+  const adminId = identityIdOf(SANDBOX_USERS.admin)
+  await page.goto(url('/dashboard/audit?action=login'))
+  const table = page.getByRole('table')
+  await table.getByRole('cell', { name: 'login' }).first().waitFor()
+  expect(new Set(await table.locator('tbody tr td:nth-child(3)').allTextContents())).toEqual(new Set(['login']))
+  await page.getByRole('combobox', { name: 'Action' }).selectOption('')
+  await page.getByRole('textbox', { name: 'Actor (identity ID)' }).fill('not an id')
+  await page.getByRole('button', { name: 'Filter' }).click()
+  await page.getByText('Enter an identity ID (a UUID), or leave it empty for everyone.').waitFor()
+  await page.getByRole('textbox', { name: 'Actor (identity ID)' }).fill(adminId)
+  const filtered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/security/audit' && new URL(r.url()).searchParams.get('actor') === adminId)
+  await page.getByRole('button', { name: 'Filter' }).click()
+  await filtered
+  await page.waitForFunction((id) => {
+    const cells = [...document.querySelectorAll('main table tbody tr td:nth-child(2)')]
+    return cells.length > 2 && cells.every((cell) => cell.textContent === id)
+  }, adminId)
+  const actors = await table.locator('tbody tr td:nth-child(2)').allTextContents()
+  expect(actors.length).toBeGreaterThan(2)
+  expect(new Set(actors)).toEqual(new Set([adminId]))
+  expect(await table.locator('tbody tr td:nth-child(5)').first().textContent()).toBeTruthy()
+  expect(await table.getByRole('link', { name: adminId }).first().getAttribute('href')).toBe(`/dashboard/identities/${adminId}`)
+})
+
+test('Security shows every posture check with what to do about each warning, and the configuration without secrets', async () => {
+  await page.goto(url('/dashboard/security'))
+  const posture = page.getByRole('region', { name: 'Posture checks' })
+  await posture.getByText(/checks needs? attention/).waitFor()
+  // The sandbox runs in development: the cookie check warns and says what to do.
+  const cookies = posture.getByRole('listitem').filter({ hasText: 'NODE_ENV=development' })
+  expect(await cookies.getByText('Warning', { exact: true }).count()).toBe(1)
+  expect(await cookies.textContent()).toContain('What to do: Run with NODE_ENV=production')
+  const configuration = page.getByRole('region', { name: 'Effective configuration' })
+  expect(await configuration.textContent()).toContain('Encryption available')
+  const html = await page.content()
+  for (const secret of [harness.sandbox.env.SESSION_SIGNING_KEY!, harness.sandbox.env.ENCRYPTION_KEY!, harness.sandbox.kratos.url]) expect(html).not.toContain(secret)
+})
+
+test('End dashboard sessions signs that identity out of its open browser', async () => {
+  const viewer = await signedInPage(harness, 'viewer')
+  try {
+    await viewer.page.getByRole('region', { name: 'Services' }).waitFor()
+    const viewerCookie = (await viewer.context.cookies()).find((c) => c.name === 'admin-session')!.value
+    expect((await fetch(url('/api/auth/session'), { headers: { cookie: `admin-session=${viewerCookie}` } })).status).toBe(200)
+    await page.goto(url('/dashboard/security'))
+    const form = page.getByRole('region', { name: 'End dashboard sessions' })
+    await form.getByRole('button', { name: 'End dashboard sessions' }).click()
+    await form.getByText(/Enter an identity ID/).waitFor()
+    const viewerId = identityIdOf(SANDBOX_USERS.viewer)
+    await form.getByRole('textbox', { name: 'Identity ID' }).fill(viewerId)
+    await form.getByRole('button', { name: 'End dashboard sessions' }).click()
+    const dialog = page.getByRole('dialog', { name: 'End dashboard sessions?' })
+    await dialog.getByRole('button', { name: 'End sessions' }).click()
+    await page.getByRole('status').getByText(`Every dashboard session of ${viewerId} has ended.`).waitFor()
+    // The viewer's cookie is refused from now on; the viewer's browser, on its next request, is
+    // refused too and sent to sign in (the provider may sign it in again at once: that is a new session).
+    const refused = viewer.page.waitForResponse((r) => r.url() === url('/api/auth/session') && r.status() === 401)
+    const toLogin = viewer.page.waitForRequest((r) => new URL(r.url()).pathname === '/api/auth/login')
+    await viewer.page.reload()
+    await refused
+    await toLogin
+    const oldCookie = `admin-session=${viewerCookie}`
+    const answer = await fetch(url('/api/auth/session'), { headers: { cookie: oldCookie } })
+    expect(answer.status).toBe(401)
+  } finally {
+    await viewer.context.close()
+  }
+})
+
+test('an admin customizes the Overview with the keyboard, signs out and in, and finds it as left', async () => {
+  await page.goto(url('/dashboard'))
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+  const titles = () => page.locator('main .sections > section h2').allTextContents()
+  expect(await titles()).toEqual(['Services', 'Active sessions by location', 'Latest audit events'])
+  await tabTo(page, 'Customize')
+  await page.keyboard.press('Enter')
+  const dialog = page.getByRole('dialog', { name: 'Customize the overview' })
+  await dialog.waitFor()
+  await tabTo(page, 'Show Session map')
+  await page.keyboard.press('Space')
+  expect(await dialog.getByRole('checkbox', { name: 'Show Session map' }).isChecked()).toBe(false)
+  await tabTo(page, 'Move Latest audit events up')
+  await page.keyboard.press('Enter')
+  // Focus stays on the moved widget's button, so it can move again at once.
+  await page.keyboard.press('Enter')
+  await page.getByRole('status').getByText('Latest audit events moved to position 1 of 3.').waitFor()
+  await tabTo(page, 'Save')
+  await page.keyboard.press('Enter')
+  await page.getByRole('status').getByText('Overview arrangement saved.').waitFor()
+  expect(await titles()).toEqual(['Latest audit events', 'Services'])
+
+  const adminId = identityIdOf(SANDBOX_USERS.admin)
+  const stored = await context.request.get(url('/api/dashboard/layout'))
+  expect(await stored.json()).toEqual({ layout: { overview: { order: ['audit', 'services', 'map'], hidden: ['map'] } } })
+
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+  await page.getByRole('link', { name: 'Sign in again' }).click()
+  // The provider may still remember the admin and send the browser straight back.
+  await page.waitForURL((u) => u.origin === harness.sandbox.providerUrl || u.pathname === '/dashboard')
+  if (new URL(page.url()).origin === harness.sandbox.providerUrl) await signIn(page, harness.sandbox, 'admin')
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+  await page.getByRole('region', { name: 'Latest audit events' }).waitFor()
+  expect(await titles()).toEqual(['Latest audit events', 'Services'])
+})
+
+test('keyboard only: Settings → Add setting dialog → Escape back to its opener; Security → the end-sessions form', async () => {
+  await page.goto(url('/dashboard/settings'))
+  await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+  await tabTo(page, 'Add setting')
+  await page.keyboard.press('Enter')
+  await page.getByRole('dialog', { name: 'Add setting' }).waitFor()
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe('setting-key')
+  await page.keyboard.press('Escape')
+  expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Add setting')
+  await page.goto(url('/dashboard/security'))
+  await page.getByRole('heading', { level: 1, name: 'Security' }).waitFor()
+  await tabTo(page, 'Identity ID')
+  await page.keyboard.type(identityIdOf('user01@example.test'))
+  await page.keyboard.press('Enter')
+  const dialog = page.getByRole('dialog', { name: 'End dashboard sessions?' })
+  await dialog.waitFor()
+  await page.keyboard.press('Escape')
+  expect(await dialog.isVisible()).toBe(false)
+})
+
+test('Settings and Security pass the sweep: light and dark, desktop and phone', async () => {
+  await page.goto(url('/dashboard/settings'))
+  const found = await sweep(page, 'settings', () => page.getByRole('region', { name: 'Upstream API keys' }).waitFor())
+  await page.goto(url('/dashboard/security'))
+  found.push(...(await sweep(page, 'security', () => page.getByRole('region', { name: 'Posture checks' }).getByRole('listitem').first().waitFor())))
+  expect(found).toEqual([])
+  expect(problems).toEqual([])
+}, 90_000)

@@ -1,0 +1,404 @@
+// Settings (admin): the settings store grouped by category; create, edit, delete; encrypted values
+// masked, revealed through the audited decrypt read and masked again after 30 s or on leaving;
+// upstream API keys write-only.
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { api, type ApiFailure, type Setting, type UpstreamName } from '../../api.ts'
+import { Heading } from '../../components/heading.tsx'
+import { ErrorView, Region, useLoad } from '../../components/load.tsx'
+import { Dialog } from '../../components/dialog.tsx'
+import { Time } from '../../components/time.tsx'
+import { announce } from '../../components/status.ts'
+import { config } from '../../session.ts'
+
+export const REVEAL_MS = 30_000
+const MASK = '••••••••'
+const PREFIXES: { name: UpstreamName; label: string }[] = [
+  { name: 'idp', label: 'Kratos public API' },
+  { name: 'idp-admin', label: 'Kratos admin API' },
+  { name: 'iam-idp', label: 'Admins’ Kratos public API' },
+  { name: 'iam-idp-admin', label: 'Admins’ Kratos admin API' },
+  { name: 'oauth', label: 'Hydra public API' },
+  { name: 'oauth-admin', label: 'Hydra admin API' },
+]
+const API_KEY = /^proxy\.([a-z-]+)\.api_key$/
+const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$/
+const NO_CATEGORY = 'Uncategorized'
+
+const isApiKey = (key: string) => API_KEY.test(key)
+
+export function SettingsPage() {
+  const [loaded, retry] = useLoad(() => api.settings(), [])
+  const encryption = config.value?.encryption_available === true
+  const [editing, setEditing] = useState<Setting | 'new' | null>(null)
+  return (
+    <>
+      <Heading>Settings</Heading>
+      {!encryption && (
+        <p class="notice" role="note">
+          Encryption is not available: <code>ENCRYPTION_KEY</code> is not set on the server. Settings can only be stored in plain text, encrypted
+          values cannot be revealed, and upstream API keys cannot be stored.
+        </p>
+      )}
+      <div class="toolbar">
+        <span />
+        <button type="button" class="primary" onClick={() => setEditing('new')}>
+          Add setting
+        </button>
+      </div>
+      <Region loaded={loaded} retry={retry} label="settings">
+        {(settings) => (
+          <div class="sections">
+            <ApiKeys settings={settings} encryption={encryption} reload={retry} />
+            <Groups settings={settings.filter((s) => !isApiKey(s.key))} onEdit={setEditing} reload={retry} />
+          </div>
+        )}
+      </Region>
+      <SettingDialog editing={editing} encryption={encryption} onClose={() => setEditing(null)} onSaved={retry} />
+    </>
+  )
+}
+
+function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (setting: Setting) => void; reload: () => void }) {
+  const [deleting, setDeleting] = useState<Setting | null>(null)
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  if (settings.length === 0) return <p class="empty">No settings yet.</p>
+  const groups = new Map<string, Setting[]>()
+  for (const setting of settings) {
+    const name = setting.category ?? NO_CATEGORY
+    groups.set(name, [...(groups.get(name) ?? []), setting])
+  }
+  const names = [...groups.keys()].sort((a, b) => (a === NO_CATEGORY ? 1 : b === NO_CATEGORY ? -1 : a.localeCompare(b)))
+  const remove = async () => {
+    if (!deleting) return
+    const result = await api.deleteSetting(deleting.key)
+    if (!result.ok) return setFailure(result.failure)
+    setDeleting(null)
+    announce(`Setting ${deleting.key} deleted.`)
+    reload()
+  }
+  return (
+    <>
+      {names.map((name, index) => (
+        <section key={name} class="card" aria-labelledby={`category-${index}`}>
+          <h2 id={`category-${index}`}>{name}</h2>
+          <div class="table-wrap" tabIndex={0} aria-label={`Settings in ${name}`}>
+            <table class="data settings">
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">Value</th>
+                  <th scope="col">Updated</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {groups.get(name)!.map((setting) => (
+                  <tr key={setting.key}>
+                    <th scope="row" class="mono">
+                      {setting.key}
+                    </th>
+                    <td class="mono value">{setting.encrypted ? <Masked setting={setting} /> : setting.value}</td>
+                    <td>
+                      <Time value={setting.updated_at} />
+                    </td>
+                    <td class="row-actions">
+                      <button type="button" aria-label={`Edit ${setting.key}`} onClick={() => onEdit(setting)}>
+                        Edit
+                      </button>
+                      <button type="button" class="danger" aria-label={`Delete ${setting.key}`} onClick={() => (setFailure(null), setDeleting(setting))}>
+                        Delete
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      ))}
+      <Dialog open={deleting !== null} title="Delete setting?" onClose={() => setDeleting(null)}>
+        <p>
+          The setting <strong class="mono">{deleting?.key}</strong> will be removed. Services reading it see the change within the settings cache time.
+        </p>
+        {failure && <ErrorView failure={failure} />}
+        <div class="actions">
+          <button type="button" class="danger" onClick={remove}>
+            Delete
+          </button>
+          <button type="button" onClick={() => setDeleting(null)}>
+            Cancel
+          </button>
+        </div>
+      </Dialog>
+    </>
+  )
+}
+
+/** An encrypted value: masked; Reveal reads the plaintext (audited) and masks it again after 30 s or when the page goes. */
+function Masked({ setting }: { setting: Setting }) {
+  const [plain, setPlain] = useState<string | null>(null)
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null)
+  useEffect(() => () => void (timer.current && clearTimeout(timer.current)), [])
+  const hide = () => {
+    if (timer.current) clearTimeout(timer.current)
+    timer.current = null
+    setPlain(null)
+  }
+  const reveal = async () => {
+    const result = await api.revealSetting(setting.key)
+    if (!result.ok) return setFailure(result.failure)
+    setFailure(null)
+    setPlain(result.data.value)
+    timer.current = setTimeout(hide, REVEAL_MS)
+  }
+  return (
+    <div class="masked">
+      {plain === null ? (
+        <span aria-label="Encrypted value, hidden">{MASK}</span>
+      ) : (
+        <span class="revealed" data-testid="revealed">
+          {plain}
+        </span>
+      )}{' '}
+      {plain === null ? (
+        <button type="button" aria-label={`Reveal ${setting.key}`} onClick={reveal}>
+          Reveal
+        </button>
+      ) : (
+        <button type="button" aria-label={`Hide ${setting.key}`} onClick={hide}>
+          Hide
+        </button>
+      )}
+      {failure && <ErrorView failure={failure} />}
+    </div>
+  )
+}
+
+function ApiKeys({ settings, encryption, reload }: { settings: Setting[]; encryption: boolean; reload: () => void }) {
+  const [setting, setSetting] = useState<{ name: UpstreamName; label: string } | null>(null)
+  const [removing, setRemoving] = useState<{ name: UpstreamName; label: string } | null>(null)
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const present = new Set(settings.map((s) => API_KEY.exec(s.key)?.[1]).filter(Boolean))
+  const remove = async () => {
+    if (!removing) return
+    const result = await api.deleteSetting(`proxy.${removing.name}.api_key`)
+    if (!result.ok) return setFailure(result.failure)
+    setRemoving(null)
+    announce(`API key for ${removing.name} removed.`)
+    reload()
+  }
+  return (
+    <section class="card" aria-labelledby="api-keys-h">
+      <h2 id="api-keys-h">Upstream API keys</h2>
+      <p class="muted">
+        Sent as <code>Authorization: Bearer …</code> on every call through that prefix. Stored encrypted; never shown again after saving.
+      </p>
+      <div class="table-wrap" tabIndex={0} aria-label="Upstream API keys">
+        <table class="data">
+          <thead>
+            <tr>
+              <th scope="col">Prefix</th>
+              <th scope="col">Upstream</th>
+              <th scope="col">Key</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {PREFIXES.map((prefix) => {
+              const has = present.has(prefix.name)
+              return (
+                <tr key={prefix.name}>
+                  <th scope="row" class="mono">
+                    /api/{prefix.name}
+                  </th>
+                  <td>{prefix.label}</td>
+                  <td>{has ? <span class="state state-active">Key set</span> : <span class="muted">No key</span>}</td>
+                  <td class="row-actions">
+                    <button type="button" disabled={!encryption} aria-label={`${has ? 'Replace key' : 'Set key'} for ${prefix.name}`} onClick={() => setSetting(prefix)}>
+                      {has ? 'Replace key' : 'Set key'}
+                    </button>
+                    {has && (
+                      <button type="button" class="danger" aria-label={`Remove key for ${prefix.name}`} onClick={() => (setFailure(null), setRemoving(prefix))}>
+                        Remove
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              )
+            })}
+          </tbody>
+        </table>
+      </div>
+      <ApiKeyDialog prefix={setting} onClose={() => setSetting(null)} onSaved={reload} />
+      <Dialog open={removing !== null} title="Remove API key?" onClose={() => setRemoving(null)}>
+        <p>Calls through /api/{removing?.name} will no longer carry a key.</p>
+        {failure && <ErrorView failure={failure} />}
+        <div class="actions">
+          <button type="button" class="danger" onClick={remove}>
+            Remove
+          </button>
+          <button type="button" onClick={() => setRemoving(null)}>
+            Cancel
+          </button>
+        </div>
+      </Dialog>
+    </section>
+  )
+}
+
+function ApiKeyDialog({ prefix, onClose, onSaved }: { prefix: { name: UpstreamName; label: string } | null; onClose: () => void; onSaved: () => void }) {
+  const [value, setValue] = useState('')
+  const [error, setError] = useState<string | null>(null)
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [busy, setBusy] = useState(false)
+  useEffect(() => {
+    setValue('')
+    setError(null)
+    setFailure(null)
+  }, [prefix?.name])
+  const save = async (event: Event) => {
+    event.preventDefault()
+    if (!prefix) return
+    if (value.trim() === '') return setError('Enter the API key.')
+    setBusy(true)
+    const result = await api.saveSetting({ key: `proxy.${prefix.name}.api_key`, value, encrypted: true, category: 'proxy' })
+    setBusy(false)
+    // The key leaves the page's memory whatever happened.
+    setValue('')
+    if (!result.ok) return setFailure(result.failure)
+    onClose()
+    announce(`API key for ${prefix.name} saved.`)
+    onSaved()
+  }
+  return (
+    <Dialog open={prefix !== null} title={`API key for /api/${prefix?.name ?? ''}`} onClose={onClose}>
+      <form class="form" onSubmit={save} noValidate>
+        <div class="field">
+          <label for="api-key-value">API key</label>
+          <input
+            id="api-key-value"
+            type="password"
+            autocomplete="off"
+            spellcheck={false}
+            value={value}
+            aria-invalid={error ? 'true' : undefined}
+            aria-describedby={error ? 'api-key-error' : undefined}
+            onInput={(e) => setValue(e.currentTarget.value)}
+          />
+          {error && (
+            <p class="field-error" id="api-key-error">
+              {error}
+            </p>
+          )}
+        </div>
+        {failure && <ErrorView failure={failure} />}
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            Save
+          </button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}
+
+function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boolean; onClose: () => void; onSaved: () => void }) {
+  const existing = props.editing === 'new' ? null : props.editing
+  const [key, setKey] = useState('')
+  const [value, setValue] = useState('')
+  const [category, setCategory] = useState('')
+  const [encrypted, setEncrypted] = useState(false)
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [busy, setBusy] = useState(false)
+  useEffect(() => {
+    setKey(existing?.key ?? '')
+    // An encrypted value is never put into the form: editing it means typing a new one.
+    setValue(existing && !existing.encrypted ? existing.value : '')
+    setCategory(existing?.category ?? '')
+    setEncrypted(existing ? existing.encrypted : false)
+    setErrors({})
+    setFailure(null)
+  }, [props.editing])
+  const save = async (event: Event) => {
+    event.preventDefault()
+    const found: Record<string, string> = {}
+    if (!KEY_PATTERN.test(key)) found.key = 'Use letters, digits and . _ : - (starting with a letter or digit), at most 255 characters.'
+    else if (!existing && isApiKey(key)) found.key = 'Upstream API keys are set in their own section above.'
+    if (existing?.encrypted && value === '') found.value = 'Type the new value: an encrypted value is not shown here.'
+    if (new TextEncoder().encode(value).length > 64 * 1024) found.value = 'The value is larger than 64 KiB.'
+    if (category.length > 64) found.category = 'At most 64 characters.'
+    if (encrypted && !props.encryption) found.encrypted = 'Encryption is not available on this server.'
+    setErrors(found)
+    if (Object.keys(found).length > 0) return
+    setBusy(true)
+    const result = await api.saveSetting({ key, value, encrypted, category: category.trim() === '' ? null : category.trim() })
+    setBusy(false)
+    if (!result.ok) return setFailure(result.failure)
+    props.onClose()
+    announce(`Setting ${key} saved.`)
+    props.onSaved()
+  }
+  const field = (name: string) => ({
+    'aria-invalid': errors[name] ? ('true' as const) : undefined,
+    'aria-describedby': errors[name] ? `setting-${name}-error` : undefined,
+  })
+  const message = (name: string) =>
+    errors[name] && (
+      <p class="field-error" id={`setting-${name}-error`}>
+        {errors[name]}
+      </p>
+    )
+  return (
+    <Dialog open={props.editing !== null} title={existing ? `Edit ${existing.key}` : 'Add setting'} onClose={props.onClose}>
+      <form class="form" onSubmit={save} noValidate>
+        <div class="field">
+          <label for="setting-key">Key</label>
+          <input id="setting-key" class="mono" value={key} readOnly={existing !== null} autocomplete="off" spellcheck={false} onInput={(e) => setKey(e.currentTarget.value)} {...field('key')} />
+          {message('key')}
+        </div>
+        <div class="field">
+          <label for="setting-value">Value</label>
+          <textarea
+            id="setting-value"
+            class="mono"
+            rows={3}
+            value={value}
+            spellcheck={false}
+            placeholder={existing?.encrypted ? 'Type a new value' : undefined}
+            onInput={(e) => setValue(e.currentTarget.value)}
+            {...field('value')}
+          />
+          {message('value')}
+        </div>
+        <div class="field">
+          <label for="setting-category">Category</label>
+          <input id="setting-category" value={category} autocomplete="off" onInput={(e) => setCategory(e.currentTarget.value)} {...field('category')} />
+          {message('category')}
+        </div>
+        <div class="field checkbox">
+          <input id="setting-encrypted" type="checkbox" checked={encrypted} disabled={!props.encryption} onChange={(e) => setEncrypted(e.currentTarget.checked)} {...field('encrypted')} />
+          <label for="setting-encrypted">Encrypt the value</label>
+          {message('encrypted')}
+        </div>
+        {failure && <ErrorView failure={failure} />}
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            Save
+          </button>
+          <button type="button" onClick={props.onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}
