@@ -31,6 +31,8 @@ export interface AuditQuery {
   /** Only events with an id lower than this (the previous page's last id). */
   before?: number
   action?: AuditAction
+  /** Only events by this identity. */
+  actor?: string
 }
 
 interface AuditRow {
@@ -69,6 +71,10 @@ export class AuditLog {
     if (query.action !== undefined) {
       where.push('action = ?')
       params.push(query.action)
+    }
+    if (query.actor !== undefined) {
+      where.push('actor = ?')
+      params.push(query.actor)
     }
     params.push(limit)
     const sql =
