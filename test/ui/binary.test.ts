@@ -50,6 +50,7 @@ beforeAll(async () => {
     OAUTH_ISSUER_URL: provider.url,
     OAUTH_CLIENT_ID: 'admin-dashboard',
     SESSION_SIGNING_KEY: randomKey(),
+    ENCRYPTION_KEY: randomKey(),
     DATABASE_PATH: join(dir, 'db', 'a.db'),
     IDP_ADMIN_URL: kratos.url,
   })
@@ -88,8 +89,52 @@ test('from the executable: an admin signs in from a deep link, pages through the
   expect(problems).toEqual([])
   await page.getByRole('link', { name: 'person17@example.test' }).click()
   await page.getByRole('heading', { level: 1, name: 'person17@example.test' }).waitFor()
+  expect(problems.filter((problem) => !problem.includes('/api/idp-admin/schemas'))).toEqual([])
   // The assets came from inside the executable, cached for good.
   const asset = await context.request.get(`${baseUrl}${await page.evaluate(() => document.querySelector('script[type="module"]')!.getAttribute('src'))}`)
   expect(asset.headers()['cache-control']).toBe('public, max-age=31536000, immutable')
+  await context.close()
+}, 60_000)
+
+test('from the executable: an admin stores an API key that the next Kratos call carries, reveals a setting and finds the reveal in the audit log', async () => {
+  const context = await browser.newContext()
+  context.setDefaultTimeout(10_000)
+  const page = await context.newPage()
+  const problems = watchProblems(page, baseUrl)
+  const bodies: Promise<string>[] = []
+  context.on('response', (response) => bodies.push(response.text().catch(() => '')))
+  await page.goto(`${baseUrl}/dashboard/settings`)
+  await page.waitForURL((url) => url.origin === provider.url)
+  await page.fill('input[name="login"]', 'ops@example.test')
+  await page.fill('input[name="password"]', 'anything')
+  await page.click('button[type="submit"]')
+  await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+  const apiKey = 'ory_pat_from-the-executable-0123456789'
+  await page.getByRole('button', { name: 'Set key for idp-admin' }).click()
+  await page.getByRole('dialog', { name: 'API key for /api/idp-admin' }).getByLabel('API key').fill(apiKey)
+  await page.getByRole('dialog', { name: 'API key for /api/idp-admin' }).getByRole('button', { name: 'Save' }).click()
+  await page.getByRole('button', { name: 'Replace key for idp-admin' }).waitFor()
+
+  await page.getByRole('button', { name: 'Add setting' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Add setting' })
+  await dialog.getByRole('textbox', { name: 'Key' }).fill('smtp.password')
+  await dialog.getByRole('textbox', { name: 'Value' }).fill('smtp-secret-value')
+  await dialog.getByRole('checkbox', { name: 'Encrypt the value' }).check()
+  await dialog.getByRole('button', { name: 'Save' }).click()
+  await page.getByRole('button', { name: 'Reveal smtp.password' }).click()
+  await page.getByText('smtp-secret-value').waitFor()
+
+  const before = kratos.calls.length
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Identities' }).click()
+  await page.getByRole('table', { name: /Identities/ }).waitFor()
+  const calls = kratos.calls.slice(before).filter((call) => call.path.startsWith('/admin/'))
+  expect(calls.length).toBeGreaterThan(0)
+  for (const call of calls) expect(call.headers.get('authorization')).toBe(`Bearer ${apiKey}`)
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
+  await page.getByRole('combobox', { name: 'Action' }).selectOption('settings_decrypt_read')
+  await page.getByRole('table').getByRole('cell', { name: 'smtp.password' }).waitFor()
+  expect(problems).toEqual([])
+  for (const body of await Promise.all(bodies)) expect(body).not.toContain(apiKey)
   await context.close()
 }, 60_000)
