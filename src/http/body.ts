@@ -1,9 +1,19 @@
 // Request bodies of our own routes: JSON only, and at most JSON_BODY_LIMIT bytes whether or not
-// the client announced a length. Proxy routes never come here: they stream the body through.
+// the client announced a length; nested at most MAX_JSON_DEPTH deep (checked on the bytes, before
+// anything that recurses); every string well-formed Unicode (a lone surrogate would be stored as
+// U+FFFD, unlike what was acknowledged). Proxy routes never come here: they stream the body through.
 
 import { ApiError } from './errors.ts'
 
 export const JSON_BODY_LIMIT = 256 * 1024
+export const MAX_JSON_DEPTH = 64
+
+const OPEN_BRACE = 0x7b
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACE = 0x7d
+const CLOSE_BRACKET = 0x5d
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
 
 export async function readJsonBody(request: Request, contentType: string): Promise<unknown> {
   const declared = request.headers.get('content-length')
@@ -13,11 +23,54 @@ export async function readJsonBody(request: Request, contentType: string): Promi
   if (!/^application\/([a-z0-9.+-]+\+)?json\b/i.test(contentType)) {
     throw new ApiError('bad_request', { message: 'Content-Type must be application/json.' })
   }
+  if (nestingDepth(bytes) > MAX_JSON_DEPTH) {
+    throw new ApiError('bad_request', { message: `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.` })
+  }
+  let parsed: unknown
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
   } catch {
     throw new ApiError('bad_request', { message: 'The request body is not valid JSON.' })
   }
+  if (!wellFormed(parsed)) throw new ApiError('bad_request', { message: 'The request body contains a string that is not well-formed Unicode.' })
+  return parsed
+}
+
+/** The deepest nesting of arrays and objects, counted on the raw bytes (strings skipped), without recursion. */
+export function nestingDepth(bytes: Uint8Array): number {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]
+    if (inString) {
+      if (byte === BACKSLASH) i++
+      else if (byte === QUOTE) inString = false
+    } else if (byte === QUOTE) inString = true
+    else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      if (++depth > deepest) deepest = depth
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth--
+  }
+  return deepest
+}
+
+/** Every string (keys included) of a parsed value is well-formed UTF-16; checked without recursion. */
+export function wellFormed(value: unknown): boolean {
+  const pending: unknown[] = [value]
+  while (pending.length > 0) {
+    const next = pending.pop()
+    if (typeof next === 'string') {
+      if (!next.isWellFormed()) return false
+    } else if (Array.isArray(next)) {
+      for (const item of next) pending.push(item)
+    } else if (next !== null && typeof next === 'object') {
+      for (const [key, item] of Object.entries(next)) {
+        if (!key.isWellFormed()) return false
+        pending.push(item)
+      }
+    }
+  }
+  return true
 }
 
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
