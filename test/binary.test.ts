@@ -1,6 +1,6 @@
 // The compiled executable, run for real: starts, serves, refuses bad keys, drains on SIGTERM.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KratosFixture } from './support/kratos.ts'
@@ -112,6 +112,43 @@ describe('the compiled binary', () => {
       service.child.kill('SIGKILL')
       await kratos.stop()
     }
+  })
+})
+
+describe('the compiled binary and file modes', () => {
+  const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8)
+
+  test('under umask 000 the database directory is 0700 and the database, WAL and SHM files 0600', async () => {
+    const dbDir = join(dir, 'modes', 'state', 'nested')
+    const dbPath = join(dbDir, 'admin-dashboard.db')
+    const service = await startProcess(['sh', '-c', 'umask 000; exec "$0"', binary], { ...loginEnv, SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: dbPath, HOST: '127.0.0.1' })
+    try {
+      // A write, so that SQLite has its WAL and shared-memory files in use.
+      const settings = await runToEnd(['sh', '-c', 'umask 000; exec "$0" settings set modes.probe', binary], { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: dbPath }, { stdin: 'value' })
+      expect(settings.code).toBe(0)
+      expect((await fetch(`${service.url}/api/health`)).status).toBe(200)
+      for (const directory of [join(dir, 'modes'), join(dir, 'modes', 'state'), dbDir]) expect(modeOf(directory)).toBe('700')
+      for (const file of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) {
+        expect(existsSync(file)).toBe(true)
+        expect(modeOf(file)).toBe('600')
+      }
+    } finally {
+      service.child.kill('SIGTERM')
+      await service.exited
+    }
+  })
+
+  test('an existing world-readable database is tightened to 0600; an existing directory is left as the operator made it', async () => {
+    const dbDir = join(dir, 'modes-existing')
+    mkdirSync(dbDir, { mode: 0o755 })
+    chmodSync(dbDir, 0o755)
+    const dbPath = join(dbDir, 'a.db')
+    writeFileSync(dbPath, '')
+    chmodSync(dbPath, 0o644)
+    const result = await runToEnd([binary, 'settings', 'list'], { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: dbPath })
+    expect(result.code).toBe(0)
+    expect(modeOf(dbPath)).toBe('600')
+    expect(modeOf(dbDir)).toBe('755')
   })
 })
 

@@ -2,7 +2,7 @@
 // concurrent writers (the service and the CLI share the file), migrations run at start.
 
 import { Database } from 'bun:sqlite'
-import { mkdirSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { MIGRATIONS } from './migrations.ts'
 
@@ -10,11 +10,40 @@ export type OpenResult = { ok: true; db: Database } | { ok: false; error: string
 
 const BUSY_TIMEOUT_MS = 5000
 
+// Settings (encrypted or not), the audit trail and revocations live here: owner only, whatever the umask.
+const DIRECTORY_MODE = 0o700
+const FILE_MODE = 0o600
+const SQLITE_SIDE_FILES = ['-wal', '-shm', '-journal']
+
+/**
+ * A directory we create is 0700; the database file is created (or tightened to) 0600 before SQLite
+ * opens it, and SQLite gives its WAL and shared-memory files the database file's permissions.
+ */
+function prepareFiles(path: string): void {
+  const directory = dirname(path)
+  if (!existsSync(directory)) {
+    const first = mkdirSync(directory, { recursive: true, mode: DIRECTORY_MODE })
+    // Every directory mkdir created, from the first one down, is ours to tighten (the umask may have loosened none, but be exact).
+    if (first) {
+      for (let current = directory; current.length >= first.length; current = dirname(current)) {
+        chmodSync(current, DIRECTORY_MODE)
+        if (current === first) break
+      }
+    }
+  }
+  closeSync(openSync(path, 'a', FILE_MODE))
+  for (const file of [path, ...SQLITE_SIDE_FILES.map((suffix) => path + suffix)]) {
+    if (existsSync(file) && (statSync(file).mode & 0o077) !== 0) chmodSync(file, FILE_MODE)
+  }
+}
+
 export function openDatabase(path: string): OpenResult {
   let db: Database | undefined
   try {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  } catch {
+    if (path !== ':memory:') prepareFiles(path)
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? ''
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'EISDIR') return { ok: false, error: 'DATABASE_PATH: the database file cannot be opened for reading and writing' }
     return { ok: false, error: 'DATABASE_PATH: the directory cannot be created' }
   }
   try {
