@@ -327,6 +327,39 @@ describe('upstream behaviour', () => {
     expect(cookies).toEqual(['csrf_token=kratos; Path=/; HttpOnly'])
   })
 
+  test('an upstream cannot loosen our headers: no-store, nosniff, DENY and a sandboxing CSP on every proxied answer, public or admin', async () => {
+    upstream.answer = () =>
+      new Response('<html><script>alert(1)</script></html>', {
+        headers: {
+          'content-type': 'text/html',
+          'cache-control': 'public, max-age=86400',
+          expires: 'Thu, 01 Jan 2099 00:00:00 GMT',
+          'x-frame-options': 'ALLOWALL',
+          'x-content-type-options': 'sniff-away',
+          'content-security-policy': "default-src *; script-src 'unsafe-inline'",
+          'referrer-policy': 'unsafe-url',
+        },
+      })
+    for (const [path, headers] of [
+      ['/api/idp/self-service/errors', {}],
+      ['/api/oauth/oauth2/fallbacks/error', {}],
+      ['/api/oauth-admin/admin/clients', adminHeaders()],
+    ] as const) {
+      const response = await fetch(`${stack.service.url}${path}`, { headers })
+      expect(response.status).toBe(200)
+      expect(response.headers.get('cache-control')).toBe('no-store')
+      expect(response.headers.get('expires')).toBeNull()
+      expect(response.headers.get('x-frame-options')).toBe('DENY')
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff')
+      expect(response.headers.get('referrer-policy')).toBe('no-referrer')
+      const csp = response.headers.get('content-security-policy') ?? ''
+      expect(csp).toContain("default-src 'none'")
+      expect(csp).toContain('sandbox')
+      expect(csp).not.toContain('unsafe-inline')
+      expect(await response.text()).toContain('<html>')
+    }
+  })
+
   test('gzip bodies decode for the client, with consistent headers', async () => {
     const json = JSON.stringify({ compressed: 'yes'.repeat(500) })
     const zipped = gzipSync(json)
