@@ -174,6 +174,25 @@ describe('the callback refuses', () => {
     expect(provider.tokenRequests()).toBe(before)
   })
 
+  for (const [label, change] of [
+    ['lacks iss', (url: URL) => url.searchParams.delete('iss')],
+    ['names another issuer', (url: URL) => url.searchParams.set('iss', 'https://attacker.example')],
+    ['carries iss twice', (url: URL) => url.searchParams.append('iss', url.searchParams.get('iss')!)],
+  ] as const) {
+    test(`a callback that ${label} (the provider announces RFC 9207) → 401 login_failed, no token request`, async () => {
+      const login = await startLogin()
+      const back = await signInAtProvider(login.location, 'ada@example.test')
+      expect(back.searchParams.get('iss')).toBe(provider.url)
+      const before = provider.tokenRequests()
+      change(back)
+      const response = await callback(service, back, login.flowCookie)
+      expect(response.status).toBe(401)
+      expect((await response.json()).error).toBe('login_failed')
+      expect(setCookies(response).get('admin-session')).toBeUndefined()
+      expect(provider.tokenRequests()).toBe(before)
+    })
+  }
+
   test('a missing state cookie (another browser): redirect, no token request', async () => {
     const login = await startLogin()
     const back = await signInAtProvider(login.location, 'ada@example.test')

@@ -89,9 +89,17 @@ export class LoginClient {
   /** Exchanges the code (state already checked by the caller) and reads the subject from userinfo. */
   async exchange(callback: URLSearchParams, state: string, codeVerifier: string): Promise<TokenOutcome> {
     const server = await this.server()
+    // The browser's callback is checked before anything is sent: a missing or foreign `iss` (RFC 9207,
+    // when the provider announces it), a provider error or a malformed answer is the request's fault.
+    let params: URLSearchParams
+    try {
+      params = oauth.validateAuthResponse(server, this.client, callback, state)
+    } catch (error) {
+      this.options.log.warn('oauth_failed', { step: 'callback', failure: 'rejected', ...describeError(error) })
+      return { ok: false, failure: 'rejected' }
+    }
     let tokens: oauth.TokenEndpointResponse
     try {
-      const params = oauth.validateAuthResponse(server, this.client, callback, state)
       const response = await oauth.authorizationCodeGrantRequest(
         server,
         this.client,
