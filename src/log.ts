@@ -1,5 +1,11 @@
 // JSON lines on stdout (journald). Callers pass fields they chose; nothing here reads requests,
 // so cookie values, tokens, keys and setting values never reach a log by accident.
+//
+// Output is batched and bounded: lines are collected and written together a few milliseconds later
+// (one write for many lines), and when the reader stalls (a blocked pipe, a stuck journald) at
+// most LOG_BUFFER_BYTES wait in memory. Beyond that, request lines are dropped and counted, and
+// the count is reported by a `log_lines_dropped` line as soon as writing resumes; every other line
+// (audit lines above all) is kept. Requests never wait for the log.
 
 import type { LogLevel } from './config.ts'
 
@@ -10,15 +16,108 @@ export interface Logger {
   info(event: string, fields?: LogFields): void
   warn(event: string, fields?: LogFields): void
   error(event: string, fields?: LogFields): void
-  /** Audit lines the spec requires (identity searches): written whatever LOG_LEVEL says. */
+  /** Audit lines the spec requires (identity searches): written whatever LOG_LEVEL says, never dropped. */
   audit(fields: LogFields): void
+  /** The one line per request (at info): the first to go when the output is stalled. */
+  request(fields: LogFields): void
+  /** Writes what is pending and waits (at most `timeoutMs`) until the output has taken it. */
+  flush(timeoutMs?: number): Promise<void>
 }
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
 
-export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stdout.write(line)): Logger {
-  const line = (lineLevel: LogLevel, event: string, fields: LogFields) =>
-    write(JSON.stringify({ time: new Date().toISOString(), level: lineLevel, event, ...fields }) + '\n')
+export const LOG_BUFFER_BYTES = 4 * 1024 * 1024
+const FLUSH_DELAY_MS = 20
+const FLUSH_AT_BYTES = 64 * 1024
+
+/** Where whole lines go. `droppable` lines may be discarded when the output is stalled. */
+export interface LineSink {
+  write(line: string, droppable: boolean): void
+  flush(timeoutMs: number): Promise<void>
+}
+
+/** The output's side: writes a chunk and calls `done` once it has really been handed to the OS. */
+export type ChunkWriter = (chunk: string, done: () => void) => void
+
+const stdoutWriter: ChunkWriter = (chunk, done) => {
+  process.stdout.write(chunk, () => done())
+}
+
+export function createBufferedSink(options: { writer?: ChunkWriter; limitBytes?: number } = {}): LineSink {
+  const writer = options.writer ?? stdoutWriter
+  const limit = options.limitBytes ?? LOG_BUFFER_BYTES
+  let batch: string[] = []
+  let batchBytes = 0
+  /** Handed to the writer and not yet confirmed: bytes that may still sit in a buffer. */
+  let inflight = 0
+  let dropped = 0
+  let timer: ReturnType<typeof setTimeout> | null = null
+  const idle: (() => void)[] = []
+
+  const settle = () => {
+    if (inflight === 0 && batchBytes === 0) for (const resolve of idle.splice(0)) resolve()
+  }
+  const writeOut = () => {
+    if (timer) {
+      clearTimeout(timer)
+      timer = null
+    }
+    if (batchBytes === 0) return
+    const chunk = batch.join('')
+    const bytes = batchBytes
+    batch = []
+    batchBytes = 0
+    inflight += bytes
+    writer(chunk, () => {
+      inflight -= bytes
+      settle()
+    })
+  }
+  const enqueue = (line: string) => {
+    batch.push(line)
+    batchBytes += line.length
+    if (batchBytes >= FLUSH_AT_BYTES) writeOut()
+    else if (!timer) {
+      timer = setTimeout(writeOut, FLUSH_DELAY_MS)
+      timer.unref?.()
+    }
+  }
+
+  return {
+    write(line, droppable) {
+      const full = inflight + batchBytes + line.length > limit
+      if (droppable && full) {
+        dropped++
+        return
+      }
+      if (dropped > 0 && !full) {
+        enqueue(`${JSON.stringify({ time: new Date().toISOString(), level: 'warn', event: 'log_lines_dropped', count: dropped })}\n`)
+        dropped = 0
+      }
+      enqueue(line)
+    },
+    flush(timeoutMs) {
+      writeOut()
+      if (inflight === 0) return Promise.resolve()
+      return new Promise<void>((resolve) => {
+        const timeout = setTimeout(resolve, timeoutMs)
+        idle.push(() => {
+          clearTimeout(timeout)
+          resolve()
+        })
+      })
+    },
+  }
+}
+
+/**
+ * `write`, when given, receives every line at once (the tests and the command line use this);
+ * otherwise lines go to stdout through a bounded, batched sink.
+ */
+export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
+  const sink: LineSink = write ? { write: (line) => write(line), flush: async () => {} } : createBufferedSink()
+  const line = (lineLevel: LogLevel, event: string, fields: LogFields, droppable = false) =>
+    sink.write(JSON.stringify({ time: new Date().toISOString(), level: lineLevel, event, ...fields }) + '\n', droppable)
   const emit = (lineLevel: LogLevel, event: string, fields: LogFields = {}) => {
     if (RANK[lineLevel] >= RANK[level]) line(lineLevel, event, fields)
   }
@@ -28,6 +127,10 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     warn: (event, fields) => emit('warn', event, fields),
     error: (event, fields) => emit('error', event, fields),
     audit: (fields) => line('info', 'audit', fields),
+    request: (fields) => {
+      if (RANK.info >= RANK[level]) line('info', 'request', fields, true)
+    },
+    flush: (timeoutMs = 2000) => sink.flush(timeoutMs),
   }
 }
 

@@ -78,6 +78,8 @@ async function runServer(): Promise<Exit> {
       await running.stop()
       opened.db.close()
       log.info('stopped')
+      // Every line written so far reaches the output before the process ends (bounded wait).
+      await log.flush()
       resolve(0)
     }
     process.on('SIGTERM', () => void shutdown('SIGTERM'))

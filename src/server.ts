@@ -3,13 +3,17 @@
 import type { Server } from 'bun'
 import type { App } from './app.ts'
 import type { Logger } from './log.ts'
-import { errorResponse } from './http/errors.ts'
+import { errorCodeOf, errorResponse } from './http/errors.ts'
 import { SECURITY_HEADERS } from './http/gate.ts'
-import { pathnameOf } from './http/request-context.ts'
-import { describeError } from './log.ts'
+import { attachedSession, pathnameOf } from './http/request-context.ts'
+import { notesOf } from './http/request-notes.ts'
+import { describeError, type LogFields } from './log.ts'
 
-/** Streams through the proxy may be large; our own JSON bodies have their own, smaller limit. */
-export const MAX_REQUEST_BODY_BYTES = 64 * 1024 * 1024
+/**
+ * Bun's own ceiling, far above ours: the limits that answer are enforced in our code with the
+ * envelope (JSON_BODY_LIMIT for our routes, PROXY_BODY_LIMIT for streams through the proxy).
+ */
+export const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024
 const DRAIN_TIMEOUT_MS = 10_000
 
 export interface RunningServer {
@@ -34,6 +38,23 @@ function lastResort(): Response {
   return response
 }
 
+/** Our own id for each request (an incoming X-Request-Id is not trusted): sent back and logged. */
+export const newRequestId = (): string => crypto.randomUUID()
+
+/** The response with X-Request-Id; a response whose headers cannot change (a redirect) is rebuilt around its body. */
+function withRequestId(response: Response, id: string): Response {
+  try {
+    response.headers.set('x-request-id', id)
+    return response
+  } catch {
+    const copy = new Response(response.body, { status: response.status, statusText: response.statusText, headers: response.headers })
+    copy.headers.set('x-request-id', id)
+    return copy
+  }
+}
+
+const milliseconds = (since: number) => Math.round((performance.now() - since) * 100) / 100
+
 export function serve(options: ServeOptions): RunningServer {
   const { app, log } = options
   const handle = app.fetch
@@ -45,20 +66,31 @@ export function serve(options: ServeOptions): RunningServer {
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
     async fetch(request) {
       const started = performance.now()
+      const id = newRequestId()
       let response: Response
       try {
         response = await handle(request)
       } catch (error) {
-        log.error('unhandled_error', { path: pathnameOf(request), ...describeError(error) })
+        log.error('unhandled_error', { request_id: id, path: pathnameOf(request), ...describeError(error) })
         response = lastResort()
       }
+      response = withRequestId(response, id)
       options.observe?.(request, response)
-      log.info('request', {
+      // One wide line per request: who, what, how it ended; never a query value, cookie or body.
+      const notes = notesOf(request)
+      const fields: LogFields = {
+        request_id: id,
         method: request.method,
         path: pathnameOf(request),
         status: response.status,
-        duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      })
+        duration_ms: milliseconds(started),
+        subject: notes?.subject ?? attachedSession(request)?.sub,
+        error: notes?.error ?? errorCodeOf(response),
+        upstream_failure: notes?.upstream_failure,
+      }
+      // A streamed answer is logged when its body has really ended, with what happened to it.
+      if (notes?.completion) void notes.completion.then((ended) => log.request({ ...fields, ...ended, duration_ms: milliseconds(started) }))
+      else log.request(fields)
       return response
     },
     error(error) {

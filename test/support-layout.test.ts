@@ -130,7 +130,7 @@ describe('the handler verifies the session itself', () => {
   // The plugin alone, as if a gate had passed the request through: the handler's own check decides.
   const handlerOnly = () =>
     new Elysia()
-      .onError({ as: 'global' }, createErrorHandler({ debug() {}, info() {}, warn() {}, error() {}, audit() {} }, () => []))
+      .onError({ as: 'global' }, createErrorHandler({ debug() {}, info() {}, warn() {}, error() {}, audit() {}, request() {}, flush: async () => {} }, () => []))
       .use(layoutRoutes(stack.service.services))
 
   test('a request the gate marked as signed in but without a valid cookie → 401', async () => {

@@ -13,6 +13,7 @@ export type AuditAction =
   | 'logout'
   | 'identity_search'
   | 'sessions_revoke'
+  | 'proxy_write'
 
 export interface AuditEvent {
   id: number

@@ -1,7 +1,8 @@
 // Maps every failure Elysia can report to the envelope. It never throws and never reads
 // an exception's message into a body; unexpected errors are logged by class and code only.
 
-import { ApiError, errorResponse, type ErrorCode } from './errors.ts'
+import { ApiError, errorCodeOf, errorResponse, type ErrorCode } from './errors.ts'
+import { noteOn } from './request-notes.ts'
 import { pathnameOf } from './request-context.ts'
 import { describeError, type Logger } from '../log.ts'
 
@@ -43,6 +44,17 @@ interface ErrorContext {
 }
 
 export function createErrorHandler(log: Logger, allowedMethods: (path: string) => string[]) {
+  const answer = enveloped(log, allowedMethods)
+  return (context: ErrorContext): Response => {
+    const response = answer(context)
+    // The request's log line names the code (Elysia may wrap the response we return).
+    const code = errorCodeOf(response)
+    if (code) noteOn(context.request, { error: code })
+    return response
+  }
+}
+
+function enveloped(log: Logger, allowedMethods: (path: string) => string[]) {
   return ({ code, error, request }: ErrorContext): Response => {
     try {
       // Elysia wraps what a parse hook throws in its own ParseError; ours travels as the cause.

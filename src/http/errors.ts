@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'not_configured'
   | 'encryption_unavailable'
   | 'identity_backend_unavailable'
+  | 'service_unavailable'
 
 interface ErrorSpec {
   status: number
@@ -56,6 +57,7 @@ const ERRORS: Record<ErrorCode, ErrorSpec> = {
   bad_gateway: { status: 502, message: 'Unable to reach upstream service.' },
   gateway_timeout: { status: 504, message: 'Upstream service did not respond within the timeout window.' },
   upstream_not_configured: { status: 503, message: 'This upstream is not configured.' },
+  service_unavailable: { status: 503, message: 'The service is out of resources for the moment; try again shortly.' },
   not_configured: { status: 503, message: 'The service is not configured.' },
   encryption_unavailable: {
     status: 503,
@@ -110,14 +112,23 @@ export class ApiError extends Error {
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
+// Which code an enveloped answer carries, for the request's log line (without reading its body).
+const codes = new WeakMap<Response, ErrorCode>()
+
+export function errorCodeOf(response: Response): ErrorCode | undefined {
+  return codes.get(response)
+}
+
 export function errorResponse(
   code: ErrorCode,
   options: { message?: string; hint?: string; headers?: HeadersInit } = {},
 ): Response {
   const headers = new Headers(options.headers)
   headers.set('content-type', JSON_CONTENT_TYPE)
-  return new Response(JSON.stringify(envelope(code, { message: options.message, hint: options.hint })), {
+  const response = new Response(JSON.stringify(envelope(code, { message: options.message, hint: options.hint })), {
     status: codeToStatus(code),
     headers,
   })
+  codes.set(response, code)
+  return response
 }

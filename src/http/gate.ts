@@ -4,6 +4,7 @@
 import { classifyPath, requirementOf, type Access } from './access.ts'
 import { errorResponse, type ErrorCode } from './errors.ts'
 import { attachSession, hasUsableUrl, hasValidHost, pathnameOf } from './request-context.ts'
+import { noteOn } from './request-notes.ts'
 import { sessionClearCookie } from '../session/cookie.ts'
 import type { SessionVerifier } from '../session/verifier.ts'
 
@@ -35,7 +36,7 @@ export function createGate(deps: GateDeps): Gate {
   return async ({ request, set }) => {
     Object.assign(set.headers, SECURITY_HEADERS)
     // Nothing about Host is trusted for access; a request without a usable one is not routed at all.
-    if (!hasValidHost(request) || !hasUsableUrl(request)) return refuse('bad_request', {}, 'The Host header is missing or invalid.')
+    if (!hasValidHost(request) || !hasUsableUrl(request)) return refuse(request, 'bad_request', {}, 'The Host header is missing or invalid.')
     const access: Access = classifyPath(pathnameOf(request))
     const requirement = requirementOf(access)
     if (requirement === 'none') return undefined
@@ -43,11 +44,11 @@ export function createGate(deps: GateDeps): Gate {
     const check = await deps.verifier.check(request.headers.get('cookie'))
     if (!check.ok) {
       const headers: HeadersInit = check.clearCookie ? { 'set-cookie': sessionClearCookie(deps.secureCookies) } : {}
-      return refuse(check.code, headers)
+      return refuse(request, check.code, headers)
     }
-    if (requirement === 'admin' && check.session.role !== 'admin') return refuse('forbidden')
+    if (requirement === 'admin' && check.session.role !== 'admin') return refuse(request, 'forbidden')
     if (isCrossSiteWrite(request, deps.baseOrigin)) {
-      return refuse('forbidden', {}, 'Cross-site requests are not allowed.')
+      return refuse(request, 'forbidden', {}, 'Cross-site requests are not allowed.')
     }
     attachSession(request, check.session)
     return undefined
@@ -55,7 +56,8 @@ export function createGate(deps: GateDeps): Gate {
 }
 
 // The security headers set above in set.headers are merged into this answer by Elysia.
-function refuse(code: ErrorCode, headers: HeadersInit = {}, message?: string): Response {
+function refuse(request: Request, code: ErrorCode, headers: HeadersInit = {}, message?: string): Response {
+  noteOn(request, { error: code })
   return errorResponse(code, { headers, message })
 }
 

@@ -5,8 +5,9 @@
 import { Elysia } from 'elysia'
 import type { Services } from '../app.ts'
 import { ApiError } from '../http/errors.ts'
-import { pathnameOf } from '../http/request-context.ts'
-import { describeError } from '../log.ts'
+import { attachedSession, pathnameOf } from '../http/request-context.ts'
+import { noteOn } from '../http/request-notes.ts'
+import { describeError, type LogFields } from '../log.ts'
 import { forwardedRequestHeaders, relayedResponseHeaders } from './headers.ts'
 import { markPassthrough } from './passthrough.ts'
 import { joinUpstreamUrl } from './url.ts'
@@ -14,6 +15,76 @@ import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 
 const PLACEHOLDER_BASE = new URL('http://upstream.invalid/')
 const NO_BODY_METHODS = new Set(['GET', 'HEAD'])
+/** The largest body streamed to an upstream; counted as it streams, whatever Content-Length said. */
+export const PROXY_BODY_LIMIT = 64 * 1024 * 1024
+
+class BodyTooLarge extends Error {
+  override name = 'BodyTooLarge'
+}
+
+/** The client's body on its way to the upstream, cut with BodyTooLarge once it passes the limit. */
+function limitedBody(body: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
+  let bytes = 0
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        bytes += chunk.byteLength
+        if (bytes > limit) controller.error(new BodyTooLarge())
+        else controller.enqueue(chunk)
+      },
+    }),
+  )
+}
+
+// This process ran out of descriptors: nothing is wrong with the upstream.
+const LOCAL_EXHAUSTION = new Set(['EMFILE', 'ENFILE'])
+
+type Failure = { code: 'gateway_timeout' | 'bad_gateway' | 'proxy_error' | 'service_unavailable'; class: string }
+
+function classifyFailure(error: unknown, aborted: boolean): Failure {
+  const name = (error as { name?: string }).name
+  const code = (error as { code?: string }).code ?? ''
+  if (name === 'TimeoutError' || aborted) return { code: 'gateway_timeout', class: 'timeout' }
+  if (LOCAL_EXHAUSTION.has(code)) return { code: 'service_unavailable', class: 'local_resources' }
+  if (error instanceof TypeError || /^(E[A-Z]+|Connection|FailedToOpenSocket)/.test(code)) return { code: 'bad_gateway', class: 'unreachable' }
+  return { code: 'proxy_error', class: 'invalid_response' }
+}
+
+/**
+ * The upstream body as it streams to the client, settling `ended` when it has all been sent
+ * (`body: 'complete'`) or has stopped early (`body: 'incomplete'`, the upstream cut it or the client left).
+ */
+function watchedBody(body: ReadableStream<Uint8Array>): { stream: ReadableStream<Uint8Array>; ended: Promise<LogFields> } {
+  let bytes = 0
+  let settle!: (fields: LogFields) => void
+  const ended = new Promise<LogFields>((resolve) => (settle = resolve))
+  const reader = body.getReader()
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const { value, done } = await reader.read()
+          if (done) {
+            controller.close()
+            settle({ body: 'complete', body_bytes: bytes })
+            return
+          }
+          bytes += value.byteLength
+          controller.enqueue(value)
+        } catch (error) {
+          settle({ body: 'incomplete', body_bytes: bytes, ...describeError(error) })
+          controller.error(error)
+        }
+      },
+      cancel(reason) {
+        settle({ body: 'incomplete', body_bytes: bytes })
+        return reader.cancel(reason)
+      },
+    },
+    { highWaterMark: 0 },
+  )
+  return { stream, ended }
+}
 const IDENTITY_PATH = /^\/admin\/identities\/([^/]+)\/?$/
 
 /** `Location` inside the upstream's base URL → the same place under our prefix (nginx `proxy_redirect default`). */
@@ -54,17 +125,20 @@ export function proxyRoutes(services: Services) {
     const base = config.upstreams[prefix.name]
     if (!base) throw new ApiError('upstream_not_configured')
 
+    const declared = request.headers.get('content-length')
+    if (declared !== null && Number(declared) > PROXY_BODY_LIMIT) throw new ApiError('payload_too_large')
     const apiKey = await settings.apiKeyFor(prefix.name)
     const headers = forwardedRequestHeaders(request.headers, { apiKey, adminPrefix: prefix.admin })
     // The timeout covers the upstream's answer (status and headers); a long download may take longer.
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(new DOMException('upstream timeout', 'TimeoutError')), config.proxyTimeoutMs)
     let upstream: Response
+    const body = NO_BODY_METHODS.has(request.method) || !request.body ? undefined : limitedBody(request.body, PROXY_BODY_LIMIT)
     try {
       const init: RequestInit & { decompress: boolean; duplex: 'half' } = {
         method: request.method,
         headers,
-        body: NO_BODY_METHODS.has(request.method) ? undefined : request.body,
+        body,
         // Redirects go back to the client; bytes go on as they came, with their own Content-Encoding.
         redirect: 'manual',
         decompress: false,
@@ -73,16 +147,12 @@ export function proxyRoutes(services: Services) {
       }
       upstream = await services.fetch(joined.url, init)
     } catch (error) {
-      const name = (error as { name?: string }).name
-      const code = (error as { code?: string }).code ?? ''
-      const failure =
-        name === 'TimeoutError' || controller.signal.aborted
-          ? 'gateway_timeout'
-          : error instanceof TypeError || /^(E[A-Z]+|Connection|FailedToOpenSocket)/.test(code)
-            ? 'bad_gateway'
-            : 'proxy_error'
-      log.warn('proxy_failed', { prefix: prefix.name, method: request.method, failure, ...describeError(error) })
-      throw new ApiError(failure)
+      if (error instanceof BodyTooLarge || (error as { cause?: unknown }).cause instanceof BodyTooLarge) throw new ApiError('payload_too_large')
+      const failure = classifyFailure(error, controller.signal.aborted)
+      log.warn('proxy_failed', { prefix: prefix.name, method: request.method, failure: failure.class, ...describeError(error) })
+      noteOn(request, { upstream_failure: failure.class })
+      if (prefix.admin) auditWrite(prefix, request, upstreamPath(joined.url, base), null, failure.class)
+      throw new ApiError(failure.code)
     } finally {
       clearTimeout(timer)
     }
@@ -95,11 +165,31 @@ export function proxyRoutes(services: Services) {
       }
     }
 
+    if (prefix.admin) auditWrite(prefix, request, upstreamPath(joined.url, base), upstream.status, upstream.status < 400 ? 'ok' : 'upstream_refused')
+
     const responseHeaders = relayedResponseHeaders(upstream.headers, (location) => rewriteLocation(location, base, prefix))
-    const bodyless = request.method === 'HEAD' || upstream.status === 204 || upstream.status === 304
-    if (bodyless) await upstream.body?.cancel()
-    return markPassthrough(new Response(bodyless ? null : upstream.body, { status: upstream.status, statusText: upstream.statusText, headers: responseHeaders }))
+    const bodyless = request.method === 'HEAD' || upstream.status === 204 || upstream.status === 304 || upstream.body === null
+    if (bodyless) {
+      await upstream.body?.cancel()
+      markPassthrough(request)
+      return new Response(null, { status: upstream.status, statusText: upstream.statusText, headers: responseHeaders })
+    }
+    const { stream, ended } = watchedBody(upstream.body!)
+    noteOn(request, { completion: ended })
+    markPassthrough(request)
+    return new Response(stream, { status: upstream.status, statusText: upstream.statusText, headers: responseHeaders })
   }
+
+  /** A write through an admin prefix, in the audit trail: who, which method and path (ids, never query values or bodies), how it ended. */
+  function auditWrite(prefix: ProxyPrefix, request: Request, path: string, status: number | null, outcome: string): void {
+    if (NO_BODY_METHODS.has(request.method)) return
+    services.audit.record('proxy_write', attachedSession(request)?.sub ?? null, path, { prefix: prefix.name, method: request.method, status, outcome })
+  }
+}
+
+/** The path under the upstream's base, without the query. */
+function upstreamPath(url: URL, base: URL): string {
+  return url.pathname.slice(base.pathname.replace(/\/+$/, '').length) || '/'
 }
 
 /** Our own JSON body parsing must leave proxied bodies untouched: they are streamed through. */

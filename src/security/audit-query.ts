@@ -17,6 +17,7 @@ const ACTIONS: Record<AuditAction, true> = {
   logout: true,
   identity_search: true,
   sessions_revoke: true,
+  proxy_write: true,
 }
 
 export type AuditQueryResult = { ok: true; query: AuditQuery & { limit: number } } | { ok: false; field: 'limit' | 'before' | 'action' | 'actor' }

@@ -53,8 +53,8 @@ export function recordFinding(text: string): void {
 }
 
 /** Called by the harness for every response the service sends. */
-export function inspectResponse(request: Request, response: Response, isPassthrough: (r: Response) => boolean): void {
-  if (response.status < 400 || isPassthrough(response)) return
+export function inspectResponse(request: Request, response: Response, isPassthrough: (r: Request) => boolean): void {
+  if (response.status < 400 || isPassthrough(request)) return
   const copy = response.clone()
   const where = `${request.method} ${request.url.replace(/^[a-z]+:\/\/[^/]*/, '').split('?')[0]} → ${response.status}`
   pending.push(

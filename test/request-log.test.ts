@@ -1,0 +1,237 @@
+// One wide log line per request, with the request id every response carries; streamed answers
+// logged when they really end; writes through the admin proxies in the audit trail; bodies over
+// the limit answered with our envelope on every route.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createBufferedSink } from '../src/log.ts'
+import { PROXY_BODY_LIMIT } from '../src/proxy/index.ts'
+import { markSensitive } from './support/leaks.ts'
+import { startStack, type Stack } from './support/stack.ts'
+import { RawListener, RecordingUpstream } from './support/upstream.ts'
+
+const ORIGIN = 'http://admin.test'
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+let stack: Stack
+let upstream: RecordingUpstream
+/** Sends headers and half a body, then resets the connection. */
+let cutter: RawListener
+let closedPort: number
+
+beforeAll(async () => {
+  upstream = new RecordingUpstream()
+  cutter = await RawListener.start('127.0.0.1', (socket) => {
+    socket.once('data', () => {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\ncontent-length: 100000\r\n\r\n')
+      socket.write(Buffer.alloc(30_000, 1))
+      setTimeout(() => socket.resetAndDestroy(), 150)
+    })
+  })
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  closedPort = probe.port
+  probe.stop(true)
+  stack = await startStack({
+    env: {
+      IDP_PUBLIC_URL: upstream.url,
+      OAUTH_ADMIN_URL: upstream.url,
+      IAM_IDP_ADMIN_URL: upstream.url,
+      OAUTH_PUBLIC_URL: `http://127.0.0.1:${cutter.port}`,
+      IAM_IDP_PUBLIC_URL: `http://127.0.0.1:${closedPort}`,
+    },
+  })
+  markSensitive(upstream.url, String(new URL(upstream.url).port), String(cutter.port), String(closedPort))
+})
+afterAll(async () => {
+  await stack.stop()
+  await upstream.stop()
+  await cutter.stop()
+})
+
+type Line = Record<string, unknown>
+const requestLines = (): Line[] => stack.service.logLines.map((line) => JSON.parse(line) as Line).filter((line) => line.event === 'request')
+async function lineFor(id: string): Promise<Line> {
+  for (let i = 0; i < 100; i++) {
+    const found = requestLines().find((line) => line.request_id === id)
+    if (found) return found
+    await Bun.sleep(10)
+  }
+  throw new Error(`no log line for request ${id}`)
+}
+
+describe('X-Request-Id and the wide log line', () => {
+  const cases: [string, string, RequestInit, number][] = [
+    ['a public route', '/api/health', {}, 200],
+    ['a protected route without a session', '/api/settings', {}, 401],
+    ['an unknown route', '/api/nope', { headers: {} }, 401],
+    ['a redirect', '/', { redirect: 'manual' }, 302],
+    ['the sign-in redirect', '/api/auth/login', { redirect: 'manual' }, 302],
+    ['a proxied answer', '/api/idp/self-service/login/api', {}, 200],
+    ['an unreachable upstream', '/api/iam-idp/x', {}, 502],
+  ]
+  for (const [label, path, init, status] of cases) {
+    test(`${label} (${status}) carries an id, and its log line the same id`, async () => {
+      const response = await fetch(`${stack.service.url}${path}`, init)
+      expect(response.status).toBe(status)
+      const id = response.headers.get('x-request-id')!
+      expect(id).toMatch(UUID)
+      const line = await lineFor(id)
+      expect(line).toMatchObject({ level: 'info', method: 'GET', status })
+      expect(typeof line.duration_ms).toBe('number')
+    })
+  }
+
+  test('ids are ours: unique per request, an incoming X-Request-Id is not echoed', async () => {
+    const ids = new Set<string>()
+    for (let i = 0; i < 20; i++) {
+      const response = await fetch(`${stack.service.url}/api/health`, { headers: { 'x-request-id': 'client-chosen' } })
+      ids.add(response.headers.get('x-request-id')!)
+    }
+    expect(ids.size).toBe(20)
+    expect(ids.has('client-chosen')).toBe(false)
+  })
+
+  test('the line names the session subject, the error code and the upstream failure class; never a query value', async () => {
+    const admin = await fetch(`${stack.service.url}/api/settings?category=secret-category-value`, { headers: { cookie: stack.cookie.admin } })
+    const adminLine = await lineFor(admin.headers.get('x-request-id')!)
+    expect(adminLine).toMatchObject({ status: 200, subject: stack.admin.id, path: '/api/settings' })
+    expect(JSON.stringify(adminLine)).not.toContain('secret-category-value')
+
+    const denied = await fetch(`${stack.service.url}/api/settings`, { headers: { cookie: stack.cookie.viewer } })
+    expect(await lineFor(denied.headers.get('x-request-id')!)).toMatchObject({ status: 403, error: 'forbidden' })
+    const anonymous = await fetch(`${stack.service.url}/api/settings`)
+    expect(await lineFor(anonymous.headers.get('x-request-id')!)).toMatchObject({ status: 401, error: 'not_authenticated' })
+
+    const unreachable = await fetch(`${stack.service.url}/api/iam-idp/sessions/whoami`)
+    expect(await lineFor(unreachable.headers.get('x-request-id')!)).toMatchObject({ status: 502, error: 'bad_gateway', upstream_failure: 'unreachable' })
+  })
+
+  test('a proxied body that the upstream cuts short is logged as incomplete, with the time until it ended', async () => {
+    const response = await fetch(`${stack.service.url}/api/oauth/big`)
+    expect(response.status).toBe(200)
+    const id = response.headers.get('x-request-id')!
+    await response.arrayBuffer().catch(() => null)
+    const line = await lineFor(id)
+    expect(line).toMatchObject({ status: 200, body: 'incomplete' })
+    expect(line.body_bytes as number).toBeLessThan(100_000)
+    expect(line.duration_ms as number).toBeGreaterThanOrEqual(140)
+  })
+
+  test('a proxied body that arrives whole is logged as complete', async () => {
+    upstream.answer = () => new Response('x'.repeat(50_000))
+    const response = await fetch(`${stack.service.url}/api/idp/whole`)
+    expect((await response.text()).length).toBe(50_000)
+    expect(await lineFor(response.headers.get('x-request-id')!)).toMatchObject({ status: 200, body: 'complete', body_bytes: 50_000 })
+    upstream.answer = () => Response.json({ ok: true })
+  })
+})
+
+describe('writes through the admin proxies are audited', () => {
+  const prefixes = ['/api/oauth-admin', '/api/iam-idp-admin'] as const
+  for (const prefix of prefixes) {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+      test(`${method} ${prefix}: one event with actor, method, prefix, path with ids, status, outcome; no body or query value`, async () => {
+        upstream.answer = () => Response.json({ ok: true }, { status: method === 'DELETE' ? 200 : 201 })
+        const before = stack.service.services.audit.list({ limit: 1000, action: 'proxy_write' }).length
+        const response = await fetch(`${stack.service.url}${prefix}/admin/clients/client-42?secret_query=query-value-xyz`, {
+          method,
+          headers: { cookie: stack.cookie.admin, origin: ORIGIN, 'content-type': 'application/json' },
+          body: JSON.stringify({ client_secret: 'body-secret-xyz' }),
+        })
+        expect(response.status).toBe(method === 'DELETE' ? 200 : 201)
+        const events = stack.service.services.audit.list({ limit: 1000, action: 'proxy_write' })
+        expect(events.length).toBe(before + 1)
+        const event = events[0]!
+        expect(event).toMatchObject({
+          actor: stack.admin.id,
+          target: '/admin/clients/client-42',
+          detail: { prefix: prefix.slice('/api/'.length), method, status: method === 'DELETE' ? 200 : 201, outcome: 'ok' },
+        })
+        expect(JSON.stringify(event)).not.toMatch(/query-value-xyz|body-secret-xyz|secret_query/)
+      })
+    }
+    test(`GET and HEAD through ${prefix} are not audited`, async () => {
+      const before = stack.service.services.audit.list({ limit: 1000, action: 'proxy_write' }).length
+      for (const method of ['GET', 'HEAD']) {
+        const response = await fetch(`${stack.service.url}${prefix}/admin/clients`, { method, headers: { cookie: stack.cookie.admin } })
+        expect(response.status).toBe(200)
+      }
+      expect(stack.service.services.audit.list({ limit: 1000, action: 'proxy_write' }).length).toBe(before)
+    })
+  }
+
+  test('an upstream refusal and an unreachable upstream are audited with their outcome; /api/security/audit filters them', async () => {
+    upstream.answer = () => Response.json({ error: 'invalid_client_metadata' }, { status: 400 })
+    await fetch(`${stack.service.url}/api/oauth-admin/admin/clients`, { method: 'POST', headers: { cookie: stack.cookie.admin, origin: ORIGIN }, body: '{}' })
+    upstream.answer = () => Response.json({ ok: true })
+    const listed = await fetch(`${stack.service.url}/api/security/audit?action=proxy_write&limit=1`, { headers: { cookie: stack.cookie.admin } })
+    const { events } = (await listed.json()) as { events: { action: string; detail: Record<string, unknown> }[] }
+    expect(events).toHaveLength(1)
+    expect(events[0]).toMatchObject({ action: 'proxy_write', detail: { method: 'POST', status: 400, outcome: 'upstream_refused' } })
+  })
+})
+
+describe('bodies over the limit get our envelope', () => {
+  test(`a proxied upload announcing more than ${PROXY_BODY_LIMIT} bytes → 413 envelope with our headers, nothing sent`, async () => {
+    const before = upstream.received.length
+    const response = await fetch(`${stack.service.url}/api/idp/upload`, { method: 'POST', body: new Uint8Array(PROXY_BODY_LIMIT + 1) })
+    expect(response.status).toBe(413)
+    expect(await response.json()).toEqual({ error: 'payload_too_large', message: 'The request body is too large.' })
+    expect(response.headers.get('cache-control')).toBe('no-store')
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(response.headers.get('x-request-id')).toMatch(UUID)
+    expect(upstream.received.length).toBe(before)
+  })
+
+  test('a chunked proxied upload that grows past the limit → 413 envelope', async () => {
+    const chunk = new Uint8Array(1024 * 1024)
+    let sent = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ > PROXY_BODY_LIMIT / chunk.byteLength + 2) controller.close()
+        else controller.enqueue(chunk)
+      },
+    })
+    const response = await fetch(`${stack.service.url}/api/idp/upload`, { method: 'POST', body, duplex: 'half' } as RequestInit)
+    expect(response.status).toBe(413)
+    expect((await response.json()).error).toBe('payload_too_large')
+  })
+
+  test('our own JSON routes: over 256 KiB, announced or chunked → 413 envelope', async () => {
+    const big = JSON.stringify({ key: 'k', value: 'x'.repeat(300 * 1024) })
+    const announced = await fetch(`${stack.service.url}/api/settings`, { method: 'POST', headers: { cookie: stack.cookie.admin, origin: ORIGIN, 'content-type': 'application/json' }, body: big })
+    expect(announced.status).toBe(413)
+    const chunked = await fetch(`${stack.service.url}/api/settings`, {
+      method: 'POST',
+      headers: { cookie: stack.cookie.admin, origin: ORIGIN, 'content-type': 'application/json' },
+      body: new Blob([big]).stream(),
+      duplex: 'half',
+    } as RequestInit)
+    expect(chunked.status).toBe(413)
+    expect((await chunked.json()).error).toBe('payload_too_large')
+  })
+})
+
+describe('the bounded log output', () => {
+  test('a stalled output keeps at most the limit: request lines are dropped and counted, audit lines kept', async () => {
+    const written: string[] = []
+    const stalled: (() => void)[] = []
+    // An output that takes chunks but confirms none of them until released.
+    const sink = createBufferedSink({ limitBytes: 10_000, writer: (chunk, done) => (written.push(chunk), stalled.push(done)) })
+    const line = (n: number) => `${JSON.stringify({ event: 'request', n, pad: 'x'.repeat(80) })}\n`
+    for (let i = 0; i < 1000; i++) sink.write(line(i), true)
+    sink.write('{"event":"audit","n":"kept"}\n', false)
+    await sink.flush(50)
+    const pending = written.join('')
+    expect(pending.length).toBeLessThanOrEqual(10_000 + 200)
+    expect(pending).toContain('"n":"kept"')
+    for (const done of stalled.splice(0)) done()
+    sink.write(line(1000), true)
+    await sink.flush(50)
+    for (const done of stalled.splice(0)) done()
+    const after = written.join('')
+    const report = after.split('\n').find((text) => text.includes('log_lines_dropped'))
+    expect(report).toBeDefined()
+    const kept = (pending.match(/"event":"request"/g) ?? []).length
+    expect(JSON.parse(report!).count).toBe(1000 - kept)
+    expect(after.endsWith(line(1000))).toBe(true)
+  })
+})
