@@ -1,6 +1,6 @@
 // The compiled executable, run for real: starts, serves, refuses bad keys, drains on SIGTERM.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KratosFixture } from './support/kratos.ts'
@@ -111,6 +111,122 @@ describe('the compiled binary', () => {
     } finally {
       service.child.kill('SIGKILL')
       await kratos.stop()
+    }
+  })
+})
+
+function freePort(): number {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = probe.port
+  probe.stop(true)
+  return port
+}
+
+/** Resident memory of a process, in MB. */
+const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
+
+async function inBatches(total: number, width: number, send: (i: number) => Promise<number>): Promise<Map<number, number>> {
+  const statuses = new Map<number, number>()
+  for (let start = 0; start < total; start += width) {
+    const answers = await Promise.all(Array.from({ length: Math.min(width, total - start) }, (_, k) => send(start + k)))
+    for (const status of answers) statuses.set(status, (statuses.get(status) ?? 0) + 1)
+  }
+  return statuses
+}
+
+describe('the compiled binary and its log output', () => {
+  test('stdout that nobody reads: requests keep being answered, memory stays bounded, request lines are dropped and counted, audit lines kept', async () => {
+    const kratos = new KratosFixture().start()
+    const admin = kratos.addIdentity({ email: 'stall@example.test', role: 'admin' })
+    const key = randomKey()
+    const port = freePort()
+    const fifo = join(dir, 'stalled-stdout')
+    expect((await runToEnd(['mkfifo', fifo], {})).code).toBe(0)
+    // The reader opens the pipe and reads nothing until the end: the service's stdout is stalled.
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+    const child = Bun.spawn(['sh', '-c', 'exec "$0" > "$1"', binary, fifo], {
+      env: { PATH: process.env.PATH!, ...loginEnv, SESSION_SIGNING_KEY: key, DATABASE_PATH: join(dir, 'stall', 'a.db'), IDP_ADMIN_URL: kratos.url, HOST: '127.0.0.1', PORT: String(port) },
+      stdout: 'ignore',
+      stderr: 'ignore',
+    })
+    const base = `http://127.0.0.1:${port}`
+    try {
+      for (let i = 0; i < 200; i++) {
+        if ((await fetch(`${base}/api/health`).catch(() => null))?.status === 200) break
+        await Bun.sleep(25)
+      }
+      const before = rssOf(child.pid)
+      const total = 40_000
+      const statuses = await inBatches(total, 64, async () => (await fetch(`${base}/api/health?padding=${'p'.repeat(200)}`)).status)
+      expect(statuses).toEqual(new Map([[200, total]]))
+      const now = Math.floor(Date.now() / 1000)
+      const cookie = signSessionCookie(decodeBase64Key(key)!, { v: 1, sid: 'stall', sub: admin.id, email: 'stall@example.test', role: 'admin', iat: now, exp: now + 600 })
+      for (let i = 0; i < 3; i++) expect((await fetch(`${base}/api/identities?page_size=1`, { headers: { cookie: `admin-session=${cookie}` } })).status).toBe(200)
+      const after = rssOf(child.pid)
+      expect(after - before).toBeLessThan(60)
+
+      // Now read everything; one more request after the backlog drained reports the drops.
+      const chunks: Buffer[] = []
+      const buffer = Buffer.alloc(1 << 16)
+      const drain = async (ms: number) => {
+        const until = Date.now() + ms
+        while (Date.now() < until) {
+          let n = 0
+          try {
+            n = readSync(reader, buffer)
+          } catch {
+            n = 0
+          }
+          if (n > 0) chunks.push(Buffer.from(buffer.subarray(0, n)))
+          else await Bun.sleep(20)
+        }
+      }
+      await drain(1500)
+      expect((await fetch(`${base}/api/health`)).status).toBe(200)
+      await drain(500)
+      const lines = Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+      const dropped = lines.filter((line) => line.event === 'log_lines_dropped').reduce((sum, line) => sum + (line.count as number), 0)
+      const requestLines = lines.filter((line) => line.event === 'request').length
+      expect(dropped).toBeGreaterThan(0)
+      // Every request is accounted for: logged or counted as dropped.
+      expect(requestLines + dropped).toBeGreaterThanOrEqual(total + 3)
+      expect(lines.filter((line) => line.event === 'audit' && line.action === 'identity_search')).toHaveLength(3)
+    } finally {
+      child.kill('SIGKILL')
+      await child.exited
+      closeSync(reader)
+      await kratos.stop()
+    }
+  }, 120_000)
+
+  test('SIGTERM right after a burst: every request line reaches the output before the process ends', async () => {
+    const service = await startProcess([binary], { ...loginEnv, SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, 'burst', 'a.db') })
+    const total = 300
+    await inBatches(total, 30, async () => (await fetch(`${service.url}/api/health`)).status)
+    service.child.kill('SIGTERM')
+    expect(await service.exited).toBe(0)
+    const lines = service.stdout().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(lines.filter((line) => line.event === 'request')).toHaveLength(total)
+    expect(lines.at(-1)?.event).toBe('stopped')
+  })
+
+  test("Bun's own refusals (oversized headers, broken framing) carry nothing of the request", async () => {
+    const service = await startProcess([binary], { ...loginEnv, SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, 'refusals', 'a.db') })
+    try {
+      const marker = 'REFLECTED-MARKER'
+      const huge = await rawRequest(service.url, 'GET /api/health HTTP/1.1', { 'x-big': `${marker}${'a'.repeat(80_000)}` })
+      expect(huge.status).toBe(431)
+      const framing = await rawSend(service.url, `POST /api/health HTTP/1.1\r\nHost: x\r\nContent-Length: 12${marker}\r\n\r\n${marker}`)
+      expect(framing.status).toBe(400)
+      const conflicting = await rawSend(service.url, `POST /api/settings HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 7\r\nX-Probe: ${marker}\r\n\r\nhello`)
+      expect(conflicting.status).toBe(400)
+      for (const answer of [huge, framing, conflicting]) {
+        expect(answer.body).not.toContain(marker)
+        expect(JSON.stringify(answer.headers)).not.toContain(marker)
+      }
+    } finally {
+      service.child.kill('SIGTERM')
+      await service.exited
     }
   })
 })
