@@ -235,3 +235,18 @@ describe('the bounded log output', () => {
     expect(after.endsWith(line(1000))).toBe(true)
   })
 })
+
+describe('running out of file descriptors', () => {
+  test('is answered 503 service_unavailable and logged as a local failure, not blamed on the upstream', async () => {
+    const script = `${import.meta.dir}/fixtures/descriptor-exhaustion.ts`
+    const child = Bun.spawn(['sh', '-c', 'ulimit -n 128; exec bun "$0"', script], { stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/root' } })
+    const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited])
+    expect(code).toBe(0)
+    const result = JSON.parse(out) as { status: number; body: string; lines: string[] }
+    expect(result.status).toBe(503)
+    expect(JSON.parse(result.body)).toEqual({ error: 'service_unavailable', message: 'The service is out of resources for the moment; try again shortly.' })
+    const lines = result.lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(lines.find((line) => line.event === 'proxy_failed')).toMatchObject({ failure: 'local_resources', error_code: 'EMFILE' })
+    expect(lines.find((line) => line.event === 'request' && line.path === '/api/oauth/.well-known/jwks.json')).toMatchObject({ error: 'service_unavailable', upstream_failure: 'local_resources' })
+  })
+})
