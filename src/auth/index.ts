@@ -24,6 +24,7 @@ import {
   type Role,
 } from '../session/cookie.ts'
 import { LoginClient, type ProviderFailure } from './oauth.ts'
+import { errorCodeFor } from '../upstream/client.ts'
 import { DEFAULT_RETURN_TO, RETURN_TO_COOKIE, safeReturnTo } from './return-to.ts'
 
 const LOGIN_PATH = '/api/auth/login'
@@ -40,10 +41,9 @@ function redirect(location: string, cookies: string[]): Response {
   return new Response(null, { status: 302, headers })
 }
 
-function providerError(failure: ProviderFailure | 'not_found'): ApiError {
-  if (failure === 'timeout') return new ApiError('gateway_timeout')
-  if (failure === 'unreachable' || failure === 'invalid_response') return new ApiError('bad_gateway')
-  return new ApiError('login_failed')
+/** One classification for every login step: the provider said no → 401; else the upstream client's code. */
+function providerError(failure: ProviderFailure): ApiError {
+  return new ApiError(failure === 'rejected' ? 'login_failed' : errorCodeFor(failure))
 }
 
 export function authRoutes(services: Services) {
@@ -94,7 +94,8 @@ export function authRoutes(services: Services) {
       if (!services.loginStore) return fail(new ApiError('upstream_not_configured'))
       const found = await services.loginStore.getIdentity(outcome.subject)
       if (!found.ok) {
-        if (found.failure !== 'not_found') return fail(providerError(found.failure === 'timeout' ? 'timeout' : 'unreachable'))
+        // The identity store refusing or garbling its answer is its fault (502), not the browser's.
+        if (found.failure !== 'not_found') return fail(new ApiError(errorCodeFor(found.failure === 'rejected' ? 'invalid_response' : found.failure)))
         return fail(noRole())
       }
       const traits = (found.identity.traits ?? {}) as Record<string, unknown>

@@ -4,13 +4,14 @@
 import * as oauth from 'oauth4webapi'
 import type { Config } from '../config.ts'
 import { describeError, type Logger } from '../log.ts'
+import { failureOf, type UpstreamFailure } from '../upstream/client.ts'
 
 export const SCOPE = 'openid profile email'
 /** A failed discovery is retried after this long; a successful one is kept this long. */
 const DISCOVERY_RETRY_MS = 60_000
 const DISCOVERY_TTL_MS = 3_600_000
 
-export type ProviderFailure = 'rejected' | 'unreachable' | 'timeout' | 'invalid_response'
+export type ProviderFailure = UpstreamFailure
 
 export type TokenOutcome =
   | { ok: true; subject: string; email: string | null; expiresIn: number | undefined }
@@ -130,15 +131,11 @@ export class LoginClient {
   }
 
   private classify(error: unknown, step: string): ProviderFailure {
-    const name = (error as { name?: string }).name
+    // The provider said no (an OAuth error body or challenge): the browser's sign-in failed; else the upstream client's classes.
     const failure: ProviderFailure =
-      name === 'TimeoutError' || name === 'AbortError'
-        ? 'timeout'
-        : error instanceof oauth.ResponseBodyError || error instanceof oauth.AuthorizationResponseError || error instanceof oauth.WWWAuthenticateChallengeError
-          ? 'rejected'
-          : error instanceof TypeError
-            ? 'unreachable'
-            : 'invalid_response'
+      error instanceof oauth.ResponseBodyError || error instanceof oauth.AuthorizationResponseError || error instanceof oauth.WWWAuthenticateChallengeError
+        ? 'rejected'
+        : failureOf(error)
     // The provider's own error text stays out of the log too: it can carry the code or user data.
     this.options.log.warn('oauth_failed', { step, failure, ...describeError(error) })
     return failure

@@ -7,101 +7,10 @@ import type { Clock } from '../clock.ts'
 import type { ErrorCode } from '../http/errors.ts'
 import { describeError, type Logger } from '../log.ts'
 import type { IdentityStoreClient } from './store.ts'
+import { errorCodeFor, nextPageToken, type UpstreamFailure } from '../upstream/client.ts'
 import { parseListQuery, requestedFilter, summarizeIdentity, type IdentityPage, type IdentitySummary, type ListQuery } from './model.ts'
 
-export type ListOutcome = { ok: true; page: IdentityPage } | { ok: false; code: ErrorCode }
-
-export interface LinkValue {
-  url: string
-  /** Lower-cased relation types (`rel="next last"` gives two). */
-  rels: string[]
-}
-
-/**
- * RFC 8288 `Link` header: comma-separated `<url>; param=value` entries, values quoted or bare.
- * Commas inside `<…>` or quotes do not split entries; malformed entries are skipped.
- */
-export function parseLinkHeader(header: string): LinkValue[] {
-  const links: LinkValue[] = []
-  const length = header.length
-  let i = 0
-  const isSpace = (c: string | undefined) => c === ' ' || c === '\t'
-  const skipSpaces = () => {
-    while (i < length && isSpace(header[i])) i++
-  }
-  /** Moves past the rest of a malformed entry, honouring quotes. */
-  const skipEntry = () => {
-    let quoted = false
-    while (i < length) {
-      const c = header[i]!
-      if (quoted && c === '\\') i++
-      else if (c === '"') quoted = !quoted
-      else if (c === ',' && !quoted) return
-      i++
-    }
-  }
-
-  while (i < length) {
-    while (i < length && (isSpace(header[i]) || header[i] === ',')) i++
-    if (i >= length) break
-    if (header[i] !== '<') {
-      skipEntry()
-      continue
-    }
-    const close = header.indexOf('>', i + 1)
-    if (close < 0) break
-    const url = header.slice(i + 1, close).trim()
-    i = close + 1
-    const params = new Map<string, string>()
-    for (;;) {
-      skipSpaces()
-      if (header[i] !== ';') break
-      i++
-      skipSpaces()
-      let name = ''
-      while (i < length && !'=;,'.includes(header[i]!) && !isSpace(header[i])) name += header[i++]
-      skipSpaces()
-      let value = ''
-      if (header[i] === '=') {
-        i++
-        skipSpaces()
-        if (header[i] === '"') {
-          i++
-          while (i < length && header[i] !== '"') {
-            if (header[i] === '\\' && i + 1 < length) i++
-            value += header[i++]
-          }
-          i++ // the closing quote
-        } else {
-          while (i < length && !';,'.includes(header[i]!) && !isSpace(header[i])) value += header[i++]
-        }
-      }
-      // The first occurrence of a parameter wins (RFC 8288 §3).
-      const key = name.toLowerCase()
-      if (key !== '' && !params.has(key)) params.set(key, value)
-    }
-    skipEntry() // anything left before the next comma is not ours to guess at
-    const rel = params.get('rel')
-    links.push({ url, rels: rel ? rel.toLowerCase().split(/[ \t]+/).filter(Boolean) : [] })
-  }
-  return links
-}
-
-/**
- * The `page_token` of the `rel="next"` link: undefined when there is no next link, null when a
- * next link carries no usable token. Only the token is kept; the URL is the store's own.
- */
-export function nextPageToken(header: string | null): string | null | undefined {
-  if (header === null) return undefined
-  const next = parseLinkHeader(header).find((link) => link.rels.includes('next'))
-  if (!next) return undefined
-  try {
-    const token = new URL(next.url, 'http://upstream.invalid/').searchParams.get('page_token')
-    return token === null || token === '' ? null : token
-  } catch {
-    return null
-  }
-}
+export type ListOutcome = { ok: true; page: IdentityPage } | { ok: false; code: ErrorCode; failure?: UpstreamFailure }
 
 const PAGE_TOKEN_COMPLAINT = /page[ _-]?token/i
 
@@ -136,67 +45,33 @@ export class IdentitiesService {
     if (query.pageToken !== null) upstreamQuery.set('page_token', query.pageToken)
     if (query.credentialsIdentifier !== null) upstreamQuery.set('credentials_identifier', query.credentialsIdentifier)
 
-    const result = await store.request('/admin/identities', { query: upstreamQuery })
-    if (!result.ok) return { ok: false, code: result.failure === 'timeout' ? 'gateway_timeout' : 'bad_gateway' }
-    const { response } = result
-
-    if (response.status !== 200) {
-      const code = await this.classifyRefusal(response, query)
-      log.warn('identity_list_status', { status: response.status, code })
-      return { ok: false, code }
+    const answer = await store.json('/admin/identities', { query: upstreamQuery })
+    if (!answer.ok) {
+      const code = answer.failure === 'rejected' ? refusalCode(answer.status ?? 0, answer.text ?? '', query) : errorCodeFor(answer.failure)
+      return { ok: false, code, failure: code === 'invalid_page_token' ? undefined : answer.failure }
     }
-
-    let rows: unknown
-    try {
-      rows = await response.json()
-    } catch (error) {
-      const timedOut = isTimeout(error)
-      log.warn('identity_list_body', { ...describeError(error), timed_out: timedOut })
-      return { ok: false, code: timedOut ? 'gateway_timeout' : 'bad_gateway' }
-    }
+    const rows = answer.body
     if (!Array.isArray(rows)) {
       log.warn('identity_list_body', { reason: 'not an array' })
-      return { ok: false, code: 'bad_gateway' }
+      return { ok: false, code: 'bad_gateway', failure: 'invalid_response' }
     }
     const identities: IdentitySummary[] = []
     for (const row of rows) {
       const identity = summarizeIdentity(row)
       if (!identity) {
         log.warn('identity_list_body', { reason: 'row is not an identity' })
-        return { ok: false, code: 'bad_gateway' }
+        return { ok: false, code: 'bad_gateway', failure: 'invalid_response' }
       }
       identities.push(identity)
     }
 
-    const token = nextPageToken(response.headers.get('link'))
+    const token = nextPageToken(answer.headers.get('link'))
     if (token === null) {
       // A next page we could not ask for would strand the caller: treat it as a broken answer.
       log.warn('identity_list_link', { reason: 'next link without a page token' })
-      return { ok: false, code: 'bad_gateway' }
+      return { ok: false, code: 'bad_gateway', failure: 'invalid_response' }
     }
     return { ok: true, page: { identities, next_page_token: token ?? null, has_more: token !== undefined } }
-  }
-
-  /** A 400 about the cursor we passed on is the caller's stale token; anything else is the store's fault. */
-  private async classifyRefusal(response: Response, query: ListQuery): Promise<ErrorCode> {
-    let text = ''
-    try {
-      text = await response.text()
-    } catch (error) {
-      if (isTimeout(error)) return 'gateway_timeout'
-    }
-    if (response.status !== 400 || query.pageToken === null) return 'bad_gateway'
-    try {
-      const body = JSON.parse(text) as { error?: unknown }
-      if (body && typeof body.error === 'object' && body.error !== null) {
-        const { reason, message, details } = body.error as Record<string, unknown>
-        const about = [reason, message, typeof details === 'object' ? JSON.stringify(details) : details]
-        if (about.some((part) => typeof part === 'string' && PAGE_TOKEN_COMPLAINT.test(part))) return 'invalid_page_token'
-      }
-    } catch {
-      // Not a Kratos error body: nothing tells us the token was at fault.
-    }
-    return 'bad_gateway'
   }
 
   /**
@@ -214,7 +89,18 @@ export class IdentitiesService {
   }
 }
 
-function isTimeout(error: unknown): boolean {
-  const name = (error as { name?: string } | null)?.name
-  return name === 'TimeoutError' || name === 'AbortError'
+/** A 400 about the cursor we passed on is the caller's stale token; anything else is the store's fault. */
+function refusalCode(status: number, text: string, query: ListQuery): ErrorCode {
+  if (status !== 400 || query.pageToken === null) return 'bad_gateway'
+  try {
+    const body = JSON.parse(text) as { error?: unknown }
+    if (body && typeof body.error === 'object' && body.error !== null) {
+      const { reason, message, details } = body.error as Record<string, unknown>
+      const about = [reason, message, typeof details === 'object' ? JSON.stringify(details) : details]
+      if (about.some((part) => typeof part === 'string' && PAGE_TOKEN_COMPLAINT.test(part))) return 'invalid_page_token'
+    }
+  } catch {
+    // Not a Kratos error body: nothing tells us the token was at fault.
+  }
+  return 'bad_gateway'
 }

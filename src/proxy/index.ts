@@ -11,6 +11,7 @@ import { describeError, type LogFields } from '../log.ts'
 import { forwardedRequestHeaders, relayedResponseHeaders } from './headers.ts'
 import { markPassthrough } from './passthrough.ts'
 import { joinUpstreamUrl } from './url.ts'
+import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 
 const PLACEHOLDER_BASE = new URL('http://upstream.invalid/')
@@ -36,18 +37,12 @@ function limitedBody(body: ReadableStream<Uint8Array>, limit: number): ReadableS
   )
 }
 
-// This process ran out of descriptors: nothing is wrong with the upstream.
-const LOCAL_EXHAUSTION = new Set(['EMFILE', 'ENFILE'])
+type Failure = { code: 'gateway_timeout' | 'bad_gateway' | 'proxy_error' | 'service_unavailable'; class: UpstreamFailure }
 
-type Failure = { code: 'gateway_timeout' | 'bad_gateway' | 'proxy_error' | 'service_unavailable'; class: string }
-
+/** The proxy's codes (decisions §6): timeout 504, no connection 502, our own exhaustion 503, anything else 500 proxy_error. */
 function classifyFailure(error: unknown, aborted: boolean): Failure {
-  const name = (error as { name?: string }).name
-  const code = (error as { code?: string }).code ?? ''
-  if (name === 'TimeoutError' || aborted) return { code: 'gateway_timeout', class: 'timeout' }
-  if (LOCAL_EXHAUSTION.has(code)) return { code: 'service_unavailable', class: 'local_resources' }
-  if (error instanceof TypeError || /^(E[A-Z]+|Connection|FailedToOpenSocket)/.test(code)) return { code: 'bad_gateway', class: 'unreachable' }
-  return { code: 'proxy_error', class: 'invalid_response' }
+  const failure = failureOf(error, aborted)
+  return { code: failure === 'invalid_response' || failure === 'rejected' ? 'proxy_error' : (errorCodeFor(failure) as Failure['code']), class: failure }
 }
 
 /**

@@ -4,6 +4,7 @@
 
 import { UPSTREAM_NAMES, type UpstreamName } from '../config.ts'
 import { describeError, type Logger } from '../log.ts'
+import { failureOf, joinUnder } from '../upstream/client.ts'
 
 export interface ServiceHealth {
   name: UpstreamName
@@ -61,17 +62,15 @@ export class ServicesHealth {
   }
 
   private async get(name: UpstreamName, base: URL, path: string, headers: Record<string, string>): Promise<{ status: number; body: string } | null> {
-    const url = new URL(base.href)
-    url.pathname = url.pathname.replace(/\/+$/, '') + path
     try {
-      const response = await this.deps.fetch(url, { headers, redirect: 'manual', signal: AbortSignal.timeout(this.deps.timeoutMs) })
+      const response = await this.deps.fetch(joinUnder(base, path), { headers, redirect: 'manual', signal: AbortSignal.timeout(this.deps.timeoutMs) })
       if (response.status !== 200) {
         await response.body?.cancel()
         return { status: response.status, body: '' }
       }
       return { status: response.status, body: await readAtMost(response, MAX_BODY_BYTES) }
     } catch (error) {
-      this.deps.log.warn('service_health_failed', { upstream: name, path, ...describeError(error) })
+      this.deps.log.warn('service_health_failed', { upstream: name, path, failure: failureOf(error), ...describeError(error) })
       return null
     }
   }

@@ -4,7 +4,7 @@
 
 import type { Clock } from '../clock.ts'
 import type { ErrorCode } from '../http/errors.ts'
-import { nextPageToken } from '../identities/service.ts'
+import { errorCodeFor, nextPageToken } from '../upstream/client.ts'
 import type { IdentityStoreClient } from '../identities/store.ts'
 import { describeError, type Logger } from '../log.ts'
 import type { GeoLocation, GeoLocator } from './geo.ts'
@@ -92,29 +92,15 @@ export class SessionLocationsService {
     query: URLSearchParams,
   ): Promise<{ ok: true; sessions: Record<string, unknown>[]; link: string | null } | { ok: false; code: ErrorCode }> {
     const { log } = this.deps
-    const result = await store.request('/admin/sessions', { query })
-    if (!result.ok) return { ok: false, code: result.failure === 'timeout' ? 'gateway_timeout' : 'bad_gateway' }
-    const { response } = result
-    if (response.status !== 200) {
-      await response.body?.cancel()
-      log.warn('session_list_status', { status: response.status })
-      return { ok: false, code: 'bad_gateway' }
-    }
-    let rows: unknown
-    try {
-      rows = await response.json()
-    } catch (error) {
-      const name = (error as { name?: string } | null)?.name
-      const timedOut = name === 'TimeoutError' || name === 'AbortError'
-      log.warn('session_list_body', { ...describeError(error), timed_out: timedOut })
-      return { ok: false, code: timedOut ? 'gateway_timeout' : 'bad_gateway' }
-    }
+    const answer = await store.json('/admin/sessions', { query })
+    if (!answer.ok) return { ok: false, code: errorCodeFor(answer.failure) }
+    const rows = answer.body
     if (!Array.isArray(rows)) {
       log.warn('session_list_body', { reason: 'not an array' })
       return { ok: false, code: 'bad_gateway' }
     }
     const sessions = rows.filter((row): row is Record<string, unknown> => typeof row === 'object' && row !== null && !Array.isArray(row))
-    return { ok: true, sessions, link: response.headers.get('link') }
+    return { ok: true, sessions, link: answer.headers.get('link') }
   }
 }
 
