@@ -4,7 +4,7 @@
 import { Elysia } from 'elysia'
 import { timingSafeEqual } from 'node:crypto'
 import * as oauth from 'oauth4webapi'
-import type { Services } from '../app.ts'
+import type { Services } from '../services.ts'
 import { missingLoginVariables } from '../config.ts'
 import { ApiError, errorResponse } from '../http/errors.ts'
 import {
@@ -46,7 +46,7 @@ function providerError(failure: ProviderFailure): ApiError {
   return new ApiError(failure === 'rejected' ? 'login_failed' : errorCodeFor(failure))
 }
 
-export function authRoutes(services: Services) {
+export function authRoutes(services: Pick<Services, 'config' | 'clock' | 'log' | 'audit' | 'verifier' | 'revocations' | 'fetch' | 'loginStore'>) {
   const { config, clock, log, audit, verifier, revocations } = services
   const secure = config.environment !== 'development'
   const nowSeconds = () => Math.floor(clock.now() / 1000)

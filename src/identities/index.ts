@@ -2,12 +2,12 @@
 // session; this plugin only reads the query and maps the service's answer to HTTP.
 
 import { Elysia } from 'elysia'
-import type { Services } from '../app.ts'
+import type { Services } from '../services.ts'
 import { ApiError } from '../http/errors.ts'
 import { sessionOf } from '../http/request-context.ts'
 import { IdentitiesService } from './service.ts'
 
-export function identitiesRoutes(services: Services) {
+export function identitiesRoutes(services: Pick<Services, 'log' | 'clock' | 'audit' | 'managedStore'>) {
   const { log, clock, audit } = services
   const store = services.managedStore
   const identities = new IdentitiesService({ store, log, clock, audit })

@@ -3,7 +3,7 @@
 // Who may call which prefix is the gate's decision (access.ts); this file only forwards.
 
 import { Elysia } from 'elysia'
-import type { Services } from '../app.ts'
+import type { Services } from '../services.ts'
 import { ApiError } from '../http/errors.ts'
 import { attachedSession, pathnameOf } from '../http/request-context.ts'
 import { noteOn } from '../http/request-notes.ts'
@@ -98,7 +98,7 @@ export function rewriteLocation(location: string, base: URL, prefix: ProxyPrefix
   return inside ? prefix.path + target.pathname.slice(basePath.length) + target.search + target.hash : location
 }
 
-export function proxyRoutes(services: Services) {
+export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'settings' | 'audit' | 'endSessionsOf' | 'fetch'>) {
   const { config, log, settings } = services
   const plugin = new Elysia({ name: 'proxy' })
   for (const prefix of PROXY_PREFIXES) {

@@ -1,13 +1,13 @@
 // /api/security/** (admin only, enforced by the gate).
 
 import { Elysia, t } from 'elysia'
-import type { Services } from '../app.ts'
+import type { Services } from '../services.ts'
 import { ApiError } from '../http/errors.ts'
 import { sessionOf } from '../http/request-context.ts'
 import { parseAuditQuery } from './audit-query.ts'
 import { postureChecks } from './posture.ts'
 
-export function securityRoutes(services: Services) {
+export function securityRoutes(services: Pick<Services, 'audit' | 'config' | 'endSessionsOf'>) {
   const checks = postureChecks(services.config)
   return new Elysia({ name: 'security' })
     .post(

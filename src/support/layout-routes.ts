@@ -3,12 +3,12 @@
 // expose or overwrite someone's layout.
 
 import { Elysia } from 'elysia'
-import type { Services } from '../app.ts'
+import type { Services } from '../services.ts'
 import { ApiError } from '../http/errors.ts'
 import { sessionOf } from '../http/request-context.ts'
 import { checkLayout, LayoutStore } from './layout.ts'
 
-export function layoutRoutes(services: Services) {
+export function layoutRoutes(services: Pick<Services, 'clock' | 'db' | 'verifier'>) {
   const layouts = new LayoutStore(services.db, services.clock)
 
   /** The identity of this request, confirmed by the gate's record and by a fresh check of the cookie. */

@@ -55,7 +55,7 @@ export class ServicesHealth {
     return {
       name,
       configured: true,
-      healthy: alive.answer?.status === 200,
+      healthy: alive.answer?.status === 200 && isAlive(alive.answer.body),
       version: readVersion(version?.status === 200 ? version.body : null),
       response_ms: alive.answer ? alive.ms : null,
     }
@@ -90,6 +90,15 @@ async function readAtMost(response: Response, limit: number): Promise<string> {
     }
   }
   return new TextDecoder().decode(Buffer.concat(chunks))
+}
+
+/** Kratos and Hydra answer `{"status":"ok"}`; a 200 with anything else (a login page, a proxy's notice) is not them alive. */
+function isAlive(body: string): boolean {
+  try {
+    return (JSON.parse(body) as { status?: unknown } | null)?.status === 'ok'
+  } catch {
+    return false
+  }
 }
 
 function readVersion(body: string | null): string | null {

@@ -2,10 +2,10 @@
 // router's 404.
 
 import { Elysia } from 'elysia'
-import type { Services } from '../app.ts'
+import type { Services } from '../services.ts'
 import { ServicesHealth } from './services-health.ts'
 
-export function servicesRoutes(services: Services) {
+export function servicesRoutes(services: Pick<Services, 'config' | 'fetch' | 'log' | 'settings'>) {
   const health = new ServicesHealth({
     upstreams: services.config.upstreams,
     apiKeyFor: (prefix) => services.settings.apiKeyFor(prefix),

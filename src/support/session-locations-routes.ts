@@ -1,13 +1,13 @@
 // GET /api/session-locations?days=N (any signed-in role).
 
 import { Elysia } from 'elysia'
-import type { Services } from '../app.ts'
+import type { Services } from '../services.ts'
 import { ApiError } from '../http/errors.ts'
 import type { GeoLocator } from './geo.ts'
 import { integerParam } from './query.ts'
 import { SessionLocationsService } from './session-locations.ts'
 
-export function sessionLocationsRoutes(services: Services, geo: GeoLocator) {
+export function sessionLocationsRoutes(services: Pick<Services, 'log' | 'clock' | 'managedStore'>, geo: GeoLocator) {
   const { log, clock } = services
   const store = services.managedStore
   const locations = new SessionLocationsService({ store, geo, clock, log })

@@ -1,0 +1,72 @@
+// The service's long-lived parts, built once from the configuration: the stores, the session
+// verifier, the audit trail, the settings layer and the identity-store clients. Plugins receive
+// the parts they use (narrowed with Pick), never the composition root.
+
+import type { Database } from 'bun:sqlite'
+import type { Config } from './config.ts'
+import { systemClock, type Clock } from './clock.ts'
+import type { Logger } from './log.ts'
+import { RevocationStore } from './session/revocations.ts'
+import { SessionVerifier } from './session/verifier.ts'
+import { IdentityStoreClient } from './identities/store.ts'
+import { AuditLog } from './audit/audit.ts'
+import { createSettingsService, type SettingsService } from './settings/service.ts'
+
+export interface AppDeps {
+  config: Config
+  db: Database
+  log: Logger
+  clock?: Clock
+  /** Outbound HTTP for upstream calls. */
+  fetch?: typeof fetch
+}
+
+export interface Services {
+  config: Config
+  db: Database
+  log: Logger
+  clock: Clock
+  fetch: typeof fetch
+  revocations: RevocationStore
+  verifier: SessionVerifier
+  /** The managed identity store (IDP_ADMIN_URL): identities list, session map. Null when not configured. */
+  managedStore: IdentityStoreClient | null
+  /** Where the admins themselves live (decisions §3): IAM_IDP_ADMIN_URL, else the managed store. */
+  loginStore: IdentityStoreClient | null
+  audit: AuditLog
+  /** The settings layer: cached reads for consumers (`apiKeyFor`), audited writes for the routes and CLI. */
+  settings: SettingsService
+  /** Every dashboard session of this identity stops working now (revocation, identity deleted). */
+  endSessionsOf(identityId: string): void
+}
+
+export function createServices(deps: AppDeps): Services {
+  const clock = deps.clock ?? systemClock
+  const outbound = deps.fetch ?? fetch
+  const { config, log } = deps
+  const revocations = new RevocationStore(deps.db, Math.floor(clock.now() / 1000))
+  const audit = new AuditLog(deps.db, clock)
+  const settings = createSettingsService({ config, db: deps.db, audit, clock, log })
+  // A Kratos admin API, called with the API key of its own prefix.
+  const identityStore = (name: 'idp-admin' | 'iam-idp-admin'): IdentityStoreClient | null => {
+    const baseUrl = config.upstreams[name]
+    return baseUrl
+      ? new IdentityStoreClient({ baseUrl, apiKey: () => settings.apiKeyFor(name), timeoutMs: config.proxyTimeoutMs, fetch: outbound, log, name })
+      : null
+  }
+  const managedStore = identityStore('idp-admin')
+  const loginStore = identityStore('iam-idp-admin') ?? managedStore
+  const verifier = new SessionVerifier(
+    config.sessionSigningKey,
+    clock,
+    revocations,
+    // No login identity store: nobody can have a valid session, so fail closed.
+    loginStore ? (id) => loginStore.presence(id) : async () => 'unavailable',
+    config.identityRecheckSeconds,
+  )
+  const endSessionsOf = (identityId: string) => {
+    revocations.revokeIdentity(identityId, clock.now())
+    verifier.forgetIdentity(identityId)
+  }
+  return { config, db: deps.db, log, clock, fetch: outbound, revocations, verifier, managedStore, loginStore, audit, settings, endSessionsOf }
+}
