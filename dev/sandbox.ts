@@ -5,7 +5,8 @@
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createApp, type Services } from '../src/app.ts'
+import { createApp } from '../src/app.ts'
+import type { Services } from '../src/services.ts'
 import { loadConfig, type Environment } from '../src/config.ts'
 import { openDatabase } from '../src/db/database.ts'
 import { createLogger } from '../src/log.ts'

@@ -41,7 +41,7 @@ export interface Config {
 }
 
 export type Environment = Record<string, string | undefined>
-export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] }
+type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] }
 
 export const MIN_KEY_BYTES = 32
 

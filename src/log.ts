@@ -26,18 +26,18 @@ export interface Logger {
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
 
-export const LOG_BUFFER_BYTES = 4 * 1024 * 1024
+const LOG_BUFFER_BYTES = 4 * 1024 * 1024
 const FLUSH_DELAY_MS = 20
 const FLUSH_AT_BYTES = 64 * 1024
 
 /** Where whole lines go. `droppable` lines may be discarded when the output is stalled. */
-export interface LineSink {
+interface LineSink {
   write(line: string, droppable: boolean): void
   flush(timeoutMs: number): Promise<void>
 }
 
 /** The output's side: writes a chunk and calls `done` once it has really been handed to the OS. */
-export type ChunkWriter = (chunk: string, done: () => void) => void
+type ChunkWriter = (chunk: string, done: () => void) => void
 
 const stdoutWriter: ChunkWriter = (chunk, done) => {
   process.stdout.write(chunk, () => done())

@@ -13,7 +13,7 @@ import { describeError, type LogFields } from './log.ts'
  * Bun's own ceiling, far above ours: the limits that answer are enforced in our code with the
  * envelope (JSON_BODY_LIMIT for our routes, PROXY_BODY_LIMIT for streams through the proxy).
  */
-export const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024
+const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024
 const DRAIN_TIMEOUT_MS = 10_000
 
 export interface RunningServer {
@@ -23,7 +23,7 @@ export interface RunningServer {
   stop(): Promise<void>
 }
 
-export interface ServeOptions {
+interface ServeOptions {
   app: App
   hostname: string
   port: number
@@ -39,7 +39,7 @@ function lastResort(): Response {
 }
 
 /** Our own id for each request (an incoming X-Request-Id is not trusted): sent back and logged. */
-export const newRequestId = (): string => crypto.randomUUID()
+const newRequestId = (): string => crypto.randomUUID()
 
 /** The response with X-Request-Id; a response whose headers cannot change (a redirect) is rebuilt around its body. */
 function withRequestId(response: Response, id: string): Response {

@@ -56,19 +56,19 @@ export interface PostureCheck {
 export type Layout = Record<string, unknown>
 
 // Kratos's admin shapes (Ory's API reference), as far as the pages read them.
-export interface VerifiableAddress {
+interface VerifiableAddress {
   id?: string
   value: string
   via: string
   verified: boolean
   status: string
 }
-export interface RecoveryAddress {
+interface RecoveryAddress {
   id?: string
   value: string
   via: string
 }
-export interface Credential {
+interface Credential {
   type: string
   identifiers?: string[]
   version?: number
@@ -99,7 +99,7 @@ export interface KratosSession {
   expires_at?: string
   devices?: { id: string; ip_address?: string; user_agent?: string; location?: string }[]
 }
-export interface IdentitySchema {
+interface IdentitySchema {
   id: string
   schema: JsonSchema
 }
@@ -117,11 +117,11 @@ export interface JsonSchema {
   pattern?: string
   'ory.sh/kratos'?: { credentials?: { password?: { identifier?: boolean }; code?: { identifier?: boolean } }; verification?: unknown; recovery?: unknown }
 }
-export interface RecoveryLink {
+interface RecoveryLink {
   recovery_link: string
   expires_at?: string
 }
-export interface RecoveryCode {
+interface RecoveryCode {
   recovery_link: string
   recovery_code: string
   expires_at?: string

@@ -26,7 +26,7 @@ export const NAV = [
   { label: 'Security', href: '/dashboard/security', admin: true, kratos: false },
 ]
 
-export const ROUTES: Route[] = [
+const ROUTES: Route[] = [
   { match: exact('/dashboard'), title: 'Overview', admin: false, component: Overview },
   { match: exact('/dashboard/identities'), title: 'Identities', admin: true, component: IdentitiesPage },
   { match: exact('/dashboard/settings'), title: 'Settings', admin: true, component: SettingsPage },

@@ -6,18 +6,18 @@ import type { Config } from '../config.ts'
 import { describeError, type Logger } from '../log.ts'
 import { failureOf, type UpstreamFailure } from '../upstream/client.ts'
 
-export const SCOPE = 'openid profile email'
+const SCOPE = 'openid profile email'
 /** A failed discovery is retried after this long; a successful one is kept this long. */
 const DISCOVERY_RETRY_MS = 60_000
 const DISCOVERY_TTL_MS = 3_600_000
 
 export type ProviderFailure = UpstreamFailure
 
-export type TokenOutcome =
+type TokenOutcome =
   | { ok: true; subject: string; email: string | null; expiresIn: number | undefined }
   | { ok: false; failure: ProviderFailure }
 
-export interface LoginClientOptions {
+interface LoginClientOptions {
   config: Config
   fetch: typeof fetch
   log: Logger

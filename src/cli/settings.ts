@@ -10,7 +10,7 @@ import { ApiError } from '../http/errors.ts'
 import { createLogger } from '../log.ts'
 import { createSettingsService, type SettingsService } from '../settings/service.ts'
 
-export const SETTINGS_USAGE = `Usage:
+const SETTINGS_USAGE = `Usage:
   admin-dashboard settings list                     keys, flags and categories (never values)
   admin-dashboard settings get <key> [--decrypt]    print one value (the plaintext with --decrypt)
   admin-dashboard settings set <key> [--encrypted] [--category <name>]

@@ -7,10 +7,10 @@ import { Elysia } from 'elysia'
 import { errorResponse } from '../http/errors.ts'
 import { ASSETS, ENTRY } from './assets.generated.ts'
 
-export const ASSET_PREFIX = '/dashboard/assets/'
+const ASSET_PREFIX = '/dashboard/assets/'
 
 // Nothing inline, nothing from another origin.
-export const SHELL_CONTENT_SECURITY_POLICY =
+const SHELL_CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 const SHELL = `<!doctype html>

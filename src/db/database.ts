@@ -6,7 +6,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 
 import { dirname } from 'node:path'
 import { MIGRATIONS } from './migrations.ts'
 
-export type OpenResult = { ok: true; db: Database } | { ok: false; error: string }
+type OpenResult = { ok: true; db: Database } | { ok: false; error: string }
 
 const BUSY_TIMEOUT_MS = 5000
 

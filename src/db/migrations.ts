@@ -1,6 +1,6 @@
 // Versioned schema. Append new versions; never edit one that has shipped.
 
-export interface Migration {
+interface Migration {
   version: number
   sql: string
 }

@@ -4,7 +4,7 @@
 
 export type Access = 'public' | 'session' | 'admin' | 'proxy-public' | 'proxy-admin'
 
-export interface AccessRule {
+interface AccessRule {
   /** `/exact`, `/prefix/**` (the prefix itself and everything under it) or `/path/:param` (one segment). */
   pattern: string
   access: Access
@@ -63,7 +63,7 @@ const STRICTNESS: Record<Access, number> = {
   'proxy-admin': 3,
 }
 
-export function stricter(a: Access, b: Access): Access {
+function stricter(a: Access, b: Access): Access {
   return STRICTNESS[b] > STRICTNESS[a] ? b : a
 }
 

@@ -6,7 +6,7 @@ import { noteOn } from './request-notes.ts'
 import { pathnameOf } from './request-context.ts'
 import { describeError, type Logger } from '../log.ts'
 
-export interface RouteSignature {
+interface RouteSignature {
   method: string
   path: string
 }

@@ -110,7 +110,7 @@ export class ApiError extends Error {
   }
 }
 
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
 // Which code an enveloped answer carries, for the request's log line (without reading its body).
 const codes = new WeakMap<Response, ErrorCode>()

@@ -17,20 +17,20 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
-export interface GateDeps {
+interface GateDeps {
   verifier: SessionVerifier
   /** The origin users open (BASE_URL); null when not configured. */
   baseOrigin: string | null
   secureCookies: boolean
 }
 
-export interface GateContext {
+interface GateContext {
   request: Request
   set: { headers: Record<string, string | number> }
 }
 
 /** Refuses with an envelope, or returns undefined to let the request through. */
-export type Gate = (context: GateContext) => Promise<Response | undefined>
+type Gate = (context: GateContext) => Promise<Response | undefined>
 
 export function createGate(deps: GateDeps): Gate {
   return async ({ request, set }) => {
@@ -65,7 +65,7 @@ function refuse(request: Request, code: ErrorCode, headers: HeadersInit = {}, me
  * A state-changing request from another site (decisions §11). Browsers send `Origin` on every
  * cross-origin write and `Sec-Fetch-Site` on all requests; either one is enough to refuse.
  */
-export function isCrossSiteWrite(request: Request, baseOrigin: string | null): boolean {
+function isCrossSiteWrite(request: Request, baseOrigin: string | null): boolean {
   if (SAFE_METHODS.has(request.method)) return false
   if (request.headers.get('sec-fetch-site') === 'cross-site') return true
   const origin = request.headers.get('origin')

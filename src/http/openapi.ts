@@ -27,7 +27,7 @@ const SUCCESS_WITHOUT_BODY: Record<string, Json> = {
 const ANY_METHOD = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const
 
 /** `:key` → `{key}`; a trailing `*` (a proxied prefix) → `{path}`. */
-export function openApiPath(path: string): string {
+function openApiPath(path: string): string {
   return path.replace(/:([^/]+)/g, '{$1}').replace(/\*$/, '{path}')
 }
 
@@ -84,7 +84,7 @@ function operation(route: RouteLike): Json {
   return op
 }
 
-export function buildOpenApiDocument(routes: readonly RouteLike[]): Json {
+function buildOpenApiDocument(routes: readonly RouteLike[]): Json {
   const paths: Record<string, Json> = {}
   for (const route of routes) {
     const path = openApiPath(route.path)

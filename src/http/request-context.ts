@@ -33,7 +33,7 @@ export function sessionOf(request: Request): SessionPayload {
  * than four characters. The gate (`hasUsableUrl`) refuses any URL that is not `http://host/…`,
  * so this offset always lands on the first `/` after a valid host.
  */
-export const PATH_SEARCH_OFFSET = 'http://'.length
+const PATH_SEARCH_OFFSET = 'http://'.length
 
 /** The path the router dispatches: the same computation as Elysia's, character for character. */
 export function pathnameOf(request: Request): string {

@@ -4,7 +4,7 @@
 
 import type { LogFields } from '../log.ts'
 
-export interface RequestNotes {
+interface RequestNotes {
   /** The session's identity id, when the request had one. */
   subject?: string
   /** The envelope's error code, when the answer was an error. */

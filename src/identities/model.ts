@@ -3,11 +3,11 @@
 
 import type { ErrorCode } from '../http/errors.ts'
 
-export const DEFAULT_PAGE_SIZE = 25
-export const MIN_PAGE_SIZE = 1
-export const MAX_PAGE_SIZE = 250
-export const MAX_PAGE_TOKEN_LENGTH = 2048
-export const MAX_IDENTIFIER_LENGTH = 255
+const DEFAULT_PAGE_SIZE = 25
+const MIN_PAGE_SIZE = 1
+const MAX_PAGE_SIZE = 250
+const MAX_PAGE_TOKEN_LENGTH = 2048
+const MAX_IDENTIFIER_LENGTH = 255
 
 export interface ListQuery {
   pageSize: number
@@ -33,7 +33,7 @@ export interface IdentityPage {
   has_more: boolean
 }
 
-export type QueryResult = { ok: true; query: ListQuery } | { ok: false; code: ErrorCode }
+type QueryResult = { ok: true; query: ListQuery } | { ok: false; code: ErrorCode }
 
 const DIGITS = /^[0-9]+$/
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/

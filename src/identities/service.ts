@@ -10,11 +10,11 @@ import type { IdentityStoreClient } from './store.ts'
 import { errorCodeFor, nextPageToken, type UpstreamFailure } from '../upstream/client.ts'
 import { parseListQuery, requestedFilter, summarizeIdentity, type IdentityPage, type IdentitySummary, type ListQuery } from './model.ts'
 
-export type ListOutcome = { ok: true; page: IdentityPage } | { ok: false; code: ErrorCode; failure?: UpstreamFailure }
+type ListOutcome = { ok: true; page: IdentityPage } | { ok: false; code: ErrorCode; failure?: UpstreamFailure }
 
 const PAGE_TOKEN_COMPLAINT = /page[ _-]?token/i
 
-export interface IdentitiesServiceDeps {
+interface IdentitiesServiceDeps {
   /** The managed identity store (`IDP_ADMIN_URL`); null when it is not configured. */
   store: IdentityStoreClient | null
   log: Logger

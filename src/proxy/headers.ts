@@ -7,7 +7,7 @@ import { SECURITY_HEADERS } from '../http/gate.ts'
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']
 const CLIENT_ONLY = ['host', 'forwarded', 'x-real-ip', 'content-length']
-export const OWN_COOKIES = new Set(['admin-session', 'oauth_state', 'oauth_verifier'])
+const OWN_COOKIES = new Set(['admin-session', 'oauth_state', 'oauth_verifier'])
 
 function removeHopByHop(headers: Headers): void {
   const named = (headers.get('connection') ?? '')
@@ -39,7 +39,7 @@ export function forwardedRequestHeaders(incoming: Headers, options: { apiKey: st
 }
 
 /** What every proxied answer carries: never cached, never framed, never sniffed, and HTML from an upstream runs nothing. */
-export const PROXIED_ANSWER_HEADERS: Readonly<Record<string, string>> = {
+const PROXIED_ANSWER_HEADERS: Readonly<Record<string, string>> = {
   ...SECURITY_HEADERS,
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'; sandbox",
 }

@@ -26,7 +26,7 @@ function refusal(rest: string): string | null {
   return null
 }
 
-export type JoinResult = { ok: true; url: URL } | { ok: false; reason: string }
+type JoinResult = { ok: true; url: URL } | { ok: false; reason: string }
 
 /** `rest` is the raw path after the prefix ('' or starting with '/'); `search` is the raw query ('' or '?…'). */
 export function joinUpstreamUrl(base: URL, rest: string, search: string): JoinResult {

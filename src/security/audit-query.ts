@@ -4,8 +4,8 @@
 
 import type { AuditAction, AuditQuery } from '../audit/audit.ts'
 
-export const DEFAULT_AUDIT_LIMIT = 50
-export const MAX_AUDIT_LIMIT = 200
+const DEFAULT_AUDIT_LIMIT = 50
+const MAX_AUDIT_LIMIT = 200
 
 // Typed as a record so a new AuditAction that is not listed here fails to compile.
 const ACTIONS: Record<AuditAction, true> = {
@@ -20,7 +20,7 @@ const ACTIONS: Record<AuditAction, true> = {
   proxy_write: true,
 }
 
-export type AuditQueryResult = { ok: true; query: AuditQuery & { limit: number } } | { ok: false; field: 'limit' | 'before' | 'action' | 'actor' }
+type AuditQueryResult = { ok: true; query: AuditQuery & { limit: number } } | { ok: false; field: 'limit' | 'before' | 'action' | 'actor' }
 
 export function parseAuditQuery(params: URLSearchParams): AuditQueryResult {
   const single = (name: string): string | null | false => {

@@ -3,7 +3,7 @@
 
 import { MIN_KEY_BYTES, type Config } from '../config.ts'
 
-export type CheckStatus = 'pass' | 'warn' | 'fail'
+type CheckStatus = 'pass' | 'warn' | 'fail'
 
 export interface PostureCheck {
   id: string
@@ -25,7 +25,7 @@ const REMEDIES = {
 } as const
 type CheckId = keyof typeof REMEDIES
 
-export function isLoopbackHost(host: string): boolean {
+function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase()
   return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare)
 }

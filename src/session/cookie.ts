@@ -7,7 +7,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 export const SESSION_COOKIE = 'admin-session'
 export const MAX_SESSION_SECONDS = 28_800
 /** A cookie longer than this is refused before any work is done on it. */
-export const MAX_COOKIE_LENGTH = 2048
+const MAX_COOKIE_LENGTH = 2048
 /** Tolerated clock difference for `iat` in the future. */
 const CLOCK_SKEW_SECONDS = 60
 
@@ -25,7 +25,7 @@ export interface SessionPayload {
   exp: number
 }
 
-export type VerifyResult =
+type VerifyResult =
   | { ok: true; session: SessionPayload }
   | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired' }
 
@@ -96,7 +96,7 @@ export function sessionLifetime(expiresIn: number | undefined): number {
   return Math.min(Math.floor(expiresIn), MAX_SESSION_SECONDS)
 }
 
-export interface CookieAttributes {
+interface CookieAttributes {
   path: string
   httpOnly: true
   sameSite: 'Strict' | 'Lax'
@@ -104,7 +104,7 @@ export interface CookieAttributes {
 }
 
 /** The one place the session cookie's attributes are decided; every write and delete uses it. */
-export function sessionCookieAttributes(secure: boolean): CookieAttributes {
+function sessionCookieAttributes(secure: boolean): CookieAttributes {
   return { path: '/', httpOnly: true, sameSite: 'Strict', secure }
 }
 

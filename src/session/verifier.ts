@@ -5,12 +5,12 @@ import type { Clock } from '../clock.ts'
 import { readCookieValues, SESSION_COOKIE, verifySessionCookie, type SessionPayload } from './cookie.ts'
 import type { RevocationStore } from './revocations.ts'
 
-export type IdentityPresence = 'present' | 'gone' | 'unavailable'
+type IdentityPresence = 'present' | 'gone' | 'unavailable'
 
 /** Asks the login identity store whether an identity still exists. */
 export type IdentityLookup = (identityId: string) => Promise<IdentityPresence>
 
-export type SessionCheck =
+type SessionCheck =
   | { ok: true; session: SessionPayload }
   /** `clearCookie`: the cookie is dead for good (bad, expired, revoked, erased identity). */
   | { ok: false; code: 'not_authenticated'; clearCookie: boolean }

@@ -11,9 +11,9 @@
 import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto'
 import { ApiError } from '../http/errors.ts'
 
-export const CIPHERTEXT_VERSION = 'v1'
-export const HKDF_SALT = 'admin-dashboard/settings-encryption'
-export const HKDF_INFO = 'admin-dashboard settings v1'
+const CIPHERTEXT_VERSION = 'v1'
+const HKDF_SALT = 'admin-dashboard/settings-encryption'
+const HKDF_INFO = 'admin-dashboard settings v1'
 export const UNBOUND_AAD = 'admin-dashboard:encrypt'
 const IV_BYTES = 12
 const TAG_BYTES = 16
@@ -25,15 +25,15 @@ export function settingAad(key: string): string {
 }
 
 /** The AES key derived from a configured ENCRYPTION_KEY (exported so tests can check it independently). */
-export function deriveKey(secret: Uint8Array): Buffer {
+function deriveKey(secret: Uint8Array): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, HKDF_SALT, HKDF_INFO, 32))
 }
 
-export type DecryptResult =
+type DecryptResult =
   | { ok: true; plaintext: string; /** true when only ENCRYPTION_KEY_PREVIOUS opened it */ previousKey: boolean }
   | { ok: false; reason: 'unavailable' | 'failed' }
 
-export interface CipherOptions {
+interface CipherOptions {
   /** The IV source; only tests replace it. */
   randomIv?: () => Uint8Array
 }

@@ -17,7 +17,7 @@ const SETTING_KEY = new RegExp(SETTING_KEY_PATTERN)
 export const MAX_VALUE_BYTES = 64 * 1024
 export const MAX_CATEGORY_LENGTH = 64
 
-export interface SettingInput {
+interface SettingInput {
   key: string
   /** Plaintext; encrypted before storage when `encrypted` is true. */
   value: string
@@ -34,7 +34,7 @@ interface CachedSetting {
   plaintext?: string
 }
 
-export interface SettingsServiceDeps {
+interface SettingsServiceDeps {
   store: SettingsStore
   cipher: SettingsCipher
   audit: AuditLog
@@ -194,7 +194,7 @@ export class SettingsService {
 }
 
 /** The first field of a write that breaks decisions §7, or null. */
-export function invalidField(input: SettingInput): 'key' | 'value' | 'encrypted' | 'category' | null {
+function invalidField(input: SettingInput): 'key' | 'value' | 'encrypted' | 'category' | null {
   if (typeof input.key !== 'string' || !SETTING_KEY.test(input.key)) return 'key'
   if (typeof input.value !== 'string' || Buffer.byteLength(input.value, 'utf8') > MAX_VALUE_BYTES) return 'value'
   if (input.encrypted !== undefined && typeof input.encrypted !== 'boolean') return 'encrypted'

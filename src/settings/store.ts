@@ -14,7 +14,7 @@ export interface Setting {
   updated_at: string
 }
 
-export interface SettingWrite {
+interface SettingWrite {
   key: string
   value: string
   encrypted: boolean

@@ -36,7 +36,7 @@ async function openMmdb(path: string): Promise<Reader<MmdbRecord>> {
   return new Reader<MmdbRecord>(Buffer.from(bytes))
 }
 
-export interface GeoLocatorOptions {
+interface GeoLocatorOptions {
   /** GEOIP_DATABASE_PATH; null for the embedded database. */
   customPath: string | null
   log: Logger
@@ -109,7 +109,7 @@ function lookupIn(reader: Reader<MmdbRecord>, address: string): GeoLocation | nu
  * `location.latitude`, `city.names.en`, `subdivisions[0].names.en`) and ip-location-db's flat
  * style (`country_code`, `latitude`, `city`, `state1`).
  */
-export function interpret(record: MmdbRecord): GeoLocation | null {
+function interpret(record: MmdbRecord): GeoLocation | null {
   const country = field(record, 'country', 'iso_code') ?? field(record, 'registered_country', 'iso_code') ?? record.country_code
   if (typeof country !== 'string' || !/^[A-Z]{2}$/.test(country)) return null
   const centre = Object.hasOwn(COUNTRY_CENTRES, country) ? COUNTRY_CENTRES[country] : undefined

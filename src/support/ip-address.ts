@@ -3,13 +3,13 @@
 
 import { BlockList, isIP } from 'node:net'
 
-export type AddressCheck =
+type AddressCheck =
   | { kind: 'public'; family: 4 | 6; /** The form to look up (mapped addresses unwrapped). */ lookup: string }
   | { kind: 'not_public' }
   | { kind: 'invalid' }
 
 /** The longest textual IPv6 address (with an embedded IPv4 part) is 45 characters. */
-export const MAX_ADDRESS_LENGTH = 45
+const MAX_ADDRESS_LENGTH = 45
 
 // Special-purpose ranges (IANA IPv4/IPv6 special-purpose registries): nothing to place on a map.
 const NOT_PUBLIC = new BlockList()

@@ -8,7 +8,7 @@ export const MAX_LAYOUT_BYTES = 64 * 1024
 
 export type Layout = Record<string, unknown>
 
-export type LayoutCheck = { ok: true; layout: Layout; serialized: string } | { ok: false; reason: 'not_an_object' | 'too_large' }
+type LayoutCheck = { ok: true; layout: Layout; serialized: string } | { ok: false; reason: 'not_an_object' | 'too_large' }
 
 /** A layout must be a JSON object (not an array or null) whose serialized form is ≤ 64 KiB of UTF-8. */
 export function checkLayout(value: unknown): LayoutCheck {

@@ -15,7 +15,7 @@ export interface ServiceHealth {
   response_ms: number | null
 }
 
-export interface ServicesHealthDeps {
+interface ServicesHealthDeps {
   upstreams: Record<UpstreamName, URL | null>
   /** The API key of an admin prefix, through the settings cache; null when none is stored. */
   apiKeyFor: (prefix: UpstreamName) => Promise<string | null>

@@ -6,7 +6,7 @@ import type { Clock } from '../clock.ts'
 import type { ErrorCode } from '../http/errors.ts'
 import { errorCodeFor, nextPageToken } from '../upstream/client.ts'
 import type { IdentityStoreClient } from '../identities/store.ts'
-import { describeError, type Logger } from '../log.ts'
+import type { Logger } from '../log.ts'
 import type { GeoLocation, GeoLocator } from './geo.ts'
 
 export interface LocationPoint {
@@ -16,20 +16,20 @@ export interface LocationPoint {
   count: number
 }
 
-export interface LocationsAnswer {
+interface LocationsAnswer {
   points: LocationPoint[]
   /** True when the page or session bound stopped the walk before the store's last page. */
   truncated: boolean
 }
 
-export type LocationsOutcome = { ok: true; answer: LocationsAnswer } | { ok: false; code: ErrorCode }
+type LocationsOutcome = { ok: true; answer: LocationsAnswer } | { ok: false; code: ErrorCode }
 
 export const PAGE_SIZE = 250
 export const MAX_PAGES = 20
-export const MAX_SESSIONS = 5000
+const MAX_SESSIONS = 5000
 const DAY_MS = 86_400_000
 
-export interface SessionLocationsDeps {
+interface SessionLocationsDeps {
   /** The managed identity store (`IDP_ADMIN_URL`); null when it is not configured. */
   store: IdentityStoreClient | null
   geo: GeoLocator

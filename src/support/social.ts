@@ -8,12 +8,12 @@ import type { Clock } from '../clock.ts'
 import { TtlCache } from '../settings/cache.ts'
 import type { Setting } from '../settings/store.ts'
 
-export interface SocialProvider {
+interface SocialProvider {
   id: string
   display_name: string
 }
 
-export interface SocialSettings {
+interface SocialSettings {
   /** Cached single-key read (ciphertext when encrypted). */
   getSetting(key: string): Readonly<Setting> | null
   /** Every setting; only the key names are used here. */

@@ -45,7 +45,7 @@ export function joinUnder(base: URL, path: string, query?: URLSearchParams): URL
   return url
 }
 
-export interface UpstreamClientOptions {
+interface UpstreamClientOptions {
   baseUrl: URL
   /** The API key for this upstream's prefix, read through the settings cache; null when none is stored. */
   apiKey?: () => Promise<string | null>
@@ -57,7 +57,7 @@ export interface UpstreamClientOptions {
 }
 
 export type Sent = { ok: true; response: Response } | { ok: false; failure: UpstreamFailure }
-export type JsonAnswer = { ok: true; body: unknown; headers: Headers } | { ok: false; failure: UpstreamFailure; status?: number; text?: string }
+type JsonAnswer = { ok: true; body: unknown; headers: Headers } | { ok: false; failure: UpstreamFailure; status?: number; text?: string }
 
 export class UpstreamClient {
   constructor(protected readonly options: UpstreamClientOptions) {}
@@ -123,7 +123,7 @@ export class UpstreamClient {
   }
 }
 
-export interface LinkValue {
+interface LinkValue {
   url: string
   /** Lower-cased relation types (`rel="next last"` gives two). */
   rels: string[]

@@ -4,7 +4,7 @@ import { useEffect, useState, useCallback } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import type { ApiFailure, ApiResult } from '../api.ts'
 
-export type Loaded<T> = { state: 'loading' } | { state: 'failed'; failure: ApiFailure } | { state: 'ready'; data: T }
+type Loaded<T> = { state: 'loading' } | { state: 'failed'; failure: ApiFailure } | { state: 'ready'; data: T }
 
 export function useLoad<T>(load: () => Promise<ApiResult<T>>, deps: unknown[]): [Loaded<T>, () => void, (data: T) => void] {
   const [value, setValue] = useState<Loaded<T>>({ state: 'loading' })

@@ -10,7 +10,7 @@ import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { config } from '../../session.ts'
 
-export const REVEAL_MS = 30_000
+const REVEAL_MS = 30_000
 const MASK = '••••••••'
 const PREFIXES: { name: UpstreamName; label: string }[] = [
   { name: 'idp', label: 'Kratos public API' },
