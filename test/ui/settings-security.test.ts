@@ -239,7 +239,6 @@ test('an admin customizes the Overview with the keyboard, signs out and in, and 
   await page.getByRole('status').getByText('Overview arrangement saved.').waitFor()
   expect(await titles()).toEqual(['Latest audit events', 'Services'])
 
-  const adminId = identityIdOf(SANDBOX_USERS.admin)
   const stored = await context.request.get(url('/api/dashboard/layout'))
   expect(await stored.json()).toEqual({ layout: { overview: { order: ['audit', 'services', 'map'], hidden: ['map'] } } })
 
