@@ -96,8 +96,63 @@ export interface KratosSession {
   id: string
   active?: boolean
   authenticated_at?: string
+  issued_at?: string
   expires_at?: string
   devices?: { id: string; ip_address?: string; user_agent?: string; location?: string }[]
+  identity?: Identity
+}
+export interface MessageDispatch {
+  id: string
+  status: 'failed' | 'success' | string
+  error?: unknown
+  created_at?: string
+}
+export interface CourierMessage {
+  id: string
+  status: 'queued' | 'sent' | 'processing' | 'abandoned' | string
+  type?: string
+  channel?: string
+  recipient: string
+  subject?: string
+  body?: string
+  template_type?: string
+  send_count?: number
+  created_at?: string
+  updated_at?: string
+  dispatches?: MessageDispatch[]
+}
+export const CLIENT_LIFESPANS = [
+  'authorization_code_grant_access_token_lifespan',
+  'authorization_code_grant_id_token_lifespan',
+  'authorization_code_grant_refresh_token_lifespan',
+  'client_credentials_grant_access_token_lifespan',
+  'implicit_grant_access_token_lifespan',
+  'implicit_grant_id_token_lifespan',
+  'refresh_token_grant_access_token_lifespan',
+  'refresh_token_grant_id_token_lifespan',
+  'refresh_token_grant_refresh_token_lifespan',
+] as const
+export type ClientLifespan = (typeof CLIENT_LIFESPANS)[number]
+export interface OAuthClient extends Partial<Record<ClientLifespan, string | null>> {
+  client_id: string
+  client_name?: string
+  client_secret?: string
+  redirect_uris?: string[] | null
+  post_logout_redirect_uris?: string[] | null
+  grant_types?: string[] | null
+  response_types?: string[] | null
+  scope?: string
+  audience?: string[] | null
+  token_endpoint_auth_method?: string
+  skip_consent?: boolean
+  owner?: string
+  created_at?: string
+  updated_at?: string
+}
+/** A page of an Ory list: the rows and the token of the next page (from the `Link` header). */
+export interface Paged<T> {
+  items: T[]
+  next: string | null
 }
 interface IdentitySchema {
   id: string
@@ -144,6 +199,27 @@ export function whenUnauthenticated(handler: () => void): void {
 }
 
 async function request<T>(method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
+  return (await send<T>(method, path, body)).result
+}
+
+/** Ory's lists page with a `Link` header whose rel="next" URL carries the next `page_token`. */
+export function nextPageToken(link: string | null): string | null {
+  if (!link) return null
+  for (const part of link.split(',')) {
+    const match = /<([^>]*)>\s*;\s*rel="?next"?/.exec(part)
+    if (match) return new URL(match[1]!, 'http://link.invalid').searchParams.get('page_token')
+  }
+  return null
+}
+
+async function requestPage<T>(path: string): Promise<ApiResult<Paged<T>>> {
+  const { result, headers } = await send<T[]>('GET', path)
+  if (!result.ok) return result
+  if (!Array.isArray(result.data)) return { ok: false, failure: { error: 'invalid_response', message: 'The service sent an answer the page cannot read.', status: 200 } }
+  return { ok: true, data: { items: result.data, next: nextPageToken(headers?.get('link') ?? null) } }
+}
+
+async function send<T>(method: string, path: string, body?: unknown): Promise<{ result: ApiResult<T>; headers?: Headers }> {
   let response: Response
   try {
     response = await fetch(path, {
@@ -154,18 +230,19 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
       body: body === undefined ? undefined : JSON.stringify(body),
     })
   } catch {
-    return { ok: false, failure: { error: 'unreachable', message: GENERIC[0]!, status: 0 } }
+    return { result: { ok: false, failure: { error: 'unreachable', message: GENERIC[0]!, status: 0 } } }
   }
   if (response.status === 401 && !path.startsWith('/api/auth/')) onUnauthenticated()
+  const headers = response.headers
   if (response.ok) {
-    if (response.status === 204) return { ok: true, data: undefined as T }
+    if (response.status === 204) return { result: { ok: true, data: undefined as T }, headers }
     try {
-      return { ok: true, data: (await response.json()) as T }
+      return { result: { ok: true, data: (await response.json()) as T }, headers }
     } catch {
-      return { ok: false, failure: { error: 'invalid_response', message: 'The service sent an answer the page cannot read.', status: response.status } }
+      return { result: { ok: false, failure: { error: 'invalid_response', message: 'The service sent an answer the page cannot read.', status: response.status } }, headers }
     }
   }
-  return { ok: false, failure: await envelopeOf(response) }
+  return { result: { ok: false, failure: await envelopeOf(response) }, headers }
 }
 
 /** Our envelope's error and message; anything else (an upstream body) is replaced by a generic sentence. */
@@ -189,6 +266,7 @@ const q = (params: Record<string, string | number | undefined | null>) => {
 }
 const id = (value: string) => encodeURIComponent(value)
 const KRATOS = '/api/idp-admin/admin'
+const HYDRA = '/api/oauth-admin/admin'
 
 export const api = {
   session: () => request<{ user: SessionUser }>('GET', '/api/auth/session'),
@@ -231,5 +309,19 @@ export const api = {
   revokeAllSessions: (identityId: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}/sessions`),
   schemas: () => request<IdentitySchema[]>('GET', '/api/idp-admin/schemas'),
   recoveryLink: (identityId: string) => request<RecoveryLink>('POST', `${KRATOS}/recovery/link`, { identity_id: identityId }),
+  sessions: (params: { page_size: number; page_token?: string }) =>
+    requestPage<KratosSession>(`${KRATOS}/sessions${q({ ...params, active: 'true' })}&expand=identity&expand=devices`),
+  extendSession: (sessionId: string) => request<KratosSession | undefined>('PATCH', `${KRATOS}/sessions/${id(sessionId)}/extend`),
+  messages: (params: { page_size: number; page_token?: string; status?: string; recipient?: string }) =>
+    requestPage<CourierMessage>(`${KRATOS}/courier/messages${q(params)}`),
+  message: (messageId: string) => request<CourierMessage>('GET', `${KRATOS}/courier/messages/${id(messageId)}`),
+  clients: (params: { page_size: number; page_token?: string; client_name?: string }) => requestPage<OAuthClient>(`${HYDRA}/clients${q(params)}`),
+  client: (clientId: string) => request<OAuthClient>('GET', `${HYDRA}/clients/${id(clientId)}`),
+  createClient: (client: Partial<OAuthClient>) => request<OAuthClient>('POST', `${HYDRA}/clients`, client),
+  updateClient: (clientId: string, client: Partial<OAuthClient>) => request<OAuthClient>('PUT', `${HYDRA}/clients/${id(clientId)}`, client),
+  setClientLifespans: (clientId: string, lifespans: Partial<Record<ClientLifespan, string | null>>) =>
+    request<OAuthClient>('PUT', `${HYDRA}/clients/${id(clientId)}/lifespans`, lifespans),
+  deleteClient: (clientId: string) => request<void>('DELETE', `${HYDRA}/clients/${id(clientId)}`),
+  revokeClientTokens: (clientId: string) => request<void>('DELETE', `${HYDRA}/oauth2/tokens${q({ client_id: clientId })}`),
   recoveryCode: (identityId: string) => request<RecoveryCode>('POST', `${KRATOS}/recovery/code`, { identity_id: identityId }),
 }

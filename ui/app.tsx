@@ -3,12 +3,12 @@ import { useEffect, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import { api, whenUnauthenticated } from './api.ts'
 import { location, navigate } from './router.ts'
-import { config, hasKratos, isAdmin, user } from './session.ts'
+import { config, hasUpstream, isAdmin, user } from './session.ts'
 import { theme, type ThemeChoice } from './theme.ts'
 import { statusMessage } from './components/status.ts'
 import { ErrorView } from './components/load.tsx'
 import { Heading, focusHeadingAfterNavigation } from './components/heading.tsx'
-import { findRoute, NAV } from './routes.tsx'
+import { findRoute, NAV, type Upstream } from './routes.tsx'
 import type { ApiFailure } from './api.ts'
 
 function signIn(): void {
@@ -93,12 +93,13 @@ function Shell() {
   const path = location.value.path
   const found = findRoute(path)
   useEffect(() => setMenuOpen(false), [path])
-  const links = NAV.filter((link) => (!link.admin || isAdmin()) && (!link.kratos || hasKratos()))
+  const links = NAV.filter((link) => (!link.admin || isAdmin()) && (!link.needs || hasUpstream(link.needs)))
   const activeHref = [...links].reverse().find((link) => path === link.href || path.startsWith(link.href + '/'))?.href
 
   let content
   if (!found) content = <NotFound />
   else if (found.route.admin && !isAdmin()) content = <NoAccess title={found.route.title} />
+  else if (found.route.needs && !hasUpstream(found.route.needs)) content = <NotConfigured title={found.route.title} upstream={found.route.needs} />
   else {
     const Page = found.route.component
     content = <Page params={found.params} />
@@ -184,6 +185,27 @@ function NoAccess({ title }: { title: string }) {
     <>
       <Heading>No access</Heading>
       <p>The {title} page is for administrators. Your account has the viewer role.</p>
+      <p>
+        <a href="/dashboard">Go to the overview</a>
+      </p>
+    </>
+  )
+}
+
+const UPSTREAM_SETUP: Record<Upstream, { name: string; variable: string }> = {
+  kratos: { name: 'Ory Kratos', variable: 'IDP_ADMIN_URL' },
+  hydra: { name: 'Ory Hydra', variable: 'OAUTH_ADMIN_URL' },
+}
+
+function NotConfigured({ title, upstream }: { title: string; upstream: Upstream }) {
+  const { name, variable } = UPSTREAM_SETUP[upstream]
+  return (
+    <>
+      <Heading>{`${title}: not configured`}</Heading>
+      <p>
+        The {title} page works on the {name} admin API, and this service has none configured. Set <code>{variable}</code> to the admin API's URL
+        and restart the service to use it.
+      </p>
       <p>
         <a href="/dashboard">Go to the overview</a>
       </p>

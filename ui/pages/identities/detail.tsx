@@ -281,7 +281,8 @@ function CredentialsSection({ identity, reload }: { identity: Identity; reload: 
   )
 }
 
-function Location({ ip }: { ip: string | undefined }) {
+/** Where an IP address is, from the geo route; a dash when unknown. */
+export function Location({ ip }: { ip: string | undefined }) {
   const [label, setLabel] = useState<string | null>(null)
   useEffect(() => {
     if (!ip) return

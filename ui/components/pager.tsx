@@ -1,0 +1,59 @@
+// Token paging whose place lives in the URL: `page_token` for this page, `trail` for the tokens of
+// the pages before it (so Previous page, reload and back keep the place), `page_size`.
+import { navigate, queryParam, withQuery } from '../router.ts'
+
+export const PAGE_SIZES = [25, 50, 100, 250]
+const TRAIL_SEPARATOR = '~'
+const FIRST = '.'
+const readTrail = (text: string | null) => (text === null || text === '' ? [] : text.split(TRAIL_SEPARATOR).map((t) => (t === FIRST ? '' : t)))
+const writeTrail = (tokens: string[]) => (tokens.length === 0 ? null : tokens.map((t) => t || FIRST).join(TRAIL_SEPARATOR))
+
+export interface TokenPaging {
+  size: number
+  token: string
+  page: number
+  /** Goes to the page after this one. */
+  next(token: string): void
+  previous(): void
+  /** Query changes (filters) that start again from the first page. */
+  restart(changes: Record<string, string | null>): void
+}
+
+export function useTokenPaging(): TokenPaging {
+  const requested = Number(queryParam('page_size'))
+  const size = PAGE_SIZES.includes(requested) ? requested : PAGE_SIZES[0]!
+  const token = queryParam('page_token') ?? ''
+  const trail = readTrail(queryParam('trail'))
+  return {
+    size,
+    token,
+    page: trail.length + 1,
+    next: (nextToken) => navigate(withQuery({ page_token: nextToken, trail: writeTrail([...trail, token]) })),
+    previous: () => navigate(withQuery({ page_token: trail[trail.length - 1] || null, trail: writeTrail(trail.slice(0, -1)) })),
+    restart: (changes) => navigate(withQuery({ ...changes, page_token: null, trail: null })),
+  }
+}
+
+export function Pager({ paging, next }: { paging: TokenPaging; next: string | null | undefined }) {
+  return (
+    <div class="pager">
+      <button type="button" disabled={paging.page === 1} onClick={paging.previous}>
+        Previous page
+      </button>
+      <span>Page {paging.page}</span>
+      <button type="button" disabled={!next} onClick={() => next && paging.next(next)}>
+        Next page
+      </button>
+      <label class="page-size">
+        <span>Page size</span>
+        <select value={String(paging.size)} onChange={(e) => paging.restart({ page_size: e.currentTarget.value === String(PAGE_SIZES[0]) ? null : e.currentTarget.value })}>
+          {PAGE_SIZES.map((n) => (
+            <option key={n} value={String(n)}>
+              {n}
+            </option>
+          ))}
+        </select>
+      </label>
+    </div>
+  )
+}

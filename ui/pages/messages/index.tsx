@@ -1,0 +1,174 @@
+// Messages (admin): Kratos courier messages, paged, filtered by status and recipient; a message's
+// detail shows its subject and body as text (mail bodies are untrusted HTML: never rendered as
+// HTML), and its dispatch attempts with their errors.
+import { useEffect, useState } from 'preact/hooks'
+import { api, type CourierMessage } from '../../api.ts'
+import { Heading } from '../../components/heading.tsx'
+import { Region, useLoad } from '../../components/load.tsx'
+import { Pager, useTokenPaging } from '../../components/pager.tsx'
+import { Time } from '../../components/time.tsx'
+import { location, queryParam } from '../../router.ts'
+
+const STATUSES = ['queued', 'processing', 'sent', 'abandoned']
+
+function StatusBadge({ status }: { status: string }) {
+  const tone = status === 'sent' ? 'state-active' : status === 'abandoned' ? 'state-inactive' : 'state-warn'
+  return <span class={`state ${tone}`}>{status}</span>
+}
+
+export function MessagesPage() {
+  const paging = useTokenPaging()
+  const status = queryParam('status') ?? ''
+  const recipient = queryParam('recipient') ?? ''
+  const [typed, setTyped] = useState(recipient)
+  useEffect(() => setTyped(recipient), [recipient])
+  const [loaded, retry] = useLoad(
+    () => api.messages({ page_size: paging.size, page_token: paging.token || undefined, status: status || undefined, recipient: recipient || undefined }),
+    [location.value.search],
+  )
+  return (
+    <>
+      <Heading>Messages</Heading>
+      <div class="toolbar filters">
+        <form class="search" role="search" aria-label="Messages" onSubmit={(e) => (e.preventDefault(), paging.restart({ recipient: typed.trim() || null }))}>
+          <label for="messages-recipient">Recipient</label>
+          <input id="messages-recipient" type="search" value={typed} autocomplete="off" onInput={(e) => setTyped(e.currentTarget.value)} />
+          <button type="submit">Filter</button>
+        </form>
+        <label class="page-size">
+          <span>Status</span>
+          <select value={status} onChange={(e) => paging.restart({ status: e.currentTarget.value || null })}>
+            <option value="">All statuses</option>
+            {STATUSES.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <Region loaded={loaded} retry={retry} label="messages">
+        {({ items }) =>
+          items.length === 0 ? (
+            <p class="empty">{status || recipient ? 'No message matches this filter.' : 'No messages.'}</p>
+          ) : (
+            <div class="table-wrap" tabIndex={0} aria-label="Messages">
+              <table class="data">
+                <caption class="visually-hidden">Courier messages, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Recipient</th>
+                    <th scope="col">Subject</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Template</th>
+                    <th scope="col">Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {items.map((message) => (
+                    <tr key={message.id}>
+                      <td class="identifier">{message.recipient}</td>
+                      <td>
+                        <a href={`/dashboard/messages/${encodeURIComponent(message.id)}`}>{message.subject || '(no subject)'}</a>
+                      </td>
+                      <td>
+                        <StatusBadge status={message.status} />
+                      </td>
+                      <td>{message.template_type ? message.template_type.replace(/_/g, ' ') : '—'}</td>
+                      <td>
+                        <Time value={message.created_at} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Region>
+      <Pager paging={paging} next={loaded.state === 'ready' ? loaded.data.next : null} />
+    </>
+  )
+}
+
+export function MessagePage({ params }: { params: Record<string, string> }) {
+  const [loaded, retry] = useLoad(() => api.message(params.id!), [params.id])
+  const title = loaded.state === 'ready' ? loaded.data.subject || '(no subject)' : 'Message'
+  return (
+    <>
+      <p class="breadcrumb">
+        <a href="/dashboard/messages">Messages</a>
+      </p>
+      <Heading>{title}</Heading>
+      <Region loaded={loaded} retry={retry} label="the message">
+        {(message) => <MessageDetail message={message} />}
+      </Region>
+    </>
+  )
+}
+
+/** An error as the courier recorded it, as text. */
+function errorText(error: unknown): string {
+  if (error === null || error === undefined) return ''
+  if (typeof error === 'string') return error
+  if (typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') {
+    const { message, reason } = error as { message: string; reason?: unknown }
+    return typeof reason === 'string' && reason ? `${message} (${reason})` : message
+  }
+  return JSON.stringify(error)
+}
+
+function MessageDetail({ message }: { message: CourierMessage }) {
+  const dispatches = message.dispatches ?? []
+  return (
+    <div class="sections">
+      <section class="card" aria-labelledby="message-facts-h">
+        <h2 id="message-facts-h">Details</h2>
+        <dl class="facts">
+          <dt>Recipient</dt>
+          <dd>{message.recipient}</dd>
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge status={message.status} />
+          </dd>
+          <dt>Channel</dt>
+          <dd>{message.channel || message.type || '—'}</dd>
+          <dt>Template</dt>
+          <dd>{message.template_type ? message.template_type.replace(/_/g, ' ') : '—'}</dd>
+          <dt>Send attempts</dt>
+          <dd>{message.send_count ?? 0}</dd>
+          <dt>Created</dt>
+          <dd>
+            <Time value={message.created_at} />
+          </dd>
+          <dt>Updated</dt>
+          <dd>
+            <Time value={message.updated_at} />
+          </dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="message-body-h">
+        <h2 id="message-body-h">Body</h2>
+        <p class="muted">Shown as text: the message's HTML is not rendered.</p>
+        <pre class="message-body" tabIndex={0} aria-label="Message body">
+          {message.body ?? ''}
+        </pre>
+      </section>
+      <section class="card" aria-labelledby="dispatches-h">
+        <h2 id="dispatches-h">Dispatch attempts</h2>
+        {dispatches.length === 0 ? (
+          <p class="empty">No dispatch attempt yet.</p>
+        ) : (
+          <ol class="plain">
+            {dispatches.map((dispatch) => (
+              <li key={dispatch.id}>
+                <Time value={dispatch.created_at} /> <span class={`state ${dispatch.status === 'success' ? 'state-active' : 'state-inactive'}`}>{dispatch.status}</span>
+                {errorText(dispatch.error) && <span class="mono"> {errorText(dispatch.error)}</span>}
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+    </div>
+  )
+}

@@ -1,0 +1,258 @@
+// The create and edit form of an OAuth 2.0 client (Hydra's client fields), validated before it is
+// sent: redirect URIs are absolute URLs, a public client (`none`) has no secret and cannot use the
+// client-credentials grant, lifespans are Go durations as Hydra expects.
+import { useState } from 'preact/hooks'
+import { CLIENT_LIFESPANS, type ClientLifespan, type OAuthClient } from '../../api.ts'
+
+const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'implicit']
+const RESPONSE_TYPES = ['code', 'id_token', 'token']
+const AUTH_METHODS: { value: string; label: string }[] = [
+  { value: 'client_secret_basic', label: 'client_secret_basic (HTTP Basic)' },
+  { value: 'client_secret_post', label: 'client_secret_post (form body)' },
+  { value: 'private_key_jwt', label: 'private_key_jwt' },
+  { value: 'none', label: 'none (public client, no secret)' },
+]
+const DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/
+
+export interface ClientDraft {
+  client_name: string
+  redirect_uris: string
+  post_logout_redirect_uris: string
+  grant_types: string[]
+  response_types: string[]
+  scope: string
+  audience: string
+  token_endpoint_auth_method: string
+  skip_consent: boolean
+  lifespans: Record<ClientLifespan, string>
+}
+
+const lines = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean)
+
+export function draftOf(client: OAuthClient | null): ClientDraft {
+  const lifespans = {} as Record<ClientLifespan, string>
+  for (const name of CLIENT_LIFESPANS) lifespans[name] = client?.[name] ?? ''
+  return {
+    client_name: client?.client_name ?? '',
+    redirect_uris: (client?.redirect_uris ?? []).join('\n'),
+    post_logout_redirect_uris: (client?.post_logout_redirect_uris ?? []).join('\n'),
+    grant_types: client?.grant_types ?? ['authorization_code', 'refresh_token'],
+    response_types: client?.response_types ?? ['code'],
+    scope: client?.scope ?? 'openid offline_access',
+    audience: (client?.audience ?? []).join('\n'),
+    token_endpoint_auth_method: client?.token_endpoint_auth_method ?? 'client_secret_basic',
+    skip_consent: client?.skip_consent ?? false,
+    lifespans,
+  }
+}
+
+function absoluteUrlProblem(value: string): string | null {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return `“${value}” is not an absolute URL (it needs a scheme, like https://app.example.com/callback).`
+  }
+  if (url.hash) return `“${value}” has a fragment (#…), which redirect URIs may not have.`
+  if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.hostname) return `“${value}” has no host.`
+  return null
+}
+
+export type DraftErrors = Partial<Record<keyof ClientDraft | ClientLifespan, string>>
+
+export function validateDraft(draft: ClientDraft): DraftErrors {
+  const errors: DraftErrors = {}
+  if (draft.client_name.length > 255) errors.client_name = 'At most 255 characters.'
+  const redirects = lines(draft.redirect_uris)
+  const redirectProblem = redirects.map(absoluteUrlProblem).find(Boolean)
+  if (redirectProblem) errors.redirect_uris = redirectProblem
+  else if (redirects.length === 0 && draft.grant_types.some((g) => g === 'authorization_code' || g === 'implicit'))
+    errors.redirect_uris = 'The authorization code and implicit grants need at least one redirect URI.'
+  const logoutProblem = lines(draft.post_logout_redirect_uris).map(absoluteUrlProblem).find(Boolean)
+  if (logoutProblem) errors.post_logout_redirect_uris = logoutProblem
+  if (draft.grant_types.length === 0) errors.grant_types = 'Choose at least one grant type.'
+  else if (draft.token_endpoint_auth_method === 'none' && draft.grant_types.includes('client_credentials'))
+    errors.grant_types = 'A public client (no secret) cannot use the client credentials grant.'
+  if (draft.response_types.length === 0) errors.response_types = 'Choose at least one response type.'
+  const badScope = draft.scope.split(/\s+/).filter(Boolean).find((token) => !SCOPE_TOKEN.test(token))
+  if (badScope) errors.scope = `“${badScope}” is not a valid scope.`
+  for (const name of CLIENT_LIFESPANS) {
+    const value = draft.lifespans[name].trim()
+    if (value && !DURATION.test(value)) errors[name] = 'Use a duration such as 1h, 30m or 90s.'
+  }
+  return errors
+}
+
+/** The client body Hydra takes; never a secret (Hydra keeps the existing one on update). */
+export function clientBody(draft: ClientDraft): Partial<OAuthClient> {
+  const body: Partial<OAuthClient> = {
+    client_name: draft.client_name.trim(),
+    redirect_uris: lines(draft.redirect_uris),
+    post_logout_redirect_uris: lines(draft.post_logout_redirect_uris),
+    grant_types: draft.grant_types,
+    response_types: draft.response_types,
+    scope: draft.scope.split(/\s+/).filter(Boolean).join(' '),
+    audience: lines(draft.audience),
+    token_endpoint_auth_method: draft.token_endpoint_auth_method,
+    skip_consent: draft.skip_consent,
+  }
+  for (const name of CLIENT_LIFESPANS) {
+    const value = draft.lifespans[name].trim()
+    if (value) body[name] = value
+  }
+  return body
+}
+
+const LIFESPAN_LABELS: Record<ClientLifespan, string> = {
+  authorization_code_grant_access_token_lifespan: 'Authorization code grant: access token',
+  authorization_code_grant_id_token_lifespan: 'Authorization code grant: ID token',
+  authorization_code_grant_refresh_token_lifespan: 'Authorization code grant: refresh token',
+  client_credentials_grant_access_token_lifespan: 'Client credentials grant: access token',
+  implicit_grant_access_token_lifespan: 'Implicit grant: access token',
+  implicit_grant_id_token_lifespan: 'Implicit grant: ID token',
+  refresh_token_grant_access_token_lifespan: 'Refresh token grant: access token',
+  refresh_token_grant_id_token_lifespan: 'Refresh token grant: ID token',
+  refresh_token_grant_refresh_token_lifespan: 'Refresh token grant: refresh token',
+}
+
+export function ClientForm(props: { initial: ClientDraft; submitLabel: string; busy: boolean; onSubmit: (draft: ClientDraft) => void; onCancel: () => void }) {
+  const [draft, setDraft] = useState<ClientDraft>(props.initial)
+  const [errors, setErrors] = useState<DraftErrors>({})
+  const set = <K extends keyof ClientDraft>(key: K, value: ClientDraft[K]) => setDraft({ ...draft, [key]: value })
+  const toggle = (key: 'grant_types' | 'response_types', value: string, on: boolean) =>
+    set(key, on ? [...draft[key].filter((v) => v !== value), value] : draft[key].filter((v) => v !== value))
+  const submit = (event: Event) => {
+    event.preventDefault()
+    const found = validateDraft(draft)
+    setErrors(found)
+    if (Object.keys(found).length > 0) {
+      const first = Object.keys(found)[0]
+      document.getElementById(`client-${first}`)?.focus()
+      return
+    }
+    props.onSubmit(draft)
+  }
+  const described = (name: string) => ({
+    id: `client-${name}`,
+    'aria-invalid': errors[name as keyof DraftErrors] ? ('true' as const) : undefined,
+    'aria-describedby': errors[name as keyof DraftErrors] ? `client-${name}-error` : undefined,
+  })
+  const error = (name: keyof DraftErrors) =>
+    errors[name] && (
+      <p class="field-error" id={`client-${name}-error`}>
+        {errors[name]}
+      </p>
+    )
+  return (
+    <form class="form" onSubmit={submit} noValidate>
+      <div class="field">
+        <label for="client-client_name">Client name</label>
+        <input {...described('client_name')} value={draft.client_name} autocomplete="off" onInput={(e) => set('client_name', e.currentTarget.value)} />
+        {error('client_name')}
+      </div>
+      <div class="field">
+        <label for="client-token_endpoint_auth_method">Token endpoint authentication</label>
+        <select {...described('token_endpoint_auth_method')} value={draft.token_endpoint_auth_method} onChange={(e) => set('token_endpoint_auth_method', e.currentTarget.value)}>
+          {AUTH_METHODS.map((method) => (
+            <option key={method.value} value={method.value}>
+              {method.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for="client-redirect_uris">Redirect URIs</label>
+        <textarea {...described('redirect_uris')} class="mono" rows={3} value={draft.redirect_uris} spellcheck={false} onInput={(e) => set('redirect_uris', e.currentTarget.value)} />
+        <p class="hint">One absolute URL per line.</p>
+        {error('redirect_uris')}
+      </div>
+      <div class="field">
+        <label for="client-post_logout_redirect_uris">Post-logout redirect URIs</label>
+        <textarea
+          {...described('post_logout_redirect_uris')}
+          class="mono"
+          rows={2}
+          value={draft.post_logout_redirect_uris}
+          spellcheck={false}
+          onInput={(e) => set('post_logout_redirect_uris', e.currentTarget.value)}
+        />
+        {error('post_logout_redirect_uris')}
+      </div>
+      <fieldset class="nested" aria-describedby={errors.grant_types ? 'client-grant_types-error' : undefined}>
+        <legend>Grant types</legend>
+        {GRANT_TYPES.map((grant, index) => (
+          <div class="field checkbox" key={grant}>
+            <input
+              id={index === 0 ? 'client-grant_types' : `client-grant-${grant}`}
+              type="checkbox"
+              checked={draft.grant_types.includes(grant)}
+              onChange={(e) => toggle('grant_types', grant, e.currentTarget.checked)}
+            />
+            <label for={index === 0 ? 'client-grant_types' : `client-grant-${grant}`}>{grant.replace(/_/g, ' ')}</label>
+          </div>
+        ))}
+        {error('grant_types')}
+      </fieldset>
+      <fieldset class="nested" aria-describedby={errors.response_types ? 'client-response_types-error' : undefined}>
+        <legend>Response types</legend>
+        {RESPONSE_TYPES.map((type, index) => (
+          <div class="field checkbox" key={type}>
+            <input
+              id={index === 0 ? 'client-response_types' : `client-response-${type}`}
+              type="checkbox"
+              checked={draft.response_types.includes(type)}
+              onChange={(e) => toggle('response_types', type, e.currentTarget.checked)}
+            />
+            <label for={index === 0 ? 'client-response_types' : `client-response-${type}`}>{type}</label>
+          </div>
+        ))}
+        {error('response_types')}
+      </fieldset>
+      <div class="field">
+        <label for="client-scope">Scope</label>
+        <input {...described('scope')} class="mono" value={draft.scope} autocomplete="off" spellcheck={false} onInput={(e) => set('scope', e.currentTarget.value)} />
+        <p class="hint">Separated by spaces.</p>
+        {error('scope')}
+      </div>
+      <div class="field">
+        <label for="client-audience">Audience</label>
+        <textarea {...described('audience')} class="mono" rows={2} value={draft.audience} spellcheck={false} onInput={(e) => set('audience', e.currentTarget.value)} />
+        <p class="hint">One per line.</p>
+      </div>
+      <div class="field checkbox">
+        <input id="client-skip_consent" type="checkbox" checked={draft.skip_consent} onChange={(e) => set('skip_consent', e.currentTarget.checked)} />
+        <label for="client-skip_consent">Skip consent</label>
+      </div>
+      <details class="nested" open={CLIENT_LIFESPANS.some((name) => errors[name] || props.initial.lifespans[name]) || undefined}>
+        <summary>Token lifespans</summary>
+        <p class="hint">Empty uses Hydra's default. Durations such as 1h, 30m or 720h.</p>
+        {CLIENT_LIFESPANS.map((name) => (
+          <div class="field" key={name}>
+            <label for={`client-${name}`}>{LIFESPAN_LABELS[name]}</label>
+            <input
+              {...described(name)}
+              class="mono"
+              value={draft.lifespans[name]}
+              autocomplete="off"
+              onInput={(e) => setDraft({ ...draft, lifespans: { ...draft.lifespans, [name]: e.currentTarget.value } })}
+            />
+            {error(name)}
+          </div>
+        ))}
+      </details>
+      <div class="actions">
+        <button type="submit" class="primary" disabled={props.busy}>
+          {props.submitLabel}
+        </button>
+        <button type="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  )
+}

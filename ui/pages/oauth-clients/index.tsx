@@ -1,0 +1,276 @@
+// OAuth clients (admin, needs the Hydra admin API): the list with Hydra's `Link` paging and a
+// search by name; create (the secret shown once, with Copy); a client's page edits it, revokes its
+// tokens and deletes it.
+import { useEffect, useState } from 'preact/hooks'
+import { signal } from '@preact/signals'
+import { api, type ApiFailure, type OAuthClient } from '../../api.ts'
+import { Heading } from '../../components/heading.tsx'
+import { ErrorView, Region, useLoad } from '../../components/load.tsx'
+import { Dialog } from '../../components/dialog.tsx'
+import { Pager, useTokenPaging } from '../../components/pager.tsx'
+import { Time } from '../../components/time.tsx'
+import { announce } from '../../components/status.ts'
+import { location, navigate, queryParam } from '../../router.ts'
+import { ClientForm, clientBody, draftOf, type ClientDraft } from './form.tsx'
+
+/** The secret of the client just created: in memory only, shown once on its page, gone on reload. */
+const createdSecret = signal<{ clientId: string; secret: string } | null>(null)
+
+/** Hydra's refusals are not shown (they are upstream text); this says what to check instead. */
+export function clientFailure(failure: ApiFailure): ApiFailure {
+  if (failure.status === 400) return { ...failure, message: 'Hydra refused these client settings. Check the redirect URIs, grant and response types, and the authentication method.' }
+  if (failure.status === 409) return { ...failure, message: 'A client with this ID already exists.' }
+  return failure
+}
+
+const isPublic = (client: OAuthClient) => client.token_endpoint_auth_method === 'none'
+
+export function OAuthClientsPage() {
+  const paging = useTokenPaging()
+  const name = queryParam('name') ?? ''
+  const [typed, setTyped] = useState(name)
+  useEffect(() => setTyped(name), [name])
+  const [creating, setCreating] = useState(false)
+  const [busy, setBusy] = useState(false)
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [loaded, retry] = useLoad(() => api.clients({ page_size: paging.size, page_token: paging.token || undefined, client_name: name || undefined }), [location.value.search])
+  const create = async (draft: ClientDraft) => {
+    setBusy(true)
+    const result = await api.createClient(clientBody(draft))
+    setBusy(false)
+    if (!result.ok) return setFailure(clientFailure(result.failure))
+    setCreating(false)
+    const client = result.data
+    if (client.client_secret) createdSecret.value = { clientId: client.client_id, secret: client.client_secret }
+    announce(`Client ${client.client_name || client.client_id} created.`)
+    navigate(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`)
+  }
+  return (
+    <>
+      <Heading>OAuth clients</Heading>
+      <div class="toolbar">
+        <form class="search" role="search" aria-label="OAuth clients" onSubmit={(e) => (e.preventDefault(), paging.restart({ name: typed.trim() || null }))}>
+          <label for="clients-name" class="visually-hidden">
+            Search clients by name
+          </label>
+          <input id="clients-name" type="search" placeholder="Client name" value={typed} autocomplete="off" onInput={(e) => setTyped(e.currentTarget.value)} />
+          <button type="submit">Search</button>
+          {name && (
+            <button type="button" onClick={() => paging.restart({ name: null })}>
+              Show all
+            </button>
+          )}
+        </form>
+        <button type="button" class="primary" onClick={() => (setFailure(null), setCreating(true))}>
+          Create client
+        </button>
+      </div>
+      <Region loaded={loaded} retry={retry} label="OAuth clients">
+        {({ items }) =>
+          items.length === 0 ? (
+            <p class="empty">{name ? 'No client has this name.' : 'There are no OAuth clients yet.'}</p>
+          ) : (
+            <div class="table-wrap" tabIndex={0} aria-label="OAuth clients">
+              <table class="data">
+                <caption class="visually-hidden">OAuth 2.0 clients</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Client ID</th>
+                    <th scope="col">Type</th>
+                    <th scope="col">Grant types</th>
+                    <th scope="col">Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {items.map((client) => (
+                    <tr key={client.client_id}>
+                      <td>
+                        <a href={`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`}>{client.client_name || client.client_id}</a>
+                      </td>
+                      <td class="mono identifier">{client.client_id}</td>
+                      <td>{isPublic(client) ? 'Public' : 'Confidential'}</td>
+                      <td>{(client.grant_types ?? []).map((g) => g.replace(/_/g, ' ')).join(', ') || '—'}</td>
+                      <td>
+                        <Time value={client.created_at} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Region>
+      <Pager paging={paging} next={loaded.state === 'ready' ? loaded.data.next : null} />
+      <Dialog open={creating} title="Create client" onClose={() => setCreating(false)}>
+        {failure && <ErrorView failure={failure} />}
+        <ClientForm initial={draftOf(null)} submitLabel="Create client" busy={busy} onSubmit={create} onCancel={() => setCreating(false)} />
+      </Dialog>
+    </>
+  )
+}
+
+export function OAuthClientPage({ params }: { params: Record<string, string> }) {
+  const clientId = params.id!
+  const [loaded, retry, replace] = useLoad(() => api.client(clientId), [clientId])
+  const title = loaded.state === 'ready' ? loaded.data.client_name || loaded.data.client_id : 'OAuth client'
+  return (
+    <>
+      <p class="breadcrumb">
+        <a href="/dashboard/oauth-clients">OAuth clients</a>
+      </p>
+      <Heading>{title}</Heading>
+      <Region loaded={loaded} retry={retry} label="the client">
+        {(client) => <ClientDetail client={client} onChange={replace} />}
+      </Region>
+    </>
+  )
+}
+
+function OneTimeSecret({ clientId }: { clientId: string }) {
+  // Read once: leaving the page or reloading forgets it.
+  const [secret] = useState(() => (createdSecret.value?.clientId === clientId ? createdSecret.value.secret : null))
+  useEffect(() => {
+    createdSecret.value = null
+  }, [])
+  if (!secret) return null
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(secret)
+      announce('Copied.')
+    } catch {
+      announce('Copying is not allowed here; select the text and copy it.')
+    }
+  }
+  return (
+    <section class="card one-time" aria-labelledby="secret-h">
+      <h2 id="secret-h">Client secret</h2>
+      <p>Shown once: copy it now. Hydra stores only a hash of it.</p>
+      <output class="mono secret" aria-label="Client secret">
+        {secret}
+      </output>
+      <button type="button" onClick={copy}>
+        Copy
+      </button>
+    </section>
+  )
+}
+
+function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (client: OAuthClient) => void }) {
+  const [editing, setEditing] = useState(false)
+  const [busy, setBusy] = useState(false)
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [confirm, setConfirm] = useState<'delete' | 'revoke' | null>(null)
+  const name = client.client_name || client.client_id
+  const save = async (draft: ClientDraft) => {
+    setBusy(true)
+    const result = await api.updateClient(client.client_id, { ...clientBody(draft), client_id: client.client_id, owner: client.owner })
+    setBusy(false)
+    if (!result.ok) return setFailure(clientFailure(result.failure))
+    setFailure(null)
+    setEditing(false)
+    const { client_secret: _secret, ...updated } = result.data
+    onChange(updated)
+    announce(`Client ${updated.client_name || updated.client_id} saved.`)
+  }
+  const remove = async () => {
+    const result = await api.deleteClient(client.client_id)
+    if (!result.ok) return setFailure(result.failure)
+    setConfirm(null)
+    navigate('/dashboard/oauth-clients')
+    announce(`Client ${name} deleted.`)
+  }
+  const revoke = async () => {
+    const result = await api.revokeClientTokens(client.client_id)
+    if (!result.ok) return setFailure(result.failure)
+    setConfirm(null)
+    setFailure(null)
+    announce(`Every token of ${name} was revoked.`)
+  }
+  const list = (values: string[] | null | undefined) => (values && values.length > 0 ? values.join(', ') : '—')
+  return (
+    <div class="sections">
+      <OneTimeSecret clientId={client.client_id} />
+      {failure && <ErrorView failure={failure} />}
+      {editing ? (
+        <section class="card" aria-labelledby="edit-client-h">
+          <h2 id="edit-client-h">Edit client</h2>
+          <ClientForm initial={draftOf(client)} submitLabel="Save" busy={busy} onSubmit={save} onCancel={() => setEditing(false)} />
+        </section>
+      ) : (
+        <section class="card" aria-labelledby="client-h">
+          <h2 id="client-h">Client</h2>
+          <dl class="facts">
+            <dt>Client ID</dt>
+            <dd class="mono">{client.client_id}</dd>
+            <dt>Type</dt>
+            <dd>{isPublic(client) ? 'Public (no secret)' : 'Confidential'}</dd>
+            <dt>Authentication</dt>
+            <dd class="mono">{client.token_endpoint_auth_method ?? 'client_secret_basic'}</dd>
+            <dt>Redirect URIs</dt>
+            <dd class="mono">{list(client.redirect_uris)}</dd>
+            <dt>Post-logout redirect URIs</dt>
+            <dd class="mono">{list(client.post_logout_redirect_uris)}</dd>
+            <dt>Grant types</dt>
+            <dd>{list(client.grant_types)}</dd>
+            <dt>Response types</dt>
+            <dd>{list(client.response_types)}</dd>
+            <dt>Scope</dt>
+            <dd class="mono">{client.scope || '—'}</dd>
+            <dt>Audience</dt>
+            <dd class="mono">{list(client.audience)}</dd>
+            <dt>Skip consent</dt>
+            <dd>{client.skip_consent ? 'Yes' : 'No'}</dd>
+            <dt>Created</dt>
+            <dd>
+              <Time value={client.created_at} />
+            </dd>
+            <dt>Updated</dt>
+            <dd>
+              <Time value={client.updated_at} />
+            </dd>
+          </dl>
+          <div class="actions">
+            <button type="button" class="primary" onClick={() => (setFailure(null), setEditing(true))}>
+              Edit client
+            </button>
+          </div>
+        </section>
+      )}
+      <section class="card danger-zone" aria-labelledby="client-danger-h">
+        <h2 id="client-danger-h">Tokens and deletion</h2>
+        <div class="actions">
+          <button type="button" onClick={() => setConfirm('revoke')}>
+            Revoke tokens
+          </button>
+          <button type="button" class="danger" onClick={() => setConfirm('delete')}>
+            Delete client
+          </button>
+        </div>
+      </section>
+      <Dialog open={confirm === 'revoke'} title="Revoke tokens?" onClose={() => setConfirm(null)}>
+        <p>Every access and refresh token issued to {name} stops working. The client itself stays.</p>
+        <div class="actions">
+          <button type="button" class="danger" onClick={revoke}>
+            Revoke
+          </button>
+          <button type="button" onClick={() => setConfirm(null)}>
+            Cancel
+          </button>
+        </div>
+      </Dialog>
+      <Dialog open={confirm === 'delete'} title="Delete client?" onClose={() => setConfirm(null)}>
+        <p>{name} is deleted; applications using it can no longer sign anyone in.</p>
+        <div class="actions">
+          <button type="button" class="danger" onClick={remove}>
+            Delete
+          </button>
+          <button type="button" onClick={() => setConfirm(null)}>
+            Cancel
+          </button>
+        </div>
+      </Dialog>
+    </div>
+  )
+}

@@ -1,0 +1,121 @@
+// Sessions (admin): active Kratos sessions across identities, paged with Kratos's page tokens;
+// revoke or extend one, the list updating and the outcome announced.
+import { useState } from 'preact/hooks'
+import { api, type ApiFailure, type KratosSession } from '../../api.ts'
+import { Heading } from '../../components/heading.tsx'
+import { ErrorView, Region, useLoad } from '../../components/load.tsx'
+import { Dialog } from '../../components/dialog.tsx'
+import { Pager, useTokenPaging } from '../../components/pager.tsx'
+import { Time } from '../../components/time.tsx'
+import { announce } from '../../components/status.ts'
+import { location } from '../../router.ts'
+import { Location } from '../identities/detail.tsx'
+import { primaryIdentifier } from '../identities/describe.ts'
+
+export function SessionsPage() {
+  const paging = useTokenPaging()
+  const [loaded, retry, replace] = useLoad(() => api.sessions({ page_size: paging.size, page_token: paging.token || undefined }), [location.value.search])
+  const [revoking, setRevoking] = useState<{ session: KratosSession; who: string } | null>(null)
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [busy, setBusy] = useState<string | null>(null)
+
+  const revoke = async () => {
+    if (!revoking || loaded.state !== 'ready') return
+    const { session, who } = revoking
+    const result = await api.revokeSession(session.id)
+    if (!result.ok) return setFailure(result.failure)
+    setRevoking(null)
+    replace({ ...loaded.data, items: loaded.data.items.filter((s) => s.id !== session.id) })
+    announce(`Session of ${who} revoked.`)
+  }
+  const extend = async (session: KratosSession, who: string) => {
+    if (loaded.state !== 'ready') return
+    setBusy(session.id)
+    const result = await api.extendSession(session.id)
+    setBusy(null)
+    if (!result.ok) return setFailure(result.failure)
+    setFailure(null)
+    // Kratos answers the extended session (older versions: 204, then read it again).
+    if (result.data && typeof result.data === 'object' && result.data.id === session.id) {
+      replace({ ...loaded.data, items: loaded.data.items.map((s) => (s.id === session.id ? { ...s, ...result.data, identity: s.identity } : s)) })
+    } else retry()
+    announce(`Session of ${who} extended.`)
+  }
+
+  return (
+    <>
+      <Heading>Sessions</Heading>
+      <p class="muted">Active sessions of the identity store across all identities.</p>
+      {failure && <ErrorView failure={failure} />}
+      <Region loaded={loaded} retry={retry} label="sessions">
+        {({ items }) =>
+          items.length === 0 ? (
+            <p class="empty">{paging.page === 1 ? 'There are no active sessions.' : 'No more sessions.'}</p>
+          ) : (
+            <div class="table-wrap" tabIndex={0} aria-label="Active sessions">
+              <table class="data">
+                <caption class="visually-hidden">Active sessions</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Identity</th>
+                    <th scope="col">Authenticated</th>
+                    <th scope="col">Expires</th>
+                    <th scope="col">Device</th>
+                    <th scope="col">IP address</th>
+                    <th scope="col">Location</th>
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {items.map((session) => {
+                    const device = session.devices?.[0]
+                    const who = session.identity ? primaryIdentifier(session.identity) : 'an unknown identity'
+                    return (
+                      <tr key={session.id}>
+                        <td class="identifier">
+                          {session.identity ? <a href={`/dashboard/identities/${encodeURIComponent(session.identity.id)}`}>{who}</a> : '—'}
+                        </td>
+                        <td>
+                          <Time value={session.authenticated_at} />
+                        </td>
+                        <td>
+                          <Time value={session.expires_at} />
+                        </td>
+                        <td class="device">{device?.user_agent || '—'}</td>
+                        <td class="mono">{device?.ip_address || '—'}</td>
+                        <td>{device?.location ? device.location : <Location ip={device?.ip_address} />}</td>
+                        <td class="row-actions">
+                          <button type="button" aria-label={`Extend session of ${who}`} disabled={busy === session.id} onClick={() => extend(session, who)}>
+                            Extend
+                          </button>
+                          <button type="button" class="danger" aria-label={`Revoke session of ${who}`} onClick={() => (setFailure(null), setRevoking({ session, who }))}>
+                            Revoke
+                          </button>
+                        </td>
+                      </tr>
+                    )
+                  })}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Region>
+      <Pager paging={paging} next={loaded.state === 'ready' ? loaded.data.next : null} />
+      <Dialog open={revoking !== null} title="Revoke session?" onClose={() => setRevoking(null)}>
+        <p>{revoking?.who} is signed out on this device.</p>
+        {failure && <ErrorView failure={failure} />}
+        <div class="actions">
+          <button type="button" class="danger" onClick={revoke}>
+            Revoke
+          </button>
+          <button type="button" onClick={() => setRevoking(null)}>
+            Cancel
+          </button>
+        </div>
+      </Dialog>
+    </>
+  )
+}
