@@ -101,7 +101,7 @@ export interface KratosSession {
   devices?: { id: string; ip_address?: string; user_agent?: string; location?: string }[]
   identity?: Identity
 }
-export interface MessageDispatch {
+interface MessageDispatch {
   id: string
   status: 'failed' | 'success' | string
   error?: unknown
@@ -150,7 +150,7 @@ export interface OAuthClient extends Partial<Record<ClientLifespan, string | nul
   updated_at?: string
 }
 /** A page of an Ory list: the rows and the token of the next page (from the `Link` header). */
-export interface Paged<T> {
+interface Paged<T> {
   items: T[]
   next: string | null
 }

@@ -7,6 +7,6 @@ export const config = signal<PublicConfig | null>(null)
 
 export const isAdmin = () => user.value?.role === 'admin'
 /** Kratos pages need the managed store's admin API, Hydra pages the Hydra admin API. */
-export const hasKratos = () => config.value?.upstreams['idp-admin'] === true
-export const hasHydra = () => config.value?.upstreams['oauth-admin'] === true
+const hasKratos = () => config.value?.upstreams['idp-admin'] === true
+const hasHydra = () => config.value?.upstreams['oauth-admin'] === true
 export const hasUpstream = (name: 'kratos' | 'hydra') => (name === 'kratos' ? hasKratos() : hasHydra())

@@ -8,7 +8,7 @@ const FIRST = '.'
 const readTrail = (text: string | null) => (text === null || text === '' ? [] : text.split(TRAIL_SEPARATOR).map((t) => (t === FIRST ? '' : t)))
 const writeTrail = (tokens: string[]) => (tokens.length === 0 ? null : tokens.map((t) => t || FIRST).join(TRAIL_SEPARATOR))
 
-export interface TokenPaging {
+interface TokenPaging {
   size: number
   token: string
   page: number

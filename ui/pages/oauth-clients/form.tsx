@@ -63,7 +63,7 @@ function absoluteUrlProblem(value: string): string | null {
   return null
 }
 
-export type DraftErrors = Partial<Record<keyof ClientDraft | ClientLifespan, string>>
+type DraftErrors = Partial<Record<keyof ClientDraft | ClientLifespan, string>>
 
 export function validateDraft(draft: ClientDraft): DraftErrors {
   const errors: DraftErrors = {}

@@ -17,7 +17,7 @@ import { ClientForm, clientBody, draftOf, type ClientDraft } from './form.tsx'
 const createdSecret = signal<{ clientId: string; secret: string } | null>(null)
 
 /** Hydra's refusals are not shown (they are upstream text); this says what to check instead. */
-export function clientFailure(failure: ApiFailure): ApiFailure {
+function clientFailure(failure: ApiFailure): ApiFailure {
   if (failure.status === 400) return { ...failure, message: 'Hydra refused these client settings. Check the redirect URIs, grant and response types, and the authentication method.' }
   if (failure.status === 409) return { ...failure, message: 'A client with this ID already exists.' }
   return failure
