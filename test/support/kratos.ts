@@ -1,6 +1,9 @@
-// A stand-in for the Ory Kratos admin API that behaves as shared/reference/ory-upstreams.md
-// describes: keyset paging by identity id with a `Link` header, bare JSON arrays, Kratos error
-// bodies, exact (lower-cased) identifier matching. Used by the tests and by `bun run dev`.
+// A stand-in for the Ory Kratos admin API that behaves as shared/reference/ory-upstreams.md and
+// Ory's API reference describe: keyset paging by id with a `Link` header, bare JSON arrays, Kratos
+// error bodies, exact (lower-cased) identifier matching; identity schemas, identity create / update
+// / JSON Patch / delete, credentials and sessions per identity, the session list with `expand`,
+// extend and disable, recovery links and codes, courier messages with their dispatches.
+// Used by the tests and by `bun run dev`.
 
 import { randomUUID } from 'node:crypto'
 
@@ -18,6 +21,8 @@ export interface FixtureIdentity {
   updated_at: string
   /** Login identifiers (not part of the JSON unless requested, as in Kratos). */
   identifiers: string[]
+  /** Credentials by type (the password's hash never leaves). */
+  credentials?: Record<string, { type: string; identifiers: string[]; version: number }>
 }
 
 export interface FixtureSession {
@@ -29,6 +34,59 @@ export interface FixtureSession {
   expires_at: string
   devices: { id: string; ip_address: string; user_agent: string; location: string }[]
 }
+
+export interface FixtureDispatch {
+  id: string
+  message_id: string
+  status: 'failed' | 'success'
+  error: Record<string, unknown> | null
+  created_at: string
+  updated_at: string
+}
+
+export interface FixtureMessage {
+  id: string
+  status: 'queued' | 'sent' | 'processing' | 'abandoned'
+  type: 'email' | 'sms'
+  channel: string
+  recipient: string
+  subject: string
+  body: string
+  template_type: string
+  send_count: number
+  created_at: string
+  updated_at: string
+  dispatches: FixtureDispatch[]
+}
+
+/** The identity schema every fixture identity uses: e-mail (login identifier, verified and recovered by mail), a name, a role. */
+export const DEFAULT_SCHEMA = {
+  $id: 'https://schemas.ory.sh/presets/kratos/identity.email.schema.json',
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  title: 'Person',
+  type: 'object',
+  properties: {
+    traits: {
+      type: 'object',
+      properties: {
+        email: {
+          type: 'string',
+          format: 'email',
+          title: 'E-mail',
+          minLength: 3,
+          maxLength: 320,
+          'ory.sh/kratos': { credentials: { password: { identifier: true }, code: { identifier: true, via: 'email' } }, verification: { via: 'email' }, recovery: { via: 'email' } },
+        },
+        name: { type: 'string', title: 'Name', maxLength: 256 },
+        role: { type: 'string', title: 'Role', enum: ['admin', 'viewer'] },
+      },
+      required: ['email'],
+      additionalProperties: false,
+    },
+  },
+} as const
+
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/
 
 export interface RecordedCall {
   method: string
@@ -59,6 +117,11 @@ export interface KratosFixtureOptions {
 export class KratosFixture {
   readonly identities = new Map<string, FixtureIdentity>()
   readonly sessions: FixtureSession[] = []
+  readonly messages: FixtureMessage[] = []
+  /** Passwords set at creation (by identity id), to prove a form sent one. */
+  readonly passwords = new Map<string, string>()
+  /** Recovery links and codes handed out, newest last. */
+  readonly recoveries: { identityId: string; kind: 'link' | 'code'; expires_at: string }[] = []
   readonly calls: RecordedCall[] = []
   /** Milliseconds to wait before answering (to exercise timeouts). */
   delayMs = 0
@@ -126,6 +189,25 @@ export class KratosFixture {
     return session
   }
 
+  addMessage(message: Partial<FixtureMessage> & { recipient: string; subject: string; body: string }, dispatches: { status: 'failed' | 'success'; error?: Record<string, unknown> }[] = []): FixtureMessage {
+    const created = new Date(Date.now() - (this.messages.length + 1) * 60_000).toISOString()
+    const id = randomUUID()
+    const entry: FixtureMessage = {
+      id,
+      status: 'sent',
+      type: 'email',
+      channel: 'email',
+      template_type: 'verification_code_valid',
+      send_count: dispatches.length,
+      created_at: created,
+      updated_at: created,
+      ...message,
+      dispatches: dispatches.map((d) => ({ id: randomUUID(), message_id: id, status: d.status, error: d.error ?? null, created_at: created, updated_at: created })),
+    }
+    this.messages.push(entry)
+    return entry
+  }
+
   callsTo(path: string): RecordedCall[] {
     return this.calls.filter((call) => call.path === path)
   }
@@ -136,20 +218,28 @@ export class KratosFixture {
     if (this.delayMs > 0) await Bun.sleep(this.delayMs)
     if (url.pathname === '/health/alive' || url.pathname === '/health/ready') return Response.json({ status: 'ok' })
     if (url.pathname === '/version') return Response.json({ version: 'v26.2.0' })
-    if (!url.pathname.startsWith('/admin/')) return notFound()
+    const schemas = url.pathname === '/schemas' || url.pathname.startsWith('/schemas/')
+    if (!url.pathname.startsWith('/admin/') && !schemas) return notFound()
     if (this.apiKey !== undefined && request.headers.get('authorization') !== `Bearer ${this.apiKey}`) {
       return kratosError(401, 'Unauthorized', 'The request could not be authorized', 'The API key is missing or invalid')
     }
     if (this.failWith !== null) return kratosError(this.failWith, 'Internal Server Error', 'An internal server error occurred, please contact the system administrator')
+    if (schemas) return this.schemas(url)
+    const extra = await this.handleMore(request, url)
+    if (extra) return extra
 
     const parts = url.pathname.split('/').filter(Boolean) // ['admin', 'identities', id?, 'sessions'?]
     if (parts[1] === 'identities' && parts.length === 2 && request.method === 'GET') return this.listIdentities(url)
+    if (parts[1] === 'identities' && parts.length === 2 && request.method === 'POST') return this.createIdentity(request)
     if (parts[1] === 'identities' && parts.length === 3) {
       const identity = this.identities.get(decodeURIComponent(parts[2]!))
-      if (request.method === 'GET') return identity ? Response.json(this.render(identity, false)) : notFound()
+      if (request.method === 'GET') return identity ? Response.json(this.render(identity, url.searchParams.getAll('include_credential').length > 0)) : notFound()
+      if (request.method === 'PUT') return identity ? this.updateIdentity(identity, request) : notFound()
+      if (request.method === 'PATCH') return identity ? this.patchIdentity(identity, request) : notFound()
       if (request.method === 'DELETE') {
         if (!identity) return notFound()
         this.identities.delete(identity.id)
+        for (const session of this.sessions) if (session.identityId === identity.id) session.active = false
         return new Response(null, { status: 204 })
       }
     }
@@ -160,6 +250,170 @@ export class KratosFixture {
     }
     if (parts[1] === 'sessions' && parts.length === 2 && request.method === 'GET') return this.listSessions(url)
     return notFound()
+  }
+
+  private schemas(url: URL): Response {
+    const entry = { id: 'default', schema: DEFAULT_SCHEMA }
+    if (url.pathname === '/schemas') return Response.json([entry])
+    const id = decodeURIComponent(url.pathname.slice('/schemas/'.length))
+    // Kratos addresses a schema by its id, base64url-encoded in schema_url.
+    return id === 'default' || id === 'ZGVmYXVsdA' ? Response.json(DEFAULT_SCHEMA) : kratosError(404, 'Not Found', 'Unable to locate the resource', 'The requested identity schema does not exist')
+  }
+
+  /** The endpoints beyond listing and reading: writes, sessions, recovery, courier. */
+  private async handleMore(request: Request, url: URL): Promise<Response | null> {
+    const parts = url.pathname.split('/').filter(Boolean).map((part) => decodeURIComponent(part))
+    const method = request.method
+    if (parts[1] === 'identities' && parts.length === 5 && parts[3] === 'credentials' && method === 'DELETE') {
+      const identity = this.identities.get(parts[2]!)
+      if (!identity) return notFound()
+      const type = parts[4]!
+      if (type === 'password' || type === 'code') return badRequest(`You cannot remove ${type} credentials using this API.`)
+      if (!identity.credentials?.[type]) return notFound()
+      delete identity.credentials[type]
+      return new Response(null, { status: 204 })
+    }
+    if (parts[1] === 'identities' && parts.length === 4 && parts[3] === 'sessions' && method === 'DELETE') {
+      if (!UUID.test(parts[2]!)) return badRequest('The identity id is not a valid UUID')
+      if (!this.identities.has(parts[2]!)) return notFound()
+      for (const session of this.sessions) if (session.identityId === parts[2]) session.active = false
+      return new Response(null, { status: 204 })
+    }
+    if (parts[1] === 'sessions' && parts.length >= 3) {
+      const session = this.sessions.find((s) => s.id === parts[2])
+      if (parts.length === 3 && method === 'GET') return session ? Response.json(this.renderSession(session, url.searchParams.getAll('expand').includes('identity'))) : notFound()
+      if (parts.length === 3 && method === 'DELETE') {
+        if (!session) return notFound()
+        session.active = false
+        return new Response(null, { status: 204 })
+      }
+      if (parts.length === 4 && parts[3] === 'extend' && method === 'PATCH') {
+        if (!session || !session.active) return notFound()
+        // Kratos extends by the configured session lifespan from now (here 30 days).
+        session.expires_at = new Date(Date.now() + 30 * 86_400_000).toISOString()
+        return Response.json(this.renderSession(session, false))
+      }
+    }
+    if (parts[1] === 'recovery' && parts.length === 3 && method === 'POST' && (parts[2] === 'link' || parts[2] === 'code')) {
+      const body = (await request.json().catch(() => null)) as { identity_id?: unknown; expires_in?: unknown } | null
+      if (!body || typeof body.identity_id !== 'string') return badRequest('identity_id is required')
+      if (!this.identities.has(body.identity_id)) return kratosError(404, 'Not Found', 'Unable to locate the resource', 'The requested identity id does not exist.')
+      const seconds = typeof body.expires_in === 'string' && /^\d+[hms]$/.test(body.expires_in) ? durationSeconds(body.expires_in) : 3600
+      const expires_at = new Date(Date.now() + seconds * 1000).toISOString()
+      const flow = randomUUID()
+      const link = `${this.url}/self-service/recovery?flow=${flow}`
+      this.recoveries.push({ identityId: body.identity_id, kind: parts[2] === 'link' ? 'link' : 'code', expires_at })
+      if (parts[2] === 'link') return Response.json({ recovery_link: `${link}&token=${randomUUID().replaceAll('-', '')}`, expires_at })
+      return Response.json({ recovery_link: link, recovery_code: String(100000 + Math.floor(Math.random() * 900000)), expires_at }, { status: 201 })
+    }
+    if (parts[1] === 'courier' && parts[2] === 'messages') {
+      if (parts.length === 3 && method === 'GET') return this.listMessages(url)
+      if (parts.length === 4 && method === 'GET') {
+        const message = this.messages.find((m) => m.id === parts[3])
+        return message ? Response.json(message) : notFound()
+      }
+    }
+    return null
+  }
+
+  private listMessages(url: URL): Response {
+    const status = url.searchParams.get('status')
+    if (status !== null && !['queued', 'sent', 'processing', 'abandoned'].includes(status)) return badRequest('status must be one of queued, sent, processing, abandoned')
+    const recipient = url.searchParams.get('recipient')
+    const rows = this.messages.filter((m) => (status === null || m.status === status) && (recipient === null || recipient === '' || m.recipient === recipient))
+    const page = this.page(url, '/admin/courier/messages', rows)
+    if (page instanceof Response) return page
+    // The list carries no dispatches; a message's own page does.
+    return Response.json(
+      page.rows.map(({ dispatches: _dispatches, ...message }) => message),
+      { headers: { link: page.link } },
+    )
+  }
+
+  /** The identity schema's rules on traits; Kratos answers 400 with the first violation. */
+  private traitsProblem(traits: unknown): string | null {
+    if (typeof traits !== 'object' || traits === null || Array.isArray(traits)) return 'traits must be an object'
+    const t = traits as Record<string, unknown>
+    if (typeof t.email !== 'string' || t.email === '') return 'I[#/traits] missing properties: email'
+    if (!EMAIL.test(t.email)) return `I[#/traits/email] "${t.email}" is not valid "email"`
+    if (t.name !== undefined && typeof t.name !== 'string') return 'I[#/traits/name] expected string'
+    if (t.role !== undefined && t.role !== 'admin' && t.role !== 'viewer') return 'I[#/traits/role] value must be one of "admin", "viewer"'
+    const unknown = Object.keys(t).find((key) => !['email', 'name', 'role'].includes(key))
+    if (unknown) return `I[#/traits] additionalProperties "${unknown}" not allowed`
+    return null
+  }
+
+  private identifierTaken(email: string, except?: string): boolean {
+    const wanted = email.toLowerCase()
+    return [...this.identities.values()].some((identity) => identity.id !== except && identity.identifiers.some((id) => id.toLowerCase() === wanted))
+  }
+
+  private async createIdentity(request: Request): Promise<Response> {
+    const body = (await request.json().catch(() => null)) as Record<string, unknown> | null
+    if (!body || typeof body !== 'object') return badRequest('The request body is not valid JSON')
+    if (body.schema_id !== 'default') return badRequest('The requested identity schema does not exist')
+    const problem = this.traitsProblem(body.traits)
+    if (problem) return kratosError(400, 'Bad Request', 'The request was malformed or contained invalid parameters', problem)
+    const traits = body.traits as Record<string, unknown>
+    if (this.identifierTaken(traits.email as string)) return kratosError(409, 'Conflict', 'Unable to insert or update resource because a resource with that value exists already', 'An identity with the same identifier already exists.')
+    const identity = this.addIdentity(traits, { identifiers: [(traits.email as string).toLowerCase()], state: body.state === 'inactive' ? 'inactive' : 'active' })
+    identity.metadata_public = body.metadata_public ?? null
+    identity.metadata_admin = body.metadata_admin ?? null
+    const password = (body.credentials as { password?: { config?: { password?: unknown } } } | undefined)?.password?.config?.password
+    if (typeof password === 'string') {
+      this.passwords.set(identity.id, password)
+      identity.credentials = { password: { type: 'password', identifiers: identity.identifiers, version: 0 } }
+    }
+    return Response.json(this.render(identity, false), { status: 201 })
+  }
+
+  private applyChanges(identity: FixtureIdentity, next: Record<string, unknown>): Response | null {
+    const problem = this.traitsProblem(next.traits)
+    if (problem) return kratosError(400, 'Bad Request', 'The request was malformed or contained invalid parameters', problem)
+    const email = (next.traits as Record<string, unknown>).email as string
+    if (this.identifierTaken(email, identity.id)) return kratosError(409, 'Conflict', 'Unable to insert or update resource because a resource with that value exists already', 'An identity with the same identifier already exists.')
+    if (next.state !== 'active' && next.state !== 'inactive') return badRequest('state must be active or inactive')
+    identity.traits = next.traits as Record<string, unknown>
+    identity.identifiers = [email.toLowerCase()]
+    if (identity.credentials?.password) identity.credentials.password.identifiers = identity.identifiers
+    identity.state = next.state
+    identity.metadata_public = next.metadata_public ?? null
+    identity.metadata_admin = next.metadata_admin ?? null
+    identity.updated_at = new Date().toISOString()
+    return null
+  }
+
+  private async updateIdentity(identity: FixtureIdentity, request: Request): Promise<Response> {
+    const body = (await request.json().catch(() => null)) as Record<string, unknown> | null
+    if (!body || typeof body !== 'object') return badRequest('The request body is not valid JSON')
+    const refused = this.applyChanges(identity, { ...body, state: body.state ?? identity.state })
+    return refused ?? Response.json(this.render(identity, false))
+  }
+
+  /** RFC 6902 on the identity's JSON (add, replace, remove; `test` too), then the schema's rules. */
+  private async patchIdentity(identity: FixtureIdentity, request: Request): Promise<Response> {
+    const ops = (await request.json().catch(() => null)) as { op?: unknown; path?: unknown; value?: unknown }[] | null
+    if (!Array.isArray(ops)) return badRequest('The JSON Patch document must be an array')
+    const doc = JSON.parse(JSON.stringify({ traits: identity.traits, state: identity.state, metadata_public: identity.metadata_public, metadata_admin: identity.metadata_admin })) as Record<string, unknown>
+    for (const op of ops) {
+      if (typeof op.path !== 'string' || !op.path.startsWith('/')) return badRequest('invalid JSON Patch path')
+      const keys = op.path.slice(1).split('/').map((key) => key.replaceAll('~1', '/').replaceAll('~0', '~'))
+      if (!['traits', 'state', 'metadata_public', 'metadata_admin'].includes(keys[0]!)) return badRequest(`patching ${op.path} is not allowed`)
+      let parent: Record<string, unknown> = doc
+      for (const key of keys.slice(0, -1)) {
+        const child = parent[key]
+        if (typeof child !== 'object' || child === null) return badRequest(`path ${op.path} does not exist`)
+        parent = child as Record<string, unknown>
+      }
+      const last = keys[keys.length - 1]!
+      if (op.op === 'replace' || op.op === 'add') parent[last] = op.value
+      else if (op.op === 'remove') delete parent[last]
+      else if (op.op === 'test') {
+        if (JSON.stringify(parent[last]) !== JSON.stringify(op.value)) return badRequest('test operation failed')
+      } else return badRequest('unsupported JSON Patch operation')
+    }
+    const refused = this.applyChanges(identity, doc)
+    return refused ?? Response.json(this.render(identity, false))
   }
 
   private pageSize(url: URL): number | Response {
@@ -228,11 +482,20 @@ export class KratosFixture {
   }
 
   private render(identity: FixtureIdentity, withCredentials: boolean): Record<string, unknown> {
-    const { identifiers, ...json } = identity
-    if (!withCredentials) return json
+    const { identifiers, credentials, ...json } = identity
+    const verified = identifiers.filter((id) => id.includes('@'))
+    const addresses = {
+      verifiable_addresses: verified.map((value) => ({ id: `${identity.id}-v`, value, via: 'email', verified: true, status: 'completed' })),
+      recovery_addresses: verified.map((value) => ({ id: `${identity.id}-r`, value, via: 'email' })),
+    }
+    if (!withCredentials) return { ...json, ...addresses }
+    const all = credentials ?? { password: { type: 'password', identifiers, version: 0 } }
     return {
       ...json,
-      credentials: { password: { type: 'password', identifiers, config: { hashed_password: '$argon2id$v=19$secret-hash' }, version: 0 } },
+      ...addresses,
+      credentials: Object.fromEntries(
+        Object.entries(all).map(([type, credential]) => [type, type === 'password' ? { ...credential, config: { hashed_password: '$argon2id$v=19$secret-hash' } } : { ...credential, config: {} }]),
+      ),
     }
   }
 
@@ -248,4 +511,9 @@ export class KratosFixture {
       ...(withIdentity && identity ? { identity: this.render(identity, false) } : {}),
     }
   }
+}
+
+function durationSeconds(text: string): number {
+  const value = Number(text.slice(0, -1))
+  return text.endsWith('h') ? value * 3600 : text.endsWith('m') ? value * 60 : value
 }

@@ -45,7 +45,7 @@ test('an admin sees the services, the session map with its table, and the latest
 test('the Main navigation lists the admin pages in order; an unknown path shows the app’s own not-found view', async () => {
   const { page } = admin
   const nav = page.getByRole('navigation', { name: 'Main' })
-  expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Identities', 'Sessions', 'Messages', 'Settings', 'Audit log', 'Security'])
+  expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Identities', 'Sessions', 'Messages', 'OAuth clients', 'Settings', 'Audit log', 'Security'])
   await page.goto(url('/dashboard/no/such/page'))
   await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor()
   await page.waitForFunction((title) => document.title === title, 'Page not found · admin-dashboard')

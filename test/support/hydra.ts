@@ -1,0 +1,301 @@
+// A stand-in for Ory Hydra's admin API (v2 / v26), as Ory's API reference and sources describe it:
+// OAuth 2.0 clients with keyset paging (`page_size`, `page_token`, a `Link` header with
+// rel="first" and rel="next"), `client_name` and `owner` filters, a generated secret returned only
+// by the create call, client metadata checked as Hydra does (absolute redirect URIs, a public
+// client has no secret), JSON Patch, lifespans, and revoking a client's tokens. Errors in Hydra's
+// OAuth shape `{error, error_description}`. Used by the tests and by `bun run dev`.
+
+import { randomBytes, randomUUID } from 'node:crypto'
+
+export const CLIENT_LIFESPAN_FIELDS = [
+  'authorization_code_grant_access_token_lifespan',
+  'authorization_code_grant_id_token_lifespan',
+  'authorization_code_grant_refresh_token_lifespan',
+  'client_credentials_grant_access_token_lifespan',
+  'implicit_grant_access_token_lifespan',
+  'implicit_grant_id_token_lifespan',
+  'jwt_bearer_grant_access_token_lifespan',
+  'refresh_token_grant_access_token_lifespan',
+  'refresh_token_grant_id_token_lifespan',
+  'refresh_token_grant_refresh_token_lifespan',
+] as const
+
+export interface FixtureClient {
+  client_id: string
+  client_name: string
+  /** What the client was created with; Hydra keeps only a hash and never answers it again. */
+  secret: string | null
+  redirect_uris: string[]
+  post_logout_redirect_uris: string[]
+  grant_types: string[]
+  response_types: string[]
+  scope: string
+  audience: string[]
+  token_endpoint_auth_method: string
+  skip_consent: boolean
+  owner: string
+  metadata: Record<string, unknown>
+  lifespans: Partial<Record<(typeof CLIENT_LIFESPAN_FIELDS)[number], string | null>>
+  created_at: string
+  updated_at: string
+}
+
+export interface HydraCall {
+  method: string
+  path: string
+  query: URLSearchParams
+  headers: Headers
+}
+
+const AUTH_METHODS = new Set(['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'])
+const DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/
+const FIRST_TOKEN = ''
+
+function hydraError(status: number, error: string, description: string): Response {
+  return Response.json({ error, error_description: description }, { status })
+}
+const invalidMetadata = (description: string) => hydraError(400, 'invalid_client_metadata', `The value of one of the Client Metadata fields is invalid and the server has rejected this request. ${description}`)
+const notFound = () => hydraError(404, 'Not Found', 'Unable to locate the resource')
+const badRequest = (description: string) => hydraError(400, 'invalid_request', description)
+
+export class HydraFixture {
+  readonly clients = new Map<string, FixtureClient>()
+  readonly calls: HydraCall[] = []
+  /** Client ids whose tokens were revoked, in order. */
+  readonly revokedTokens: string[] = []
+  delayMs = 0
+  failWith: number | null = null
+  private server: ReturnType<typeof Bun.serve> | null = null
+  private sequence = 0
+
+  get url(): string {
+    if (!this.server) throw new Error('fixture not started')
+    return `http://127.0.0.1:${this.server.port}`
+  }
+
+  start(): this {
+    this.server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => this.handle(request) })
+    return this
+  }
+
+  async stop(): Promise<void> {
+    await this.server?.stop(true)
+    this.server = null
+  }
+
+  /** Seeds a client as if it had been created through the API; returns it with its one-time secret. */
+  addClient(fields: Record<string, unknown>): FixtureClient {
+    const result = this.build(fields, null)
+    if (typeof result === 'string') throw new Error(result)
+    this.clients.set(result.client_id, result)
+    return result
+  }
+
+  private async handle(request: Request): Promise<Response> {
+    const url = new URL(request.url)
+    this.calls.push({ method: request.method, path: url.pathname, query: url.searchParams, headers: request.headers })
+    if (this.delayMs > 0) await Bun.sleep(this.delayMs)
+    if (url.pathname === '/health/alive' || url.pathname === '/health/ready') return Response.json({ status: 'ok' })
+    if (url.pathname === '/version') return Response.json({ version: 'v26.2.0' })
+    if (this.failWith !== null) return hydraError(this.failWith, 'server_error', 'The authorization server encountered an unexpected condition.')
+    const parts = url.pathname.split('/').filter(Boolean).map((part) => decodeURIComponent(part))
+    const method = request.method
+    if (parts[0] === 'admin' && parts[1] === 'clients') {
+      if (parts.length === 2 && method === 'GET') return this.list(url)
+      if (parts.length === 2 && method === 'POST') return this.create(request)
+      const client = parts[2] === undefined ? undefined : this.clients.get(parts[2])
+      if (parts.length === 3) {
+        if (!client) return notFound()
+        if (method === 'GET') return Response.json(this.render(client))
+        if (method === 'PUT') return this.replace(client, request)
+        if (method === 'PATCH') return this.patch(client, request)
+        if (method === 'DELETE') {
+          this.clients.delete(client.client_id)
+          return new Response(null, { status: 204 })
+        }
+      }
+      if (parts.length === 4 && parts[3] === 'lifespans' && method === 'PUT') return client ? this.setLifespans(client, request) : notFound()
+    }
+    if (parts[0] === 'admin' && parts[1] === 'oauth2' && parts[2] === 'tokens' && parts.length === 3 && method === 'DELETE') {
+      const clientId = url.searchParams.get('client_id')
+      if (!clientId) return badRequest('client_id is required')
+      this.revokedTokens.push(clientId)
+      return new Response(null, { status: 204 })
+    }
+    return notFound()
+  }
+
+  /** Keyset paging over client ids, as Hydra v2: the token is opaque to callers. */
+  private list(url: URL): Response {
+    const rawSize = url.searchParams.get('page_size')
+    let size = 250
+    if (rawSize !== null && rawSize !== '') {
+      if (!/^[0-9]+$/.test(rawSize)) return badRequest('page_size must be an integer')
+      size = Math.min(Math.max(Number(rawSize), 1), 500)
+    }
+    const token = url.searchParams.get('page_token') ?? FIRST_TOKEN
+    let after = ''
+    if (token !== FIRST_TOKEN) {
+      try {
+        after = Buffer.from(token, 'base64url').toString('utf8')
+        if (!after.startsWith('c:')) throw new Error('not ours')
+        after = after.slice(2)
+      } catch {
+        return badRequest('The page token is invalid, do not craft your own page tokens')
+      }
+    }
+    const name = url.searchParams.get('client_name')
+    const owner = url.searchParams.get('owner')
+    const rows = [...this.clients.values()]
+      .filter((client) => (name === null || client.client_name === name) && (owner === null || client.owner === owner))
+      .sort((a, b) => (a.client_id < b.client_id ? -1 : 1))
+      .filter((client) => client.client_id > after)
+    const page = rows.slice(0, size)
+    const links = [`</admin/clients?page_size=${size}&page_token=>; rel="first"`]
+    if (rows.length > size) links.push(`</admin/clients?page_size=${size}&page_token=${Buffer.from(`c:${page[page.length - 1]!.client_id}`).toString('base64url')}>; rel="next"`)
+    return Response.json(
+      page.map((client) => this.render(client)),
+      { headers: { link: links.join(',') } },
+    )
+  }
+
+  private async create(request: Request): Promise<Response> {
+    const body = (await request.json().catch(() => null)) as Record<string, unknown> | null
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return badRequest('The request body is not a JSON object')
+    if (typeof body.client_id === 'string' && this.clients.has(body.client_id)) return hydraError(409, 'conflict', 'Unable to insert or update resource because a resource with that value exists already')
+    const built = this.build(body, null)
+    if (typeof built === 'string') return invalidMetadata(built)
+    this.clients.set(built.client_id, built)
+    // The secret is in this answer and never again.
+    return Response.json({ ...this.render(built), ...(built.secret ? { client_secret: built.secret } : {}) }, { status: 201 })
+  }
+
+  private async replace(client: FixtureClient, request: Request): Promise<Response> {
+    const body = (await request.json().catch(() => null)) as Record<string, unknown> | null
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return badRequest('The request body is not a JSON object')
+    const built = this.build({ ...body, client_id: client.client_id }, client)
+    if (typeof built === 'string') return invalidMetadata(built)
+    this.clients.set(client.client_id, built)
+    return Response.json(this.render(built))
+  }
+
+  private async patch(client: FixtureClient, request: Request): Promise<Response> {
+    const ops = (await request.json().catch(() => null)) as { op?: unknown; path?: unknown; value?: unknown }[] | null
+    if (!Array.isArray(ops)) return badRequest('The JSON Patch document must be an array')
+    const doc = { ...this.render(client), ...(client.secret ? { client_secret: undefined } : {}) } as Record<string, unknown>
+    for (const op of ops) {
+      if (typeof op.path !== 'string' || !/^\/[a-z_]+(\/\d+|\/-)?$/.test(op.path)) return badRequest('invalid JSON Patch path')
+      const [, key, index] = /^\/([a-z_]+)(?:\/(\d+|-))?$/.exec(op.path)!
+      if (key === 'client_id') return badRequest('client_id cannot be changed')
+      if (index !== undefined) {
+        const list = Array.isArray(doc[key!]) ? [...(doc[key!] as unknown[])] : []
+        if (op.op === 'add') index === '-' ? list.push(op.value) : list.splice(Number(index), 0, op.value)
+        else if (op.op === 'remove') list.splice(Number(index), 1)
+        else if (op.op === 'replace') list[Number(index)] = op.value
+        else return badRequest('unsupported JSON Patch operation')
+        doc[key!] = list
+      } else if (op.op === 'add' || op.op === 'replace') doc[key!] = op.value
+      else if (op.op === 'remove') delete doc[key!]
+      else return badRequest('unsupported JSON Patch operation')
+    }
+    const built = this.build(doc, client)
+    if (typeof built === 'string') return invalidMetadata(built)
+    this.clients.set(client.client_id, built)
+    return Response.json(this.render(built))
+  }
+
+  private async setLifespans(client: FixtureClient, request: Request): Promise<Response> {
+    const body = (await request.json().catch(() => null)) as Record<string, unknown> | null
+    if (!body || typeof body !== 'object') return badRequest('The request body is not a JSON object')
+    const lifespans = { ...client.lifespans }
+    for (const field of CLIENT_LIFESPAN_FIELDS) {
+      const value = body[field]
+      if (value === undefined) continue
+      if (value !== null && (typeof value !== 'string' || !DURATION.test(value))) return invalidMetadata(`${field} must be a duration.`)
+      lifespans[field] = value as string | null
+    }
+    const updated = { ...client, lifespans, updated_at: new Date().toISOString() }
+    this.clients.set(client.client_id, updated)
+    return Response.json(this.render(updated))
+  }
+
+  /** Hydra's client validation; a string is the reason for refusing. */
+  private build(body: Record<string, unknown>, existing: FixtureClient | null): FixtureClient | string {
+    const strings = (value: unknown, field: string): string[] | string => {
+      if (value === undefined || value === null) return []
+      if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) return `${field} must be an array of strings.`
+      return value as string[]
+    }
+    const method = (body.token_endpoint_auth_method as string | undefined) ?? 'client_secret_basic'
+    if (!AUTH_METHODS.has(method)) return `token_endpoint_auth_method "${method}" is not supported.`
+    const redirects = strings(body.redirect_uris, 'redirect_uris')
+    if (typeof redirects === 'string') return redirects
+    for (const uri of redirects) {
+      let parsed: URL
+      try {
+        parsed = new URL(uri)
+      } catch {
+        return `Redirect URIs must be absolute URLs, got "${uri}".`
+      }
+      if (parsed.hash) return 'Redirect URIs must not contain fragments.'
+    }
+    const logoutRedirects = strings(body.post_logout_redirect_uris, 'post_logout_redirect_uris')
+    if (typeof logoutRedirects === 'string') return logoutRedirects
+    const grants = strings(body.grant_types, 'grant_types')
+    if (typeof grants === 'string') return grants
+    const responses = strings(body.response_types, 'response_types')
+    if (typeof responses === 'string') return responses
+    const audience = strings(body.audience, 'audience')
+    if (typeof audience === 'string') return audience
+    const grantTypes = grants.length > 0 ? grants : ['authorization_code']
+    if ((grantTypes.includes('authorization_code') || grantTypes.includes('implicit')) && redirects.length === 0) return 'A redirect URI is required for the authorization code and implicit grants.'
+    if (method === 'none' && typeof body.client_secret === 'string' && body.client_secret !== '') return 'A public client (token_endpoint_auth_method "none") must not have a secret.'
+    if (method === 'none' && grantTypes.includes('client_credentials')) return 'A public client cannot use the client_credentials grant.'
+    if (typeof body.client_secret === 'string' && body.client_secret !== '' && body.client_secret.length < 6) return 'The client secret must be at least 6 characters long.'
+    const lifespans: FixtureClient['lifespans'] = { ...(existing?.lifespans ?? {}) }
+    for (const field of CLIENT_LIFESPAN_FIELDS) {
+      const value = body[field]
+      if (value === undefined || value === null || value === '') continue
+      if (typeof value !== 'string' || !DURATION.test(value)) return `${field} must be a duration.`
+      lifespans[field] = value
+    }
+    const now = new Date().toISOString()
+    const secret =
+      method === 'none'
+        ? null
+        : typeof body.client_secret === 'string' && body.client_secret !== ''
+          ? body.client_secret
+          : (existing?.secret ?? randomBytes(24).toString('base64url'))
+    return {
+      client_id: typeof body.client_id === 'string' && body.client_id !== '' ? body.client_id : (existing?.client_id ?? this.newId()),
+      client_name: typeof body.client_name === 'string' ? body.client_name : '',
+      secret,
+      redirect_uris: redirects,
+      post_logout_redirect_uris: logoutRedirects,
+      grant_types: grantTypes,
+      response_types: responses.length > 0 ? responses : ['code'],
+      scope: typeof body.scope === 'string' ? body.scope : 'offline_access offline openid',
+      audience,
+      token_endpoint_auth_method: method,
+      skip_consent: body.skip_consent === true,
+      owner: typeof body.owner === 'string' ? body.owner : '',
+      metadata: typeof body.metadata === 'object' && body.metadata !== null ? (body.metadata as Record<string, unknown>) : {},
+      lifespans,
+      created_at: existing?.created_at ?? now,
+      updated_at: now,
+    }
+  }
+
+  private newId(): string {
+    // Random ids (Hydra uses UUIDs); a sequence prefix keeps the seeded order stable for paging.
+    return `${String(++this.sequence).padStart(4, '0')}${randomUUID().slice(4)}`
+  }
+
+  /** A client as Hydra answers it: never the secret (create alone adds it). */
+  private render(client: FixtureClient): Record<string, unknown> {
+    const { secret: _secret, lifespans, ...json } = client
+    const all: Record<string, string | null> = {}
+    for (const field of CLIENT_LIFESPAN_FIELDS) all[field] = lifespans[field] ?? null
+    return { ...json, ...all, client_secret_expires_at: 0, subject_type: 'public', jwks: {}, contacts: null }
+  }
+}
