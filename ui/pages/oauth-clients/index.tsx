@@ -72,7 +72,7 @@ export function OAuthClientsPage() {
           ) : (
             <div class="table-wrap" tabIndex={0} aria-label="OAuth clients">
               <table class="data">
-                <caption class="visually-hidden">OAuth 2.0 clients</caption>
+                <caption class="visually-hidden">OAuth clients</caption>
                 <thead>
                   <tr>
                     <th scope="col">Name</th>
