@@ -25,6 +25,10 @@ export interface SandboxOptions {
   port: number
   dataDir: string
   quiet?: boolean
+  /** Without it the service has no Hydra admin API (Kratos-only mode). Default true. */
+  hydraAdmin?: boolean
+  /** Without it the identity store is only where the admins sign in, not one the pages manage. Default true. */
+  kratosAdmin?: boolean
 }
 
 export interface Sandbox {
@@ -96,8 +100,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     BASE_URL: baseUrl,
     OAUTH_ISSUER_URL: provider.url,
     OAUTH_CLIENT_ID: 'admin-dashboard',
-    IDP_ADMIN_URL: kratos.url,
-    OAUTH_ADMIN_URL: hydra.url,
+    ...(options.kratosAdmin === false ? { IAM_IDP_ADMIN_URL: kratos.url } : { IDP_ADMIN_URL: kratos.url }),
+    ...(options.hydraAdmin === false ? {} : { OAUTH_ADMIN_URL: hydra.url }),
     HOST: '127.0.0.1',
     PORT: String(port),
     DATABASE_PATH: join(options.dataDir, 'sandbox.db'),

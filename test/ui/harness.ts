@@ -25,9 +25,9 @@ export interface Harness {
   stop(): Promise<void>
 }
 
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(options: { hydraAdmin?: boolean; kratosAdmin?: boolean } = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'admin-dashboard-ui-'))
-  const sandbox = await startSandbox({ port: 0, dataDir, quiet: true })
+  const sandbox = await startSandbox({ port: 0, dataDir, quiet: true, ...options })
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

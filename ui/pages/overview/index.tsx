@@ -8,7 +8,7 @@ import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
-import { isAdmin } from '../../session.ts'
+import { config, hasUpstream, isAdmin } from '../../session.ts'
 import { arrange, DEFAULT_ARRANGEMENT, toLayout, type Arrangement, type WidgetId } from './arrangement.ts'
 
 const SERVICE_NAMES: Record<string, string> = {
@@ -29,7 +29,8 @@ const WIDGETS: Record<WidgetId, { label: string; admin: boolean; render: () => J
 export function Overview() {
   const [stored, retry, replace] = useLoad(() => api.layout(), [])
   const [customizing, setCustomizing] = useState(false)
-  const available = (id: WidgetId) => !WIDGETS[id].admin || isAdmin()
+  // The session map reads the managed Kratos: an admin's configuration says whether there is one (viewers are not told).
+  const available = (id: WidgetId) => (!WIDGETS[id].admin || isAdmin()) && (id !== 'map' || config.value === null || hasUpstream('kratos'))
   // A layout that cannot be read is no reason to hide the overview: the default arrangement stands in.
   const arrangement: Arrangement = stored.state === 'ready' ? arrange(stored.data.layout) : DEFAULT_ARRANGEMENT
   const shown = arrangement.filter((entry) => !entry.hidden && available(entry.id))

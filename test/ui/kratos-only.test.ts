@@ -1,0 +1,47 @@
+// Kratos-only mode (and its mirror): the pages of an upstream that is not configured are not
+// linked, and a direct visit explains what to configure instead of failing.
+import { afterAll, expect, test } from 'bun:test'
+import { signedInPage, startHarness, sweep, type Harness } from './harness.ts'
+
+const harnesses: Harness[] = []
+afterAll(async () => {
+  for (const harness of harnesses) await harness.stop()
+})
+
+test('without OAUTH_ADMIN_URL: no OAuth clients link; a direct visit says Hydra is not configured, and nothing is asked of it', async () => {
+  const harness = await startHarness({ hydraAdmin: false })
+  harnesses.push(harness)
+  const { context, page, problems } = await signedInPage(harness, 'admin')
+  const requests: string[] = []
+  page.on('request', (request) => requests.push(new URL(request.url()).pathname))
+  const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()
+  expect(links).toEqual(['Overview', 'Identities', 'Sessions', 'Messages', 'Settings', 'Audit log', 'Security'])
+  await page.goto(`${harness.sandbox.url}/dashboard/oauth-clients`)
+  await page.getByRole('heading', { level: 1, name: 'OAuth clients: not configured' }).waitFor()
+  expect(await page.getByRole('main').textContent()).toContain('Set OAUTH_ADMIN_URL')
+  await page.goto(`${harness.sandbox.url}/dashboard/oauth-clients/some-client`)
+  await page.getByRole('heading', { level: 1, name: 'OAuth client: not configured' }).waitFor()
+  expect(requests.filter((path) => path.startsWith('/api/oauth-admin'))).toEqual([])
+  expect(await sweep(page, 'not-configured', () => page.getByRole('heading', { level: 1 }).waitFor())).toEqual([])
+  expect(problems).toEqual([])
+  await context.close()
+}, 60_000)
+
+test('without IDP_ADMIN_URL (admins in their own store): no Kratos pages linked; a direct visit says Kratos is not configured', async () => {
+  const harness = await startHarness({ kratosAdmin: false })
+  harnesses.push(harness)
+  const { context, page, problems } = await signedInPage(harness, 'admin')
+  const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()
+  expect(links).toEqual(['Overview', 'OAuth clients', 'Settings', 'Audit log', 'Security'])
+  for (const [path, title] of [
+    ['/dashboard/identities', 'Identities'],
+    ['/dashboard/sessions', 'Sessions'],
+    ['/dashboard/messages', 'Messages'],
+  ]) {
+    await page.goto(`${harness.sandbox.url}${path}`)
+    await page.getByRole('heading', { level: 1, name: `${title}: not configured` }).waitFor()
+    expect(await page.getByRole('main').textContent()).toContain('Set IDP_ADMIN_URL')
+  }
+  expect(problems).toEqual([])
+  await context.close()
+}, 60_000)
