@@ -29,6 +29,8 @@ export interface SandboxOptions {
   hydraAdmin?: boolean
   /** Without it the identity store is only where the admins sign in, not one the pages manage. Default true. */
   kratosAdmin?: boolean
+  /** Without it the service has no ENCRYPTION_KEY. Default true. */
+  encryption?: boolean
 }
 
 export interface Sandbox {
@@ -95,8 +97,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
   })
 
+  const keys = sandboxKeys(options.dataDir)
   const env: Environment = {
-    ...sandboxKeys(options.dataDir),
+    SESSION_SIGNING_KEY: keys.SESSION_SIGNING_KEY,
+    ...(options.encryption === false ? {} : { ENCRYPTION_KEY: keys.ENCRYPTION_KEY }),
     BASE_URL: baseUrl,
     OAUTH_ISSUER_URL: provider.url,
     OAUTH_CLIENT_ID: 'admin-dashboard',

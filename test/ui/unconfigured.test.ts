@@ -1,5 +1,6 @@
-// Kratos-only mode (and its mirror): the pages of an upstream that is not configured are not
-// linked, and a direct visit explains what to configure instead of failing.
+// What the UI does when something is not configured: the pages of a missing upstream are not
+// linked and a direct visit explains what to set (Kratos-only mode and its mirror); without an
+// encryption key, Settings says so and offers nothing that needs one.
 import { afterAll, expect, test } from 'bun:test'
 import { signedInPage, startHarness, sweep, type Harness } from './harness.ts'
 
@@ -42,6 +43,24 @@ test('without IDP_ADMIN_URL (admins in their own store): no Kratos pages linked;
     await page.getByRole('heading', { level: 1, name: `${title}: not configured` }).waitFor()
     expect(await page.getByRole('main').textContent()).toContain('Set IDP_ADMIN_URL')
   }
+  expect(problems).toEqual([])
+  await context.close()
+}, 60_000)
+
+test('without ENCRYPTION_KEY: Settings says so, offers no encryption and no API key, and plain settings still work', async () => {
+  const harness = await startHarness({ encryption: false })
+  harnesses.push(harness)
+  const { context, page, problems } = await signedInPage(harness, 'admin', '/dashboard/settings')
+  await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+  await page.getByRole('note').getByText(/Encryption is not available/).waitFor()
+  expect(await page.getByRole('button', { name: 'Set key for idp-admin' }).isDisabled()).toBe(true)
+  await page.getByRole('button', { name: 'Add setting' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Add setting' })
+  expect(await dialog.getByRole('checkbox', { name: 'Encrypt the value' }).isDisabled()).toBe(true)
+  await dialog.getByRole('textbox', { name: 'Key' }).fill('plain.setting')
+  await dialog.getByRole('textbox', { name: 'Value' }).fill('visible')
+  await dialog.getByRole('button', { name: 'Save' }).click()
+  await page.getByRole('cell', { name: 'visible' }).waitFor()
   expect(problems).toEqual([])
   await context.close()
 }, 60_000)
