@@ -45,11 +45,13 @@ interface ErrorContext {
 
 export function createErrorHandler(log: Logger, allowedMethods: (path: string) => string[]) {
   const answer = enveloped(log, allowedMethods)
-  return (context: ErrorContext): Response => {
-    const response = answer(context)
+  // Destructured in the signature: Elysia reads a hook's parameters to decide what to parse for
+  // every request (taking the whole context would make it parse cookies, query and more each time).
+  return ({ code, error, request }: ErrorContext): Response => {
+    const response = answer({ code, error, request })
     // The request's log line names the code (Elysia may wrap the response we return).
-    const code = errorCodeOf(response)
-    if (code) noteOn(context.request, { error: code })
+    const errorCode = errorCodeOf(response)
+    if (errorCode) noteOn(request, { error: errorCode })
     return response
   }
 }

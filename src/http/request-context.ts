@@ -47,13 +47,19 @@ export function pathnameOf(request: Request): string {
 /** `host` or `host:port` as RFC 9110 allows it here: a DNS name or IPv4 address, or an IPv6 literal. */
 const HOST_HEADER = /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9][A-Za-z0-9._-]{0,252})(?::([0-9]{1,5}))?$/
 
+let lastValidHost = ''
+
 /** Whether the Host header is present once and a valid host[:port] (a duplicate arrives joined by ", "). */
 export function hasValidHost(request: Request): boolean {
   const host = request.headers.get('host')
   if (!host) return false
+  // Nearly every request names the same host: the last one found valid is not checked again.
+  if (host === lastValidHost) return true
   const match = HOST_HEADER.exec(host)
   if (!match) return false
-  return match[1] === undefined || Number(match[1]) <= 65535
+  if (match[1] !== undefined && Number(match[1]) > 65535) return false
+  lastValidHost = host
+  return true
 }
 
 /**
