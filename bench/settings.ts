@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { AuditLog } from '../src/audit/audit.ts'
 import { systemClock } from '../src/clock.ts'
 import { decodeBase64Key, loadConfig } from '../src/config.ts'
-import { openDatabase } from '../src/db/database.ts'
+import { openSqliteStorage } from '../src/db/sqlite-storage.ts'
 import { createLogger } from '../src/log.ts'
 import { createSettingsService } from '../src/settings/service.ts'
 import { newSessionId, signSessionCookie } from '../src/session/cookie.ts'
@@ -36,24 +36,22 @@ interface Result {
 
 const wrk = Bun.which('wrk')
 
-function seed(env: Record<string, string>): void {
+async function seed(env: Record<string, string>): Promise<void> {
   const loaded = loadConfig(env)
   if (!loaded.ok) throw new Error(loaded.errors.join('; '))
-  const opened = openDatabase(loaded.config.databasePath)
+  const opened = openSqliteStorage(loaded.config.databasePath)
   if (!opened.ok) throw new Error(opened.error)
   const settings = createSettingsService({
     config: loaded.config,
-    db: opened.db,
-    audit: new AuditLog(opened.db, systemClock),
+    storage: opened.storage,
+    audit: new AuditLog(opened.storage, systemClock),
     clock: systemClock,
     log: createLogger('error'),
   })
-  opened.db.transaction(() => {
-    for (let n = 0; n < SETTINGS; n++) {
-      settings.write({ key: `bench.key.${n}`, value: `value number ${n} `.repeat(4), encrypted: n % 10 === 0, category: `group-${n % 20}` }, null)
-    }
-  })()
-  opened.db.close()
+  for (let n = 0; n < SETTINGS; n++) {
+    await settings.write({ key: `bench.key.${n}`, value: `value number ${n} `.repeat(4), encrypted: n % 10 === 0, category: `group-${n % 20}` }, null)
+  }
+  await opened.storage.close()
 }
 
 async function startService(env: Record<string, string>) {
@@ -135,7 +133,7 @@ async function main() {
     }),
   } as Record<string, string>
   const seeded = performance.now()
-  seed(env)
+  await seed(env)
   const seedSeconds = (performance.now() - seeded) / 1000
   const now = Math.floor(Date.now() / 1000)
   const cookie = `admin-session=${signSessionCookie(decodeBase64Key(env.SESSION_SIGNING_KEY!)!, {

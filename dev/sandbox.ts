@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { createApp } from '../src/app.ts'
 import type { Services } from '../src/services.ts'
 import { loadConfig, type Environment } from '../src/config.ts'
-import { openDatabase } from '../src/db/database.ts'
+import { openStorage } from '../src/db/open.ts'
 import { createLogger } from '../src/log.ts'
 import { serve } from '../src/server.ts'
 import { KratosFixture } from '../test/support/kratos.ts'
@@ -20,7 +20,7 @@ export const SANDBOX_USERS = {
   viewer: 'viewer@example.test',
 } as const
 
-export interface SandboxOptions {
+interface SandboxOptions {
   /** Port of the service (0 picks a free one). */
   port: number
   dataDir: string
@@ -114,10 +114,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   }
   const loaded = loadConfig(env)
   if (!loaded.ok) throw new Error(loaded.errors.join('; '))
-  const opened = openDatabase(loaded.config.databasePath)
-  if (!opened.ok) throw new Error(opened.error)
   const log = createLogger(loaded.config.logLevel)
-  const { app, services } = createApp({ config: loaded.config, db: opened.db, log })
+  const opened = await openStorage(loaded.config, log)
+  if (!opened.ok) throw new Error(opened.error)
+  const { app, services } = createApp({ config: loaded.config, storage: opened.storage, log })
+  await services.ready()
   const running = serve({ app, hostname: '127.0.0.1', port, log })
 
   return {
@@ -129,7 +130,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     env,
     async stop() {
       await running.stop()
-      opened.db.close()
+      await opened.storage.close()
       await provider.stop()
       await kratos.stop()
       await hydra.stop()

@@ -42,7 +42,7 @@ export function createApp(deps: AppDeps) {
     // Runs after routing and before validation: the dispatched route's own rule, checked again.
     .onTransform({ as: 'global' }, createSessionAssertion(log))
     .onError({ as: 'global' }, createErrorHandler(log, allowedMethods))
-    .use(healthRoutes(config, services.db))
+    .use(healthRoutes(config, services.storage))
     .use(authRoutes(services))
     .use(dashboardRoutes())
     .use(securityRoutes(services))

@@ -32,6 +32,8 @@ export interface Config {
   host: string
   port: number
   databasePath: string
+  /** postgres:// or postgresql:// URL: PostgreSQL instead of the SQLite file at databasePath. */
+  databaseUrl: string | null
   environment: 'production' | 'development'
   proxyTimeoutMs: number
   settingsCacheTtlSeconds: number
@@ -133,6 +135,21 @@ export function loadConfig(env: Environment): ConfigResult {
   const logLevel = (read('LOG_LEVEL') ?? 'info').toLowerCase()
   if (!LOG_LEVELS.includes(logLevel as LogLevel)) errors.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
 
+  const databaseUrl = read('DATABASE_URL') ?? null
+  if (databaseUrl !== null) {
+    let parsed: URL | null = null
+    try {
+      parsed = new URL(databaseUrl)
+    } catch {
+      errors.push('DATABASE_URL is not a valid URL')
+    }
+    if (parsed && parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+      errors.push('DATABASE_URL must be a postgres:// or postgresql:// URL')
+    } else if (parsed && !parsed.hostname && !parsed.searchParams.has('host') && !parsed.searchParams.has('path')) {
+      errors.push('DATABASE_URL must name a host')
+    }
+  }
+
   const clientId = read('OAUTH_CLIENT_ID') ?? null
   if (clientId !== null && !/^[\x21-\x7e]{1,255}$/.test(clientId)) errors.push('OAUTH_CLIENT_ID must be printable ASCII')
 
@@ -152,6 +169,7 @@ export function loadConfig(env: Environment): ConfigResult {
     host,
     port: integer('PORT', 3000, 0, 65535),
     databasePath: read('DATABASE_PATH') ?? './data/admin-dashboard.db',
+    databaseUrl,
     environment: read('NODE_ENV') === 'development' ? 'development' : 'production',
     proxyTimeoutMs: integer('PROXY_TIMEOUT_MS', 10_000, 1, 600_000),
     settingsCacheTtlSeconds: integer('SETTINGS_CACHE_TTL_SECONDS', 60, 0, 86_400),

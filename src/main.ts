@@ -2,12 +2,13 @@
 // The command line of the one binary: serve (default), check-config, settings …, --version, --help.
 
 import { loadConfig, missingLoginVariables, type Config } from './config.ts'
-import { openDatabase } from './db/database.ts'
+import { openStorage } from './db/open.ts'
 import { createApp } from './app.ts'
 import { serve } from './server.ts'
 import { createLogger } from './log.ts'
 import { VERSION } from './version.ts'
-import { runSettingsCommand } from './cli/settings.ts'
+import { processIo, runSettingsCommand } from './cli/settings.ts'
+import { runImportSqlite } from './cli/import-sqlite.ts'
 
 const USAGE = `admin-dashboard ${VERSION}: the admin dashboard backend for an Ory Kratos + Hydra identity platform.
 
@@ -16,6 +17,8 @@ Usage:
   admin-dashboard check-config   validate the environment and the database, then exit
   admin-dashboard settings list|get <key> [--decrypt]|set <key> [--encrypted] [--category <name>]|delete <key>|reencrypt
                                  manage the settings store (set reads the value from stdin)
+  admin-dashboard import-sqlite <file>
+                                 copy a SQLite database into the empty PostgreSQL database of DATABASE_URL
   admin-dashboard --version      print the version
   admin-dashboard --help         print this text
 
@@ -23,6 +26,8 @@ Configuration comes from the environment only (see deploy/admin-dashboard.env.ex
 `
 
 type Exit = number
+
+const STARTUP_WAIT_MS = 10_000
 
 function fail(lines: string[]): Exit {
   for (const line of lines) process.stderr.write(`admin-dashboard: ${line}\n`)
@@ -35,12 +40,12 @@ function configFromEnvironment(): Config | Exit {
   return result.config
 }
 
-function checkConfig(): Exit {
+async function checkConfig(): Promise<Exit> {
   const config = configFromEnvironment()
   if (typeof config === 'number') return config
-  const opened = openDatabase(config.databasePath)
+  const opened = await openStorage(config)
   if (!opened.ok) return fail([opened.error])
-  opened.db.close()
+  await opened.storage.close()
   const missing = missingLoginVariables(config)
   if (missing.length > 0) {
     process.stdout.write(`configuration valid; login is not configured (missing: ${missing.join(', ')})\n`)
@@ -55,17 +60,21 @@ async function runServer(): Promise<Exit> {
   const config = configFromEnvironment()
   if (typeof config === 'number') return config
   const log = createLogger(config.logLevel)
-  const opened = openDatabase(config.databasePath)
+  const opened = await openStorage(config, log)
   if (!opened.ok) return fail([opened.error])
-  const { app } = createApp({ config, db: opened.db, log })
+  const { storage } = opened
+  const { app, services } = createApp({ config, storage, log })
+  // Revocations loaded and the change feed current before the first request; a database that went
+  // away meanwhile only delays this (the gate answers 503 until it is back).
+  await Promise.race([services.ready(), Bun.sleep(STARTUP_WAIT_MS)])
   let running
   try {
     running = serve({ app, hostname: config.host, port: config.port, log })
   } catch (error) {
-    opened.db.close()
+    await storage.close()
     return fail([`cannot listen on HOST/PORT (${(error as { code?: string }).code ?? 'error'})`])
   }
-  log.info('listening', { address: running.url.origin, version: VERSION, environment: config.environment })
+  log.info('listening', { address: running.url.origin, version: VERSION, environment: config.environment, database: storage.engine })
   const missing = missingLoginVariables(config)
   if (missing.length > 0) log.warn('login_not_configured', { missing: missing.join(',') })
 
@@ -76,7 +85,7 @@ async function runServer(): Promise<Exit> {
       stopping = true
       log.info('stopping', { signal })
       await running.stop()
-      opened.db.close()
+      await storage.close()
       log.info('stopped')
       // Every line written so far reaches the output before the process ends (bounded wait).
       await log.flush()
@@ -103,6 +112,8 @@ export async function main(argv: string[]): Promise<Exit> {
       return checkConfig()
     case 'settings':
       return runSettingsCommand(rest)
+    case 'import-sqlite':
+      return runImportSqlite(rest, processIo)
     case 'serve':
       if (rest.length > 0) return fail([`unexpected argument for serve`, 'see admin-dashboard --help'])
       return runServer()

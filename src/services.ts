@@ -2,8 +2,8 @@
 // verifier, the audit trail, the settings layer and the identity-store clients. Plugins receive
 // the parts they use (narrowed with Pick), never the composition root.
 
-import type { Database } from 'bun:sqlite'
 import type { Config } from './config.ts'
+import type { Storage } from './db/storage.ts'
 import { systemClock, type Clock } from './clock.ts'
 import type { Logger } from './log.ts'
 import { RevocationStore } from './session/revocations.ts'
@@ -14,7 +14,8 @@ import { createSettingsService, type SettingsService } from './settings/service.
 
 export interface AppDeps {
   config: Config
-  db: Database
+  /** SQLite or PostgreSQL (src/db/open.ts). */
+  storage: Storage
   log: Logger
   clock?: Clock
   /** Outbound HTTP for upstream calls. */
@@ -23,7 +24,7 @@ export interface AppDeps {
 
 export interface Services {
   config: Config
-  db: Database
+  storage: Storage
   log: Logger
   clock: Clock
   fetch: typeof fetch
@@ -37,16 +38,19 @@ export interface Services {
   /** The settings layer: cached reads for consumers (`apiKeyFor`), audited writes for the routes and CLI. */
   settings: SettingsService
   /** Every dashboard session of this identity stops working now (revocation, identity deleted). */
-  endSessionsOf(identityId: string): void
+  endSessionsOf(identityId: string): Promise<void>
+  /** Settles when what the gate needs from the storage is loaded. */
+  ready(): Promise<void>
 }
 
 export function createServices(deps: AppDeps): Services {
   const clock = deps.clock ?? systemClock
   const outbound = deps.fetch ?? fetch
   const { config, log } = deps
-  const revocations = new RevocationStore(deps.db, Math.floor(clock.now() / 1000))
-  const audit = new AuditLog(deps.db, clock)
-  const settings = createSettingsService({ config, db: deps.db, audit, clock, log })
+  const { storage } = deps
+  const revocations = new RevocationStore(storage, Math.floor(clock.now() / 1000), log)
+  const audit = new AuditLog(storage, clock)
+  const settings = createSettingsService({ config, storage, audit, clock, log })
   // A Kratos admin API, called with the API key of its own prefix.
   const identityStore = (name: 'idp-admin' | 'iam-idp-admin'): IdentityStoreClient | null => {
     const baseUrl = config.upstreams[name]
@@ -64,9 +68,12 @@ export function createServices(deps: AppDeps): Services {
     loginStore ? (id) => loginStore.presence(id) : async () => 'unavailable',
     config.identityRecheckSeconds,
   )
-  const endSessionsOf = (identityId: string) => {
-    revocations.revokeIdentity(identityId, clock.now())
+  const endSessionsOf = async (identityId: string) => {
     verifier.forgetIdentity(identityId)
+    await revocations.revokeIdentity(identityId, clock.now())
   }
-  return { config, db: deps.db, log, clock, fetch: outbound, revocations, verifier, managedStore, loginStore, audit, settings, endSessionsOf }
+  const ready = async () => {
+    await Promise.all([revocations.ready, storage.changes.ready()])
+  }
+  return { config, storage, log, clock, fetch: outbound, revocations, verifier, managedStore, loginStore, audit, settings, endSessionsOf, ready }
 }

@@ -3,6 +3,7 @@ import { createApp } from '../src/app.ts'
 import { ACCESS_TABLE, classifyPath, findRule } from '../src/http/access.ts'
 import { loadConfig } from '../src/config.ts'
 import { openDatabase } from '../src/db/database.ts'
+import { SqliteStorage } from '../src/db/sqlite-storage.ts'
 import { createLogger } from '../src/log.ts'
 import { baseEnvironment } from './support/service.ts'
 import { startStack, type Stack } from './support/stack.ts'
@@ -13,7 +14,7 @@ function productionApp() {
   if (!loaded.ok) throw new Error(loaded.errors.join())
   const opened = openDatabase(':memory:')
   if (!opened.ok) throw new Error(opened.error)
-  return createApp({ config: loaded.config, db: opened.db, log: createLogger('error', () => {}) }).app
+  return createApp({ config: loaded.config, storage: new SqliteStorage(opened.db), log: createLogger('error', () => {}) }).app
 }
 
 /** A concrete path for a route pattern: `:param` and `*` filled with a sample segment. */

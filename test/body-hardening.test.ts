@@ -56,7 +56,7 @@ describe('well-formed Unicode', () => {
     test(`a setting value ${literal} → 400 and nothing stored`, async () => {
       const answer = await send('POST', '/api/settings', stack.cookie.admin, `{"key":"unicode.value","value":${literal}}`)
       expect(answer).toEqual({ status: 400, body: { error: 'bad_request', message: 'The request body contains a string that is not well-formed Unicode.' } })
-      expect(stack.service.services.settings.list().some((setting) => setting.key === 'unicode.value')).toBe(false)
+      expect((await stack.service.services.settings.list()).some((setting) => setting.key === 'unicode.value')).toBe(false)
     })
   }
 
@@ -71,7 +71,7 @@ describe('well-formed Unicode', () => {
     const answer = await send('POST', '/api/settings', stack.cookie.admin, '{"key":"unicode.emoji","value":"ok \\ud83d\\ude00"}')
     expect(answer.status).toBe(201)
     expect(answer.body.value).toBe('ok 😀')
-    expect(stack.service.services.settings.list().find((setting) => setting.key === 'unicode.emoji')?.value).toBe('ok 😀')
+    expect((await stack.service.services.settings.list()).find((setting) => setting.key === 'unicode.emoji')?.value).toBe('ok 😀')
   })
 
   test('invalid UTF-8 bytes are refused too', async () => {

@@ -6,6 +6,8 @@ import { runToEnd } from './support/process.ts'
 
 const root = join(import.meta.dir, '..')
 const unit = readFileSync(join(root, 'deploy/admin-dashboard.service'), 'utf8')
+const replicaUnit = readFileSync(join(root, 'deploy/replicas/admin-dashboard@.service'), 'utf8')
+const balancer = readFileSync(join(root, 'deploy/replicas/nginx.conf'), 'utf8')
 
 /** Every variable the configuration reads, found in its source. */
 function configVariables(): string[] {
@@ -42,4 +44,55 @@ describe('deployment files', () => {
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
   })
+
+  test('the replica unit: one instance per port, the shared environment file, the same hardening, no local state', () => {
+    for (const line of ['Environment=PORT=%i', 'EnvironmentFile=/etc/admin-dashboard/admin-dashboard.env', 'ExecStartPre=/usr/local/bin/admin-dashboard check-config', 'DynamicUser=yes', 'Restart=on-failure']) {
+      expect(replicaUnit).toContain(line)
+    }
+    const hardening = unit.split('\n').filter((line) => /^(No|Protect|Private|Restrict|SystemCall|Capability|Lock|Remove)/.test(line))
+    for (const line of hardening) expect(replicaUnit).toContain(line)
+    expect(replicaUnit).not.toMatch(/^(StateDirectory|Environment=DATABASE_PATH)/m)
+    expect(replicaUnit).not.toMatch(/^MemoryDenyWriteExecute=yes/m)
+  })
+
+  test('systemd-analyze verify passes on a replica instance', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'unit-'))
+    const text = replicaUnit.replaceAll('/usr/local/bin/admin-dashboard', process.execPath)
+    writeFileSync(join(dir, 'admin-dashboard@.service'), text)
+    writeFileSync(join(dir, 'admin-dashboard@3001.service'), text)
+    const result = await runToEnd([systemdAnalyze(), 'verify', join(dir, 'admin-dashboard@3001.service')], {})
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+  })
+
+  test('the balancer: both replicas upstream, nothing sticky, a POST never retried; nginx -t accepts it', async () => {
+    const servers = [...balancer.matchAll(/^\s*server 127\.0\.0\.1:(\d+)/gm)].map((m) => m[1])
+    expect(servers).toEqual(['3001', '3002'])
+    expect(replicaUnit).toContain('admin-dashboard@3001 admin-dashboard@3002')
+    expect(balancer).not.toMatch(/ip_hash|sticky|hash \$/)
+    expect(balancer).toContain('proxy_next_upstream error timeout;')
+    expect(balancer).not.toContain('non_idempotent')
+    const nginx = Bun.which('nginx') ?? '/usr/sbin/nginx'
+    const dir = mkdtempSync(join(tmpdir(), 'balancer-'))
+    const cert = await runToEnd(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=admin.example.com', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], {})
+    expect(cert.code).toBe(0)
+    const site = balancer
+      .replace('/etc/ssl/admin-dashboard/fullchain.pem', join(dir, 'cert.pem'))
+      .replace('/etc/ssl/admin-dashboard/privkey.pem', join(dir, 'key.pem'))
+      .replace(/listen (\[::\]:)?443/g, (_, v6) => `listen ${v6 ?? '127.0.0.1:'}18443`)
+    writeFileSync(join(dir, 'site.conf'), site)
+    writeFileSync(
+      join(dir, 'nginx.conf'),
+      `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n  client_body_temp_path ${dir}/body;\n  proxy_temp_path ${dir}/proxy;\n  fastcgi_temp_path ${dir}/fastcgi;\n  uwsgi_temp_path ${dir}/uwsgi;\n  scgi_temp_path ${dir}/scgi;\n  include ${dir}/site.conf;\n}\n`,
+    )
+    const result = await runToEnd([nginx, '-t', '-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], {})
+    expect(result.stderr).toContain('test is successful')
+    expect(result.code).toBe(0)
+  })
 })
+
+function systemdAnalyze(): string {
+  const path = Bun.which('systemd-analyze')
+  if (!path) throw new Error('systemd-analyze is not installed: scripts/setup --test installs systemd')
+  return path
+}

@@ -5,6 +5,7 @@ import { t } from 'elysia'
 import { createApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { openDatabase } from '../src/db/database.ts'
+import { SqliteStorage } from '../src/db/sqlite-storage.ts'
 import { createLogger } from '../src/log.ts'
 import { serve, type RunningServer } from '../src/server.ts'
 import { ERROR_CODES, codeToStatus, envelope } from '../src/http/errors.ts'
@@ -30,7 +31,7 @@ beforeAll(() => {
   const opened = openDatabase(':memory:')
   if (!opened.ok) throw new Error(opened.error)
   const log = createLogger('debug', (line) => void logLines.push(line))
-  const { app } = createApp({ config: loaded.config, db: opened.db, log })
+  const { app } = createApp({ config: loaded.config, storage: new SqliteStorage(opened.db), log })
   app
     .post('/api/probe/body', ({ body }) => body, { body: t.Object({ key: t.String(), value: t.String() }) })
     .get('/api/probe/throw', () => {

@@ -6,6 +6,7 @@ import { createApp } from '../src/app.ts'
 import { accessOfRoute, requirementOf } from '../src/http/access.ts'
 import { loadConfig } from '../src/config.ts'
 import { openDatabase } from '../src/db/database.ts'
+import { SqliteStorage } from '../src/db/sqlite-storage.ts'
 import { createLogger } from '../src/log.ts'
 import { createSessionAssertion } from '../src/http/session-assertion.ts'
 import { attachSession } from '../src/http/request-context.ts'
@@ -107,7 +108,7 @@ describe('every registered protected route refuses an anonymous request under ev
     if (!loaded.ok) throw new Error(loaded.errors.join())
     const opened = openDatabase(':memory:')
     if (!opened.ok) throw new Error(opened.error)
-    return createApp({ config: loaded.config, db: opened.db, log: createLogger('error', () => {}) }).app
+    return createApp({ config: loaded.config, storage: new SqliteStorage(opened.db), log: createLogger('error', () => {}) }).app
   }
   const protectedRoutes = productionApp().routes.filter((route) => requirementOf(accessOfRoute(route.path)) !== 'none')
 

@@ -275,7 +275,7 @@ describe('access', () => {
   test('the stored idp-admin API key is sent to the store as a Bearer token', async () => {
     const key = 'ory_pat_' + crypto.randomUUID().replaceAll('-', '')
     markSensitive(key)
-    stack.service.services.settings.write({ key: 'proxy.idp-admin.api_key', value: key, encrypted: true }, null)
+    await stack.service.services.settings.write({ key: 'proxy.idp-admin.api_key', value: key, encrypted: true }, null)
     stack.kratos.apiKey = key
     try {
       const response = await get(stack, '/api/identities?page_size=1')
@@ -413,18 +413,18 @@ describe('audit', () => {
   })
 
   test('the same events are in the audit_events table', async () => {
-    const before = stack.service.services.db.query('SELECT COUNT(*) AS n FROM audit_events').get() as { n: number }
+    const before = stack.service.db!.query('SELECT COUNT(*) AS n FROM audit_events').get() as { n: number }
     await get(stack, query({ credentials_identifier: 'ada.admin@example.test' }))
-    const rows = stack.service.services.db
+    const rows = stack.service.db!
       .query('SELECT at, action, actor, target, detail FROM audit_events ORDER BY id DESC LIMIT 1')
       .all() as { at: string; action: string; actor: string; target: string | null; detail: string }[]
-    const after = stack.service.services.db.query('SELECT COUNT(*) AS n FROM audit_events').get() as { n: number }
+    const after = stack.service.db!.query('SELECT COUNT(*) AS n FROM audit_events').get() as { n: number }
     expect(after.n).toBe(before.n + 1)
     expect(rows[0]).toMatchObject({ action: 'identity_search', actor: stack.admin.id, target: 'ada.admin@example.test' })
     expect(JSON.parse(rows[0]!.detail)).toEqual({ outcome: 'ok' })
     const line = auditLines(stack.service).at(-1)!
     expect(rows[0]!.at).toBe(line.timestamp as string)
-    const total = stack.service.services.db.query("SELECT COUNT(*) AS n FROM audit_events WHERE action = 'identity_search'").get() as { n: number }
+    const total = stack.service.db!.query("SELECT COUNT(*) AS n FROM audit_events WHERE action = 'identity_search'").get() as { n: number }
     expect(total.n).toBe(auditLines(stack.service).length)
   })
 })

@@ -155,7 +155,7 @@ describe('a completed login', () => {
 
   test('the audit trail records the login with who, not the token', async () => {
     await loginAs('ada@example.test')
-    const events = service.services.audit.list({ limit: 10, action: 'login' })
+    const events = await service.services.audit.list({ limit: 10, action: 'login' })
     expect(events[0]!.actor).toBe(people.admin!.id)
   })
 })
@@ -356,7 +356,7 @@ describe('sessions end when they should', () => {
     for (const { cookie } of [viewerA, viewerB]) {
       expect((await fetch(`${first.url}/api/auth/session`, { headers: { cookie } })).status).toBe(401)
     }
-    expect(first.services.audit.list({ limit: 5, action: 'sessions_revoke' })[0]!.target).toBe(people.viewer!.id)
+    expect((await first.services.audit.list({ limit: 5, action: 'sessions_revoke' }))[0]!.target).toBe(people.viewer!.id)
     await first.stop({ keepDir: true })
 
     const later = new TestClock(first.clock.now() + 1000)

@@ -6,6 +6,7 @@ import { startStack, type Stack } from './support/stack.ts'
 import { createApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { openDatabase } from '../src/db/database.ts'
+import { SqliteStorage } from '../src/db/sqlite-storage.ts'
 import { createLogger } from '../src/log.ts'
 import { baseEnvironment } from './support/service.ts'
 
@@ -15,7 +16,7 @@ function productionApp() {
   if (!loaded.ok) throw new Error(loaded.errors.join())
   const opened = openDatabase(':memory:')
   if (!opened.ok) throw new Error(opened.error)
-  return createApp({ config: loaded.config, db: opened.db, log: createLogger('error', () => {}) }).app
+  return createApp({ config: loaded.config, storage: new SqliteStorage(opened.db), log: createLogger('error', () => {}) }).app
 }
 
 let stack: Stack

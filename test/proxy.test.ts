@@ -29,7 +29,7 @@ beforeAll(async () => {
     },
   })
   markSensitive(ADMIN_KEY, upstream.url, String(new URL(upstream.url).port), String(trap.port))
-  stack.service.services.settings.write({ key: 'proxy.oauth-admin.api_key', value: ADMIN_KEY, encrypted: true }, null)
+  await stack.service.services.settings.write({ key: 'proxy.oauth-admin.api_key', value: ADMIN_KEY, encrypted: true }, null)
 })
 afterAll(async () => {
   await stack.stop()

@@ -130,14 +130,14 @@ describe('writes through the admin proxies are audited', () => {
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
       test(`${method} ${prefix}: one event with actor, method, prefix, path with ids, status, outcome; no body or query value`, async () => {
         upstream.answer = () => Response.json({ ok: true }, { status: method === 'DELETE' ? 200 : 201 })
-        const before = stack.service.services.audit.list({ limit: 1000, action: 'proxy_write' }).length
+        const before = (await stack.service.services.audit.list({ limit: 1000, action: 'proxy_write' })).length
         const response = await fetch(`${stack.service.url}${prefix}/admin/clients/client-42?secret_query=query-value-xyz`, {
           method,
           headers: { cookie: stack.cookie.admin, origin: ORIGIN, 'content-type': 'application/json' },
           body: JSON.stringify({ client_secret: 'body-secret-xyz' }),
         })
         expect(response.status).toBe(method === 'DELETE' ? 200 : 201)
-        const events = stack.service.services.audit.list({ limit: 1000, action: 'proxy_write' })
+        const events = (await stack.service.services.audit.list({ limit: 1000, action: 'proxy_write' }))
         expect(events.length).toBe(before + 1)
         const event = events[0]!
         expect(event).toMatchObject({
@@ -149,12 +149,12 @@ describe('writes through the admin proxies are audited', () => {
       })
     }
     test(`GET and HEAD through ${prefix} are not audited`, async () => {
-      const before = stack.service.services.audit.list({ limit: 1000, action: 'proxy_write' }).length
+      const before = (await stack.service.services.audit.list({ limit: 1000, action: 'proxy_write' })).length
       for (const method of ['GET', 'HEAD']) {
         const response = await fetch(`${stack.service.url}${prefix}/admin/clients`, { method, headers: { cookie: stack.cookie.admin } })
         expect(response.status).toBe(200)
       }
-      expect(stack.service.services.audit.list({ limit: 1000, action: 'proxy_write' }).length).toBe(before)
+      expect((await stack.service.services.audit.list({ limit: 1000, action: 'proxy_write' })).length).toBe(before)
     })
   }
 

@@ -96,7 +96,7 @@ describe('GET /api/security/audit', () => {
     expect(body.events.filter((event) => event.action === 'login').map((event) => event.actor)).toEqual([viewer.id, admin.id])
     expect(text).not.toContain(SECRET_VALUE)
     // No ciphertext either: the stored value never reaches the trail.
-    const stored = service.services.settings.list().find((setting) => setting.key === 'smtp.password')!
+    const stored = (await service.services.settings.list()).find((setting) => setting.key === 'smtp.password')!
     expect(text).not.toContain(stored.value)
   })
 
@@ -130,7 +130,7 @@ describe('GET /api/security/audit', () => {
   })
 
   test('limit defaults to 50 and stops at 200', async () => {
-    for (let i = 0; i < 60; i++) service.services.audit.record('identity_search', admin.id, null, { outcome: 'ok' })
+    for (let i = 0; i < 60; i++) await service.services.audit.record('identity_search', admin.id, null, { outcome: 'ok' })
     expect((await audit()).body.events.length).toBe(50)
     expect((await audit('?limit=200')).body.events.length).toBe(67)
   })

@@ -118,7 +118,7 @@ describe('revoked and erased', () => {
   test('a revoked session id stays dead', async () => {
     const value = stack.service.sign({ sub: stack.admin.id, role: 'admin', sid: 'revoke-me' })
     expect((await getSettings(`admin-session=${value}`)).status).not.toBe(401)
-    stack.service.services.revocations.revokeSession('revoke-me', Math.floor(clock.now() / 1000) + 3600)
+    await stack.service.services.revocations.revokeSession('revoke-me', Math.floor(clock.now() / 1000) + 3600)
     expect((await getSettings(`admin-session=${value}`)).status).toBe(401)
   })
 

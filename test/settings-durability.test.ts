@@ -108,17 +108,17 @@ describe('concurrent writers', () => {
       expect(exits.every((code) => code === 0)).toBe(true)
       expect(statuses.every((s) => s === 200 || s === 201)).toBe(true)
 
-      const all = stack.service.services.settings.list()
+      const all = await stack.service.services.settings.list()
       const keys = new Set(all.map((s) => s.key))
       for (let i = 0; i < HTTP_WRITES; i++) if (i % 10 !== 0) expect(keys.has(`http.key.${i}`)).toBe(true)
-      for (let i = 0; i < CLI_WRITES; i++) expect(stack.service.services.settings.getDecrypted(`cli.key.${i}`)).toBe(`cli value ${i}`)
+      for (let i = 0; i < CLI_WRITES; i++) expect(await stack.service.services.settings.getDecrypted(`cli.key.${i}`)).toBe(`cli value ${i}`)
       expect(keys.has('shared.key')).toBe(true)
       // Exactly one writer created the shared key; every other write to it was an update.
-      const sharedEvents = stack.service.services.audit.list({ limit: 1000, action: 'settings_write' }).filter((e) => e.target === 'shared.key')
+      const sharedEvents = (await stack.service.services.audit.list({ limit: 1000, action: 'settings_write' })).filter((e) => e.target === 'shared.key')
       expect(sharedEvents).toHaveLength(HTTP_WRITES / 10 + 4)
       expect(sharedEvents.filter((e) => e.detail?.outcome === 'created')).toHaveLength(1)
       // The writers really overlapped: command-line writes landed between HTTP writes.
-      const writes = stack.service.services.audit.list({ limit: 1000, action: 'settings_write' })
+      const writes = await stack.service.services.audit.list({ limit: 1000, action: 'settings_write' })
       const httpIds = writes.filter((e) => e.actor !== null).map((e) => e.id)
       const interleaved = writes.filter((e) => e.actor === null && e.id > Math.min(...httpIds) && e.id < Math.max(...httpIds))
       expect(interleaved.length).toBeGreaterThan(0)

@@ -28,7 +28,7 @@ function client(stack: Stack) {
 }
 
 function insertRow(stack: Stack, key: string, value: string, encrypted: boolean): void {
-  stack.service.services.db
+  stack.service.db!
     .query('INSERT OR REPLACE INTO settings (key, value, encrypted, category, updated_at) VALUES (?, ?, ?, NULL, ?)')
     .run(key, value, encrypted ? 1 : 0, new Date().toISOString())
 }
@@ -298,11 +298,11 @@ describe('settings routes', () => {
       await api('GET', '/api/settings/audit.secret?decrypt=true')
       await api('GET', '/api/settings/audit.secret')
       await api('DELETE', '/api/settings/audit.secret')
-      const events = stack.service.services.audit.list({ limit: 1000 }).filter((e) => e.target === 'audit.secret')
+      const events = (await stack.service.services.audit.list({ limit: 1000 })).filter((e) => e.target === 'audit.secret')
       expect(events.map((e) => e.action)).toEqual(['settings_delete', 'settings_decrypt_read', 'settings_write', 'settings_write'])
       expect(events.every((e) => e.actor === stack.admin.id)).toBe(true)
       expect(events.map((e) => e.detail?.outcome ?? null)).toEqual([null, null, 'updated', 'created'])
-      const everything = JSON.stringify(stack.service.services.audit.list({ limit: 1000 }))
+      const everything = JSON.stringify(await stack.service.services.audit.list({ limit: 1000 }))
       expect(everything).not.toContain('audited-secret-value')
     })
 
@@ -310,15 +310,15 @@ describe('settings routes', () => {
       await api('POST', '/api/settings', { as: 'viewer', body: { key: 'audit.refused', value: 'v' } })
       await api('POST', '/api/settings', { body: { key: 'audit.refused', value: 5 } })
       await api('DELETE', '/api/settings/audit.refused')
-      expect(stack.service.services.audit.list({ limit: 1000 }).some((e) => e.target === 'audit.refused')).toBe(false)
+      expect((await stack.service.services.audit.list({ limit: 1000 })).some((e) => e.target === 'audit.refused')).toBe(false)
     })
 
     test('list pages newest first and filters by action', async () => {
       const audit = stack.service.services.audit
-      const page = audit.list({ limit: 2, action: 'settings_write' })
+      const page = await audit.list({ limit: 2, action: 'settings_write' })
       expect(page).toHaveLength(2)
       expect(page[0]!.id).toBeGreaterThan(page[1]!.id)
-      const next = audit.list({ limit: 2, action: 'settings_write', before: page[1]!.id })
+      const next = await audit.list({ limit: 2, action: 'settings_write', before: page[1]!.id })
       expect(next[0]!.id).toBeLessThan(page[1]!.id)
       expect(next.every((e) => e.action === 'settings_write')).toBe(true)
     })

@@ -1,12 +1,14 @@
 // Two processes of the service on one database file: a logout or a revocation on one is honoured
-// by the other within 1 s, without a restart.
+// by the other within 1 s, without a restart; so is a setting (an API key) written by the other
+// process or by the command line.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
 import { randomKey } from './support/service.ts'
-import { startProcess, type ServiceProcess } from './support/process.ts'
+import { runToEnd, startProcess, type ServiceProcess } from './support/process.ts'
+import { RecordingUpstream } from './support/upstream.ts'
 import { markSensitive } from './support/leaks.ts'
 import { signSessionCookie, type Role } from '../src/session/cookie.ts'
 import { decodeBase64Key } from '../src/config.ts'
@@ -19,6 +21,9 @@ let admin: FixtureIdentity
 let viewer: FixtureIdentity
 let a: ServiceProcess
 let b: ServiceProcess
+let upstream: RecordingUpstream
+let env: Record<string, string | undefined>
+const encryptionKey = randomKey()
 
 function cookieFor(identity: FixtureIdentity, role: Role, sid: string): string {
   const now = Date.now()
@@ -45,9 +50,12 @@ beforeAll(async () => {
   kratos = new KratosFixture().start()
   admin = kratos.addIdentity({ email: 'shared.admin@example.test', role: 'admin' })
   viewer = kratos.addIdentity({ email: 'shared.viewer@example.test', role: 'viewer' })
-  markSensitive(key, admin.id, viewer.id, kratos.url)
-  const env = {
+  upstream = new RecordingUpstream()
+  markSensitive(key, encryptionKey, admin.id, viewer.id, kratos.url)
+  env = {
     SESSION_SIGNING_KEY: key,
+    ENCRYPTION_KEY: encryptionKey,
+    OAUTH_ADMIN_URL: upstream.url,
     DATABASE_PATH: join(dir, 'shared.db'),
     IDP_ADMIN_URL: kratos.url,
     BASE_URL,
@@ -67,6 +75,7 @@ afterAll(async () => {
     await service.exited
   }
   await kratos.stop()
+  upstream.stop()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -97,3 +106,37 @@ test('an administrator’s revocation on one process is honoured by the other wi
   expect(await status(a, adminCookie)).toBe(200)
   expect(await status(b, adminCookie)).toBe(200)
 })
+
+test('an API key written by one process, then by the command line, is carried by the other’s next call within 1 s', async () => {
+  const adminCookie = cookieFor(admin, 'admin', 'admin-settings')
+  const callThroughB = async () => {
+    const response = await fetch(`${b.url}/api/oauth-admin/admin/clients`, { headers: { cookie: adminCookie } })
+    expect(response.status).toBe(200)
+    await response.body?.cancel()
+    return upstream.last().headers.authorization ?? null
+  }
+  // B has looked the key up, and cached that there is none, before A writes it.
+  expect(await callThroughB()).toBeNull()
+  const viaHttp = `shared-file-key-${randomKey(9)}`
+  const viaCli = `shared-cli-key-${randomKey(9)}`
+  markSensitive(viaHttp, viaCli)
+  const write = await fetch(`${a.url}/api/settings`, {
+    method: 'POST',
+    headers: { cookie: adminCookie, origin: BASE_URL, 'content-type': 'application/json' },
+    body: JSON.stringify({ key: 'proxy.oauth-admin.api_key', value: viaHttp, encrypted: true }),
+  })
+  expect(write.status).toBe(201)
+  expect(await seenWithin(1000, callThroughB, `Bearer ${viaHttp}`)).toBe(true)
+  const cli = await runToEnd(['bun', join(import.meta.dir, '..', 'src', 'main.ts'), 'settings', 'set', 'proxy.oauth-admin.api_key', '--encrypted'], env, { stdin: viaCli })
+  expect(cli.code).toBe(0)
+  expect(await seenWithin(1000, callThroughB, `Bearer ${viaCli}`)).toBe(true)
+})
+
+async function seenWithin(ms: number, read: () => Promise<string | null>, expected: string): Promise<boolean> {
+  const started = performance.now()
+  while (performance.now() - started < ms) {
+    if ((await read()) === expected) return true
+    await Bun.sleep(25)
+  }
+  return (await read()) === expected
+}

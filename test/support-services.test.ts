@@ -97,8 +97,8 @@ describe('happy path', () => {
   test('admin prefixes send their API key, public prefixes none', async () => {
     const key = 'svc-admin-key-0123456789'
     markSensitive(key)
-    service.services.settings.write({ key: 'proxy.idp-admin.api_key', value: key, encrypted: true }, null)
-    service.services.settings.write({ key: 'proxy.idp.api_key', value: 'public-key-must-not-go', encrypted: true }, null)
+    await service.services.settings.write({ key: 'proxy.idp-admin.api_key', value: key, encrypted: true }, null)
+    await service.services.settings.write({ key: 'proxy.idp.api_key', value: 'public-key-must-not-go', encrypted: true }, null)
     store.calls.length = 0
     publicUpstream.calls.length = 0
     await health(cookie.admin)
@@ -113,7 +113,7 @@ describe('happy path', () => {
     const other = await startService({ env: { IDP_ADMIN_URL: store.url, OAUTH_ADMIN_URL: slow.url, ENCRYPTION_KEY: '' } })
     try {
       // Ciphertext the service cannot open (it has no encryption key).
-      other.services.db
+      other.db!
         .query("INSERT INTO settings (key, value, encrypted, category, updated_at) VALUES ('proxy.oauth-admin.api_key', 'v1.AAAA.BBBB', 1, NULL, '2026-01-01T00:00:00.000Z')")
         .run()
       slow.calls.length = 0

@@ -13,20 +13,20 @@ beforeAll(async () => {
   stack = await startStack({ clock })
   markSensitive(...SECRETS)
   const write = (key: string, value: string, encrypted = false) => stack.service.services.settings.write({ key, value, encrypted }, null)
-  write('social.github.enabled', 'true')
-  write('social.github.display_name', 'GitHub')
-  write('social.github.client_id', 'gh-client-id-1234')
-  write('social.github.client_secret', 'gh-client-secret-5678', true)
-  write('social.google.enabled', 'true')
-  write('social.bitbucket.enabled', 'true')
-  write('social.azure.enabled', 'true')
-  write('social.azure.display_name', 'Azure Secret Name', true) // encrypted: never decrypted, the id stands in
-  write('social.gitlab.enabled', 'true', true) // an encrypted flag counts as not set
-  write('social.gitlab.client_secret', 'gl-client-secret-9012', true)
-  write('social.apple.enabled', 'false')
-  write('social.zoom.enabled', 'TRUE') // only the exact text "true" enables
-  write('social.connections_order', 'google, github,unknown,google')
-  write('socialx.other.enabled', 'true')
+  await write('social.github.enabled', 'true')
+  await write('social.github.display_name', 'GitHub')
+  await write('social.github.client_id', 'gh-client-id-1234')
+  await write('social.github.client_secret', 'gh-client-secret-5678', true)
+  await write('social.google.enabled', 'true')
+  await write('social.bitbucket.enabled', 'true')
+  await write('social.azure.enabled', 'true')
+  await write('social.azure.display_name', 'Azure Secret Name', true) // encrypted: never decrypted, the id stands in
+  await write('social.gitlab.enabled', 'true', true) // an encrypted flag counts as not set
+  await write('social.gitlab.client_secret', 'gl-client-secret-9012', true)
+  await write('social.apple.enabled', 'false')
+  await write('social.zoom.enabled', 'TRUE') // only the exact text "true" enables
+  await write('social.connections_order', 'google, github,unknown,google')
+  await write('socialx.other.enabled', 'true')
 })
 afterAll(async () => {
   await stack.stop()
@@ -59,14 +59,14 @@ describe('GET /api/connections/social', () => {
   })
 
   test('never a client id, secret, ciphertext or any other value; nothing is decrypted', async () => {
-    const decryptsBefore = stack.service.services.audit.list({ limit: 1000, action: 'settings_decrypt_read' }).length
+    const decryptsBefore = (await stack.service.services.audit.list({ limit: 1000, action: 'settings_decrypt_read' })).length
     const { text } = await social()
     for (const secret of SECRETS) expect(text).not.toContain(secret)
-    for (const setting of stack.service.services.settings.list()) {
+    for (const setting of await stack.service.services.settings.list()) {
       if (setting.encrypted || setting.key.endsWith('.client_id')) expect(text).not.toContain(setting.value)
     }
     expect(text).not.toMatch(/client|secret|true|false/i)
-    expect(stack.service.services.audit.list({ limit: 1000, action: 'settings_decrypt_read' }).length).toBe(decryptsBefore)
+    expect((await stack.service.services.audit.list({ limit: 1000, action: 'settings_decrypt_read' })).length).toBe(decryptsBefore)
   })
 
   test('disabling is seen at once; a newly enabled provider within the cache time-to-live', async () => {

@@ -1,8 +1,9 @@
 // The audit trail (decisions §9 `GET /api/security/audit`): who did what to which target, kept in
-// SQLite. Targets are names (a setting key, an identity id); values never go in here.
+// the storage (SQLite or PostgreSQL). Targets are names (a setting key, an identity id); values
+// never go in here.
 
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock.ts'
+import type { AuditRecord, Storage } from '../db/storage.ts'
 
 export type AuditAction =
   | 'settings_write'
@@ -36,62 +37,35 @@ export interface AuditQuery {
   actor?: string
 }
 
-interface AuditRow {
-  id: number
-  at: string
-  action: string
-  actor: string | null
-  target: string | null
-  detail: string | null
-}
-
 const MAX_LIMIT = 1000
 
 export class AuditLog {
   constructor(
-    private readonly db: Database,
+    private readonly storage: Storage,
     private readonly clock: Clock,
   ) {}
 
+  /** The row for an event now; for units of work that commit it together with their change. */
+  entry(action: AuditAction, actor: string | null, target: string | null, detail?: AuditEvent['detail']): AuditRecord {
+    return { at: new Date(this.clock.now()).toISOString(), action, actor, target, detail: detail ? JSON.stringify(detail) : null }
+  }
+
   /** Appends one event; its own statement, so it commits with or after the change it describes. */
-  record(action: AuditAction, actor: string | null, target: string | null, detail?: AuditEvent['detail']): void {
-    this.db
-      .query('INSERT INTO audit_events (at, action, actor, target, detail) VALUES (?, ?, ?, ?, ?)')
-      .run(new Date(this.clock.now()).toISOString(), action, actor, target, detail ? JSON.stringify(detail) : null)
+  record(action: AuditAction, actor: string | null, target: string | null, detail?: AuditEvent['detail']): Promise<void> {
+    return this.storage.audit.append(this.entry(action, actor, target, detail))
   }
 
   /** Newest first. */
-  list(query: AuditQuery): AuditEvent[] {
+  async list(query: AuditQuery): Promise<AuditEvent[]> {
     const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(query.limit)))
-    const where: string[] = []
-    const params: (string | number)[] = []
-    if (query.before !== undefined) {
-      where.push('id < ?')
-      params.push(query.before)
-    }
-    if (query.action !== undefined) {
-      where.push('action = ?')
-      params.push(query.action)
-    }
-    if (query.actor !== undefined) {
-      where.push('actor = ?')
-      params.push(query.actor)
-    }
-    params.push(limit)
-    const sql =
-      'SELECT id, at, action, actor, target, detail FROM audit_events' +
-      (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
-      ' ORDER BY id DESC LIMIT ?'
-    return this.db
-      .query<AuditRow, (string | number)[]>(sql)
-      .all(...params)
-      .map((row) => ({
-        id: row.id,
-        at: row.at,
-        action: row.action as AuditAction,
-        actor: row.actor,
-        target: row.target,
-        detail: row.detail === null ? null : (JSON.parse(row.detail) as AuditEvent['detail']),
-      }))
+    const rows = await this.storage.audit.list({ limit, before: query.before, action: query.action, actor: query.actor })
+    return rows.map((row) => ({
+      id: row.id,
+      at: row.at,
+      action: row.action as AuditAction,
+      actor: row.actor,
+      target: row.target,
+      detail: row.detail === null ? null : (JSON.parse(row.detail) as AuditEvent['detail']),
+    }))
   }
 }

@@ -109,7 +109,7 @@ export function authRoutes(services: Pick<Services, 'config' | 'clock' | 'log' |
       const lifetime = sessionLifetime(outcome.expiresIn)
       const session = { v: 1 as const, sid: newSessionId(), sub: outcome.subject, email, role: role as Role, iat, iatMs, exp: iat + lifetime }
       verifier.confirmIdentity(outcome.subject)
-      audit.record('login', outcome.subject, null, { role })
+      await audit.record('login', outcome.subject, null, { role })
       return redirect(landingPath(returnToCookie), [...clearFlowCookies, sessionSetCookie(secure, signSessionCookie(config.sessionSigningKey, session), lifetime)])
     })
 
@@ -122,14 +122,15 @@ export function authRoutes(services: Pick<Services, 'config' | 'clock' | 'log' |
       return { user: { identityId: sub, email, role } }
     })
 
-    .post('/api/auth/logout', ({ request }) => {
+    .post('/api/auth/logout', async ({ request }) => {
       const values = readCookieValues(request.headers.get('cookie'), SESSION_COOKIE)
       for (const value of values) {
         const result = verifySessionCookie(config.sessionSigningKey, value, nowSeconds())
         if (!result.ok) continue
         // Kept until the cookie could no longer verify anyway, so a replayed copy stays dead.
-        revocations.revokeSession(result.session.sid, result.session.exp)
-        audit.record('logout', result.session.sub, null)
+        // When it cannot be recorded (database unavailable) the answer is 503 and the cookie stays, so it can be tried again.
+        await revocations.revokeSession(result.session.sid, result.session.exp)
+        await audit.record('logout', result.session.sub, null)
       }
       return new Response(null, { status: 204, headers: { 'set-cookie': sessionClearCookie(secure) } })
     })

@@ -1,11 +1,11 @@
-// `admin-dashboard settings …`: the operator's way to the settings store, on the same database
-// file as a running service (WAL and busy_timeout make that safe). A running service sees these
-// changes within SETTINGS_CACHE_TTL_SECONDS. Values are printed by `get` only.
+// `admin-dashboard settings …`: the operator's way to the settings store, on the same database as
+// a running service: the SQLite file (WAL and busy_timeout make that safe) or PostgreSQL when
+// DATABASE_URL is set. Running services see these changes within 1 s. Values are printed by `get` only.
 
 import { AuditLog } from '../audit/audit.ts'
 import { systemClock } from '../clock.ts'
 import { loadConfig, type Environment } from '../config.ts'
-import { openDatabase } from '../db/database.ts'
+import { openStorage } from '../db/open.ts'
 import { ApiError } from '../http/errors.ts'
 import { createLogger } from '../log.ts'
 import { createSettingsService, type SettingsService } from '../settings/service.ts'
@@ -29,7 +29,7 @@ export interface CliIo {
   err(text: string): void
 }
 
-const processIo: CliIo = {
+export const processIo: CliIo = {
   env: process.env,
   readStdin: () => Bun.stdin.text(),
   out: (text) => void process.stdout.write(text),
@@ -98,16 +98,16 @@ export async function runSettingsCommand(args: string[], io: CliIo = processIo):
     io.err(['admin-dashboard: invalid configuration:', ...loaded.errors.map((e) => `  ${e}`)].join('\n') + '\n')
     return 1
   }
-  const opened = openDatabase(loaded.config.databasePath)
+  const log = createLogger('error', (line) => io.err(line))
+  const opened = await openStorage(loaded.config, log)
   if (!opened.ok) {
     io.err(`admin-dashboard: ${opened.error}\n`)
     return 1
   }
-  const log = createLogger('error', (line) => io.err(line))
   const settings = createSettingsService({
     config: loaded.config,
-    db: opened.db,
-    audit: new AuditLog(opened.db, systemClock),
+    storage: opened.storage,
+    audit: new AuditLog(opened.storage, systemClock),
     clock: systemClock,
     log,
   })
@@ -120,26 +120,26 @@ export async function runSettingsCommand(args: string[], io: CliIo = processIo):
     }
     throw error
   } finally {
-    opened.db.close()
+    await opened.storage.close()
   }
 }
 
 async function execute(parsed: Parsed, settings: SettingsService, io: CliIo): Promise<number> {
   switch (parsed.command) {
     case 'list': {
-      const rows = settings.list().map((s) => [s.key, s.encrypted ? 'encrypted' : 'plain', s.category ?? '-', s.updated_at])
+      const rows = (await settings.list()).map((s) => [s.key, s.encrypted ? 'encrypted' : 'plain', s.category ?? '-', s.updated_at])
       io.out(formatTable([['KEY', 'STORED', 'CATEGORY', 'UPDATED'], ...rows]))
       return 0
     }
     case 'get': {
-      const setting = settings.read(parsed.key, { decrypt: parsed.decrypt, actor: null })
+      const setting = await settings.read(parsed.key, { decrypt: parsed.decrypt, actor: null })
       if (!setting) return missing(io)
       io.out(`${setting.value}\n`)
       return 0
     }
     case 'set': {
       const value = (await io.readStdin()).replace(/\r?\n$/, '')
-      const { outcome } = settings.write(
+      const { outcome } = await settings.write(
         { key: parsed.key, value, encrypted: parsed.encrypted, category: parsed.category },
         null,
       )
@@ -147,11 +147,11 @@ async function execute(parsed: Parsed, settings: SettingsService, io: CliIo): Pr
       return 0
     }
     case 'delete':
-      if (!settings.remove(parsed.key, null)) return missing(io)
+      if (!(await settings.remove(parsed.key, null))) return missing(io)
       io.out(`deleted ${parsed.key}\n`)
       return 0
     case 'reencrypt': {
-      const result = settings.reencryptAll(null)
+      const result = await settings.reencryptAll(null)
       if (result.ok) {
         io.out(`re-encrypted ${result.reencrypted} value${result.reencrypted === 1 ? '' : 's'} under ENCRYPTION_KEY\n`)
         return 0
@@ -180,6 +180,8 @@ function describeFailure(error: ApiError): string {
       return 'ENCRYPTION_KEY is not set; encrypted values cannot be written or read'
     case 'decryption_failed':
       return 'the stored value does not decrypt with ENCRYPTION_KEY or ENCRYPTION_KEY_PREVIOUS'
+    case 'database_unavailable':
+      return 'the database did not answer; try again'
     default:
       return error.publicMessage ?? error.message
   }

@@ -81,11 +81,3 @@ function migrate(db: Database): void {
     }).immediate()
   }
 }
-
-export function databaseUsable(db: Database): boolean {
-  try {
-    return db.query<{ one: number }, []>('SELECT 1 AS one').get()?.one === 1
-  } catch {
-    return false
-  }
-}

@@ -1,6 +1,6 @@
 // Versioned schema. Append new versions; never edit one that has shipped.
 
-interface Migration {
+export interface Migration {
   version: number
   sql: string
 }

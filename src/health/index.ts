@@ -1,17 +1,16 @@
 import { Elysia } from 'elysia'
-import type { Database } from 'bun:sqlite'
 import { missingLoginVariables, type Config } from '../config.ts'
-import { databaseUsable } from '../db/database.ts'
+import type { Storage } from '../db/storage.ts'
 import { errorResponse } from '../http/errors.ts'
 
 /** GET /api/health (decisions §2): 200 when login is configured and the database answers. */
-export function healthRoutes(config: Config, db: Database) {
+export function healthRoutes(config: Config, storage: Storage) {
   const missing = missingLoginVariables(config)
-  return new Elysia({ name: 'health' }).get('/api/health', () => {
+  return new Elysia({ name: 'health' }).get('/api/health', async () => {
     if (missing.length > 0) {
       return errorResponse('not_configured', { message: `Missing configuration: ${missing.join(', ')}.` })
     }
-    if (!databaseUsable(db)) return errorResponse('not_configured', { message: 'The database is not usable.' })
+    if (!(await storage.ping())) return errorResponse('not_configured', { message: 'The database is not usable.' })
     return { status: 'ok' }
   })
 }

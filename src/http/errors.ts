@@ -22,6 +22,7 @@ export type ErrorCode =
   | 'encryption_unavailable'
   | 'identity_backend_unavailable'
   | 'service_unavailable'
+  | 'database_unavailable'
 
 interface ErrorSpec {
   status: number
@@ -68,6 +69,7 @@ const ERRORS: Record<ErrorCode, ErrorSpec> = {
     status: 503,
     message: 'The identity store is unavailable; try again shortly.',
   },
+  database_unavailable: { status: 503, message: 'The database is unavailable; try again shortly.' },
 }
 
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[]

@@ -33,7 +33,7 @@ export class IdentitiesService {
       outcome = parsed.ok ? await this.list(parsed.query) : parsed
       return outcome
     } finally {
-      this.audit(adminId, requestedFilter(params), outcome.ok ? 'ok' : outcome.code)
+      await this.audit(adminId, requestedFilter(params), outcome.ok ? 'ok' : outcome.code)
     }
   }
 
@@ -78,11 +78,11 @@ export class IdentitiesService {
    * The audit trail (spec rule 6): one JSON line on stdout and one row in `audit_events`. The
    * filter may be an e-mail; it belongs in the server-side trail and never in a response.
    */
-  private audit(adminId: string, searchFilter: string | null, outcome: string): void {
+  private async audit(adminId: string, searchFilter: string | null, outcome: string): Promise<void> {
     const timestamp = new Date(this.deps.clock.now()).toISOString()
     this.deps.log.audit({ action: 'identity_search', adminId, searchFilter, timestamp, outcome })
     try {
-      this.deps.audit.record('identity_search', adminId, searchFilter, { outcome })
+      await this.deps.audit.record('identity_search', adminId, searchFilter, { outcome })
     } catch (error) {
       this.deps.log.error('audit_write_failed', { action: 'identity_search', ...describeError(error) })
     }

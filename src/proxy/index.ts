@@ -146,7 +146,7 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
       const failure = classifyFailure(error, controller.signal.aborted)
       log.warn('proxy_failed', { prefix: prefix.name, method: request.method, failure: failure.class, ...describeError(error) })
       noteOn(request, { upstream_failure: failure.class })
-      if (prefix.admin) auditWrite(prefix, request, upstreamPath(joined.url, base), null, failure.class)
+      if (prefix.admin) await auditWrite(prefix, request, upstreamPath(joined.url, base), null, failure.class)
       throw new ApiError(failure.code)
     } finally {
       clearTimeout(timer)
@@ -156,11 +156,12 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
       const deleted = joined.url.pathname.slice(base.pathname.replace(/\/+$/, '').length).match(IDENTITY_PATH)
       if (deleted && (prefix.name === 'idp-admin' || prefix.name === 'iam-idp-admin')) {
         // Erasing an identity ends its dashboard sessions now, not at the next presence check.
-        services.endSessionsOf(decodeURIComponent(deleted[1]!))
+        // The upstream's answer stands even when this cannot be recorded; the erasure check still catches it.
+        await services.endSessionsOf(decodeURIComponent(deleted[1]!)).catch((error: unknown) => log.error('end_sessions_failed', describeError(error)))
       }
     }
 
-    if (prefix.admin) auditWrite(prefix, request, upstreamPath(joined.url, base), upstream.status, upstream.status < 400 ? 'ok' : 'upstream_refused')
+    if (prefix.admin) await auditWrite(prefix, request, upstreamPath(joined.url, base), upstream.status, upstream.status < 400 ? 'ok' : 'upstream_refused')
 
     const responseHeaders = relayedResponseHeaders(upstream.headers, (location) => rewriteLocation(location, base, prefix))
     const bodyless = request.method === 'HEAD' || upstream.status === 204 || upstream.status === 304 || upstream.body === null
@@ -176,9 +177,14 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
   }
 
   /** A write through an admin prefix, in the audit trail: who, which method and path (ids, never query values or bodies), how it ended. */
-  function auditWrite(prefix: ProxyPrefix, request: Request, path: string, status: number | null, outcome: string): void {
+  async function auditWrite(prefix: ProxyPrefix, request: Request, path: string, status: number | null, outcome: string): Promise<void> {
     if (NO_BODY_METHODS.has(request.method)) return
-    services.audit.record('proxy_write', attachedSession(request)?.sub ?? null, path, { prefix: prefix.name, method: request.method, status, outcome })
+    try {
+      await services.audit.record('proxy_write', attachedSession(request)?.sub ?? null, path, { prefix: prefix.name, method: request.method, status, outcome })
+    } catch (error) {
+      // The upstream has already acted: its answer still goes back; the missing event is logged loudly.
+      log.error('audit_write_failed', { action: 'proxy_write', prefix: prefix.name, ...describeError(error) })
+    }
   }
 }
 

@@ -12,21 +12,21 @@ export function securityRoutes(services: Pick<Services, 'audit' | 'config' | 'en
   return new Elysia({ name: 'security' })
     .post(
       '/api/security/sessions/revoke',
-      ({ body, request }) => {
+      async ({ body, request }) => {
         const actor = sessionOf(request).sub
-        services.endSessionsOf(body.identity_id)
-        services.audit.record('sessions_revoke', actor, body.identity_id)
+        await services.endSessionsOf(body.identity_id)
+        await services.audit.record('sessions_revoke', actor, body.identity_id)
         return new Response(null, { status: 204 })
       },
       { body: t.Object({ identity_id: t.String({ minLength: 1, maxLength: 128 }) }) },
     )
     // Newest first; `next_before` is the cursor for the next (older) page, null on the last one.
-    .get('/api/security/audit', ({ request }) => {
+    .get('/api/security/audit', async ({ request }) => {
       const parsed = parseAuditQuery(new URL(request.url).searchParams)
       if (!parsed.ok) throw new ApiError('bad_request', { message: `Invalid query parameter: ${parsed.field}.` })
       const { limit } = parsed.query
       // One more than asked tells whether an older page exists.
-      const rows = services.audit.list({ ...parsed.query, limit: limit + 1 })
+      const rows = await services.audit.list({ ...parsed.query, limit: limit + 1 })
       const events = rows.slice(0, limit)
       return { events, next_before: rows.length > limit ? events[events.length - 1]!.id : null }
     })

@@ -1,77 +1,100 @@
-// Revoked sessions survive restarts: they live in SQLite and in memory for the hot path.
-// Other processes on the same file may revoke too: `PRAGMA data_version` changes when another
-// connection commits, and is read at most every RELOAD_CHECK_MS, so their revocations count within 1 s.
+// Revoked sessions survive restarts and are shared by every process on the same storage: they live
+// in the database and, for the hot path, in memory. Revocations made elsewhere (another replica,
+// another process on the same SQLite file) reach memory through the storage's change feed, which
+// reloads them. What memory says "not revoked" counts only while the feed has had news from the
+// database within FRESHNESS_WINDOW_MS; past that the answer is "unknown" and the gate fails closed.
 
-import type { Database } from 'bun:sqlite'
+import { FRESHNESS_WINDOW_MS, type IdentityRevocation, type RevocationSnapshot, type Storage } from '../db/storage.ts'
+import { describeError, type Logger } from '../log.ts'
 
-const RELOAD_CHECK_MS = 250
+type Revocation = 'revoked' | 'not_revoked' | 'unknown'
 
-interface IdentityRevocation {
-  seconds: number
-  /** null for rows written before millisecond times were kept. */
-  ms: number | null
-}
+type LocalChange = { kind: 'session'; sid: string; expiresAt: number } | { kind: 'identity'; id: string; revocation: IdentityRevocation }
 
 export class RevocationStore {
   private revokedSessions = new Map<string, number>()
   private revokedIdentities = new Map<string, IdentityRevocation>()
-  private dataVersion = -1
-  private checkedAt = 0
+  private loaded = false
+  private current: Promise<void> | null = null
+  private next: Promise<void> | null = null
+  /** This process's own revocations made while a load is under way: replayed over its result. */
+  private sinceLoad: LocalChange[] | null = null
+  /** Settles (never rejects) once the first load is done or has failed. */
+  readonly ready: Promise<void>
 
-  constructor(private readonly db: Database, nowSeconds: number) {
-    this.db.query('DELETE FROM revoked_sessions WHERE expires_at <= ?').run(nowSeconds)
-    this.reload()
+  constructor(
+    private readonly storage: Storage,
+    nowSeconds: number,
+    private readonly log?: Logger,
+  ) {
+    storage.changes.subscribe((change) => (change.topic === 'revocations' ? this.reload() : undefined))
+    this.ready = storage.revocations
+      .forgetExpired(nowSeconds)
+      .then(() => this.reload())
+      .catch((error: unknown) => this.log?.error('revocations_load_failed', describeError(error)))
   }
 
-  private readDataVersion(): number {
-    return this.db.query<{ data_version: number }, []>('PRAGMA data_version').get()!.data_version
-  }
-
-  private reload(): void {
-    this.dataVersion = this.readDataVersion()
-    this.checkedAt = performance.now()
-    const sessions = new Map<string, number>()
-    for (const row of this.db.query<{ sid: string; expires_at: number }, []>('SELECT sid, expires_at FROM revoked_sessions').all()) {
-      sessions.set(row.sid, row.expires_at)
+  /** One load at a time; a change that arrives during a load gets one more load after it. */
+  private reload(): Promise<void> {
+    if (this.next) return this.next
+    if (this.current) {
+      this.next = this.current
+        .catch(() => {})
+        .then(() => {
+          this.next = null
+          return this.reload()
+        })
+      return this.next
     }
-    const identities = new Map<string, IdentityRevocation>()
-    for (const row of this.db
-      .query<{ identity_id: string; revoked_at: number; revoked_at_ms: number | null }, []>(
-        'SELECT identity_id, revoked_at, revoked_at_ms FROM identity_revocations',
-      )
-      .all()) {
-      identities.set(row.identity_id, { seconds: row.revoked_at, ms: row.revoked_at_ms })
-    }
-    this.revokedSessions = sessions
-    this.revokedIdentities = identities
+    this.current = this.load().finally(() => {
+      this.current = null
+    })
+    return this.current
   }
 
-  /** Picks up what another process wrote; real time, since the other process acts in real time. */
-  private refresh(): void {
-    const now = performance.now()
-    if (now - this.checkedAt < RELOAD_CHECK_MS) return
-    this.checkedAt = now
-    if (this.readDataVersion() !== this.dataVersion) this.reload()
+  private async load(): Promise<void> {
+    this.sinceLoad = []
+    let snapshot: RevocationSnapshot
+    try {
+      snapshot = await this.storage.revocations.load()
+    } catch (error) {
+      this.sinceLoad = null
+      throw error
+    }
+    for (const change of this.sinceLoad) {
+      if (change.kind === 'session') snapshot.sessions.set(change.sid, change.expiresAt)
+      else snapshot.identities.set(change.id, change.revocation)
+    }
+    this.sinceLoad = null
+    this.revokedSessions = snapshot.sessions
+    this.revokedIdentities = snapshot.identities
+    this.loaded = true
   }
 
   /** Ends one session; `expiresAt` lets the row be forgotten once the cookie could no longer verify. */
-  revokeSession(sid: string, expiresAt: number): void {
-    this.db.query('INSERT OR REPLACE INTO revoked_sessions (sid, expires_at) VALUES (?, ?)').run(sid, expiresAt)
+  async revokeSession(sid: string, expiresAt: number): Promise<void> {
+    await this.storage.revocations.revokeSession(sid, expiresAt)
     this.revokedSessions.set(sid, expiresAt)
+    this.sinceLoad?.push({ kind: 'session', sid, expiresAt })
   }
 
   /** Ends every session of an identity issued up to `nowMs`. */
-  revokeIdentity(identityId: string, nowMs: number): void {
+  async revokeIdentity(identityId: string, nowMs: number): Promise<void> {
     const ms = Math.floor(nowMs)
-    const seconds = Math.floor(ms / 1000)
-    this.db
-      .query('INSERT OR REPLACE INTO identity_revocations (identity_id, revoked_at, revoked_at_ms) VALUES (?, ?, ?)')
-      .run(identityId, seconds, ms)
-    this.revokedIdentities.set(identityId, { seconds, ms })
+    const revocation = { seconds: Math.floor(ms / 1000), ms }
+    await this.storage.revocations.revokeIdentity(identityId, revocation)
+    this.revokedIdentities.set(identityId, revocation)
+    this.sinceLoad?.push({ kind: 'identity', id: identityId, revocation })
   }
 
-  isRevoked(session: { sid: string; sub: string; iat: number; iatMs?: number }): boolean {
-    this.refresh()
+  /** A memory lookup. "unknown" when memory cannot vouch for the last FRESHNESS_WINDOW_MS. */
+  revocationOf(session: { sid: string; sub: string; iat: number; iatMs?: number }): Revocation {
+    if (this.loaded && this.isRevoked(session)) return 'revoked'
+    if (!this.loaded || performance.now() - this.storage.changes.freshAt() > FRESHNESS_WINDOW_MS) return 'unknown'
+    return 'not_revoked'
+  }
+
+  private isRevoked(session: { sid: string; sub: string; iat: number; iatMs?: number }): boolean {
     if (this.revokedSessions.has(session.sid)) return true
     const revoked = this.revokedIdentities.get(session.sub)
     if (revoked === undefined) return false

@@ -15,6 +15,8 @@ type SessionCheck =
   /** `clearCookie`: the cookie is dead for good (bad, expired, revoked, erased identity). */
   | { ok: false; code: 'not_authenticated'; clearCookie: boolean }
   | { ok: false; code: 'identity_backend_unavailable'; clearCookie: false }
+  /** Whether it was revoked cannot be told (the database has been out of reach for too long). */
+  | { ok: false; code: 'database_unavailable'; clearCookie: false }
 
 const VERIFIED_CACHE_LIMIT = 10_000
 
@@ -53,7 +55,14 @@ export class SessionVerifier {
       return { ok: false, code: 'not_authenticated', clearCookie: true }
     }
 
-    if (this.revocations.isRevoked(session)) return { ok: false, code: 'not_authenticated', clearCookie: true }
+    let revocation = this.revocations.revocationOf(session)
+    if (revocation === 'unknown') {
+      // Only right after the start can the first load still be under way.
+      await this.revocations.ready
+      revocation = this.revocations.revocationOf(session)
+    }
+    if (revocation === 'revoked') return { ok: false, code: 'not_authenticated', clearCookie: true }
+    if (revocation === 'unknown') return { ok: false, code: 'database_unavailable', clearCookie: false }
 
     const presence = await this.presenceOf(session.sub)
     if (presence === 'gone') return { ok: false, code: 'not_authenticated', clearCookie: true }

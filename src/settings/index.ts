@@ -12,16 +12,16 @@ const NO_SUCH_SETTING = 'No setting with this key.'
 export function settingsRoutes(services: { settings: SettingsService }) {
   const { settings } = services
   return new Elysia({ name: 'settings' })
-    .get('/api/settings', ({ query }) => settings.list(query.category), { query: settingsListQuery })
+    .get('/api/settings', async ({ query }) => settings.list(query.category), { query: settingsListQuery })
     .get(
       '/api/settings/:key',
-      ({ params, query, request, set }) => {
+      async ({ params, query, request, set }) => {
         // A repeated parameter is ambiguous (which one wins is the parser's choice): refuse it.
         if (new URL(request.url).searchParams.getAll('decrypt').length > 1) {
           throw new ApiError('bad_request', { message: 'Invalid or missing query parameter: decrypt.' })
         }
         const decrypt = query.decrypt === 'true'
-        const setting = settings.read(params.key, { decrypt, actor: sessionOf(request).sub })
+        const setting = await settings.read(params.key, { decrypt, actor: sessionOf(request).sub })
         if (setting === null) throw new ApiError('not_found', { message: NO_SUCH_SETTING })
         // A plaintext answer must not be stored by any cache on the way (the gate sets it for all
         // API answers; repeated here so this guarantee does not depend on that).
@@ -32,15 +32,15 @@ export function settingsRoutes(services: { settings: SettingsService }) {
     )
     .post(
       '/api/settings',
-      ({ body, request, set }) => {
-        const { outcome, setting } = settings.write(body, sessionOf(request).sub)
+      async ({ body, request, set }) => {
+        const { outcome, setting } = await settings.write(body, sessionOf(request).sub)
         set.status = outcome === 'created' ? 201 : 200
         return setting
       },
       { body: settingWriteBody },
     )
-    .delete('/api/settings/:key', ({ params, request, set }) => {
-      if (!settings.remove(params.key, sessionOf(request).sub)) throw new ApiError('not_found', { message: NO_SUCH_SETTING })
+    .delete('/api/settings/:key', async ({ params, request, set }) => {
+      if (!(await settings.remove(params.key, sessionOf(request).sub))) throw new ApiError('not_found', { message: NO_SUCH_SETTING })
       set.status = 204
       return undefined
     })

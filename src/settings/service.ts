@@ -1,8 +1,9 @@
 // The settings layer: what the routes, the command line and other features (proxy API keys,
 // social connections) use. Consumer reads go through a TTL cache that this process's own writes
-// invalidate at once; other processes' writes (the command line) are seen within the TTL.
+// invalidate at once, and other processes' writes (replicas, the command line) within 1 s: the
+// storage's change feed says which keys changed. While the feed cannot vouch for the last second
+// (database unreachable), the cache is not trusted and reads go to the database.
 
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock.ts'
 import type { Config, UpstreamName } from '../config.ts'
 import type { AuditLog } from '../audit/audit.ts'
@@ -10,7 +11,8 @@ import { ApiError } from '../http/errors.ts'
 import { describeError, type Logger } from '../log.ts'
 import { TtlCache } from './cache.ts'
 import { settingAad, SettingsCipher } from './cipher.ts'
-import { SettingsStore, type Setting, type UpsertOutcome } from './store.ts'
+import { FRESHNESS_WINDOW_MS, type Storage } from '../db/storage.ts'
+import type { Setting, UpsertOutcome } from './store.ts'
 
 export const SETTING_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$'
 const SETTING_KEY = new RegExp(SETTING_KEY_PATTERN)
@@ -35,7 +37,7 @@ interface CachedSetting {
 }
 
 interface SettingsServiceDeps {
-  store: SettingsStore
+  storage: Storage
   cipher: SettingsCipher
   audit: AuditLog
   clock: Clock
@@ -45,9 +47,25 @@ interface SettingsServiceDeps {
 
 export class SettingsService {
   private readonly cache: TtlCache<CachedSetting>
+  /** Raised by every invalidation: a read that started before one does not fill the cache. */
+  private generation = 0
 
   constructor(private readonly deps: SettingsServiceDeps) {
     this.cache = new TtlCache(deps.clock, deps.ttlSeconds * 1000)
+    deps.storage.changes.subscribe((change) => {
+      if (change.topic === 'settings') this.invalidate(change.key)
+    })
+  }
+
+  private invalidate(key: string | null): void {
+    this.generation++
+    if (key === null) this.cache.clear()
+    else this.cache.delete(key)
+  }
+
+  /** Whether the change feed has news from the database within the window (real time, as the replicas act in real time). */
+  private trustsCache(): boolean {
+    return performance.now() - this.deps.storage.changes.freshAt() <= FRESHNESS_WINDOW_MS
   }
 
   get cipher(): SettingsCipher {
@@ -57,16 +75,16 @@ export class SettingsService {
   // Consumer reads (cached) ------------------------------------------------------------------
 
   /** The setting as stored (ciphertext when encrypted), or null. */
-  getSetting(key: string): Readonly<Setting> | null {
-    return this.cached(key).setting
+  async getSetting(key: string): Promise<Readonly<Setting> | null> {
+    return (this.cacheHit(key) ?? (await this.load(key))).setting
   }
 
   /**
    * The plaintext value, or null when the key is not set. Throws ApiError
    * `encryption_unavailable` or `decryption_failed` when an encrypted value cannot be read.
    */
-  getDecrypted(key: string): string | null {
-    const entry = this.cached(key)
+  async getDecrypted(key: string): Promise<string | null> {
+    const entry = this.cacheHit(key) ?? (await this.load(key))
     const { setting } = entry
     if (setting === null) return null
     if (!setting.encrypted) return setting.value
@@ -82,7 +100,7 @@ export class SettingsService {
   async apiKeyFor(prefix: UpstreamName): Promise<string | null> {
     const key = `proxy.${prefix}.api_key`
     try {
-      const value = this.getDecrypted(key)
+      const value = await this.getDecrypted(key)
       return value === null || value === '' ? null : value
     } catch (error) {
       this.deps.log.error('api_key_unreadable', { prefix, ...describeError(error), code: (error as ApiError).code })
@@ -90,21 +108,25 @@ export class SettingsService {
     }
   }
 
-  private cached(key: string): CachedSetting {
-    const hit = this.cache.get(key)
-    if (hit !== undefined) return hit
-    const found = this.deps.store.get(key)
+  /** The hot path: a memory lookup, when the cache may be trusted. */
+  private cacheHit(key: string): CachedSetting | undefined {
+    return this.trustsCache() ? this.cache.get(key) : undefined
+  }
+
+  private async load(key: string): Promise<CachedSetting> {
+    const generation = this.generation
+    const found = await this.deps.storage.settings.get(key)
     // Frozen: every consumer gets the same object until the entry expires.
     const entry: CachedSetting = { setting: found && Object.freeze(found) }
-    this.cache.set(key, entry)
+    if (generation === this.generation && this.trustsCache()) this.cache.set(key, entry)
     return entry
   }
 
   // Administration (uncached, audited) ------------------------------------------------------
 
   /** All settings sorted by key; the category filter is applied here, over one read. */
-  list(category?: string): Setting[] {
-    const all = this.deps.store.list()
+  async list(category?: string): Promise<Setting[]> {
+    const all = await this.deps.storage.settings.list()
     return category === undefined ? all : all.filter((setting) => setting.category === category)
   }
 
@@ -112,45 +134,33 @@ export class SettingsService {
    * One setting; with `decrypt`, its value is the plaintext and `encrypted` stays true. A decrypted
    * read is audited (key name only). Null when the key does not exist.
    */
-  read(key: string, options: { decrypt: boolean; actor: Actor }): Setting | null {
-    const setting = this.deps.store.get(key)
+  async read(key: string, options: { decrypt: boolean; actor: Actor }): Promise<Setting | null> {
+    const setting = await this.deps.storage.settings.get(key)
     if (setting === null || !options.decrypt || !setting.encrypted) return setting
     const result = this.deps.cipher.tryDecrypt(setting.value, settingAad(key))
-    this.deps.audit.record('settings_decrypt_read', options.actor, key, { ok: result.ok })
+    await this.deps.audit.record('settings_decrypt_read', options.actor, key, { ok: result.ok })
     if (!result.ok) throw new ApiError(result.reason === 'unavailable' ? 'encryption_unavailable' : 'decryption_failed')
     return { ...setting, value: result.plaintext }
   }
 
   /** Creates or replaces a setting; committed (with its audit event) before it returns. */
-  write(input: SettingInput, actor: Actor): { outcome: UpsertOutcome; setting: Setting } {
+  async write(input: SettingInput, actor: Actor): Promise<{ outcome: UpsertOutcome; setting: Setting }> {
     const problem = invalidField(input)
     if (problem) throw new ApiError('bad_request', { message: `Invalid or missing field: ${problem}.` })
     const encrypted = input.encrypted === true
     // Encrypt before the transaction: no crypto work while holding the write lock.
     const value = encrypted ? this.deps.cipher.encryptSetting(input.key, input.value) : input.value
-    const { store, audit } = this.deps
-    const result = store.db
-      .transaction(() => {
-        const written = store.upsert({ key: input.key, value, encrypted, category: input.category ?? null })
-        audit.record('settings_write', actor, input.key, { outcome: written.outcome, encrypted })
-        return written
-      })
-      .immediate()
-    this.cache.delete(input.key)
-    return result
+    const { storage, audit, clock } = this.deps
+    const setting: Setting = { key: input.key, value, encrypted, category: input.category ?? null, updated_at: new Date(clock.now()).toISOString() }
+    const outcome = await storage.settings.upsert(setting, (outcome) => audit.entry('settings_write', actor, input.key, { outcome, encrypted }))
+    this.invalidate(input.key)
+    return { outcome, setting }
   }
 
   /** True when the key existed. */
-  remove(key: string, actor: Actor): boolean {
-    const { store, audit } = this.deps
-    const removed = store.db
-      .transaction(() => {
-        const existed = store.delete(key)
-        if (existed) audit.record('settings_delete', actor, key)
-        return existed
-      })
-      .immediate()
-    this.cache.delete(key)
+  async remove(key: string, actor: Actor): Promise<boolean> {
+    const removed = await this.deps.storage.settings.delete(key, this.deps.audit.entry('settings_delete', actor, key))
+    this.invalidate(key)
     return removed
   }
 
@@ -166,30 +176,20 @@ export class SettingsService {
    * Re-encrypts every encrypted value under ENCRYPTION_KEY (reading with ENCRYPTION_KEY_PREVIOUS
    * where needed), in one transaction: either all of them move or none does.
    */
-  reencryptAll(actor: Actor): { ok: true; reencrypted: number } | { ok: false; reason: 'unavailable' } | { ok: false; reason: 'undecryptable'; keys: string[] } {
-    const { store, audit, cipher } = this.deps
+  async reencryptAll(
+    actor: Actor,
+  ): Promise<{ ok: true; reencrypted: number } | { ok: false; reason: 'unavailable' } | { ok: false; reason: 'undecryptable'; keys: string[] }> {
+    const { storage, audit, cipher } = this.deps
     if (!cipher.canEncrypt) return { ok: false, reason: 'unavailable' }
-    const outcome = store.db
-      .transaction(() => {
-        const failed: string[] = []
-        const replaced: [string, string][] = []
-        for (const setting of store.list()) {
-          if (!setting.encrypted) continue
-          const opened = cipher.tryDecrypt(setting.value, settingAad(setting.key))
-          if (!opened.ok) {
-            failed.push(setting.key)
-            continue
-          }
-          replaced.push([setting.key, cipher.encryptSetting(setting.key, opened.plaintext)])
-        }
-        if (failed.length > 0) return { ok: false as const, reason: 'undecryptable' as const, keys: failed }
-        for (const [key, value] of replaced) store.replaceValue(key, value)
-        audit.record('settings_reencrypt', actor, null, { count: replaced.length })
-        return { ok: true as const, reencrypted: replaced.length }
-      })
-      .immediate()
-    this.cache.clear()
-    return outcome
+    const outcome = await storage.settings.rewriteEncrypted(
+      (setting) => {
+        const opened = cipher.tryDecrypt(setting.value, settingAad(setting.key))
+        return opened.ok ? cipher.encryptSetting(setting.key, opened.plaintext) : null
+      },
+      (count) => audit.entry('settings_reencrypt', actor, null, { count }),
+    )
+    this.invalidate(null)
+    return outcome.ok ? { ok: true, reencrypted: outcome.count } : { ok: false, reason: 'undecryptable', keys: outcome.keys }
   }
 }
 
@@ -206,10 +206,10 @@ function invalidField(input: SettingInput): 'key' | 'value' | 'encrypted' | 'cat
 }
 
 /** Wires the layer from configuration; the service and the command line build it the same way. */
-export function createSettingsService(deps: { config: Config; db: Database; audit: AuditLog; clock: Clock; log: Logger }): SettingsService {
+export function createSettingsService(deps: { config: Config; storage: Storage; audit: AuditLog; clock: Clock; log: Logger }): SettingsService {
   const { config } = deps
   return new SettingsService({
-    store: new SettingsStore(deps.db, deps.clock),
+    storage: deps.storage,
     cipher: new SettingsCipher(config.encryptionKey, config.encryptionKeyPrevious),
     audit: deps.audit,
     clock: deps.clock,

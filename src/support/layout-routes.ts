@@ -8,8 +8,8 @@ import { ApiError } from '../http/errors.ts'
 import { sessionOf } from '../http/request-context.ts'
 import { checkLayout, LayoutStore } from './layout.ts'
 
-export function layoutRoutes(services: Pick<Services, 'clock' | 'db' | 'verifier'>) {
-  const layouts = new LayoutStore(services.db, services.clock)
+export function layoutRoutes(services: Pick<Services, 'clock' | 'storage' | 'verifier'>) {
+  const layouts = new LayoutStore(services.storage, services.clock)
 
   /** The identity of this request, confirmed by the gate's record and by a fresh check of the cookie. */
   const identityOf = async (request: Request): Promise<string> => {
@@ -21,7 +21,7 @@ export function layoutRoutes(services: Pick<Services, 'clock' | 'db' | 'verifier
   }
 
   return new Elysia({ name: 'support-layout' })
-    .get('/api/dashboard/layout', async ({ request }) => ({ layout: layouts.get(await identityOf(request)) }))
+    .get('/api/dashboard/layout', async ({ request }) => ({ layout: await layouts.get(await identityOf(request)) }))
     .put('/api/dashboard/layout', async ({ request, body }) => {
       const identityId = await identityOf(request)
       const layout = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).layout : undefined
@@ -30,7 +30,7 @@ export function layoutRoutes(services: Pick<Services, 'clock' | 'db' | 'verifier
         if (checked.reason === 'too_large') throw new ApiError('payload_too_large', { message: 'The layout is larger than 64 KiB.' })
         throw new ApiError('bad_request', { message: 'Invalid or missing field: layout (must be an object).' })
       }
-      layouts.put(identityId, checked.serialized)
+      await layouts.put(identityId, checked.serialized)
       return { layout: checked.layout }
     })
 }

@@ -1,8 +1,9 @@
 // Dashboard layouts (decisions §9): one JSON object per identity in `dashboard_layouts`
-// (migration 1). What a layout contains is the front end's business; here it is only bounded.
+// (migration 1), in the storage. What a layout contains is the front end's business; here it is
+// only bounded.
 
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock.ts'
+import type { Storage } from '../db/storage.ts'
 
 export const MAX_LAYOUT_BYTES = 64 * 1024
 
@@ -20,23 +21,18 @@ export function checkLayout(value: unknown): LayoutCheck {
 
 export class LayoutStore {
   constructor(
-    private readonly db: Database,
+    private readonly storage: Storage,
     private readonly clock: Clock,
   ) {}
 
   /** The identity's layout, or null when it has none. */
-  get(identityId: string): Layout | null {
-    const row = this.db.query<{ layout: string }, [string]>('SELECT layout FROM dashboard_layouts WHERE identity_id = ?').get(identityId)
-    return row ? (JSON.parse(row.layout) as Layout) : null
+  async get(identityId: string): Promise<Layout | null> {
+    const layout = await this.storage.layouts.get(identityId)
+    return layout === null ? null : (JSON.parse(layout) as Layout)
   }
 
   /** Replaces the identity's layout; committed before it returns. */
-  put(identityId: string, serialized: string): void {
-    this.db
-      .query(
-        `INSERT INTO dashboard_layouts (identity_id, layout, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT (identity_id) DO UPDATE SET layout = excluded.layout, updated_at = excluded.updated_at`,
-      )
-      .run(identityId, serialized, new Date(this.clock.now()).toISOString())
+  put(identityId: string, serialized: string): Promise<void> {
+    return this.storage.layouts.put(identityId, serialized, new Date(this.clock.now()).toISOString())
   }
 }

@@ -6,5 +6,5 @@ import { SocialConnections } from './social.ts'
 
 export function socialRoutes(services: Pick<Services, 'clock' | 'config' | 'settings'>) {
   const social = new SocialConnections(services.settings, services.clock, services.config.settingsCacheTtlSeconds)
-  return new Elysia({ name: 'support-social' }).get('/api/connections/social', () => ({ providers: social.providers() }))
+  return new Elysia({ name: 'support-social' }).get('/api/connections/social', async () => ({ providers: await social.providers() }))
 }

@@ -15,9 +15,9 @@ interface SocialProvider {
 
 interface SocialSettings {
   /** Cached single-key read (ciphertext when encrypted). */
-  getSetting(key: string): Readonly<Setting> | null
+  getSetting(key: string): Promise<Readonly<Setting> | null>
   /** Every setting; only the key names are used here. */
-  list(): Setting[]
+  list(): Promise<Setting[]>
 }
 
 const ENABLED_KEY = /^social\.([A-Za-z0-9][A-Za-z0-9_-]{0,63})\.enabled$/
@@ -37,9 +37,10 @@ export class SocialConnections {
     this.candidates = new TtlCache(clock, ttlSeconds * 1000)
   }
 
-  providers(): SocialProvider[] {
-    const enabled = this.candidateIds().filter((id) => this.plain(`social.${id}.enabled`) === 'true')
-    const order = (this.plain('social.connections_order') ?? '')
+  async providers(): Promise<SocialProvider[]> {
+    const enabled: string[] = []
+    for (const id of await this.candidateIds()) if ((await this.plain(`social.${id}.enabled`)) === 'true') enabled.push(id)
+    const order = ((await this.plain('social.connections_order')) ?? '')
       .split(',')
       .map((id) => id.trim())
       .filter((id) => PROVIDER_ID.test(id))
@@ -50,14 +51,16 @@ export class SocialConnections {
       const rb = rank.get(b) ?? Infinity
       return ra !== rb ? ra - rb : a < b ? -1 : a > b ? 1 : 0
     })
-    return enabled.map((id) => ({ id, display_name: this.displayName(id) }))
+    const providers: SocialProvider[] = []
+    for (const id of enabled) providers.push({ id, display_name: await this.displayName(id) })
+    return providers
   }
 
-  private candidateIds(): string[] {
+  private async candidateIds(): Promise<string[]> {
     let ids = this.candidates.get('ids')
     if (ids === undefined) {
       ids = []
-      for (const { key } of this.settings.list()) {
+      for (const { key } of await this.settings.list()) {
         const match = ENABLED_KEY.exec(key)
         if (match) ids.push(match[1]!)
       }
@@ -66,14 +69,14 @@ export class SocialConnections {
     return [...ids]
   }
 
-  private displayName(id: string): string {
-    const name = this.plain(`social.${id}.display_name`)?.trim()
+  private async displayName(id: string): Promise<string> {
+    const name = (await this.plain(`social.${id}.display_name`))?.trim()
     return name && name.length <= MAX_DISPLAY_NAME && PRINTABLE.test(name) ? name : id
   }
 
   /** A value stored in plain text, through the settings cache; null when unset or encrypted. */
-  private plain(key: string): string | null {
-    const setting = this.settings.getSetting(key)
+  private async plain(key: string): Promise<string | null> {
+    const setting = await this.settings.getSetting(key)
     return setting && !setting.encrypted ? setting.value : null
   }
 }

@@ -6,6 +6,8 @@ export interface ServiceProcess {
   child: Subprocess<'ignore', 'pipe', 'pipe'>
   url: string
   stdout: () => string
+  /** What it wrote to stderr so far. */
+  stderr: () => string
   exited: Promise<number>
 }
 
@@ -13,6 +15,12 @@ export interface ServiceProcess {
 export async function startProcess(cmd: string[], env: Record<string, string | undefined>, cwd?: string): Promise<ServiceProcess> {
   const child = Bun.spawn(cmd, { env: { PATH: process.env.PATH, PORT: '0', ...env } as Record<string, string>, cwd, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
   let out = ''
+  let err = ''
+  // Drained all along, so the child never blocks on a full pipe.
+  void (async () => {
+    const decoder = new TextDecoder()
+    for await (const chunk of child.stderr as ReadableStream<Uint8Array>) err += decoder.decode(chunk)
+  })().catch(() => {})
   const reader = child.stdout.getReader()
   const decoder = new TextDecoder()
   const url = await new Promise<string>((resolve, reject) => {
@@ -22,7 +30,8 @@ export async function startProcess(cmd: string[], env: Record<string, string | u
         const { value, done } = await reader.read()
         if (done) {
           clearTimeout(timer)
-          reject(new Error(`exited before listening: ${out} ${await new Response(child.stderr).text()}`))
+          await child.exited
+          reject(new Error(`exited before listening: ${out} ${err}`))
           return
         }
         out += decoder.decode(value)
@@ -43,7 +52,7 @@ export async function startProcess(cmd: string[], env: Record<string, string | u
       }
     })()
   })
-  return { child, url, stdout: () => out, exited: child.exited }
+  return { child, url, stdout: () => out, stderr: () => err, exited: child.exited }
 }
 
 /** Runs a command to completion. */

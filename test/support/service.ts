@@ -1,5 +1,5 @@
-// Runs the real service in-process on a loopback port with a real SQLite file, and hands every
-// response to the shared leak check.
+// Runs the real service in-process on a loopback port with a real SQLite file (or the PostgreSQL
+// database of DATABASE_URL when the env sets it), and hands every response to the shared leak check.
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -7,7 +7,10 @@ import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import type { Services } from '../../src/services.ts'
 import { loadConfig, type Environment } from '../../src/config.ts'
-import { openDatabase } from '../../src/db/database.ts'
+import type { Database } from 'bun:sqlite'
+import { openStorage } from '../../src/db/open.ts'
+import { SqliteStorage } from '../../src/db/sqlite-storage.ts'
+import type { Storage } from '../../src/db/storage.ts'
 import { createLogger } from '../../src/log.ts'
 import { serve, type RunningServer } from '../../src/server.ts'
 import { newSessionId, signSessionCookie, type Role, type SessionPayload } from '../../src/session/cookie.ts'
@@ -40,6 +43,9 @@ export interface TestService {
   dir: string
   env: Environment
   services: Services
+  storage: Storage
+  /** The SQLite handle, for tests that look at the file's rows; null on PostgreSQL. */
+  db: Database | null
   logLines: string[]
   clock: Clock
   /** A cookie value signed with this service's key. */
@@ -66,16 +72,18 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
   markSensitive(env.SESSION_SIGNING_KEY, env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS)
   const loaded = loadConfig(env)
   if (!loaded.ok) throw new Error(`test configuration invalid: ${loaded.errors.join('; ')}`)
-  const opened = openDatabase(loaded.config.databasePath)
-  if (!opened.ok) throw new Error(opened.error)
   const logLines: string[] = []
   const log = createLogger('debug', (line) => {
     logLines.push(line)
     // Only a routing bug makes a handler run without the session its route needs.
     if (line.includes('"event":"handler_without_session"')) recordFinding(`a handler ran without its session: ${line.trim()}`)
   })
+  const opened = await openStorage(loaded.config, log)
+  if (!opened.ok) throw new Error(opened.error)
+  const { storage } = opened
   const clock = options.clock ?? new TestClock()
-  const { app, services } = createApp({ config: loaded.config, db: opened.db, log, clock })
+  const { app, services } = createApp({ config: loaded.config, storage, log, clock })
+  await services.ready()
   const running: RunningServer = serve({
     app,
     hostname: '127.0.0.1',
@@ -89,6 +97,8 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     dir,
     env,
     services,
+    storage,
+    db: storage instanceof SqliteStorage ? storage.db : null,
     logLines,
     clock,
     sign(session) {
@@ -107,7 +117,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     },
     async stop({ keepDir = false } = {}) {
       await running.stop()
-      opened.db.close()
+      await storage.close()
       if (!keepDir && !options.dir) rmSync(dir, { recursive: true, force: true })
     },
   }

@@ -47,23 +47,23 @@ test('an admin adds a setting in a category, edits it and deletes it after confi
   await page.getByRole('status').getByText('Setting mail.from_name saved.').waitFor()
   const group = page.getByRole('region', { name: 'mail' })
   await group.getByRole('cell', { name: 'Identity Team' }).waitFor()
-  expect(harness.sandbox.services.settings.list().find((s) => s.key === 'mail.from_name')).toMatchObject({ value: 'Identity Team', category: 'mail', encrypted: false })
+  expect((await harness.sandbox.services.settings.list()).find((s) => s.key === 'mail.from_name')).toMatchObject({ value: 'Identity Team', category: 'mail', encrypted: false })
 
   await page.getByRole('button', { name: 'Edit mail.from_name' }).click()
   const edit = page.getByRole('dialog', { name: 'Edit mail.from_name' })
   await edit.getByRole('textbox', { name: 'Value' }).fill('Platform Team')
   await edit.getByRole('button', { name: 'Save' }).click()
   await group.getByRole('cell', { name: 'Platform Team' }).waitFor()
-  expect(harness.sandbox.services.settings.list().find((s) => s.key === 'mail.from_name')?.value).toBe('Platform Team')
+  expect((await harness.sandbox.services.settings.list()).find((s) => s.key === 'mail.from_name')?.value).toBe('Platform Team')
 
   await page.getByRole('button', { name: 'Delete mail.from_name' }).click()
   const confirm = page.getByRole('dialog', { name: 'Delete setting?' })
   await confirm.getByRole('button', { name: 'Cancel' }).click()
-  expect(harness.sandbox.services.settings.list().some((s) => s.key === 'mail.from_name')).toBe(true)
+  expect((await harness.sandbox.services.settings.list()).some((s) => s.key === 'mail.from_name')).toBe(true)
   await page.getByRole('button', { name: 'Delete mail.from_name' }).click()
   await confirm.getByRole('button', { name: 'Delete' }).click()
   await page.getByRole('status').getByText('Setting mail.from_name deleted.').waitFor()
-  expect(harness.sandbox.services.settings.list().some((s) => s.key === 'mail.from_name')).toBe(false)
+  expect((await harness.sandbox.services.settings.list()).some((s) => s.key === 'mail.from_name')).toBe(false)
   expect(await page.getByRole('region', { name: 'mail' }).count()).toBe(0)
 })
 
@@ -79,7 +79,7 @@ test('an encrypted value is masked, revealed through the audited read, masked ag
   await dialog.getByRole('button', { name: 'Save' }).click()
   const row = settingsRow('smtp.password')
   await row.getByRole('button', { name: 'Reveal smtp.password' }).waitFor()
-  const stored = harness.sandbox.services.settings.list().find((s) => s.key === 'smtp.password')!
+  const stored = (await harness.sandbox.services.settings.list()).find((s) => s.key === 'smtp.password')!
   expect(stored.encrypted).toBe(true)
   expect(stored.value).not.toContain('hunter2')
   expect(await row.textContent()).not.toContain('hunter2-smtp')
@@ -126,7 +126,7 @@ test('an API key for idp-admin is stored encrypted, sent on the next Kratos call
   await row.getByText('Key set').waitFor()
   expect(await row.getByRole('button', { name: /Reveal/ }).count()).toBe(0)
   await row.getByRole('button', { name: 'Replace key for idp-admin' }).waitFor()
-  const stored = harness.sandbox.services.settings.list().find((s) => s.key === 'proxy.idp-admin.api_key')!
+  const stored = (await harness.sandbox.services.settings.list()).find((s) => s.key === 'proxy.idp-admin.api_key')!
   expect(stored.encrypted).toBe(true)
   // The generic list does not show the key's row at all (not even its ciphertext).
   expect(await page.getByRole('rowheader', { name: 'proxy.idp-admin.api_key' }).count()).toBe(0)

@@ -1,0 +1,79 @@
+// `admin-dashboard import-sqlite <file>`: moves a SQLite database (DATABASE_PATH of a single
+// instance) into the empty PostgreSQL database of DATABASE_URL, in one transaction: settings as
+// stored (encrypted values stay valid under the same ENCRYPTION_KEY), the audit trail with its
+// ids, layouts and revocations. Refuses a target that already has rows.
+
+import { existsSync } from 'node:fs'
+import { loadConfig } from '../config.ts'
+import { PostgresStorage } from '../db/postgres-storage.ts'
+import { openSqliteStorage } from '../db/sqlite-storage.ts'
+import { ApiError } from '../http/errors.ts'
+import type { CliIo } from './settings.ts'
+
+const IMPORT_USAGE = `Usage:
+  DATABASE_URL=postgres://… admin-dashboard import-sqlite <sqlite-file>
+      copy everything in the SQLite file (settings, audit trail, layouts, revocations) into the
+      empty PostgreSQL database of DATABASE_URL, in one transaction. Stop the instance that uses
+      the file first; keep ENCRYPTION_KEY as it was.
+`
+
+/** Exit status: 0 done, 1 failed, 2 usage error. */
+export async function runImportSqlite(args: string[], io: CliIo): Promise<number> {
+  if (args[0] === '--help' || args[0] === '-h') {
+    io.out(IMPORT_USAGE)
+    return 0
+  }
+  if (args.length !== 1 || args[0]!.startsWith('-')) {
+    io.err(`admin-dashboard: import-sqlite takes one SQLite file\n\n${IMPORT_USAGE}`)
+    return 2
+  }
+  const path = args[0]!
+  const loaded = loadConfig(io.env)
+  if (!loaded.ok) {
+    io.err(['admin-dashboard: invalid configuration:', ...loaded.errors.map((e) => `  ${e}`)].join('\n') + '\n')
+    return 1
+  }
+  const url = loaded.config.databaseUrl
+  if (url === null) {
+    io.err('admin-dashboard: set DATABASE_URL to the PostgreSQL database to import into\n')
+    return 1
+  }
+  // Opening would create a missing file: a mistyped path must not import an empty database.
+  if (!existsSync(path)) {
+    io.err('admin-dashboard: the SQLite file does not exist\n')
+    return 1
+  }
+  const source = openSqliteStorage(path)
+  if (!source.ok) {
+    io.err(`admin-dashboard: ${source.error.replace('DATABASE_PATH', 'the SQLite file')}\n`)
+    return 1
+  }
+  const target = await PostgresStorage.open(url)
+  if (!target.ok) {
+    await source.storage.close()
+    io.err(`admin-dashboard: ${target.error}\n`)
+    return 1
+  }
+  try {
+    const dump = await source.storage.dump()
+    const restored = await target.storage.restore(dump)
+    if (!restored.ok) {
+      io.err('admin-dashboard: the PostgreSQL database already has data; nothing was imported (import into an empty database)\n')
+      return 1
+    }
+    io.out(
+      `imported ${dump.settings.length} settings, ${dump.audit.length} audit events, ${dump.layouts.length} layouts, ` +
+        `${dump.revocations.sessions.size} revoked sessions and ${dump.revocations.identities.size} identity revocations\n`,
+    )
+    return 0
+  } catch (error) {
+    if (error instanceof ApiError) {
+      io.err('admin-dashboard: the database did not answer; nothing was imported\n')
+      return 1
+    }
+    throw error
+  } finally {
+    await source.storage.close()
+    await target.storage.close()
+  }
+}

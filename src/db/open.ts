@@ -1,0 +1,15 @@
+// Which storage the configuration selects: PostgreSQL when DATABASE_URL is set, else the SQLite
+// file at DATABASE_PATH. The service, the command line and the bench open it the same way.
+
+import type { Config } from '../config.ts'
+import type { Logger } from '../log.ts'
+import { PostgresStorage } from './postgres-storage.ts'
+import { openSqliteStorage } from './sqlite-storage.ts'
+import type { Storage } from './storage.ts'
+
+type StorageOpenResult = { ok: true; storage: Storage } | { ok: false; error: string }
+
+export async function openStorage(config: Pick<Config, 'databaseUrl' | 'databasePath'>, log?: Logger): Promise<StorageOpenResult> {
+  if (config.databaseUrl !== null) return PostgresStorage.open(config.databaseUrl, { log })
+  return openSqliteStorage(config.databasePath)
+}

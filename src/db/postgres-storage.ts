@@ -1,0 +1,513 @@
+// The storage interface over PostgreSQL through Bun's built-in client (Bun.SQL): several replicas
+// share one database. The URL is passed to Bun.SQL as it is, so its TLS parameters (`sslmode`,
+// `sslrootcert`, `sslcert`, `sslkey`) apply.
+//
+// Freshness across replicas: every change to settings or revocations raises its topic's row in
+// `storage_versions` and sends a NOTIFY, in its own transaction. Each replica LISTENs (changes
+// arrive at once) and polls the versions every POLL_MS: a poll that started at t and whose
+// changes the listeners have applied proves that everything committed before t is known here
+// (`freshAt`). Notifications lost while the listening connection was down are caught by the poll.
+//
+// Failures: a query that cannot reach the database, or takes longer than OPERATION_TIMEOUT_MS,
+// throws StorageUnavailableError (503). Error texts are never logged: only codes.
+
+import { SQL, type TransactionSQL } from 'bun'
+import type { Logger } from '../log.ts'
+import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './postgres-migrations.ts'
+import {
+  SchemaTooNewError,
+  StorageUnavailableError,
+  type AuditFilter,
+  type AuditRecord,
+  type Change,
+  type ChangeListener,
+  type IdentityRevocation,
+  type RevocationSnapshot,
+  type Setting,
+  type Storage,
+  type StorageDump,
+  type StoredAuditEvent,
+  type UpsertOutcome,
+} from './storage.ts'
+
+const CHANGE_CHANNEL = 'admin_dashboard_changes'
+const POLL_MS = 200
+const POLL_TIMEOUT_MS = 2000
+const OPERATION_TIMEOUT_MS = 5000
+const CONNECT_TIMEOUT_SECONDS = 5
+
+type Sql = InstanceType<typeof SQL>
+
+export interface PostgresOptions {
+  log?: Logger
+  /** Pool size; the URL's `max` parameter, else Bun's default (10). */
+  max?: number
+}
+
+type PostgresOpenResult = { ok: true; storage: PostgresStorage } | { ok: false; error: string }
+
+/** Whether a failure means "the database cannot be reached now" (503) rather than a bug (500). */
+function isUnavailable(error: unknown): boolean {
+  if (error instanceof StorageUnavailableError) return true
+  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown }
+  if (typeof code !== 'string') return false
+  if (code === 'ERR_POSTGRES_SERVER_ERROR') {
+    // Connection exception, insufficient resources, operator intervention (shutdown, starting
+    // up), system error, invalid authorization, no such database.
+    return typeof errno === 'string' && (/^(08|53|57|58|28)/.test(errno) || errno === '3D000')
+  }
+  return (
+    /^ERR_POSTGRES_(CONNECTION|IDLE_TIMEOUT|LIFETIME_TIMEOUT|TLS|AUTHENTICATION|SASL|CHANNEL_BINDING|QUERY_CANCELLED|UNSUPPORTED_AUTHENTICATION|UNKNOWN_AUTHENTICATION)/.test(code) ||
+    // System errors (ECONNRESET…) and certificate verification (DEPTH_ZERO_SELF_SIGNED_CERT, ERR_TLS_CERT_ALTNAME_INVALID…).
+    /^E[A-Z]+$/.test(code) ||
+    /CERT|TLS|SSL/.test(code)
+  )
+}
+
+function unavailableReason(error: unknown): string {
+  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown }
+  if (typeof errno === 'string' && /^[0-9A-Z]{5}$/.test(errno)) return errno
+  return typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : 'unknown'
+}
+
+/** Runs `work` with a deadline; connection failures become StorageUnavailableError. */
+async function guarded<T>(work: () => Promise<T>, timeoutMs = OPERATION_TIMEOUT_MS): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StorageUnavailableError('timeout')), timeoutMs)
+  })
+  try {
+    return await Promise.race([work(), deadline])
+  } catch (error) {
+    if (error instanceof StorageUnavailableError) throw error
+    if (isUnavailable(error)) throw new StorageUnavailableError(unavailableReason(error))
+    throw error
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString()
+
+interface SettingRow {
+  key: string
+  value: string
+  encrypted: boolean
+  category: string | null
+  updated_at: Date
+}
+
+function toSetting(row: SettingRow): Setting {
+  return { key: row.key, value: row.value, encrypted: row.encrypted, category: row.category, updated_at: iso(row.updated_at) }
+}
+
+interface AuditRow {
+  id: string | number
+  at: Date
+  action: string
+  actor: string | null
+  target: string | null
+  detail: string | null
+}
+
+function toAuditEvent(row: AuditRow): StoredAuditEvent {
+  return { id: Number(row.id), at: iso(row.at), action: row.action, actor: row.actor, target: row.target, detail: row.detail }
+}
+
+/** The part of a URL that may be shown: scheme, host, port and database, never the user or password. */
+export class PostgresStorage implements Storage {
+  readonly engine = 'postgres' as const
+  private readonly listeners = new Set<ChangeListener>()
+  private readonly known = new Map<string, string>()
+  private pollTimer: ReturnType<typeof setInterval> | null = null
+  private polling = false
+  private fresh = -Infinity
+  private reachable = true
+  private subscription: Promise<SQL.ListenSubscription | null> | null = null
+  private firstPoll: { promise: Promise<void>; resolve: () => void }
+  private closed = false
+
+  private constructor(
+    private readonly sql: Sql,
+    private readonly log: Logger | undefined,
+  ) {
+    const { promise, resolve } = Promise.withResolvers<void>()
+    this.firstPoll = { promise, resolve }
+  }
+
+  /** Connects, applies missing migrations under the advisory lock, refuses a newer schema. */
+  static async open(url: string, options: PostgresOptions = {}): Promise<PostgresOpenResult> {
+    let parsed: URL
+    try {
+      parsed = new URL(url)
+    } catch {
+      return { ok: false, error: 'DATABASE_URL is not a valid URL' }
+    }
+    const sql = new SQL(url, {
+      ...(parsed.searchParams.has('connect_timeout') ? {} : { connectionTimeout: CONNECT_TIMEOUT_SECONDS }),
+      ...(options.max !== undefined ? { max: options.max } : {}),
+      connection: { application_name: 'admin-dashboard' },
+    })
+    try {
+      await guarded(() => migrate(sql), 30_000)
+    } catch (error) {
+      await sql.close({ timeout: 0 }).catch(() => {})
+      if (error instanceof SchemaTooNewError) return { ok: false, error: `DATABASE_URL: ${error.message}` }
+      if (error instanceof StorageUnavailableError) {
+        return { ok: false, error: `DATABASE_URL: the database cannot be reached or refused the login (${error.reason})` }
+      }
+      return { ok: false, error: `DATABASE_URL: the database could not be prepared (${unavailableReason(error)})` }
+    }
+    return { ok: true, storage: new PostgresStorage(sql, options.log) }
+  }
+
+  // Settings ---------------------------------------------------------------------------------
+
+  readonly settings = {
+    get: (key: string): Promise<Setting | null> =>
+      guarded(async () => {
+        const rows: SettingRow[] = await this.sql`SELECT key, value, encrypted, category, updated_at FROM settings WHERE key = ${key}`
+        return rows.length > 0 ? toSetting(rows[0]!) : null
+      }),
+
+    list: (): Promise<Setting[]> => guarded(() => this.listSettings(this.sql)),
+
+    upsert: (setting: Setting, audit: (outcome: UpsertOutcome) => AuditRecord): Promise<UpsertOutcome> =>
+      guarded(() =>
+        this.sql.begin(async (tx) => {
+          const [row] = await tx`
+            INSERT INTO settings (key, value, encrypted, category, updated_at)
+            VALUES (${setting.key}, ${setting.value}, ${setting.encrypted}, ${setting.category}, ${setting.updated_at}::timestamptz)
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value, encrypted = excluded.encrypted,
+              category = excluded.category, updated_at = excluded.updated_at
+            RETURNING (xmax = 0) AS inserted`
+          const outcome: UpsertOutcome = row.inserted ? 'created' : 'updated'
+          await appendAudit(tx, audit(outcome))
+          await announce(tx, 'settings', `settings:${setting.key}`)
+          return outcome
+        }),
+      ),
+
+    delete: (key: string, audit: AuditRecord): Promise<boolean> =>
+      guarded(() =>
+        this.sql.begin(async (tx) => {
+          const deleted = await tx`DELETE FROM settings WHERE key = ${key} RETURNING key`
+          if (deleted.length === 0) return false
+          await appendAudit(tx, audit)
+          await announce(tx, 'settings', `settings:${key}`)
+          return true
+        }),
+      ),
+
+    rewriteEncrypted: (rewrite: (setting: Setting) => string | null, audit: (count: number) => AuditRecord) =>
+      guarded(
+        () =>
+          this.sql.begin(async (tx) => {
+            // Other writers wait until this commits, so no value is written under the old key meanwhile.
+            await tx`LOCK TABLE settings IN SHARE ROW EXCLUSIVE MODE`
+            const failed: string[] = []
+            const replaced: [string, string][] = []
+            for (const setting of await this.listSettings(tx)) {
+              if (!setting.encrypted) continue
+              const value = rewrite(setting)
+              if (value === null) failed.push(setting.key)
+              else replaced.push([setting.key, value])
+            }
+            if (failed.length > 0) return { ok: false as const, keys: failed }
+            for (const [key, value] of replaced) await tx`UPDATE settings SET value = ${value} WHERE key = ${key}`
+            await appendAudit(tx, audit(replaced.length))
+            await announce(tx, 'settings', 'settings')
+            return { ok: true as const, count: replaced.length }
+          }),
+        60_000,
+      ),
+  }
+
+  private async listSettings(sql: Sql | TransactionSQL): Promise<Setting[]> {
+    const rows: SettingRow[] = await sql`SELECT key, value, encrypted, category, updated_at FROM settings ORDER BY key`
+    return rows.map(toSetting)
+  }
+
+  // Audit ------------------------------------------------------------------------------------
+
+  readonly audit = {
+    append: (record: AuditRecord): Promise<void> => guarded(() => appendAudit(this.sql, record)),
+
+    list: (filter: AuditFilter): Promise<StoredAuditEvent[]> =>
+      guarded(async () => {
+        const where: string[] = []
+        const params: (string | number)[] = []
+        if (filter.before !== undefined) {
+          params.push(filter.before)
+          where.push(`id < $${params.length}`)
+        }
+        if (filter.action !== undefined) {
+          params.push(filter.action)
+          where.push(`action = $${params.length}`)
+        }
+        if (filter.actor !== undefined) {
+          params.push(filter.actor)
+          where.push(`actor = $${params.length}`)
+        }
+        params.push(filter.limit)
+        const rows: AuditRow[] = await this.sql.unsafe(
+          'SELECT id, at, action, actor, target, detail FROM audit_events' +
+            (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
+            ` ORDER BY id DESC LIMIT $${params.length}`,
+          params,
+        )
+        return rows.map(toAuditEvent)
+      }),
+  }
+
+  // Layouts ----------------------------------------------------------------------------------
+
+  readonly layouts = {
+    get: (identityId: string): Promise<string | null> =>
+      guarded(async () => {
+        const rows: { layout: string }[] = await this.sql`SELECT layout FROM dashboard_layouts WHERE identity_id = ${identityId}`
+        return rows[0]?.layout ?? null
+      }),
+
+    put: (identityId: string, layout: string, at: string): Promise<void> =>
+      guarded(async () => {
+        await this.sql`
+          INSERT INTO dashboard_layouts (identity_id, layout, updated_at) VALUES (${identityId}, ${layout}, ${at}::timestamptz)
+          ON CONFLICT (identity_id) DO UPDATE SET layout = excluded.layout, updated_at = excluded.updated_at`
+      }),
+  }
+
+  // Revocations ------------------------------------------------------------------------------
+
+  readonly revocations = {
+    load: (): Promise<RevocationSnapshot> => guarded(() => loadRevocations(this.sql)),
+
+    revokeSession: (sid: string, expiresAt: number): Promise<void> =>
+      guarded(async () => {
+        // One statement, so one transaction: the row, the version and the notification together.
+        await this.sql`
+          WITH revoked AS (
+            INSERT INTO revoked_sessions (sid, expires_at) VALUES (${sid}, ${expiresAt})
+            ON CONFLICT (sid) DO UPDATE SET expires_at = excluded.expires_at
+          ), bumped AS (
+            UPDATE storage_versions SET version = version + 1 WHERE topic = 'revocations' RETURNING version
+          )
+          SELECT pg_notify(${CHANGE_CHANNEL}, 'revocations') FROM bumped`
+      }),
+
+    revokeIdentity: (identityId: string, revocation: { seconds: number; ms: number }): Promise<void> =>
+      guarded(async () => {
+        await this.sql`
+          WITH revoked AS (
+            INSERT INTO identity_revocations (identity_id, revoked_at, revoked_at_ms)
+            VALUES (${identityId}, ${revocation.seconds}, ${revocation.ms})
+            ON CONFLICT (identity_id) DO UPDATE SET revoked_at = excluded.revoked_at, revoked_at_ms = excluded.revoked_at_ms
+          ), bumped AS (
+            UPDATE storage_versions SET version = version + 1 WHERE topic = 'revocations' RETURNING version
+          )
+          SELECT pg_notify(${CHANGE_CHANNEL}, 'revocations') FROM bumped`
+      }),
+
+    forgetExpired: (nowSeconds: number): Promise<void> =>
+      guarded(async () => {
+        await this.sql`DELETE FROM revoked_sessions WHERE expires_at <= ${nowSeconds}`
+      }),
+  }
+
+  // Changes ----------------------------------------------------------------------------------
+
+  readonly changes = {
+    subscribe: (listener: ChangeListener): (() => void) => {
+      this.listeners.add(listener)
+      this.startWatching()
+      return () => void this.listeners.delete(listener)
+    },
+    freshAt: (): number => this.fresh,
+    /** Resolves after the first poll that reached the database (or at once if it is closed). */
+    ready: (): Promise<void> => this.firstPoll.promise,
+  }
+
+  private startWatching(): void {
+    if (this.pollTimer !== null || this.closed) return
+    this.pollTimer = setInterval(() => void this.poll(), POLL_MS)
+    this.pollTimer.unref?.()
+    void this.poll()
+    this.subscription = this.sql
+      .listen(
+        CHANGE_CHANNEL,
+        (payload) => void this.onNotification(payload),
+        // After a reconnect, notifications sent meanwhile are lost: poll now rather than later.
+        () => void this.poll(),
+      )
+      .catch((error: unknown) => {
+        // The poll still proves freshness; only the instant delivery is missing.
+        this.log?.warn('database_listen_failed', { reason: unavailableReason(error) })
+        return null
+      })
+  }
+
+  /** Resolves when every listener has applied the change; rejects when one could not. */
+  private async dispatch(change: Change): Promise<void> {
+    await Promise.all([...this.listeners].map(async (listener) => listener(change)))
+  }
+
+  private async onNotification(payload: string): Promise<void> {
+    let change: Change
+    if (payload === 'revocations') change = { topic: 'revocations' }
+    else if (payload === 'settings') change = { topic: 'settings', key: null }
+    else if (payload.startsWith('settings:')) change = { topic: 'settings', key: payload.slice('settings:'.length) }
+    else return
+    await this.dispatch(change).catch(() => {})
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling || this.closed) return
+    this.polling = true
+    const started = performance.now()
+    try {
+      const rows: { topic: string; version: string }[] = await guarded(
+        () => this.sql`SELECT topic, version::text AS version FROM storage_versions`,
+        POLL_TIMEOUT_MS,
+      )
+      for (const { topic, version } of rows) {
+        if (this.known.get(topic) === version) continue
+        if (topic === 'settings') await this.dispatch({ topic: 'settings', key: null })
+        else if (topic === 'revocations') await this.dispatch({ topic: 'revocations' })
+        this.known.set(topic, version)
+      }
+      this.fresh = started
+      if (!this.reachable) {
+        this.reachable = true
+        this.log?.info('database_reachable')
+      }
+      this.firstPoll.resolve()
+    } catch (error) {
+      if (this.reachable && !this.closed) {
+        this.reachable = false
+        this.log?.warn('database_unreachable', { reason: error instanceof StorageUnavailableError ? error.reason : unavailableReason(error) })
+      }
+    } finally {
+      this.polling = false
+    }
+  }
+
+  // Whole database ---------------------------------------------------------------------------
+
+  async ping(): Promise<boolean> {
+    try {
+      const rows = await guarded(() => this.sql`SELECT 1 AS one`, POLL_TIMEOUT_MS)
+      return rows[0]?.one === 1
+    } catch {
+      return false
+    }
+  }
+
+  dump(): Promise<StorageDump> {
+    return guarded(
+      () =>
+        this.sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (tx) => {
+          const audit: AuditRow[] = await tx`SELECT id, at, action, actor, target, detail FROM audit_events ORDER BY id`
+          const layouts: { identity_id: string; layout: string; updated_at: Date }[] =
+            await tx`SELECT identity_id, layout, updated_at FROM dashboard_layouts ORDER BY identity_id`
+          return {
+            settings: await this.listSettings(tx),
+            audit: audit.map(toAuditEvent),
+            layouts: layouts.map((l) => ({ identity_id: l.identity_id, layout: l.layout, updated_at: iso(l.updated_at) })),
+            revocations: await loadRevocations(tx),
+          }
+        }),
+      600_000,
+    )
+  }
+
+  restore(dump: StorageDump): Promise<{ ok: true } | { ok: false; reason: 'not_empty' }> {
+    return guarded(
+      () =>
+        this.sql.begin(async (tx) => {
+          await tx`LOCK TABLE settings, audit_events, dashboard_layouts, revoked_sessions, identity_revocations IN EXCLUSIVE MODE`
+          const [{ any }] = await tx`
+            SELECT EXISTS (SELECT 1 FROM settings) OR EXISTS (SELECT 1 FROM audit_events) OR EXISTS (SELECT 1 FROM dashboard_layouts)
+              OR EXISTS (SELECT 1 FROM revoked_sessions) OR EXISTS (SELECT 1 FROM identity_revocations) AS any`
+          if (any) return { ok: false as const, reason: 'not_empty' as const }
+          for (const s of dump.settings) {
+            await tx`INSERT INTO settings (key, value, encrypted, category, updated_at)
+                     VALUES (${s.key}, ${s.value}, ${s.encrypted}, ${s.category}, ${s.updated_at}::timestamptz)`
+          }
+          for (const e of dump.audit) {
+            await tx`INSERT INTO audit_events (id, at, action, actor, target, detail)
+                     VALUES (${e.id}, ${e.at}::timestamptz, ${e.action}, ${e.actor}, ${e.target}, ${e.detail})`
+          }
+          // New events continue after the copied ones.
+          await tx`SELECT setval(pg_get_serial_sequence('audit_events', 'id'), GREATEST((SELECT MAX(id) FROM audit_events), 1), (SELECT COUNT(*) > 0 FROM audit_events))`
+          for (const l of dump.layouts) {
+            await tx`INSERT INTO dashboard_layouts (identity_id, layout, updated_at) VALUES (${l.identity_id}, ${l.layout}, ${l.updated_at}::timestamptz)`
+          }
+          for (const [sid, expiresAt] of dump.revocations.sessions) {
+            await tx`INSERT INTO revoked_sessions (sid, expires_at) VALUES (${sid}, ${expiresAt})`
+          }
+          for (const [id, r] of dump.revocations.identities) {
+            await tx`INSERT INTO identity_revocations (identity_id, revoked_at, revoked_at_ms) VALUES (${id}, ${r.seconds}, ${r.ms})`
+          }
+          await announce(tx, 'settings', 'settings')
+          await announce(tx, 'revocations', 'revocations')
+          return { ok: true as const }
+        }),
+      600_000,
+    )
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    if (this.pollTimer !== null) clearInterval(this.pollTimer)
+    this.listeners.clear()
+    this.firstPoll.resolve()
+    const subscription = await this.subscription?.catch(() => null)
+    await subscription?.unlisten().catch(() => {})
+    await this.sql.close({ timeout: 5 }).catch(() => {})
+  }
+}
+
+async function appendAudit(sql: Sql | TransactionSQL, record: AuditRecord): Promise<void> {
+  await sql`INSERT INTO audit_events (at, action, actor, target, detail)
+            VALUES (${record.at}::timestamptz, ${record.action}, ${record.actor}, ${record.target}, ${record.detail})`
+}
+
+/** Inside the writer's transaction: raise the topic's version and notify at commit. */
+async function announce(tx: TransactionSQL, topic: 'settings' | 'revocations', payload: string): Promise<void> {
+  await tx`UPDATE storage_versions SET version = version + 1 WHERE topic = ${topic}`
+  await tx`SELECT pg_notify(${CHANGE_CHANNEL}, ${payload})`
+}
+
+async function loadRevocations(sql: Sql | TransactionSQL): Promise<RevocationSnapshot> {
+  // One statement, one snapshot.
+  const rows: { kind: string; id: string; a: string; b: string | null }[] = await sql`
+    SELECT 's' AS kind, sid AS id, expires_at::text AS a, NULL::text AS b FROM revoked_sessions
+    UNION ALL
+    SELECT 'i', identity_id, revoked_at::text, revoked_at_ms::text FROM identity_revocations`
+  const sessions = new Map<string, number>()
+  const identities = new Map<string, IdentityRevocation>()
+  for (const row of rows) {
+    if (row.kind === 's') sessions.set(row.id, Number(row.a))
+    else identities.set(row.id, { seconds: Number(row.a), ms: row.b === null ? null : Number(row.b) })
+  }
+  return { sessions, identities }
+}
+
+async function migrate(sql: Sql): Promise<void> {
+  const known = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version
+  await sql.begin(async (tx) => {
+    // Whichever replica gets here first applies the migrations; the others wait, then find them done.
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY.toString()}::bigint)`
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)`
+    const rows: { version: number }[] = await tx`SELECT version FROM schema_migrations`
+    const applied = new Set(rows.map((row) => Number(row.version)))
+    const newest = Math.max(0, ...applied)
+    if (newest > known) throw new SchemaTooNewError(newest, known)
+    for (const migration of POSTGRES_MIGRATIONS) {
+      if (applied.has(migration.version)) continue
+      await tx.unsafe(migration.sql)
+      await tx`INSERT INTO schema_migrations (version, applied_at) VALUES (${migration.version}, now())`
+    }
+  })
+}

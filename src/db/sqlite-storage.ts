@@ -1,0 +1,310 @@
+// The storage interface over bun:sqlite: one file, the tables of migrations.ts. Calls are
+// synchronous underneath, so each method runs to completion before it returns its promise.
+// Other processes on the same file: `PRAGMA data_version` changes when another connection
+// commits; it is polled every POLL_MS and any change is handed to the listeners (settings: all
+// keys, and the revocations), so their changes count here within 1 s.
+
+import type { Database } from 'bun:sqlite'
+import { openDatabase } from './database.ts'
+import { MIGRATIONS } from './migrations.ts'
+import {
+  SchemaTooNewError,
+  type AuditFilter,
+  type AuditRecord,
+  type ChangeListener,
+  type IdentityRevocation,
+  type RevocationSnapshot,
+  type Setting,
+  type Storage,
+  type StorageDump,
+  type StoredAuditEvent,
+  type UpsertOutcome,
+} from './storage.ts'
+
+const POLL_MS = 250
+
+interface SettingRow {
+  key: string
+  value: string
+  encrypted: number
+  category: string | null
+  updated_at: string
+}
+
+const SETTING_COLUMNS = 'key, value, encrypted, category, updated_at'
+
+function toSetting(row: SettingRow): Setting {
+  return { key: row.key, value: row.value, encrypted: row.encrypted === 1, category: row.category, updated_at: row.updated_at }
+}
+
+type SqliteOpenResult = { ok: true; storage: SqliteStorage } | { ok: false; error: string }
+
+/** Opens (creating and migrating) the file at `path`; refuses a schema newer than this executable. */
+export function openSqliteStorage(path: string): SqliteOpenResult {
+  const opened = openDatabase(path)
+  if (!opened.ok) return opened
+  const newest = newestAppliedVersion(opened.db)
+  const known = MIGRATIONS[MIGRATIONS.length - 1]!.version
+  if (newest > known) {
+    opened.db.close()
+    return { ok: false, error: `DATABASE_PATH: ${new SchemaTooNewError(newest, known).message}` }
+  }
+  return { ok: true, storage: new SqliteStorage(opened.db) }
+}
+
+function newestAppliedVersion(db: Database): number {
+  return db.query<{ v: number | null }, []>('SELECT MAX(version) AS v FROM schema_migrations').get()?.v ?? 0
+}
+
+export class SqliteStorage implements Storage {
+  readonly engine = 'sqlite' as const
+  private readonly listeners = new Set<ChangeListener>()
+  private timer: ReturnType<typeof setInterval> | null = null
+  private dataVersion = -1
+  private closed = false
+
+  constructor(readonly db: Database) {}
+
+  // Settings ---------------------------------------------------------------------------------
+
+  readonly settings = {
+    get: async (key: string): Promise<Setting | null> => {
+      const row = this.db.query<SettingRow, [string]>(`SELECT ${SETTING_COLUMNS} FROM settings WHERE key = ?`).get(key)
+      return row ? toSetting(row) : null
+    },
+
+    list: async (): Promise<Setting[]> => this.listSettings(),
+
+    upsert: async (setting: Setting, audit: (outcome: UpsertOutcome) => AuditRecord): Promise<UpsertOutcome> =>
+      this.db
+        .transaction(() => {
+          const exists = this.db.query('SELECT 1 FROM settings WHERE key = ?').get(setting.key) !== null
+          if (exists) {
+            this.db
+              .query('UPDATE settings SET value = ?, encrypted = ?, category = ?, updated_at = ? WHERE key = ?')
+              .run(setting.value, setting.encrypted ? 1 : 0, setting.category, setting.updated_at, setting.key)
+          } else {
+            this.db
+              .query(`INSERT INTO settings (${SETTING_COLUMNS}) VALUES (?, ?, ?, ?, ?)`)
+              .run(setting.key, setting.value, setting.encrypted ? 1 : 0, setting.category, setting.updated_at)
+          }
+          const outcome: UpsertOutcome = exists ? 'updated' : 'created'
+          this.appendAudit(audit(outcome))
+          return outcome
+        })
+        .immediate(),
+
+    delete: async (key: string, audit: AuditRecord): Promise<boolean> =>
+      this.db
+        .transaction(() => {
+          const existed = this.db.query('DELETE FROM settings WHERE key = ?').run(key).changes > 0
+          if (existed) this.appendAudit(audit)
+          return existed
+        })
+        .immediate(),
+
+    rewriteEncrypted: async (rewrite: (setting: Setting) => string | null, audit: (count: number) => AuditRecord) =>
+      this.db
+        .transaction(() => {
+          const failed: string[] = []
+          const replaced: [string, string][] = []
+          for (const setting of this.listSettings()) {
+            if (!setting.encrypted) continue
+            const value = rewrite(setting)
+            if (value === null) failed.push(setting.key)
+            else replaced.push([setting.key, value])
+          }
+          if (failed.length > 0) return { ok: false as const, keys: failed }
+          const update = this.db.query('UPDATE settings SET value = ? WHERE key = ?')
+          for (const [key, value] of replaced) update.run(value, key)
+          this.appendAudit(audit(replaced.length))
+          return { ok: true as const, count: replaced.length }
+        })
+        .immediate(),
+  }
+
+  private listSettings(): Setting[] {
+    return this.db.query<SettingRow, []>(`SELECT ${SETTING_COLUMNS} FROM settings ORDER BY key`).all().map(toSetting)
+  }
+
+  // Audit ------------------------------------------------------------------------------------
+
+  private appendAudit(record: AuditRecord): void {
+    this.db
+      .query('INSERT INTO audit_events (at, action, actor, target, detail) VALUES (?, ?, ?, ?, ?)')
+      .run(record.at, record.action, record.actor, record.target, record.detail)
+  }
+
+  readonly audit = {
+    append: async (record: AuditRecord): Promise<void> => this.appendAudit(record),
+
+    list: async (filter: AuditFilter): Promise<StoredAuditEvent[]> => {
+      const where: string[] = []
+      const params: (string | number)[] = []
+      if (filter.before !== undefined) {
+        where.push('id < ?')
+        params.push(filter.before)
+      }
+      if (filter.action !== undefined) {
+        where.push('action = ?')
+        params.push(filter.action)
+      }
+      if (filter.actor !== undefined) {
+        where.push('actor = ?')
+        params.push(filter.actor)
+      }
+      params.push(filter.limit)
+      const sql =
+        'SELECT id, at, action, actor, target, detail FROM audit_events' +
+        (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
+        ' ORDER BY id DESC LIMIT ?'
+      return this.db.query<StoredAuditEvent, (string | number)[]>(sql).all(...params)
+    },
+  }
+
+  // Layouts ----------------------------------------------------------------------------------
+
+  readonly layouts = {
+    get: async (identityId: string): Promise<string | null> =>
+      this.db.query<{ layout: string }, [string]>('SELECT layout FROM dashboard_layouts WHERE identity_id = ?').get(identityId)?.layout ?? null,
+
+    put: async (identityId: string, layout: string, at: string): Promise<void> => {
+      this.db
+        .query(
+          `INSERT INTO dashboard_layouts (identity_id, layout, updated_at) VALUES (?, ?, ?)
+           ON CONFLICT (identity_id) DO UPDATE SET layout = excluded.layout, updated_at = excluded.updated_at`,
+        )
+        .run(identityId, layout, at)
+    },
+  }
+
+  // Revocations ------------------------------------------------------------------------------
+
+  readonly revocations = {
+    load: async (): Promise<RevocationSnapshot> => this.loadRevocations(),
+
+    revokeSession: async (sid: string, expiresAt: number): Promise<void> => {
+      this.db.query('INSERT OR REPLACE INTO revoked_sessions (sid, expires_at) VALUES (?, ?)').run(sid, expiresAt)
+    },
+
+    revokeIdentity: async (identityId: string, revocation: { seconds: number; ms: number }): Promise<void> => {
+      this.db
+        .query('INSERT OR REPLACE INTO identity_revocations (identity_id, revoked_at, revoked_at_ms) VALUES (?, ?, ?)')
+        .run(identityId, revocation.seconds, revocation.ms)
+    },
+
+    forgetExpired: async (nowSeconds: number): Promise<void> => {
+      this.db.query('DELETE FROM revoked_sessions WHERE expires_at <= ?').run(nowSeconds)
+    },
+  }
+
+  private loadRevocations(): RevocationSnapshot {
+    const sessions = new Map<string, number>()
+    for (const row of this.db.query<{ sid: string; expires_at: number }, []>('SELECT sid, expires_at FROM revoked_sessions').all()) {
+      sessions.set(row.sid, row.expires_at)
+    }
+    const identities = new Map<string, IdentityRevocation>()
+    for (const row of this.db
+      .query<{ identity_id: string; revoked_at: number; revoked_at_ms: number | null }, []>(
+        'SELECT identity_id, revoked_at, revoked_at_ms FROM identity_revocations',
+      )
+      .all()) {
+      identities.set(row.identity_id, { seconds: row.revoked_at, ms: row.revoked_at_ms })
+    }
+    return { sessions, identities }
+  }
+
+  // Changes by other processes ---------------------------------------------------------------
+
+  readonly changes = {
+    subscribe: (listener: ChangeListener): (() => void) => {
+      this.listeners.add(listener)
+      this.startPolling()
+      return () => void this.listeners.delete(listener)
+    },
+    // A local file: what another process committed is read at the next poll, never later.
+    freshAt: (): number => Infinity,
+    ready: (): Promise<void> => Promise.resolve(),
+  }
+
+  private startPolling(): void {
+    if (this.timer !== null || this.closed) return
+    this.dataVersion = this.readDataVersion()
+    this.timer = setInterval(() => this.poll(), POLL_MS)
+    this.timer.unref?.()
+  }
+
+  private readDataVersion(): number {
+    return this.db.query<{ data_version: number }, []>('PRAGMA data_version').get()!.data_version
+  }
+
+  private poll(): void {
+    if (this.closed) return
+    let version: number
+    try {
+      version = this.readDataVersion()
+    } catch {
+      return
+    }
+    if (version === this.dataVersion) return
+    this.dataVersion = version
+    for (const listener of this.listeners) {
+      void Promise.resolve(listener({ topic: 'settings', key: null })).catch(() => {})
+      void Promise.resolve(listener({ topic: 'revocations' })).catch(() => {})
+    }
+  }
+
+  // Whole database ---------------------------------------------------------------------------
+
+  async ping(): Promise<boolean> {
+    try {
+      return this.db.query<{ one: number }, []>('SELECT 1 AS one').get()?.one === 1
+    } catch {
+      return false
+    }
+  }
+
+  async dump(): Promise<StorageDump> {
+    return this.db
+      .transaction(() => ({
+        settings: this.listSettings(),
+        audit: this.db.query<StoredAuditEvent, []>('SELECT id, at, action, actor, target, detail FROM audit_events ORDER BY id').all(),
+        layouts: this.db
+          .query<{ identity_id: string; layout: string; updated_at: string }, []>(
+            'SELECT identity_id, layout, updated_at FROM dashboard_layouts ORDER BY identity_id',
+          )
+          .all(),
+        revocations: this.loadRevocations(),
+      }))
+      .deferred()
+  }
+
+  async restore(dump: StorageDump): Promise<{ ok: true } | { ok: false; reason: 'not_empty' }> {
+    return this.db
+      .transaction(() => {
+        for (const table of ['settings', 'audit_events', 'dashboard_layouts', 'revoked_sessions', 'identity_revocations']) {
+          if (this.db.query(`SELECT 1 FROM ${table} LIMIT 1`).get() !== null) return { ok: false as const, reason: 'not_empty' as const }
+        }
+        const setting = this.db.query(`INSERT INTO settings (${SETTING_COLUMNS}) VALUES (?, ?, ?, ?, ?)`)
+        for (const s of dump.settings) setting.run(s.key, s.value, s.encrypted ? 1 : 0, s.category, s.updated_at)
+        const event = this.db.query('INSERT INTO audit_events (id, at, action, actor, target, detail) VALUES (?, ?, ?, ?, ?, ?)')
+        for (const e of dump.audit) event.run(e.id, e.at, e.action, e.actor, e.target, e.detail)
+        const layout = this.db.query('INSERT INTO dashboard_layouts (identity_id, layout, updated_at) VALUES (?, ?, ?)')
+        for (const l of dump.layouts) layout.run(l.identity_id, l.layout, l.updated_at)
+        const session = this.db.query('INSERT INTO revoked_sessions (sid, expires_at) VALUES (?, ?)')
+        for (const [sid, expiresAt] of dump.revocations.sessions) session.run(sid, expiresAt)
+        const identity = this.db.query('INSERT INTO identity_revocations (identity_id, revoked_at, revoked_at_ms) VALUES (?, ?, ?)')
+        for (const [id, r] of dump.revocations.identities) identity.run(id, r.seconds, r.ms)
+        return { ok: true as const }
+      })
+      .immediate()
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    if (this.timer !== null) clearInterval(this.timer)
+    this.listeners.clear()
+    this.db.close()
+  }
+}

@@ -1,0 +1,156 @@
+// The one storage interface: everything that is state (settings, the audit trail, layouts, revoked
+// sessions and identity revocations) goes through it. Two implementations: SQLite (bun:sqlite, one
+// file, the default) and PostgreSQL (Bun.SQL, for several replicas behind a balancer). The same
+// behaviour tests run against both (test/storage.test.ts).
+//
+// Every method is one atomic unit of work. Where a change and its audit event belong together,
+// they are committed in one transaction; callbacks that run inside a transaction are synchronous
+// (no await while a write lock is held).
+
+import { ApiError } from '../http/errors.ts'
+
+export type Engine = 'sqlite' | 'postgres'
+
+export interface Setting {
+  key: string
+  /** Ciphertext when `encrypted` is true. */
+  value: string
+  encrypted: boolean
+  category: string | null
+  /** ISO 8601 UTC with milliseconds. */
+  updated_at: string
+}
+
+export type UpsertOutcome = 'created' | 'updated'
+
+/** One audit row as written: `detail` is already serialized JSON. */
+export interface AuditRecord {
+  /** ISO 8601 UTC with milliseconds. */
+  at: string
+  action: string
+  actor: string | null
+  target: string | null
+  detail: string | null
+}
+
+export interface StoredAuditEvent extends AuditRecord {
+  id: number
+}
+
+export interface AuditFilter {
+  limit: number
+  before?: number
+  action?: string
+  actor?: string
+}
+
+export interface IdentityRevocation {
+  seconds: number
+  /** null for rows written before millisecond times were kept. */
+  ms: number | null
+}
+
+export interface RevocationSnapshot {
+  /** sid → the session's expiry (epoch seconds). */
+  sessions: Map<string, number>
+  identities: Map<string, IdentityRevocation>
+}
+
+interface SettingsTable {
+  get(key: string): Promise<Setting | null>
+  /** Every setting, sorted by key in byte order. */
+  list(): Promise<Setting[]>
+  /** Creates or replaces a setting and appends its audit event, in one transaction. */
+  upsert(setting: Setting, audit: (outcome: UpsertOutcome) => AuditRecord): Promise<UpsertOutcome>
+  /** Removes a setting and appends the audit event when it existed, in one transaction. */
+  delete(key: string, audit: AuditRecord): Promise<boolean>
+  /**
+   * Replaces every encrypted value by `rewrite(setting)` in one transaction that keeps other
+   * writers out; when `rewrite` returns null for any of them nothing changes. `updated_at` stays.
+   */
+  rewriteEncrypted(
+    rewrite: (setting: Setting) => string | null,
+    audit: (count: number) => AuditRecord,
+  ): Promise<{ ok: true; count: number } | { ok: false; keys: string[] }>
+}
+
+interface AuditTable {
+  append(record: AuditRecord): Promise<void>
+  /** Newest first. */
+  list(filter: AuditFilter): Promise<StoredAuditEvent[]>
+}
+
+interface LayoutsTable {
+  get(identityId: string): Promise<string | null>
+  put(identityId: string, layout: string, at: string): Promise<void>
+}
+
+interface RevocationsTable {
+  load(): Promise<RevocationSnapshot>
+  revokeSession(sid: string, expiresAt: number): Promise<void>
+  revokeIdentity(identityId: string, revocation: { seconds: number; ms: number }): Promise<void>
+  /** Forgets revoked sessions whose cookies can no longer verify anyway. */
+  forgetExpired(nowSeconds: number): Promise<void>
+}
+
+/** What changed, as far as the storage can tell: `key: null` means any setting. */
+export type Change = { topic: 'settings'; key: string | null } | { topic: 'revocations' }
+
+export type ChangeListener = (change: Change) => void | Promise<void>
+
+/**
+ * Changes committed by other processes (and this one), delivered to listeners. `freshAt()` is the
+ * `performance.now()` time up to which every committed change has been handed to the listeners
+ * (and their returned promises settled); Infinity when the storage cannot fall behind (SQLite).
+ */
+interface ChangeFeed {
+  subscribe(listener: ChangeListener): () => void
+  freshAt(): number
+  /** Resolves once `freshAt()` has a value (the first poll reached the database). */
+  ready(): Promise<void>
+}
+
+/** Every row of every table: what `import-sqlite` copies and a backup would hold. */
+export interface StorageDump {
+  settings: Setting[]
+  audit: StoredAuditEvent[]
+  layouts: { identity_id: string; layout: string; updated_at: string }[]
+  revocations: RevocationSnapshot
+}
+
+export interface Storage {
+  readonly engine: Engine
+  readonly settings: SettingsTable
+  readonly audit: AuditTable
+  readonly layouts: LayoutsTable
+  readonly revocations: RevocationsTable
+  readonly changes: ChangeFeed
+  /** True when the database answers now. */
+  ping(): Promise<boolean>
+  dump(): Promise<StorageDump>
+  /** Loads a dump into empty tables, in one transaction; refuses when any table has rows. */
+  restore(dump: StorageDump): Promise<{ ok: true } | { ok: false; reason: 'not_empty' }>
+  close(): Promise<void>
+}
+
+/** How long a process may act on what it knows of revocations and settings without news from the database. */
+export const FRESHNESS_WINDOW_MS = 1000
+
+/** The database did not answer (down, unreachable, too slow): 503 `database_unavailable`, retry later. */
+export class StorageUnavailableError extends ApiError {
+  constructor(readonly reason: string) {
+    super('database_unavailable')
+    this.name = 'StorageUnavailableError'
+  }
+}
+
+/** The database holds a schema written by a newer executable. */
+export class SchemaTooNewError extends Error {
+  constructor(
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(`the database schema is version ${found}, newer than this executable's ${known}; upgrade the executable`)
+    this.name = 'SchemaTooNewError'
+  }
+}

@@ -1,0 +1,140 @@
+// The command line on PostgreSQL: `settings …` and `reencrypt` work against DATABASE_URL as they
+// do on the SQLite file, `check-config` checks the database, and `import-sqlite` moves a SQLite
+// database into an empty PostgreSQL one (refusing one with data) with every row intact and every
+// encrypted value still readable.
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startPostgres, type PostgresCluster } from './support/postgres.ts'
+import { randomKey } from './support/service.ts'
+import { runToEnd } from './support/process.ts'
+import { openSqliteStorage } from '../src/db/sqlite-storage.ts'
+import { PostgresStorage } from '../src/db/postgres-storage.ts'
+import { AuditLog } from '../src/audit/audit.ts'
+import { createSettingsService } from '../src/settings/service.ts'
+import { loadConfig } from '../src/config.ts'
+import { systemClock } from '../src/clock.ts'
+import { createLogger } from '../src/log.ts'
+
+const MAIN = join(import.meta.dir, '..', 'src', 'main.ts')
+const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-pg-cli-'))
+let pg: PostgresCluster
+const signingKey = randomKey()
+const encryptionKey = randomKey()
+
+beforeAll(async () => {
+  pg = await startPostgres()
+}, 60_000)
+afterAll(async () => {
+  await pg?.destroy()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const cli = (args: string[], env: Record<string, string | undefined>, stdin?: string) =>
+  runToEnd(['bun', MAIN, ...args], { SESSION_SIGNING_KEY: signingKey, ENCRYPTION_KEY: encryptionKey, HOME: process.env.HOME, ...env }, { stdin })
+
+describe('settings commands against DATABASE_URL', () => {
+  test('set, list, get, get --decrypt, reencrypt and delete, with nothing secret printed where it should not be', async () => {
+    const url = await pg.createDatabase()
+    const env = { DATABASE_URL: url }
+    const secret = `cli-secret-${randomKey(9)}`
+    expect((await cli(['check-config'], env)).code).toBe(0)
+    const set = await cli(['settings', 'set', 'smtp.password', '--encrypted', '--category', 'mail'], env, `${secret}\n`)
+    expect(set.code).toBe(0)
+    expect(set.stdout).toBe('created smtp.password (encrypted)\n')
+    const list = await cli(['settings', 'list'], env)
+    expect(list.stdout).toContain('smtp.password')
+    expect(list.stdout).toContain('encrypted')
+    expect(list.stdout).not.toContain(secret)
+    const stored = await cli(['settings', 'get', 'smtp.password'], env)
+    expect(stored.stdout.startsWith('v1.')).toBe(true)
+    expect((await cli(['settings', 'get', 'smtp.password', '--decrypt'], env)).stdout).toBe(`${secret}\n`)
+
+    // Rotation: the old key becomes the previous one, reencrypt moves the value under the new key.
+    const rotated = { ...env, ENCRYPTION_KEY: randomKey(), ENCRYPTION_KEY_PREVIOUS: encryptionKey }
+    const reencrypt = await runToEnd(['bun', MAIN, 'settings', 'reencrypt'], { SESSION_SIGNING_KEY: signingKey, HOME: process.env.HOME, ...rotated })
+    expect(reencrypt.code).toBe(0)
+    expect(reencrypt.stdout).toContain('re-encrypted 1 value')
+    const afterRotation = await runToEnd(['bun', MAIN, 'settings', 'get', 'smtp.password', '--decrypt'], {
+      SESSION_SIGNING_KEY: signingKey,
+      HOME: process.env.HOME,
+      DATABASE_URL: url,
+      ENCRYPTION_KEY: rotated.ENCRYPTION_KEY,
+    })
+    expect(afterRotation.stdout).toBe(`${secret}\n`)
+    expect((await cli(['settings', 'delete', 'smtp.password'], env)).code).toBe(0)
+    expect((await cli(['settings', 'get', 'smtp.password'], env)).code).toBe(1)
+  })
+
+  test('an unreachable database or a wrong password: a clear message naming DATABASE_URL, never the password', async () => {
+    const wrong = await cli(['settings', 'list'], { DATABASE_URL: `postgres://${pg.user}:wrong-password-xyz@127.0.0.1:${pg.port}/postgres` })
+    expect(wrong.code).toBe(1)
+    expect(wrong.stderr).toContain('DATABASE_URL')
+    expect(wrong.stderr + wrong.stdout).not.toContain('wrong-password-xyz')
+    const notPostgres = await cli(['check-config'], { DATABASE_URL: 'mysql://user:pw-not-shown@127.0.0.1/db' })
+    expect(notPostgres.code).toBe(1)
+    expect(notPostgres.stderr).toContain('DATABASE_URL must be a postgres:// or postgresql:// URL')
+    expect(notPostgres.stderr).not.toContain('pw-not-shown')
+  })
+})
+
+describe('import-sqlite', () => {
+  async function sqliteWithEverything(path: string): Promise<string> {
+    const loaded = loadConfig({ SESSION_SIGNING_KEY: signingKey, ENCRYPTION_KEY: encryptionKey, DATABASE_PATH: path })
+    if (!loaded.ok) throw new Error(loaded.errors.join('; '))
+    const opened = openSqliteStorage(path)
+    if (!opened.ok) throw new Error(opened.error)
+    const storage = opened.storage
+    const audit = new AuditLog(storage, systemClock)
+    const settings = createSettingsService({ config: loaded.config, storage, audit, clock: systemClock, log: createLogger('error', () => {}) })
+    const secret = `imported-secret-${randomKey(9)}`
+    await settings.write({ key: 'proxy.idp-admin.api_key', value: secret, encrypted: true }, null)
+    await settings.write({ key: 'site.title', value: 'Ops', category: 'site' }, 'admin-1')
+    for (let i = 0; i < 30; i++) await audit.record('identity_search', 'admin-1', `user${i}@example.test`, { outcome: 'ok' })
+    await storage.layouts.put('admin-1', '{"overview":{"order":["audit"]}}', new Date().toISOString())
+    await storage.revocations.revokeSession('sid-1', Math.floor(Date.now() / 1000) + 3600)
+    await storage.revocations.revokeIdentity('identity-9', { seconds: Math.floor(Date.now() / 1000), ms: Date.now() })
+    await storage.close()
+    return secret
+  }
+
+  test('everything moves in one go; encrypted values still decrypt; a second import is refused', async () => {
+    const path = join(dir, 'single.db')
+    const secret = await sqliteWithEverything(path)
+    const url = await pg.createDatabase()
+    const imported = await cli(['import-sqlite', path], { DATABASE_URL: url })
+    expect(imported.stderr).toBe('')
+    expect(imported.code).toBe(0)
+    expect(imported.stdout).toBe('imported 2 settings, 32 audit events, 1 layouts, 1 revoked sessions and 1 identity revocations\n')
+    expect(imported.stdout + imported.stderr).not.toContain(secret)
+
+    const source = openSqliteStorage(path)
+    const target = await PostgresStorage.open(url)
+    if (!source.ok || !target.ok) throw new Error('cannot open')
+    try {
+      expect(await target.storage.dump()).toEqual(await source.storage.dump())
+    } finally {
+      await source.storage.close()
+      await target.storage.close()
+    }
+    expect((await cli(['settings', 'get', 'proxy.idp-admin.api_key', '--decrypt'], { DATABASE_URL: url })).stdout).toBe(`${secret}\n`)
+
+    const again = await cli(['import-sqlite', path], { DATABASE_URL: url })
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain('already has data')
+  })
+
+  test('a missing file or no DATABASE_URL is refused, and no file is created', async () => {
+    const missing = join(dir, 'no-such.db')
+    const result = await cli(['import-sqlite', missing], { DATABASE_URL: await pg.createDatabase() })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('does not exist')
+    expect(existsSync(missing)).toBe(false)
+    const noUrl = await cli(['import-sqlite', join(dir, 'single.db')], {})
+    expect(noUrl.code).toBe(1)
+    expect(noUrl.stderr).toContain('DATABASE_URL')
+    expect((await cli(['import-sqlite'], {})).code).toBe(2)
+  })
+})

@@ -1,0 +1,340 @@
+// The storage interface's behaviour, one set of tests run against both engines: SQLite (a real
+// file) and PostgreSQL (a real throw-away cluster). Then what only one engine has: migrations
+// under the advisory lock, a schema newer than the executable, an outage and the recovery.
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { SQL } from 'bun'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startPostgres, type PostgresCluster } from './support/postgres.ts'
+import { openStorage } from '../src/db/open.ts'
+import { PostgresStorage } from '../src/db/postgres-storage.ts'
+import { StorageUnavailableError, type AuditRecord, type Change, type Storage } from '../src/db/storage.ts'
+
+let pg: PostgresCluster
+const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-storage-'))
+const opened: Storage[] = []
+let counter = 0
+
+beforeAll(async () => {
+  pg = await startPostgres()
+}, 60_000)
+
+afterAll(async () => {
+  for (const storage of opened) await storage.close()
+  await pg?.destroy()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+interface Engine {
+  name: 'sqlite' | 'postgres'
+  /** A new, empty database; `open` may be called more than once (two processes on it). */
+  fresh(): Promise<{ open(): Promise<Storage>; location: string }>
+}
+
+async function track(result: Promise<{ ok: true; storage: Storage } | { ok: false; error: string }>): Promise<Storage> {
+  const outcome = await result
+  if (!outcome.ok) throw new Error(outcome.error)
+  opened.push(outcome.storage)
+  return outcome.storage
+}
+
+const engines: Engine[] = [
+  {
+    name: 'sqlite',
+    async fresh() {
+      const path = join(dir, `db-${++counter}`, 'admin-dashboard.db')
+      return { location: path, open: () => track(openStorage({ databaseUrl: null, databasePath: path })) }
+    },
+  },
+  {
+    name: 'postgres',
+    async fresh() {
+      const url = await pg.createDatabase()
+      return { location: url, open: () => track(openStorage({ databaseUrl: url, databasePath: 'unused' })) }
+    },
+  },
+]
+
+const at = (ms: number) => new Date(Date.UTC(2026, 0, 2, 3, 4, 5) + ms).toISOString()
+const event = (action: string, overrides: Partial<AuditRecord> = {}): AuditRecord => ({
+  at: at(0),
+  action,
+  actor: 'actor-1',
+  target: null,
+  detail: null,
+  ...overrides,
+})
+
+/** Waits until `predicate` holds, at most `ms`; returns how long it took, or null. */
+async function within(ms: number, predicate: () => boolean): Promise<number | null> {
+  const started = performance.now()
+  while (performance.now() - started < ms) {
+    if (predicate()) return performance.now() - started
+    await Bun.sleep(10)
+  }
+  return predicate() ? performance.now() - started : null
+}
+
+for (const engine of engines) {
+  describe(`${engine.name} storage`, () => {
+    let storage: Storage
+    beforeAll(async () => {
+      storage = await (await engine.fresh()).open()
+    })
+
+    test('settings: a missing key is null; create, then update, each with its audit event in the same unit', async () => {
+      expect(await storage.settings.get('site.title')).toBeNull()
+      const first = await storage.settings.upsert(
+        { key: 'site.title', value: 'One', encrypted: false, category: 'site', updated_at: at(1) },
+        (outcome) => event('settings_write', { target: 'site.title', detail: JSON.stringify({ outcome }) }),
+      )
+      expect(first).toBe('created')
+      const second = await storage.settings.upsert(
+        { key: 'site.title', value: 'v1.two', encrypted: true, category: null, updated_at: at(2) },
+        (outcome) => event('settings_write', { target: 'site.title', detail: JSON.stringify({ outcome }) }),
+      )
+      expect(second).toBe('updated')
+      expect(await storage.settings.get('site.title')).toEqual({ key: 'site.title', value: 'v1.two', encrypted: true, category: null, updated_at: at(2) })
+      const events = await storage.audit.list({ limit: 10, action: 'settings_write' })
+      expect(events.map((e) => e.detail)).toEqual(['{"outcome":"updated"}', '{"outcome":"created"}'])
+    })
+
+    test('settings: listed in byte order of the key, values and flags as stored', async () => {
+      for (const key of ['b.key', 'B.key', 'a.key', 'a-key', 'a.key.z', '_x', 'Z']) {
+        await storage.settings.upsert({ key, value: `value of ${key}`, encrypted: false, category: 'order', updated_at: at(3) }, () =>
+          event('settings_write', { target: key }),
+        )
+      }
+      const keys = (await storage.settings.list()).filter((s) => s.category === 'order').map((s) => s.key)
+      expect(keys).toEqual(['B.key', 'Z', '_x', 'a-key', 'a.key', 'a.key.z', 'b.key'])
+    })
+
+    test('settings: delete answers whether the key existed and audits only a real deletion', async () => {
+      await storage.settings.upsert({ key: 'to.delete', value: 'x', encrypted: false, category: null, updated_at: at(4) }, () => event('settings_write'))
+      expect(await storage.settings.delete('to.delete', event('settings_delete', { target: 'to.delete' }))).toBe(true)
+      expect(await storage.settings.delete('to.delete', event('settings_delete', { target: 'to.delete' }))).toBe(false)
+      expect(await storage.settings.get('to.delete')).toBeNull()
+      expect((await storage.audit.list({ limit: 10, action: 'settings_delete' })).length).toBe(1)
+    })
+
+    test('settings: rewriting the encrypted values is all or nothing, keeps updated_at, and is audited once', async () => {
+      const fresh = await (await engine.fresh()).open()
+      for (const [key, encrypted] of [['enc.a', true], ['enc.b', true], ['plain.c', false]] as const) {
+        await fresh.settings.upsert({ key, value: `old-${key}`, encrypted, category: null, updated_at: at(5) }, () => event('settings_write'))
+      }
+      const refused = await fresh.settings.rewriteEncrypted((s) => (s.key === 'enc.b' ? null : `new-${s.key}`), (count) => event('settings_reencrypt', { detail: String(count) }))
+      expect(refused).toEqual({ ok: false, keys: ['enc.b'] })
+      expect((await fresh.settings.get('enc.a'))!.value).toBe('old-enc.a')
+      const done = await fresh.settings.rewriteEncrypted((s) => `new-${s.key}`, (count) => event('settings_reencrypt', { detail: String(count) }))
+      expect(done).toEqual({ ok: true, count: 2 })
+      const all = await fresh.settings.list()
+      expect(all.map((s) => [s.key, s.value, s.updated_at])).toEqual([
+        ['enc.a', 'new-enc.a', at(5)],
+        ['enc.b', 'new-enc.b', at(5)],
+        ['plain.c', 'old-plain.c', at(5)],
+      ])
+      const audited = await fresh.audit.list({ limit: 10, action: 'settings_reencrypt' })
+      expect(audited.map((e) => e.detail)).toEqual(['2'])
+    })
+
+    test('audit: newest first, paged by id, filtered by action and actor, every field as written', async () => {
+      const fresh = await (await engine.fresh()).open()
+      for (let i = 0; i < 7; i++) {
+        await fresh.audit.append(event(i % 2 ? 'login' : 'logout', { at: at(i * 1000 + 7), actor: i < 4 ? 'alice' : 'bob', target: `t${i}`, detail: JSON.stringify({ i }) }))
+      }
+      const all = await fresh.audit.list({ limit: 100 })
+      expect(all.map((e) => e.target)).toEqual(['t6', 't5', 't4', 't3', 't2', 't1', 't0'])
+      expect(all[6]).toEqual({ id: all[6]!.id, at: at(7), action: 'logout', actor: 'alice', target: 't0', detail: '{"i":0}' })
+      expect(typeof all[0]!.id).toBe('number')
+      const page = await fresh.audit.list({ limit: 2, before: all[1]!.id })
+      expect(page.map((e) => e.target)).toEqual(['t4', 't3'])
+      expect((await fresh.audit.list({ limit: 100, action: 'login' })).map((e) => e.target)).toEqual(['t5', 't3', 't1'])
+      expect((await fresh.audit.list({ limit: 100, actor: 'bob', action: 'logout' })).map((e) => e.target)).toEqual(['t6', 't4'])
+      expect(await fresh.audit.list({ limit: 100, actor: 'nobody' })).toEqual([])
+    })
+
+    test('layouts: none, then stored as given (key order kept), then replaced', async () => {
+      expect(await storage.layouts.get('identity-1')).toBeNull()
+      await storage.layouts.put('identity-1', '{"z":1,"a":[1,2]}', at(8))
+      expect(await storage.layouts.get('identity-1')).toBe('{"z":1,"a":[1,2]}')
+      await storage.layouts.put('identity-1', '{"b":true}', at(9))
+      expect(await storage.layouts.get('identity-1')).toBe('{"b":true}')
+      expect(await storage.layouts.get('identity-2')).toBeNull()
+    })
+
+    test('revocations: sessions with their expiry, identities to the millisecond; expired sessions are forgotten', async () => {
+      const fresh = await (await engine.fresh()).open()
+      await fresh.revocations.revokeSession('sid-old', 1000)
+      await fresh.revocations.revokeSession('sid-new', 5_000_000_000)
+      await fresh.revocations.revokeSession('sid-new', 5_000_000_001)
+      await fresh.revocations.revokeIdentity('identity-x', { seconds: 1_800_000_000, ms: 1_800_000_000_123 })
+      let snapshot = await fresh.revocations.load()
+      expect([...snapshot.sessions.entries()].sort()).toEqual([
+        ['sid-new', 5_000_000_001],
+        ['sid-old', 1000],
+      ])
+      expect(snapshot.identities.get('identity-x')).toEqual({ seconds: 1_800_000_000, ms: 1_800_000_000_123 })
+      await fresh.revocations.forgetExpired(1000)
+      snapshot = await fresh.revocations.load()
+      expect([...snapshot.sessions.keys()]).toEqual(['sid-new'])
+    })
+
+    test('changes made through another connection reach a subscriber within 1 s (settings and revocations)', async () => {
+      const database = await engine.fresh()
+      const writer = await database.open()
+      const reader = await database.open()
+      const seen: Change[] = []
+      const unsubscribe = reader.changes.subscribe((change) => void seen.push(change))
+      await reader.changes.ready()
+      seen.length = 0
+      await writer.settings.upsert({ key: 'proxy.idp-admin.api_key', value: 'v1.x', encrypted: true, category: null, updated_at: at(10) }, () =>
+        event('settings_write'),
+      )
+      expect(await within(1000, () => seen.some((c) => c.topic === 'settings' && (c.key === null || c.key === 'proxy.idp-admin.api_key')))).not.toBeNull()
+      await writer.revocations.revokeSession('sid-shared', 5_000_000_000)
+      expect(await within(1000, () => seen.some((c) => c.topic === 'revocations'))).not.toBeNull()
+      expect((await reader.revocations.load()).sessions.has('sid-shared')).toBe(true)
+      // Whatever the engine, it claims to be fresh up to a moment within the last second.
+      expect(performance.now() - reader.changes.freshAt()).toBeLessThan(1000)
+      unsubscribe()
+    })
+
+    test('dump and restore: everything moves; a database with rows refuses', async () => {
+      const source = await (await engine.fresh()).open()
+      await source.settings.upsert({ key: 'k', value: 'v', encrypted: false, category: 'c', updated_at: at(11) }, () => event('settings_write'))
+      await source.audit.append(event('login', { at: at(12), target: 'x', detail: '{"role":"admin"}' }))
+      await source.layouts.put('identity-1', '{"a":1}', at(13))
+      await source.revocations.revokeSession('sid', 5_000_000_000)
+      await source.revocations.revokeIdentity('identity-2', { seconds: 1_800_000_000, ms: 1_800_000_000_456 })
+      const dump = await source.dump()
+      const target = await (await engine.fresh()).open()
+      expect(await target.restore(dump)).toEqual({ ok: true })
+      expect(await target.dump()).toEqual(dump)
+      expect(await target.restore(dump)).toEqual({ ok: false, reason: 'not_empty' })
+      // New events continue after the copied ones.
+      await target.audit.append(event('logout'))
+      const [newest] = await target.audit.list({ limit: 1 })
+      expect(newest!.id).toBeGreaterThan(dump.audit[dump.audit.length - 1]!.id)
+    })
+
+    test('opening again applies no migration twice', async () => {
+      const database = await engine.fresh()
+      await database.open()
+      await database.open()
+      const versions =
+        engine.name === 'sqlite'
+          ? new Database(database.location).query<{ version: number }, []>('SELECT version FROM schema_migrations ORDER BY version').all()
+          : await withSql(database.location, (sql) => sql`SELECT version FROM schema_migrations ORDER BY version`)
+      expect(versions.map((row: { version: number }) => Number(row.version))).toEqual([1, 2])
+    })
+
+    test('a schema newer than this executable is refused with a message that says so', async () => {
+      const database = await engine.fresh()
+      await (await database.open()).close()
+      if (engine.name === 'sqlite') {
+        const db = new Database(database.location)
+        db.run("INSERT INTO schema_migrations (version, applied_at) VALUES (99, '2030-01-01T00:00:00.000Z')")
+        db.close()
+      } else {
+        await withSql(database.location, (sql) => sql`INSERT INTO schema_migrations (version, applied_at) VALUES (99, now())`)
+      }
+      const result = await openStorage(engine.name === 'sqlite' ? { databaseUrl: null, databasePath: database.location } : { databaseUrl: database.location, databasePath: 'unused' })
+      expect(result.ok).toBe(false)
+      if (!result.ok) {
+        expect(result.error).toContain('newer than this executable')
+        expect(result.error).toContain('99')
+        expect(result.error).not.toContain(pg.password)
+      }
+    })
+  })
+}
+
+async function withSql<T>(url: string, work: (sql: InstanceType<typeof SQL>) => Promise<T>): Promise<T> {
+  const sql = new SQL(url, { max: 1 })
+  try {
+    return await work(sql)
+  } finally {
+    await sql.close()
+  }
+}
+
+describe('postgres only', () => {
+  test('replicas starting at once on an empty database: one applies the migrations, all open', async () => {
+    const url = await pg.createDatabase()
+    const results = await Promise.all(Array.from({ length: 5 }, () => PostgresStorage.open(url)))
+    for (const result of results) {
+      expect(result.ok).toBe(true)
+      if (result.ok) opened.push(result.storage)
+    }
+    const rows = await withSql(url, (sql) => sql`SELECT version FROM schema_migrations ORDER BY version`)
+    expect(rows.map((row: { version: number }) => Number(row.version))).toEqual([1, 2])
+  })
+
+  test('a wrong password or an unreachable server is refused with a message that names DATABASE_URL, never the password', async () => {
+    const wrong = await PostgresStorage.open(`postgres://${pg.user}:not-the-password@127.0.0.1:${pg.port}/postgres`)
+    expect(wrong.ok).toBe(false)
+    if (!wrong.ok) {
+      expect(wrong.error).toContain('DATABASE_URL')
+      expect(wrong.error).not.toContain('not-the-password')
+    }
+    const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+    const closedPort = probe.port
+    probe.stop(true)
+    const started = performance.now()
+    const down = await PostgresStorage.open(`postgres://${pg.user}:${pg.password}@127.0.0.1:${closedPort}/postgres`)
+    expect(down.ok).toBe(false)
+    if (!down.ok) expect(down.error).not.toContain(pg.password)
+    expect(performance.now() - started).toBeLessThan(10_000)
+  })
+
+  test('the server stopped: operations fail fast as unavailable, freshness stops; started again: it recovers by itself', async () => {
+    const url = await pg.createDatabase()
+    const storage = await track(openStorage({ databaseUrl: url, databasePath: 'unused' }))
+    const unsubscribe = storage.changes.subscribe(() => {})
+    await storage.changes.ready()
+    expect(performance.now() - storage.changes.freshAt()).toBeLessThan(1000)
+    await pg.stop()
+    try {
+      const started = performance.now()
+      const failure = await storage.settings.get('x').then(
+        () => null,
+        (error: unknown) => error,
+      )
+      expect(failure).toBeInstanceOf(StorageUnavailableError)
+      expect(performance.now() - started).toBeLessThan(6000)
+      expect(await storage.ping()).toBe(false)
+      await Bun.sleep(1200)
+      expect(performance.now() - storage.changes.freshAt()).toBeGreaterThan(1000)
+    } finally {
+      await pg.start()
+    }
+    expect(await within(10_000, () => performance.now() - storage.changes.freshAt() < 1000)).not.toBeNull()
+    expect(await storage.settings.get('x')).toBeNull()
+    expect(await storage.ping()).toBe(true)
+    unsubscribe()
+  }, 30_000)
+
+  test('TLS parameters in DATABASE_URL reach the connection: required and verified against the CA, refused where the server has none', async () => {
+    const tls = await startPostgres({ tls: true })
+    try {
+      const base = `postgres://${tls.user}:${tls.password}@127.0.0.1:${tls.port}/postgres`
+      for (const query of ['sslmode=require', `sslmode=verify-full&sslrootcert=${encodeURIComponent(tls.certificatePath!)}`]) {
+        const storage = await track(openStorage({ databaseUrl: `${base}?${query}`, databasePath: 'unused' }))
+        expect(await storage.ping()).toBe(true)
+        const encrypted = await withSql(`${base}?${query}`, (sql) => sql`SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()`)
+        expect(encrypted[0].ssl).toBe(true)
+      }
+      // The certificate is self-signed: verifying it without its CA fails, and says why.
+      const unverified = await openStorage({ databaseUrl: `${base}?sslmode=verify-full`, databasePath: 'unused' })
+      expect(unverified.ok).toBe(false)
+      if (!unverified.ok) expect(unverified.error).toContain('cannot be reached')
+    } finally {
+      await tls.destroy()
+    }
+    const plain = await openStorage({ databaseUrl: `postgres://${pg.user}:${pg.password}@127.0.0.1:${pg.port}/postgres?sslmode=require`, databasePath: 'unused' })
+    expect(plain.ok).toBe(false)
+  }, 60_000)
+})
