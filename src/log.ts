@@ -11,6 +11,29 @@ import type { LogLevel } from './config.ts'
 
 export type LogFields = Record<string, string | number | boolean | null | undefined>
 
+// A type alias, not an interface: it must spread into LogFields.
+type ErrorFields = { error_name: string; error_code?: string }
+
+/** How a streamed body ended, for its request's line. */
+export type BodyEnd = { body: 'complete' | 'incomplete'; body_bytes: number; error_name?: string; error_code?: string }
+
+/** What the line of one request says: who, what, how it ended; never a query value, cookie or body. */
+export interface RequestLine {
+  request_id: string
+  method: string
+  path: string
+  status: number
+  duration_ms: number
+  subject?: string
+  error?: string
+  upstream_failure?: string
+  /** For proxied answers: whether the body reached the client whole, and how many bytes did. */
+  body?: string
+  body_bytes?: number
+  error_name?: string
+  error_code?: string
+}
+
 export interface Logger {
   debug(event: string, fields?: LogFields): void
   info(event: string, fields?: LogFields): void
@@ -19,7 +42,7 @@ export interface Logger {
   /** Audit lines the spec requires (identity searches): written whatever LOG_LEVEL says, never dropped. */
   audit(fields: LogFields): void
   /** The one line per request (at info): the first to go when the output is stalled. */
-  request(fields: LogFields): void
+  request(line: RequestLine): void
   /** Writes what is pending and waits (at most `timeoutMs`) until the output has taken it. */
   flush(timeoutMs?: number): Promise<void>
 }
@@ -91,7 +114,7 @@ export function createBufferedSink(options: { writer?: ChunkWriter; limitBytes?:
         return
       }
       if (dropped > 0 && !full) {
-        enqueue(`${JSON.stringify({ time: new Date().toISOString(), level: 'warn', event: 'log_lines_dropped', count: dropped })}\n`)
+        enqueue(jsonLine('warn', 'log_lines_dropped', { count: dropped }))
         dropped = 0
       }
       enqueue(line)
@@ -116,8 +139,7 @@ export function createBufferedSink(options: { writer?: ChunkWriter; limitBytes?:
  */
 export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
   const sink: LineSink = write ? { write: (line) => write(line), flush: async () => {} } : createBufferedSink()
-  const line = (lineLevel: LogLevel, event: string, fields: LogFields, droppable = false) =>
-    sink.write(JSON.stringify({ time: new Date().toISOString(), level: lineLevel, event, ...fields }) + '\n', droppable)
+  const line = (lineLevel: LogLevel, event: string, fields: LogFields, droppable = false) => sink.write(jsonLine(lineLevel, event, fields), droppable)
   const emit = (lineLevel: LogLevel, event: string, fields: LogFields = {}) => {
     if (RANK[lineLevel] >= RANK[level]) line(lineLevel, event, fields)
   }
@@ -128,14 +150,55 @@ export function createLogger(level: LogLevel, write?: (line: string) => void): L
     error: (event, fields) => emit('error', event, fields),
     audit: (fields) => line('info', 'audit', fields),
     request: (fields) => {
-      if (RANK.info >= RANK[level]) line('info', 'request', fields, true)
+      if (RANK.info >= RANK[level]) sink.write(requestLine(fields), true)
     },
     flush: (timeoutMs = 2000) => sink.flush(timeoutMs),
   }
 }
 
+// The time is formatted once per millisecond, not once per line.
+let clockMs = Number.NaN
+let clockIso = ''
+
+function isoNow(): string {
+  const now = Date.now()
+  if (now !== clockMs) {
+    clockMs = now
+    clockIso = new Date(now).toISOString()
+  }
+  return clockIso
+}
+
+function jsonLine(level: LogLevel, event: string, fields: LogFields): string {
+  return `${JSON.stringify({ time: isoNow(), level, event, ...fields })}\n`
+}
+
+/**
+ * The one line per request. Built from an object literal of fixed shape (JSON.stringify leaves
+ * out what is undefined): a spread of arbitrary fields costs more than the rest of the line.
+ */
+function requestLine(f: RequestLine): string {
+  return `${JSON.stringify({
+    time: isoNow(),
+    level: 'info',
+    event: 'request',
+    request_id: f.request_id,
+    method: f.method,
+    path: f.path,
+    status: f.status,
+    duration_ms: f.duration_ms,
+    subject: f.subject,
+    error: f.error,
+    upstream_failure: f.upstream_failure,
+    body: f.body,
+    body_bytes: f.body_bytes,
+    error_name: f.error_name,
+    error_code: f.error_code,
+  })}\n`
+}
+
 /** What may be logged about a caught error: its class and code, never its message (it may hold host names). */
-export function describeError(error: unknown): LogFields {
+export function describeError(error: unknown): ErrorFields {
   if (error instanceof Error) {
     return { error_name: error.name, error_code: (error as { code?: unknown }).code as string | undefined }
   }

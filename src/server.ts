@@ -5,9 +5,9 @@ import type { App } from './app.ts'
 import type { Logger } from './log.ts'
 import { errorCodeOf, errorResponse } from './http/errors.ts'
 import { SECURITY_HEADERS } from './http/gate.ts'
-import { attachedSession, pathnameOf } from './http/request-context.ts'
+import { attachedSession, pathnameOf, requestIdOf } from './http/request-context.ts'
 import { notesOf } from './http/request-notes.ts'
-import { describeError, type LogFields } from './log.ts'
+import { describeError, type RequestLine } from './log.ts'
 
 /**
  * Bun's own ceiling, far above ours: the limits that answer are enforced in our code with the
@@ -38,9 +38,6 @@ function lastResort(): Response {
   return response
 }
 
-/** Our own id for each request (an incoming X-Request-Id is not trusted): sent back and logged. */
-const newRequestId = (): string => crypto.randomUUID()
-
 /** The response with X-Request-Id; a response whose headers cannot change (a redirect) is rebuilt around its body. */
 function withRequestId(response: Response, id: string): Response {
   try {
@@ -66,19 +63,25 @@ export function serve(options: ServeOptions): RunningServer {
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
     async fetch(request) {
       const started = performance.now()
-      const id = newRequestId()
       let response: Response
+      let id: string | undefined
       try {
         response = await handle(request)
+        // The gate gave the request its id, and Elysia sent it with the other headers the gate set.
+        id = requestIdOf(request)
+        if (id === undefined) {
+          id = crypto.randomUUID()
+          response = withRequestId(response, id)
+        }
       } catch (error) {
+        id = requestIdOf(request) ?? crypto.randomUUID()
         log.error('unhandled_error', { request_id: id, path: pathnameOf(request), ...describeError(error) })
-        response = lastResort()
+        response = withRequestId(lastResort(), id)
       }
-      response = withRequestId(response, id)
       options.observe?.(request, response)
       // One wide line per request: who, what, how it ended; never a query value, cookie or body.
       const notes = notesOf(request)
-      const fields: LogFields = {
+      const line: RequestLine = {
         request_id: id,
         method: request.method,
         path: pathnameOf(request),
@@ -87,10 +90,12 @@ export function serve(options: ServeOptions): RunningServer {
         subject: notes?.subject ?? attachedSession(request)?.sub,
         error: notes?.error ?? errorCodeOf(response),
         upstream_failure: notes?.upstream_failure,
+        body: notes?.body,
+        body_bytes: notes?.body_bytes,
       }
       // A streamed answer is logged when its body has really ended, with what happened to it.
-      if (notes?.completion) void notes.completion.then((ended) => log.request({ ...fields, ...ended, duration_ms: milliseconds(started) }))
-      else log.request(fields)
+      if (notes?.completion) void notes.completion.then((ended) => log.request({ ...line, ...ended, duration_ms: milliseconds(started) }))
+      else log.request(line)
       return response
     },
     error(error) {

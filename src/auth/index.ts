@@ -7,6 +7,7 @@ import * as oauth from 'oauth4webapi'
 import type { Services } from '../services.ts'
 import { missingLoginVariables } from '../config.ts'
 import { ApiError, errorResponse } from '../http/errors.ts'
+import { noteOn } from '../http/request-notes.ts'
 import {
   FLOW_COOKIE_SECONDS,
   flowCookieAttributes,
@@ -119,6 +120,8 @@ export function authRoutes(services: Pick<Services, 'config' | 'clock' | 'log' |
         return errorResponse(check.code, { headers: check.clearCookie ? { 'set-cookie': sessionClearCookie(secure) } : {} })
       }
       const { sub, email, role } = check.session
+      // A public route, so the gate attached no session: the log line learns who asked from here.
+      noteOn(request, { subject: sub })
       return { user: { identityId: sub, email, role } }
     })
 

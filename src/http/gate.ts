@@ -3,7 +3,7 @@
 
 import { classifyPath, requirementOf, type Access } from './access.ts'
 import { errorResponse, type ErrorCode } from './errors.ts'
-import { attachSession, hasUsableUrl, hasValidHost, pathnameOf } from './request-context.ts'
+import { assignRequestId, attachSession, hasUsableUrl, hasValidHost, pathnameOf } from './request-context.ts'
 import { noteOn } from './request-notes.ts'
 import { sessionClearCookie } from '../session/cookie.ts'
 import type { SessionVerifier } from '../session/verifier.ts'
@@ -35,6 +35,7 @@ type Gate = (context: GateContext) => Promise<Response | undefined>
 export function createGate(deps: GateDeps): Gate {
   return async ({ request, set }) => {
     Object.assign(set.headers, SECURITY_HEADERS)
+    set.headers['x-request-id'] = assignRequestId(request)
     // Nothing about Host is trusted for access; a request without a usable one is not routed at all.
     if (!hasValidHost(request) || !hasUsableUrl(request)) return refuse(request, 'bad_request', {}, 'The Host header is missing or invalid.')
     const access: Access = classifyPath(pathnameOf(request))

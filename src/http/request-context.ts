@@ -5,6 +5,22 @@ import type { SessionPayload } from '../session/cookie.ts'
 import { ApiError } from './errors.ts'
 
 const sessions = new WeakMap<Request, SessionPayload>()
+const requestIds = new WeakMap<Request, string>()
+
+/**
+ * Our own id for the request (an incoming X-Request-Id is not trusted), made by the gate so that
+ * it goes out with the security headers in the one header set Elysia builds the answer from.
+ */
+export function assignRequestId(request: Request): string {
+  const id = crypto.randomUUID()
+  requestIds.set(request, id)
+  return id
+}
+
+/** The id the gate gave the request; undefined when the gate never saw it. */
+export function requestIdOf(request: Request): string | undefined {
+  return requestIds.get(request)
+}
 
 export function attachSession(request: Request, session: SessionPayload): void {
   sessions.set(request, session)

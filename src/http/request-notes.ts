@@ -2,7 +2,7 @@
 // an error code, an upstream failure class), and, for streamed answers, when the body really ended.
 // Handlers note; the server writes the one line per request (server.ts).
 
-import type { LogFields } from '../log.ts'
+import type { BodyEnd } from '../log.ts'
 
 interface RequestNotes {
   /** The session's identity id, when the request had one. */
@@ -11,12 +11,15 @@ interface RequestNotes {
   error?: string
   /** How an upstream call failed: timeout | unreachable | invalid_response | rejected. */
   upstream_failure?: string
+  /** For a proxied answer read whole before it was sent: it is complete, with this many bytes. */
+  body?: 'complete'
+  body_bytes?: number
   /**
    * For an answer whose body is still streaming when the handler returns (the proxy): settles when
    * the body has been sent or has failed, with fields that correct the line (e.g. `body: 'incomplete'`).
    * The request's log line waits for it, so its status and duration tell what really happened.
    */
-  completion?: Promise<LogFields>
+  completion?: Promise<BodyEnd>
 }
 
 const notes = new WeakMap<Request, RequestNotes>()
