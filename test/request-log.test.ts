@@ -20,9 +20,11 @@ let closedPort: number
 beforeAll(async () => {
   upstream = new RecordingUpstream()
   cutter = await RawListener.start('127.0.0.1', (socket) => {
-    socket.once('data', () => {
-      socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\ncontent-length: 100000\r\n\r\n')
-      socket.write(Buffer.alloc(30_000, 1))
+    socket.once('data', (data) => {
+      // /small…: an answer small enough to be read whole before it is sent; anything else streams.
+      const length = String(data).startsWith('GET /small') ? 10_000 : 100_000
+      socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\ncontent-length: ${length}\r\n\r\n`)
+      socket.write(Buffer.alloc(length * 0.3, 1))
       setTimeout(() => socket.resetAndDestroy(), 150)
     })
   })
@@ -79,6 +81,18 @@ describe('X-Request-Id and the wide log line', () => {
     })
   }
 
+  test('a proxied answer carries our id, not the one its upstream chose', async () => {
+    upstream.answer = () => Response.json({ ok: true }, { headers: { 'x-request-id': 'upstream-chosen' } })
+    try {
+      const response = await fetch(`${stack.service.url}/api/idp/with-id`)
+      const id = response.headers.get('x-request-id')!
+      expect(id).toMatch(UUID)
+      expect((await lineFor(id)).path).toBe('/api/idp/with-id')
+    } finally {
+      upstream.answer = () => Response.json({ ok: true })
+    }
+  })
+
   test('ids are ours: unique per request, an incoming X-Request-Id is not echoed', async () => {
     const ids = new Set<string>()
     for (let i = 0; i < 20; i++) {
@@ -94,6 +108,9 @@ describe('X-Request-Id and the wide log line', () => {
     const adminLine = await lineFor(admin.headers.get('x-request-id')!)
     expect(adminLine).toMatchObject({ status: 200, subject: stack.admin.id, path: '/api/settings' })
     expect(JSON.stringify(adminLine)).not.toContain('secret-category-value')
+
+    const session = await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie: stack.cookie.admin } })
+    expect(await lineFor(session.headers.get('x-request-id')!)).toMatchObject({ status: 200, subject: stack.admin.id })
 
     const denied = await fetch(`${stack.service.url}/api/settings`, { headers: { cookie: stack.cookie.viewer } })
     expect(await lineFor(denied.headers.get('x-request-id')!)).toMatchObject({ status: 403, error: 'forbidden' })
@@ -113,6 +130,15 @@ describe('X-Request-Id and the wide log line', () => {
     expect(line).toMatchObject({ status: 200, body: 'incomplete' })
     expect(line.body_bytes as number).toBeLessThan(100_000)
     expect(line.duration_ms as number).toBeGreaterThanOrEqual(140)
+  })
+
+  test('a small proxied answer that the upstream cuts short is not relayed truncated: 502 with our envelope, logged as such', async () => {
+    const response = await fetch(`${stack.service.url}/api/oauth/small-answer`)
+    expect(response.status).toBe(502)
+    expect(await response.json()).toMatchObject({ error: 'bad_gateway' })
+    const line = await lineFor(response.headers.get('x-request-id')!)
+    expect(line).toMatchObject({ status: 502, error: 'bad_gateway' })
+    expect(line.upstream_failure).toBeDefined()
   })
 
   test('a proxied body that arrives whole is logged as complete', async () => {

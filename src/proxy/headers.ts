@@ -5,64 +5,80 @@
 
 import { SECURITY_HEADERS } from '../http/gate.ts'
 
-const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']
-const CLIENT_ONLY = ['host', 'forwarded', 'x-real-ip', 'content-length']
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'])
+const CLIENT_ONLY = new Set(['host', 'forwarded', 'x-real-ip', 'content-length'])
 const OWN_COOKIES = new Set(['admin-session', 'oauth_state', 'oauth_verifier'])
+const NONE: ReadonlySet<string> = new Set()
 
-function removeHopByHop(headers: Headers): void {
-  const named = (headers.get('connection') ?? '')
-    .split(',')
-    .map((name) => name.trim().toLowerCase())
-    .filter(Boolean)
-  for (const name of [...HOP_BY_HOP, ...named]) headers.delete(name)
-}
-
-export function forwardedRequestHeaders(incoming: Headers, options: { apiKey: string | null; adminPrefix: boolean }): Headers {
-  const headers = new Headers(incoming)
-  removeHopByHop(headers)
-  for (const name of CLIENT_ONLY) headers.delete(name)
-  for (const name of [...headers.keys()]) if (name.startsWith('x-forwarded-')) headers.delete(name)
-
-  const cookie = headers.get('cookie')
-  if (cookie !== null) {
-    const kept = cookie
-      .split(';')
-      .map((part) => part.trim())
-      .filter((part) => part !== '' && !OWN_COOKIES.has(part.slice(0, Math.max(0, part.indexOf('='))).trim()))
-    if (kept.length > 0) headers.set('cookie', kept.join('; '))
-    else headers.delete('cookie')
-  }
-
-  if (options.apiKey) headers.set('authorization', `Bearer ${options.apiKey}`)
-  else if (options.adminPrefix) headers.delete('authorization')
-  return headers
-}
-
-/** What every proxied answer carries: never cached, never framed, never sniffed, and HTML from an upstream runs nothing. */
-const PROXIED_ANSWER_HEADERS: Readonly<Record<string, string>> = {
-  ...SECURITY_HEADERS,
-  'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'; sandbox",
-}
-// An upstream's own caching and framing rules never reach the browser beside ours.
-const UPSTREAM_POLICY = ['cache-control', 'expires', 'pragma', 'content-security-policy-report-only', 'x-xss-protection']
-
-export function relayedResponseHeaders(upstream: Headers, rewriteLocation: (location: string) => string): Headers {
-  const headers = new Headers()
-  const named = new Set(
-    (upstream.get('connection') ?? '')
+/** The header names a Connection header lists: they are hop-by-hop for this message. */
+function namedInConnection(headers: Headers): ReadonlySet<string> {
+  const connection = headers.get('connection')
+  if (connection === null) return NONE
+  return new Set(
+    connection
       .split(',')
       .map((name) => name.trim().toLowerCase())
       .filter(Boolean),
   )
+}
+
+/** The Cookie header without our own cookies, or null when nothing is left. */
+function foreignCookies(cookie: string): string | null {
+  const kept = cookie
+    .split(';')
+    .map((part) => part.trim())
+    .filter((part) => part !== '' && !OWN_COOKIES.has(part.slice(0, Math.max(0, part.indexOf('='))).trim()))
+  return kept.length > 0 ? kept.join('; ') : null
+}
+
+/** The headers sent upstream, built in one pass over the client's. */
+export function forwardedRequestHeaders(incoming: Headers, options: { apiKey: string | null; adminPrefix: boolean }): Headers {
+  const headers = new Headers()
+  const named = namedInConnection(incoming)
+  for (const [name, value] of incoming) {
+    if (HOP_BY_HOP.has(name) || CLIENT_ONLY.has(name) || named.has(name) || name.startsWith('x-forwarded-')) continue
+    if (name === 'authorization' && (options.apiKey || options.adminPrefix)) continue
+    if (name === 'cookie') {
+      const kept = foreignCookies(value)
+      if (kept !== null) headers.set('cookie', kept)
+      continue
+    }
+    headers.append(name, value)
+  }
+  // Added last, after everything the client sent was filtered: nothing can strip or replace it.
+  if (options.apiKey) headers.set('authorization', `Bearer ${options.apiKey}`)
+  return headers
+}
+
+/** What every proxied answer carries: never cached, never framed, never sniffed, and HTML from an upstream runs nothing. */
+const PROXIED_ANSWER_HEADERS: readonly (readonly [string, string])[] = Object.entries({
+  ...SECURITY_HEADERS,
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'; sandbox",
+})
+// An upstream's own caching and framing rules never reach the browser beside ours, nor its request
+// id (the answer carries ours, the one in our log); Set-Cookie is taken apart below.
+const NOT_RELAYED = new Set([
+  ...PROXIED_ANSWER_HEADERS.map(([name]) => name),
+  'expires',
+  'pragma',
+  'content-security-policy-report-only',
+  'x-xss-protection',
+  'x-request-id',
+  'set-cookie',
+])
+
+/** The headers sent back to the client, built in one pass over the upstream's. */
+export function relayedResponseHeaders(upstream: Headers, rewriteLocation: (location: string) => string): Headers {
+  const headers = new Headers()
+  const named = namedInConnection(upstream)
   for (const [name, value] of upstream) {
-    if (name === 'set-cookie' || HOP_BY_HOP.includes(name) || named.has(name)) continue
-    headers.set(name, name === 'location' ? rewriteLocation(value) : value)
+    if (NOT_RELAYED.has(name) || HOP_BY_HOP.has(name) || named.has(name)) continue
+    headers.append(name, name === 'location' ? rewriteLocation(value) : value)
   }
   for (const line of upstream.getSetCookie()) {
     const name = line.slice(0, Math.max(0, line.indexOf('='))).trim()
     if (!OWN_COOKIES.has(name)) headers.append('set-cookie', line)
   }
-  for (const name of UPSTREAM_POLICY) headers.delete(name)
-  for (const [name, value] of Object.entries(PROXIED_ANSWER_HEADERS)) headers.set(name, value)
+  for (const [name, value] of PROXIED_ANSWER_HEADERS) headers.set(name, value)
   return headers
 }

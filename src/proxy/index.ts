@@ -7,7 +7,7 @@ import type { Services } from '../services.ts'
 import { ApiError } from '../http/errors.ts'
 import { attachedSession, pathnameOf } from '../http/request-context.ts'
 import { noteOn } from '../http/request-notes.ts'
-import { describeError, type LogFields } from '../log.ts'
+import { describeError, type BodyEnd } from '../log.ts'
 import { forwardedRequestHeaders, relayedResponseHeaders } from './headers.ts'
 import { markPassthrough } from './passthrough.ts'
 import { joinUpstreamUrl } from './url.ts'
@@ -18,6 +18,8 @@ const PLACEHOLDER_BASE = new URL('http://upstream.invalid/')
 const NO_BODY_METHODS = new Set(['GET', 'HEAD'])
 /** The largest body streamed to an upstream; counted as it streams, whatever Content-Length said. */
 export const PROXY_BODY_LIMIT = 64 * 1024 * 1024
+/** Answers up to this size, with a Content-Length, are read whole from the upstream and sent in one piece. */
+const WHOLE_BODY_BYTES = 64 * 1024
 
 class BodyTooLarge extends Error {
   override name = 'BodyTooLarge'
@@ -49,10 +51,10 @@ function classifyFailure(error: unknown, aborted: boolean): Failure {
  * The upstream body as it streams to the client, settling `ended` when it has all been sent
  * (`body: 'complete'`) or has stopped early (`body: 'incomplete'`, the upstream cut it or the client left).
  */
-function watchedBody(body: ReadableStream<Uint8Array>): { stream: ReadableStream<Uint8Array>; ended: Promise<LogFields> } {
+function watchedBody(body: ReadableStream<Uint8Array>): { stream: ReadableStream<Uint8Array>; ended: Promise<BodyEnd> } {
   let bytes = 0
-  let settle!: (fields: LogFields) => void
-  const ended = new Promise<LogFields>((resolve) => (settle = resolve))
+  let settle!: (fields: BodyEnd) => void
+  const ended = new Promise<BodyEnd>((resolve) => (settle = resolve))
   const reader = body.getReader()
   const stream = new ReadableStream<Uint8Array>(
     {
@@ -124,10 +126,20 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
     if (declared !== null && Number(declared) > PROXY_BODY_LIMIT) throw new ApiError('payload_too_large')
     const apiKey = await settings.apiKeyFor(prefix.name)
     const headers = forwardedRequestHeaders(request.headers, { apiKey, adminPrefix: prefix.admin })
-    // The timeout covers the upstream's answer (status and headers); a long download may take longer.
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(new DOMException('upstream timeout', 'TimeoutError')), config.proxyTimeoutMs)
+    const failed = async (error: unknown): Promise<never> => {
+      if (error instanceof BodyTooLarge || (error as { cause?: unknown }).cause instanceof BodyTooLarge) throw new ApiError('payload_too_large')
+      const failure = classifyFailure(error, controller.signal.aborted)
+      log.warn('proxy_failed', { prefix: prefix.name, method: request.method, failure: failure.class, ...describeError(error) })
+      noteOn(request, { upstream_failure: failure.class })
+      if (prefix.admin) await auditWrite(prefix, request, upstreamPath(joined.url, base), null, failure.class)
+      throw new ApiError(failure.code)
+    }
     let upstream: Response
+    // A small answer of known length is read whole before anything is sent: no stream to pump, its
+    // end is known, and an upstream that cuts it short gets our 502 instead of a truncated 200.
+    let whole: Uint8Array<ArrayBuffer> | null = null
     const body = NO_BODY_METHODS.has(request.method) || !request.body ? undefined : limitedBody(request.body, PROXY_BODY_LIMIT)
     try {
       const init: RequestInit & { decompress: boolean; duplex: 'half' } = {
@@ -140,14 +152,13 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
         signal: controller.signal,
         duplex: 'half',
       }
+      // The timeout covers the upstream's answer (status and headers, and a small body); a long download may take longer.
       upstream = await services.fetch(joined.url, init)
+      if (request.method !== 'HEAD' && upstream.body !== null && Number(upstream.headers.get('content-length') ?? Number.NaN) <= WHOLE_BODY_BYTES) {
+        whole = await upstream.bytes()
+      }
     } catch (error) {
-      if (error instanceof BodyTooLarge || (error as { cause?: unknown }).cause instanceof BodyTooLarge) throw new ApiError('payload_too_large')
-      const failure = classifyFailure(error, controller.signal.aborted)
-      log.warn('proxy_failed', { prefix: prefix.name, method: request.method, failure: failure.class, ...describeError(error) })
-      noteOn(request, { upstream_failure: failure.class })
-      if (prefix.admin) await auditWrite(prefix, request, upstreamPath(joined.url, base), null, failure.class)
-      throw new ApiError(failure.code)
+      return await failed(error)
     } finally {
       clearTimeout(timer)
     }
@@ -164,16 +175,20 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
     if (prefix.admin) await auditWrite(prefix, request, upstreamPath(joined.url, base), upstream.status, upstream.status < 400 ? 'ok' : 'upstream_refused')
 
     const responseHeaders = relayedResponseHeaders(upstream.headers, (location) => rewriteLocation(location, base, prefix))
+    markPassthrough(request)
+    const init = { status: upstream.status, statusText: upstream.statusText, headers: responseHeaders }
+    if (whole !== null) {
+      noteOn(request, { body: 'complete', body_bytes: whole.byteLength })
+      return new Response(whole, init)
+    }
     const bodyless = request.method === 'HEAD' || upstream.status === 204 || upstream.status === 304 || upstream.body === null
     if (bodyless) {
       await upstream.body?.cancel()
-      markPassthrough(request)
-      return new Response(null, { status: upstream.status, statusText: upstream.statusText, headers: responseHeaders })
+      return new Response(null, init)
     }
     const { stream, ended } = watchedBody(upstream.body!)
     noteOn(request, { completion: ended })
-    markPassthrough(request)
-    return new Response(stream, { status: upstream.status, statusText: upstream.statusText, headers: responseHeaders })
+    return new Response(stream, init)
   }
 
   /** A write through an admin prefix, in the audit trail: who, which method and path (ids, never query values or bodies), how it ended. */
