@@ -1,16 +1,27 @@
 import { Elysia } from 'elysia'
 import { missingLoginVariables, type Config } from '../config.ts'
-import type { Storage } from '../db/storage.ts'
+import { FRESHNESS_WINDOW_MS, type Storage } from '../db/storage.ts'
 import { errorResponse } from '../http/errors.ts'
 
-/** GET /api/health (decisions §2): 200 when login is configured and the database answers. */
+/**
+ * GET /api/health (decisions §2): 200 when login is configured and the database answers. A
+ * balancer may probe it thousands of times a second: a database that answered within the last
+ * FRESHNESS_WINDOW_MS is not asked again (a failed answer is never remembered).
+ */
 export function healthRoutes(config: Config, storage: Storage) {
   const missing = missingLoginVariables(config)
+  let answeredAt = Number.NEGATIVE_INFINITY
+  const databaseAnswers = async (): Promise<boolean> => {
+    if (performance.now() - answeredAt < FRESHNESS_WINDOW_MS) return true
+    if (!(await storage.ping())) return false
+    answeredAt = performance.now()
+    return true
+  }
   return new Elysia({ name: 'health' }).get('/api/health', async () => {
     if (missing.length > 0) {
       return errorResponse('not_configured', { message: `Missing configuration: ${missing.join(', ')}.` })
     }
-    if (!(await storage.ping())) return errorResponse('not_configured', { message: 'The database is not usable.' })
+    if (!(await databaseAnswers())) return errorResponse('not_configured', { message: 'The database is not usable.' })
     return { status: 'ok' }
   })
 }
