@@ -228,6 +228,37 @@ describe('paths that would leave the upstream', () => {
     expect(joinUpstreamUrl(base, 'evil', '').ok).toBe(false)
     expect(joinUpstreamUrl(base, '', '').ok).toBe(true)
   })
+
+  test('the plain-path fast path builds exactly the URL the general one builds, queries included', () => {
+    // The general construction, as it was before plain paths had their own.
+    const reference = (base: URL, rest: string, search: string) => {
+      const url = new URL(base.href)
+      url.pathname = base.pathname.replace(/\/+$/, '') + (rest === '' ? '/' : rest)
+      url.search = search
+      return url.href
+    }
+    const bases = ['http://upstream.example', 'http://upstream.example/', 'http://upstream.example:4434/base', 'https://u.example/a%20b/c/'].map((b) => new URL(b))
+    const pieces = ['admin', 'identities', '7f0c2a3e-1b4d-4c5e-9f6a-0b1c2d3e4f50', 'a.b', 'x~y', 'A_Z-0', 'v1.json', '']
+    const searches = ['', '?', '?page_size=2', '?a=1&b=2#frag', '?q=a b', '?q=é&x=%41', "?x='\"<>"]
+    let random = 7
+    const next = (n: number) => ((random = (random * 1103515245 + 12345) % 2147483648), random % n)
+    let checked = 0
+    for (let i = 0; i < 3000; i++) {
+      const segments = Array.from({ length: next(5) }, () => pieces[next(pieces.length)]!)
+      const rest = segments.length === 0 ? (next(2) ? '' : '/') : `/${segments.join('/')}${next(3) === 0 ? '/' : ''}`
+      const base = bases[next(bases.length)]!
+      const search = searches[next(searches.length)]!
+      const joined = joinUpstreamUrl(base, rest, search)
+      if (!joined.ok) {
+        // Only what the general rules refuse (an empty segment: `//`) may be refused.
+        expect(rest).toContain('//')
+        continue
+      }
+      expect(joined.url.href).toBe(reference(base, rest, search))
+      checked++
+    }
+    expect(checked).toBeGreaterThan(2000)
+  })
 })
 
 describe('the gate in front of the admin prefixes', () => {

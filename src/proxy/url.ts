@@ -28,15 +28,28 @@ function refusal(rest: string): string | null {
 
 type JoinResult = { ok: true; url: URL } | { ok: false; reason: string }
 
+/**
+ * The common case: segments of unreserved characters that do not start with a dot (so no dot
+ * segment, no encoding, no separator trick, nothing to decode). Such a path is accepted as it is
+ * by every rule of `refusal`, and can be written into a URL string without any escaping.
+ */
+const PLAIN_REST = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*\/?$/
+
 /** `rest` is the raw path after the prefix ('' or starting with '/'); `search` is the raw query ('' or '?…'). */
 export function joinUpstreamUrl(base: URL, rest: string, search: string): JoinResult {
   if (rest !== '' && !rest.startsWith('/')) return { ok: false, reason: 'host_change' }
-  const why = refusal(rest)
-  if (why) return { ok: false, reason: why }
   const basePath = base.pathname.replace(/\/+$/, '')
-  const url = new URL(base.href)
-  url.pathname = basePath + (rest === '' ? '/' : rest)
-  url.search = search
+  let url: URL
+  if (PLAIN_REST.test(rest)) {
+    url = new URL(`${base.origin}${basePath}${rest === '' ? '/' : rest}`)
+    if (search !== '') url.search = search
+  } else {
+    const why = refusal(rest)
+    if (why) return { ok: false, reason: why }
+    url = new URL(base.href)
+    url.pathname = basePath + (rest === '' ? '/' : rest)
+    url.search = search
+  }
   // Belt and braces: the result must still be the configured upstream, under its path.
   if (url.origin !== base.origin || !(url.pathname === basePath || url.pathname.startsWith(basePath + '/'))) {
     return { ok: false, reason: 'host_change' }
