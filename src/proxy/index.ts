@@ -5,7 +5,7 @@
 import { Elysia } from 'elysia'
 import type { Services } from '../services.ts'
 import { ApiError } from '../http/errors.ts'
-import { attachedSession, pathnameOf } from '../http/request-context.ts'
+import { attachedSession, pathnameOf, requestIdOf } from '../http/request-context.ts'
 import { noteOn } from '../http/request-notes.ts'
 import { describeError, type BodyEnd } from '../log.ts'
 import { forwardedRequestHeaders, relayedResponseHeaders } from './headers.ts'
@@ -104,7 +104,14 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
   const { config, log, settings } = services
   const plugin = new Elysia({ name: 'proxy' })
   for (const prefix of PROXY_PREFIXES) {
-    plugin.all(`${prefix.path}/*`, async ({ request }) => forward(prefix, request))
+    plugin.all(`${prefix.path}/*`, async ({ request, set }) => {
+      const response = await forward(prefix, request)
+      // The relayed answer already carries every header the gate put in `set` (the security headers
+      // and the request id): with `set` empty, Elysia sends it as it is instead of copying it into
+      // a new Response with the two header sets merged.
+      set.headers = {}
+      return response
+    })
   }
   return plugin
 
@@ -175,6 +182,8 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
     if (prefix.admin) await auditWrite(prefix, request, upstreamPath(joined.url, base), upstream.status, upstream.status < 400 ? 'ok' : 'upstream_refused')
 
     const responseHeaders = relayedResponseHeaders(upstream.headers, (location) => rewriteLocation(location, base, prefix))
+    const id = requestIdOf(request)
+    if (id !== undefined) responseHeaders.set('x-request-id', id)
     markPassthrough(request)
     const init = { status: upstream.status, statusText: upstream.statusText, headers: responseHeaders }
     if (whole !== null) {
