@@ -10,46 +10,12 @@ import { join } from 'node:path'
 import { runWrk, type WrkResult } from './wrk.ts'
 import { startNginx } from './nginx.ts'
 import { signSessionCookie } from '../src/session/cookie.ts'
+import { freePort, listeningPort, memoryMiB, waitFor200 } from './processes.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 60)
 const ROOT = join(import.meta.dir, '..')
 const dir = mkdtempSync(join(tmpdir(), 'bench-hotpaths-'))
-
-function freePort(): number {
-  const server = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = server.port
-  server.stop(true)
-  return port
-}
-
-async function listeningPort(stream: ReadableStream<Uint8Array>): Promise<number> {
-  const reader = stream.getReader()
-  let text = ''
-  while (!text.includes('\n')) {
-    const { value, done } = await reader.read()
-    if (done) break
-    text += new TextDecoder().decode(value)
-  }
-  reader.releaseLock()
-  return Number(text.trim().split(' ')[1])
-}
-
-function memoryMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  return Number(status.match(new RegExp(`${field}:\\s+(\\d+) kB`))?.[1] ?? Number.NaN) / 1024
-}
-
-async function waitFor200(url: string, deadlineMs = 10_000): Promise<void> {
-  const until = performance.now() + deadlineMs
-  for (;;) {
-    try {
-      if ((await fetch(url)).status === 200) return
-    } catch {}
-    if (performance.now() > until) throw new Error(`${url} never answered 200`)
-    await Bun.sleep(1)
-  }
-}
 
 // The executable, built as an operator builds it.
 const binary = join(dir, 'admin-dashboard')

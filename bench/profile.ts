@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { runWrk } from './wrk.ts'
 import { signSessionCookie } from '../src/session/cookie.ts'
+import { freePort, listeningPort } from './processes.ts'
 
 const args = process.argv.slice(2)
 const path = args.find((arg) => arg.startsWith('/')) ?? '/api/health'
@@ -15,25 +16,6 @@ const withCookie = args.includes('--cookie')
 const seconds = args.includes('--seconds') ? Number(args[args.indexOf('--seconds') + 1]) : 5
 const ROOT = join(import.meta.dir, '..')
 const dir = mkdtempSync(join(tmpdir(), 'bench-profile-'))
-
-async function listeningPort(stream: ReadableStream<Uint8Array>): Promise<number> {
-  const reader = stream.getReader()
-  let text = ''
-  while (!text.includes('\n')) {
-    const { value, done } = await reader.read()
-    if (done) break
-    text += new TextDecoder().decode(value)
-  }
-  reader.releaseLock()
-  return Number(text.trim().split(' ')[1])
-}
-
-function freePort(): number {
-  const server = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = server.port
-  server.stop(true)
-  return port
-}
 
 const upstream = Bun.spawn(['bun', join(import.meta.dir, 'fixtures/upstream-server.ts')], { stdout: 'pipe', stderr: 'inherit' })
 const upstreamPort = await listeningPort(upstream.stdout)

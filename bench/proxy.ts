@@ -2,36 +2,19 @@
 // same run (alternating A/B/B/A), for a small JSON GET and a 1 MiB download; and the service's
 // peak resident memory. Loopback only; `bun bench/proxy.ts` (BENCH_SECONDS to change the length).
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runWrk, type WrkResult } from './wrk.ts'
 import { startProcess } from '../test/support/process.ts'
+import { listeningPort, memoryMiB } from './processes.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const CONNECTIONS = 32
 const ROOT = join(import.meta.dir, '..')
 
-async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = stream.getReader()
-  let text = ''
-  while (!text.includes('\n')) {
-    const { value, done } = await reader.read()
-    if (done) break
-    text += new TextDecoder().decode(value)
-  }
-  reader.releaseLock()
-  return text.trim()
-}
-
-/** Peak resident set size of a process, in MiB. */
-function peakMemoryMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  return Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? Number.NaN) / 1024
-}
-
 const upstream = Bun.spawn(['bun', join(import.meta.dir, 'fixtures/upstream-server.ts')], { stdout: 'pipe', stderr: 'inherit' })
-const upstreamUrl = `http://127.0.0.1:${(await firstLine(upstream.stdout)).split(' ')[1]}`
+const upstreamUrl = `http://127.0.0.1:${await listeningPort(upstream.stdout)}`
 const dir = mkdtempSync(join(tmpdir(), 'bench-proxy-'))
 const service = await startProcess(['bun', join(ROOT, 'src/main.ts'), 'serve'], {
   SESSION_SIGNING_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'),
@@ -40,7 +23,7 @@ const service = await startProcess(['bun', join(ROOT, 'src/main.ts'), 'serve'], 
   // As in production: one log line per request is part of the cost.
   LOG_LEVEL: 'info',
 })
-const startMemory = peakMemoryMiB(service.child.pid)
+const startMemory = memoryMiB(service.child.pid, 'VmHWM')
 
 const rows: string[] = []
 for (const [label, path] of [
@@ -62,7 +45,7 @@ for (const [label, path] of [
     `| ${label} | ${d.rps.toFixed(0)} | ${p.rps.toFixed(0)} | ${(p.rps / d.rps).toFixed(2)} | ${d.p99.toFixed(2)} | ${p.p99.toFixed(2)} | ${(p.p99 / d.p99).toFixed(2)} | ${errors} |`,
   )
 }
-const peak = peakMemoryMiB(service.child.pid)
+const peak = memoryMiB(service.child.pid, 'VmHWM')
 
 console.log(`\nproxy vs direct, wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, A/B/B/A means\n`)
 console.log('| request | direct req/s | proxy req/s | ratio | direct p99 ms | proxy p99 ms | p99 ratio | errors |')

@@ -17,6 +17,7 @@ import { loadConfig } from '../src/config.ts'
 import { systemClock } from '../src/clock.ts'
 import { createLogger } from '../src/log.ts'
 import { signSessionCookie } from '../src/session/cookie.ts'
+import { freePort, waitFor200 } from './processes.ts'
 
 const SECONDS = Number(process.env.BENCH_STORAGE_SECONDS ?? 3)
 const WRK_SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
@@ -41,24 +42,6 @@ async function rate(seconds: number, inFlight: number, op: (n: number) => Promis
     }),
   )
   return done / ((performance.now() - started) / 1000)
-}
-
-function freePort(): number {
-  const server = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = server.port
-  server.stop(true)
-  return port
-}
-
-async function waitFor200(url: string, deadlineMs = 15_000): Promise<void> {
-  const until = performance.now() + deadlineMs
-  for (;;) {
-    try {
-      if ((await fetch(url)).status === 200) return
-    } catch {}
-    if (performance.now() > until) throw new Error(`${url} never answered 200`)
-    await Bun.sleep(20)
-  }
 }
 
 const pg = await startPostgres()
