@@ -15,6 +15,8 @@ import { SQL, type TransactionSQL } from 'bun'
 import type { Logger } from '../log.ts'
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './postgres-migrations.ts'
 import {
+  auditListQuery,
+  encryptedRewrites,
   SchemaTooNewError,
   StorageUnavailableError,
   type AuditFilter,
@@ -114,7 +116,7 @@ function toAuditEvent(row: AuditRow): StoredAuditEvent {
   return { id: Number(row.id), at: iso(row.at), action: row.action, actor: row.actor, target: row.target, detail: row.detail }
 }
 
-/** The part of a URL that may be shown: scheme, host, port and database, never the user or password. */
+/** PostgreSQL behind the storage interface; opened (and migrated) with `PostgresStorage.open`. */
 export class PostgresStorage implements Storage {
   readonly engine = 'postgres' as const
   private readonly listeners = new Set<ChangeListener>()
@@ -205,19 +207,12 @@ export class PostgresStorage implements Storage {
           this.sql.begin(async (tx) => {
             // Other writers wait until this commits, so no value is written under the old key meanwhile.
             await tx`LOCK TABLE settings IN SHARE ROW EXCLUSIVE MODE`
-            const failed: string[] = []
-            const replaced: [string, string][] = []
-            for (const setting of await this.listSettings(tx)) {
-              if (!setting.encrypted) continue
-              const value = rewrite(setting)
-              if (value === null) failed.push(setting.key)
-              else replaced.push([setting.key, value])
-            }
-            if (failed.length > 0) return { ok: false as const, keys: failed }
-            for (const [key, value] of replaced) await tx`UPDATE settings SET value = ${value} WHERE key = ${key}`
-            await appendAudit(tx, audit(replaced.length))
+            const decided = encryptedRewrites(await this.listSettings(tx), rewrite)
+            if (!decided.ok) return decided
+            for (const [key, value] of decided.replaced) await tx`UPDATE settings SET value = ${value} WHERE key = ${key}`
+            await appendAudit(tx, audit(decided.replaced.length))
             await announce(tx, 'settings', 'settings')
-            return { ok: true as const, count: replaced.length }
+            return { ok: true as const, count: decided.replaced.length }
           }),
         60_000,
       ),
@@ -235,27 +230,8 @@ export class PostgresStorage implements Storage {
 
     list: (filter: AuditFilter): Promise<StoredAuditEvent[]> =>
       guarded(async () => {
-        const where: string[] = []
-        const params: (string | number)[] = []
-        if (filter.before !== undefined) {
-          params.push(filter.before)
-          where.push(`id < $${params.length}`)
-        }
-        if (filter.action !== undefined) {
-          params.push(filter.action)
-          where.push(`action = $${params.length}`)
-        }
-        if (filter.actor !== undefined) {
-          params.push(filter.actor)
-          where.push(`actor = $${params.length}`)
-        }
-        params.push(filter.limit)
-        const rows: AuditRow[] = await this.sql.unsafe(
-          'SELECT id, at, action, actor, target, detail FROM audit_events' +
-            (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
-            ` ORDER BY id DESC LIMIT $${params.length}`,
-          params,
-        )
+        const { sql, params } = auditListQuery(filter, (n) => `$${n}`)
+        const rows: AuditRow[] = await this.sql.unsafe(sql, params)
         return rows.map(toAuditEvent)
       }),
   }

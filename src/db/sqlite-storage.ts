@@ -8,6 +8,8 @@ import type { Database } from 'bun:sqlite'
 import { openDatabase } from './database.ts'
 import { MIGRATIONS } from './migrations.ts'
 import {
+  auditListQuery,
+  encryptedRewrites,
   SchemaTooNewError,
   type AuditFilter,
   type AuditRecord,
@@ -106,19 +108,12 @@ export class SqliteStorage implements Storage {
     rewriteEncrypted: async (rewrite: (setting: Setting) => string | null, audit: (count: number) => AuditRecord) =>
       this.db
         .transaction(() => {
-          const failed: string[] = []
-          const replaced: [string, string][] = []
-          for (const setting of this.listSettings()) {
-            if (!setting.encrypted) continue
-            const value = rewrite(setting)
-            if (value === null) failed.push(setting.key)
-            else replaced.push([setting.key, value])
-          }
-          if (failed.length > 0) return { ok: false as const, keys: failed }
+          const decided = encryptedRewrites(this.listSettings(), rewrite)
+          if (!decided.ok) return decided
           const update = this.db.query('UPDATE settings SET value = ? WHERE key = ?')
-          for (const [key, value] of replaced) update.run(value, key)
-          this.appendAudit(audit(replaced.length))
-          return { ok: true as const, count: replaced.length }
+          for (const [key, value] of decided.replaced) update.run(value, key)
+          this.appendAudit(audit(decided.replaced.length))
+          return { ok: true as const, count: decided.replaced.length }
         })
         .immediate(),
   }
@@ -139,25 +134,7 @@ export class SqliteStorage implements Storage {
     append: async (record: AuditRecord): Promise<void> => this.appendAudit(record),
 
     list: async (filter: AuditFilter): Promise<StoredAuditEvent[]> => {
-      const where: string[] = []
-      const params: (string | number)[] = []
-      if (filter.before !== undefined) {
-        where.push('id < ?')
-        params.push(filter.before)
-      }
-      if (filter.action !== undefined) {
-        where.push('action = ?')
-        params.push(filter.action)
-      }
-      if (filter.actor !== undefined) {
-        where.push('actor = ?')
-        params.push(filter.actor)
-      }
-      params.push(filter.limit)
-      const sql =
-        'SELECT id, at, action, actor, target, detail FROM audit_events' +
-        (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
-        ' ORDER BY id DESC LIMIT ?'
+      const { sql, params } = auditListQuery(filter, () => '?')
       return this.db.query<StoredAuditEvent, (string | number)[]>(sql).all(...params)
     },
   }

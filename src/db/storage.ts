@@ -133,6 +133,45 @@ export interface Storage {
   close(): Promise<void>
 }
 
+/**
+ * The audit listing's SQL and parameters for either engine; `placeholder(n)` writes the n-th
+ * parameter (`?` for SQLite, `$n` for PostgreSQL).
+ */
+export function auditListQuery(filter: AuditFilter, placeholder: (n: number) => string): { sql: string; params: (string | number)[] } {
+  const where: string[] = []
+  const params: (string | number)[] = []
+  const condition = (column: string, value: string | number | undefined) => {
+    if (value === undefined) return
+    params.push(value)
+    where.push(`${column} ${placeholder(params.length)}`)
+  }
+  condition('id <', filter.before)
+  condition('action =', filter.action)
+  condition('actor =', filter.actor)
+  params.push(filter.limit)
+  const sql =
+    'SELECT id, at, action, actor, target, detail FROM audit_events' +
+    (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
+    ` ORDER BY id DESC LIMIT ${placeholder(params.length)}`
+  return { sql, params }
+}
+
+/** `rewriteEncrypted`'s decision over the stored settings: the new values, or the keys that failed. */
+export function encryptedRewrites(
+  settings: readonly Setting[],
+  rewrite: (setting: Setting) => string | null,
+): { ok: true; replaced: [string, string][] } | { ok: false; keys: string[] } {
+  const failed: string[] = []
+  const replaced: [string, string][] = []
+  for (const setting of settings) {
+    if (!setting.encrypted) continue
+    const value = rewrite(setting)
+    if (value === null) failed.push(setting.key)
+    else replaced.push([setting.key, value])
+  }
+  return failed.length > 0 ? { ok: false, keys: failed } : { ok: true, replaced }
+}
+
 /** How long a process may act on what it knows of revocations and settings without news from the database. */
 export const FRESHNESS_WINDOW_MS = 1000
 

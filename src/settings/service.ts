@@ -11,8 +11,7 @@ import { ApiError } from '../http/errors.ts'
 import { describeError, type Logger } from '../log.ts'
 import { TtlCache } from './cache.ts'
 import { settingAad, SettingsCipher } from './cipher.ts'
-import { FRESHNESS_WINDOW_MS, type Storage } from '../db/storage.ts'
-import type { Setting, UpsertOutcome } from './store.ts'
+import { FRESHNESS_WINDOW_MS, type Setting, type Storage, type UpsertOutcome } from '../db/storage.ts'
 
 export const SETTING_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$'
 const SETTING_KEY = new RegExp(SETTING_KEY_PATTERN)

@@ -6,7 +6,7 @@
 
 import type { Clock } from '../clock.ts'
 import { TtlCache } from '../settings/cache.ts'
-import type { Setting } from '../settings/store.ts'
+import type { Setting } from '../db/storage.ts'
 
 interface SocialProvider {
   id: string
