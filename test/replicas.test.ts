@@ -15,6 +15,7 @@ import { RecordingUpstream } from './support/upstream.ts'
 import { leakProblems, markSensitive } from './support/leaks.ts'
 import { signSessionCookie, type Role } from '../src/session/cookie.ts'
 import { decodeBase64Key } from '../src/config.ts'
+import { within } from './support/eventually.ts'
 
 const BASE_URL = 'https://admin.example.test'
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-replicas-'))
@@ -49,16 +50,6 @@ async function start(): Promise<ServiceProcess> {
 }
 
 const status = async (service: ServiceProcess, cookie: string) => (await fetch(`${service.url}/api/auth/session`, { headers: { cookie } })).status
-
-/** How long until `check` holds, polling for at most `ms`; null when it never did. */
-async function within(ms: number, check: () => Promise<boolean>): Promise<number | null> {
-  const started = performance.now()
-  for (;;) {
-    if (await check()) return performance.now() - started
-    if (performance.now() - started > ms) return null
-    await Bun.sleep(20)
-  }
-}
 
 function post(service: ServiceProcess, path: string, cookie: string, body: unknown, signal?: AbortSignal) {
   return fetch(`${service.url}${path}`, {

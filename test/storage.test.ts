@@ -12,6 +12,7 @@ import { startPostgres, type PostgresCluster } from './support/postgres.ts'
 import { openStorage } from '../src/db/open.ts'
 import { PostgresStorage } from '../src/db/postgres-storage.ts'
 import { StorageUnavailableError, type AuditRecord, type Change, type Storage } from '../src/db/storage.ts'
+import { within } from './support/eventually.ts'
 
 let pg: PostgresCluster
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-storage-'))
@@ -67,16 +68,6 @@ const event = (action: string, overrides: Partial<AuditRecord> = {}): AuditRecor
   detail: null,
   ...overrides,
 })
-
-/** Waits until `predicate` holds, at most `ms`; returns how long it took, or null. */
-async function within(ms: number, predicate: () => boolean): Promise<number | null> {
-  const started = performance.now()
-  while (performance.now() - started < ms) {
-    if (predicate()) return performance.now() - started
-    await Bun.sleep(10)
-  }
-  return predicate() ? performance.now() - started : null
-}
 
 for (const engine of engines) {
   describe(`${engine.name} storage`, () => {
