@@ -1,7 +1,7 @@
 // The composition root: the only place plugins are mounted and dependencies are wired.
 
 import { Elysia } from 'elysia'
-import { createGate } from './http/gate.ts'
+import { answerPlainValue, createGate } from './http/gate.ts'
 import { createSessionAssertion } from './http/session-assertion.ts'
 import { openApiRoutes } from './http/openapi.ts'
 import { createErrorHandler, createMethodIndex } from './http/error-handler.ts'
@@ -42,6 +42,7 @@ export function createApp(deps: AppDeps) {
     // Runs after routing and before validation: the dispatched route's own rule, checked again.
     .onTransform({ as: 'global' }, createSessionAssertion(log))
     .onError({ as: 'global' }, createErrorHandler(log, allowedMethods))
+    .mapResponse({ as: 'global' }, answerPlainValue)
     .use(healthRoutes(config, services.storage))
     .use(authRoutes(services))
     .use(dashboardRoutes())
