@@ -225,6 +225,8 @@ test('End dashboard sessions signs that identity out of its open browser', async
 test('an admin customizes the Overview with the keyboard, signs out and in, and finds it as left', async () => {
   await page.goto(url('/dashboard'))
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+  // The heading comes before the stored arrangement has been read and its sections drawn.
+  await page.getByRole('region', { name: 'Latest audit events' }).waitFor()
   const titles = () => page.locator('main .sections > section h2').allTextContents()
   expect(await titles()).toEqual(['Services', 'Active sessions by location', 'Latest audit events'])
   await tabTo(page, 'Customize')
