@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import {
   MAX_SESSION_SECONDS,
+  readCookieValues,
   sessionClearCookie,
   sessionLifetime,
   sessionSetCookie,
@@ -181,5 +182,27 @@ describe('signing and verifying', () => {
     expect(sessionSetCookie(true, 'v', 100)).toBe('admin-session=v; Path=/; Max-Age=100; HttpOnly; Secure; SameSite=Strict')
     expect(sessionSetCookie(false, 'v', 100)).toBe('admin-session=v; Path=/; Max-Age=100; HttpOnly; SameSite=Strict')
     expect(sessionClearCookie(true)).toBe('admin-session=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict')
+  })
+})
+
+describe('reading the cookie header', () => {
+  // The general rule, written out once more: every `;`-separated part, split at its first `=`, both sides trimmed.
+  const reference = (header: string, name: string) =>
+    header.split(';').flatMap((part) => {
+      const eq = part.indexOf('=')
+      return eq >= 0 && part.slice(0, eq).trim() === name ? [part.slice(eq + 1).trim()] : []
+    })
+  const pieces = ['admin-session', 'admin-session2', 'admin-sessio', 'other', '=', ';', ' ', '\t', 'x', 'a=b', '\u00a0', '"v"', '%3B']
+
+  test('one cookie alone and any mixture of names, separators and spaces give what the general rule gives', () => {
+    const header = () => Array.from({ length: 1 + Math.floor(Math.random() * 6) }, () => pieces[Math.floor(Math.random() * pieces.length)]).join('')
+    for (let i = 0; i < 5000; i++) {
+      const value = header()
+      expect(readCookieValues(value, 'admin-session')).toEqual(reference(value, 'admin-session'))
+    }
+    expect(readCookieValues('admin-session=abc', 'admin-session')).toEqual(['abc'])
+    expect(readCookieValues('admin-session= abc ', 'admin-session')).toEqual(['abc'])
+    expect(readCookieValues('admin-sessionx=abc', 'admin-session')).toEqual([])
+    expect(readCookieValues('admin-session=a; admin-session=b', 'admin-session')).toEqual(['a', 'b'])
   })
 })

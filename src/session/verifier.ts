@@ -64,15 +64,21 @@ export class SessionVerifier {
     if (revocation === 'revoked') return { ok: false, code: 'not_authenticated', clearCookie: true }
     if (revocation === 'unknown') return { ok: false, code: 'database_unavailable', clearCookie: false }
 
+    // Nearly every request: the identity was confirmed a moment ago, nothing to wait for.
+    if (this.recentlyConfirmed(session.sub)) return { ok: true, session }
     const presence = await this.presenceOf(session.sub)
     if (presence === 'gone') return { ok: false, code: 'not_authenticated', clearCookie: true }
     if (presence === 'unavailable') return { ok: false, code: 'identity_backend_unavailable', clearCookie: false }
     return { ok: true, session }
   }
 
-  private async presenceOf(identityId: string): Promise<IdentityPresence> {
+  private recentlyConfirmed(identityId: string): boolean {
     const confirmed = this.confirmedAt.get(identityId)
-    if (confirmed !== undefined && this.clock.now() - confirmed < this.recheckSeconds * 1000) return 'present'
+    return confirmed !== undefined && this.clock.now() - confirmed < this.recheckSeconds * 1000
+  }
+
+  private async presenceOf(identityId: string): Promise<IdentityPresence> {
+    if (this.recentlyConfirmed(identityId)) return 'present'
     let lookup = this.inFlight.get(identityId)
     if (!lookup) {
       lookup = this.lookupIdentity(identityId).finally(() => this.inFlight.delete(identityId))
