@@ -67,9 +67,15 @@ const NOT_RELAYED = new Set([
   'set-cookie',
 ])
 
-/** The headers sent back to the client, built in one pass over the upstream's. */
+/** Ours on every proxied answer, prepared once: each answer starts from a native copy. */
+const PROXIED_ANSWER_HEADER_SET = new Headers(PROXIED_ANSWER_HEADERS as [string, string][])
+
+/**
+ * The headers sent back to the client, built in one pass over the upstream's. They start as ours:
+ * an upstream header of the same name is never relayed (NOT_RELAYED), so nothing replaces them.
+ */
 export function relayedResponseHeaders(upstream: Headers, rewriteLocation: (location: string) => string): Headers {
-  const headers = new Headers()
+  const headers = new Headers(PROXIED_ANSWER_HEADER_SET)
   const named = namedInConnection(upstream)
   for (const [name, value] of upstream) {
     if (NOT_RELAYED.has(name) || HOP_BY_HOP.has(name) || named.has(name)) continue
@@ -79,6 +85,5 @@ export function relayedResponseHeaders(upstream: Headers, rewriteLocation: (loca
     const name = line.slice(0, Math.max(0, line.indexOf('='))).trim()
     if (!OWN_COOKIES.has(name)) headers.append('set-cookie', line)
   }
-  for (const [name, value] of PROXIED_ANSWER_HEADERS) headers.set(name, value)
   return headers
 }
