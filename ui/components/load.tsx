@@ -6,24 +6,32 @@ import type { ApiFailure, ApiResult } from '../api.ts'
 
 type Loaded<T> = { state: 'loading' } | { state: 'failed'; failure: ApiFailure } | { state: 'ready'; data: T }
 
+const sameDeps = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((value, i) => Object.is(value, b[i]))
+
+/**
+ * What `load` gave for the current `deps`. When `deps` change, the very render that shows the new
+ * place (a page number from the URL, another id) already says loading: the previous place's data
+ * is never shown under the new one, not even for the frame before the effect runs.
+ */
 export function useLoad<T>(load: () => Promise<ApiResult<T>>, deps: unknown[]): [Loaded<T>, () => void, (data: T) => void] {
-  const [value, setValue] = useState<Loaded<T>>({ state: 'loading' })
   const [round, setRound] = useState(0)
+  const key = [...deps, round]
+  const [value, setValue] = useState<{ key: unknown[]; loaded: Loaded<T> }>({ key, loaded: { state: 'loading' } })
   useEffect(() => {
     let current = true
-    setValue({ state: 'loading' })
+    setValue({ key, loaded: { state: 'loading' } })
     load().then((result) => {
       if (!current) return
-      setValue(result.ok ? { state: 'ready', data: result.data } : { state: 'failed', failure: result.failure })
+      setValue({ key, loaded: result.ok ? { state: 'ready', data: result.data } : { state: 'failed', failure: result.failure } })
     })
     return () => {
       current = false
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [...deps, round])
+  }, key)
   const retry = useCallback(() => setRound((n) => n + 1), [])
-  const replace = useCallback((data: T) => setValue({ state: 'ready', data }), [])
-  return [value, retry, replace]
+  const replace = useCallback((data: T) => setValue((previous) => ({ key: previous.key, loaded: { state: 'ready', data } })), [])
+  return [sameDeps(value.key, key) ? value.loaded : { state: 'loading' }, retry, replace]
 }
 
 export function Region<T>(props: { loaded: Loaded<T>; retry: () => void; label: string; children: (data: T) => ComponentChildren; class?: string }) {
