@@ -1,6 +1,7 @@
 // Client-side routes are real paths under /dashboard; the URL (path and query) is the state of
 // navigation, so reload, back and forward keep the place.
 import { signal } from '@preact/signals'
+import { useEffect, useRef, useState } from 'preact/hooks'
 
 export const location = signal({ path: window.location.pathname, search: window.location.search })
 
@@ -43,4 +44,20 @@ export function withQuery(changes: Record<string, string | null>): string {
   }
   const text = params.toString()
   return location.value.path + (text ? `?${text}` : '')
+}
+
+/**
+ * An editable copy of a query value (a search box's text): it follows the URL when the URL
+ * changes (back, forward, a link), and is left alone otherwise, so text typed right after the page
+ * appeared is never reset to what the URL said at the start.
+ */
+export function useQueryText(value: string): [string, (text: string) => void] {
+  const [text, setText] = useState(value)
+  const followed = useRef(value)
+  useEffect(() => {
+    if (followed.current === value) return
+    followed.current = value
+    setText(value)
+  }, [value])
+  return [text, setText]
 }

@@ -1,11 +1,11 @@
 // Audit log (admin): newest first, paged with the route's `before` cursor, filterable by action
 // and actor; targets and actors that are identities link to their pages.
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import { api, type AuditEvent } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { Region, useLoad } from '../../components/load.tsx'
 import { Time } from '../../components/time.tsx'
-import { location, navigate, queryParam, withQuery } from '../../router.ts'
+import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
 
 const PAGE = 50
 const ACTIONS = ['login', 'logout', 'identity_search', 'sessions_revoke', 'settings_write', 'settings_delete', 'settings_decrypt_read', 'settings_reencrypt']
@@ -34,9 +34,8 @@ export function AuditPage() {
   const action = queryParam('action') ?? ''
   const actor = queryParam('actor') ?? ''
   const trail = (queryParam('trail') ?? '').split(TRAIL_SEPARATOR).filter(Boolean)
-  const [actorText, setActorText] = useState(actor)
+  const [actorText, setActorText] = useQueryText(actor)
   const [actorError, setActorError] = useState<string | null>(null)
-  useEffect(() => setActorText(actor), [actor])
   const [loaded, retry] = useLoad(
     () => api.auditPage({ limit: PAGE, before: before || undefined, action: action || undefined, actor: actor || undefined }),
     [search],

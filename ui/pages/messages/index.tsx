@@ -1,13 +1,12 @@
 // Messages (admin): Kratos courier messages, paged, filtered by status and recipient; a message's
 // detail shows its subject and body as text (mail bodies are untrusted HTML: never rendered as
 // HTML), and its dispatch attempts with their errors.
-import { useEffect, useState } from 'preact/hooks'
 import { api, type CourierMessage } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { Region, useLoad } from '../../components/load.tsx'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
-import { location, queryParam } from '../../router.ts'
+import { location, queryParam, useQueryText } from '../../router.ts'
 
 const STATUSES = ['queued', 'processing', 'sent', 'abandoned']
 
@@ -20,8 +19,7 @@ export function MessagesPage() {
   const paging = useTokenPaging()
   const status = queryParam('status') ?? ''
   const recipient = queryParam('recipient') ?? ''
-  const [typed, setTyped] = useState(recipient)
-  useEffect(() => setTyped(recipient), [recipient])
+  const [typed, setTyped] = useQueryText(recipient)
   const [loaded, retry] = useLoad(
     () => api.messages({ page_size: paging.size, page_token: paging.token || undefined, status: status || undefined, recipient: recipient || undefined }),
     [location.value.search],

@@ -10,7 +10,7 @@ import { Dialog } from '../../components/dialog.tsx'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
-import { location, navigate, queryParam } from '../../router.ts'
+import { location, navigate, queryParam, useQueryText } from '../../router.ts'
 import { ClientForm, clientBody, draftOf, type ClientDraft } from './form.tsx'
 
 /** The secret of the client just created: in memory only, shown once on its page, gone on reload. */
@@ -28,8 +28,7 @@ const isPublic = (client: OAuthClient) => client.token_endpoint_auth_method === 
 export function OAuthClientsPage() {
   const paging = useTokenPaging()
   const name = queryParam('name') ?? ''
-  const [typed, setTyped] = useState(name)
-  useEffect(() => setTyped(name), [name])
+  const [typed, setTyped] = useQueryText(name)
   const [creating, setCreating] = useState(false)
   const [busy, setBusy] = useState(false)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
