@@ -74,6 +74,15 @@ test('an admin finds one identity by its exact identifier, and a near miss says 
   await page.getByRole('searchbox', { name: 'Search identities' }).fill('user07@example')
   await page.keyboard.press('Enter')
   await page.getByText('No identity has the identifier “user07@example”.').waitFor()
+  // Back and forward move the search box with the URL, not only the table.
+  const box = page.getByRole('searchbox', { name: 'Search identities' })
+  await page.goBack()
+  await page.waitForURL(/search=user07%40example\.test/)
+  await page.waitForFunction(() => (document.getElementById('identity-search') as HTMLInputElement | null)?.value === 'user07@example.test')
+  expect(await box.inputValue()).toBe('user07@example.test')
+  await page.goForward()
+  await page.getByText('No identity has the identifier “user07@example”.').waitFor()
+  expect(await box.inputValue()).toBe('user07@example')
 })
 
 test('an admin opens an identity: its identifier is the heading, its sessions are listed', async () => {

@@ -6,7 +6,7 @@ import { Region, useLoad } from '../../components/load.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
-import { location, navigate, queryParam, withQuery } from '../../router.ts'
+import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
 import { CreateIdentity } from './create.tsx'
 import { displayName, primaryIdentifier } from './describe.ts'
 
@@ -39,7 +39,7 @@ export function IdentitiesPage() {
   const [pending, setPending] = useState<BulkAction | null>(null)
   const [working, setWorking] = useState(false)
   const [creating, setCreating] = useState(false)
-  const [query, setQuery] = useState(filter)
+  const [query, setQuery] = useQueryText(filter)
 
   const rows: Identity[] = loaded.state === 'ready' ? loaded.data.identities : []
   const visibleSelected = rows.filter((row) => selected.has(row.id))
