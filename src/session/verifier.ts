@@ -77,8 +77,8 @@ export class SessionVerifier {
     return confirmed !== undefined && this.clock.now() - confirmed < this.recheckSeconds * 1000
   }
 
+  /** Asks the identity store (check() has already found no recent confirmation); concurrent asks for one identity share one lookup. */
   private async presenceOf(identityId: string): Promise<IdentityPresence> {
-    if (this.recentlyConfirmed(identityId)) return 'present'
     let lookup = this.inFlight.get(identityId)
     if (!lookup) {
       lookup = this.lookupIdentity(identityId).finally(() => this.inFlight.delete(identityId))
