@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runWrk, type WrkResult } from './wrk.ts'
 import { startNginx } from './nginx.ts'
-import { signSessionCookie } from '../src/session/cookie.ts'
-import { freePort, listeningPort, memoryMiB, waitFor200 } from './processes.ts'
+import { adminCookie, freePort, listeningPort, memoryMiB, serviceEnvironment, waitFor200 } from './processes.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 60)
@@ -30,19 +29,7 @@ const nginx = await startNginx(join(dir, 'nginx'), freePort(), upstreamPort)
 
 const signingKey = crypto.getRandomValues(new Uint8Array(32))
 const servicePort = freePort()
-const serviceEnv = {
-  PATH: process.env.PATH ?? '',
-  SESSION_SIGNING_KEY: Buffer.from(signingKey).toString('base64'),
-  DATABASE_PATH: join(dir, 'db', 'bench.db'),
-  PORT: String(servicePort),
-  BASE_URL: `http://127.0.0.1:${servicePort}`,
-  OAUTH_ISSUER_URL: 'http://127.0.0.1:9',
-  OAUTH_CLIENT_ID: 'bench',
-  // The bench upstream answers every path with its small JSON, so it also confirms the identity.
-  IDP_PUBLIC_URL: `http://127.0.0.1:${upstreamPort}`,
-  IDP_ADMIN_URL: `http://127.0.0.1:${upstreamPort}`,
-  LOG_LEVEL: 'info',
-}
+const serviceEnv = serviceEnvironment({ dir, port: servicePort, upstreamPort, signingKey })
 const logFile = join(dir, 'service.log')
 
 // Start-up: exec to the first 200, five times, median.
@@ -61,8 +48,7 @@ const service = Bun.spawn([binary, 'serve'], { env: serviceEnv, stdout: openSync
 const serviceUrl = `http://127.0.0.1:${servicePort}`
 await waitFor200(`${serviceUrl}/api/health`)
 const afterStart = memoryMiB(service.pid, 'VmRSS')
-const now = Math.floor(Date.now() / 1000)
-const cookie = `admin-session=${signSessionCookie(signingKey, { v: 1, sid: 'bench', sub: '7f0c2a3e-1b4d-4c5e-9f6a-0b1c2d3e4f50', email: 'a@example.test', role: 'admin', iat: now, exp: now + 3600 })}`
+const cookie = adminCookie(signingKey)
 
 interface Row {
   label: string

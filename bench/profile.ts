@@ -7,8 +7,7 @@ import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { runWrk } from './wrk.ts'
-import { signSessionCookie } from '../src/session/cookie.ts'
-import { freePort, listeningPort } from './processes.ts'
+import { adminCookie, freePort, listeningPort, serviceEnvironment, waitFor200 } from './processes.ts'
 
 const args = process.argv.slice(2)
 const path = args.find((arg) => arg.startsWith('/')) ?? '/api/health'
@@ -23,29 +22,14 @@ const signingKey = crypto.getRandomValues(new Uint8Array(32))
 const port = freePort()
 const service = Bun.spawn(['bun', '--cpu-prof', `--cpu-prof-dir=${dir}`, join(ROOT, 'src/main.ts'), 'serve'], {
   cwd: dir,
-  env: {
-    PATH: process.env.PATH ?? '',
-    NODE_ENV: 'production',
-    SESSION_SIGNING_KEY: Buffer.from(signingKey).toString('base64'),
-    DATABASE_PATH: join(dir, 'db', 'bench.db'),
-    PORT: String(port),
-    BASE_URL: `http://127.0.0.1:${port}`,
-    OAUTH_ISSUER_URL: 'http://127.0.0.1:9',
-    OAUTH_CLIENT_ID: 'bench',
-    IDP_PUBLIC_URL: `http://127.0.0.1:${upstreamPort}`,
-    IDP_ADMIN_URL: `http://127.0.0.1:${upstreamPort}`,
-    LOG_LEVEL: 'info',
-  },
+  // From source, so NODE_ENV is set here (the executable has it built in).
+  env: { ...serviceEnvironment({ dir, port, upstreamPort, signingKey }), NODE_ENV: 'production' },
   stdout: openSync(join(dir, 'service.log'), 'a'),
   stderr: 'inherit',
 })
 const url = `http://127.0.0.1:${port}`
-for (let i = 0; i < 200; i++) {
-  if ((await fetch(`${url}/api/health`).catch(() => null))?.status === 200) break
-  await Bun.sleep(20)
-}
-const now = Math.floor(Date.now() / 1000)
-const cookie = `admin-session=${signSessionCookie(signingKey, { v: 1, sid: 'bench', sub: '7f0c2a3e-1b4d-4c5e-9f6a-0b1c2d3e4f50', email: 'a@example.test', role: 'admin', iat: now, exp: now + 3600 })}`
+await waitFor200(`${url}/api/health`)
+const cookie = adminCookie(signingKey)
 const result = await runWrk(`${url}${path}`, { connections: 32, seconds, headers: withCookie ? { cookie } : undefined })
 service.kill('SIGTERM')
 await service.exited
