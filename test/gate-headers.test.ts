@@ -107,6 +107,9 @@ describe('security headers', () => {
   }
   for (const [label, path, cookie] of [
     ['a public answer', '/api/health', undefined],
+    // Plain JSON values answered through the prepared header set (answerPlainValue in gate.ts).
+    ['a signed-in JSON answer', '/api/auth/session', 'viewer'],
+    ['an admin JSON answer', '/api/settings', 'admin'],
     ['a 401', '/api/settings', undefined],
     ['a 403', '/api/settings', 'viewer'],
     ['a 404', '/api/no-such-route', 'admin'],
@@ -115,6 +118,8 @@ describe('security headers', () => {
     test(`on ${label}`, async () => {
       const response = await fetch(stack.service.url + path, { headers: cookie ? { cookie: stack.cookie[cookie] } : {} })
       for (const [name, value] of Object.entries(expected)) expect(response.headers.get(name)).toBe(value)
+      expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+      if (path.startsWith('/api/')) expect(response.headers.get('content-type')).toStartWith('application/json')
     })
   }
 })
