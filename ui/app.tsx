@@ -88,11 +88,13 @@ export function App() {
 }
 
 function Shell() {
-  const [menuOpen, setMenuOpen] = useState(false)
   const current = user.value!
   const path = location.value.path
+  // The menu belongs to the page it was opened on: it is closed in the very render that shows the
+  // next page (an effect would close it only after that page had been drawn under it).
+  const [menuOpenOn, setMenuOpenOn] = useState<string | null>(null)
+  const menuOpen = menuOpenOn === path
   const found = findRoute(path)
-  useEffect(() => setMenuOpen(false), [path])
   const links = NAV.filter((link) => (!link.admin || isAdmin()) && (!link.needs || hasUpstream(link.needs)))
   const activeHref = [...links].reverse().find((link) => path === link.href || path.startsWith(link.href + '/'))?.href
 
@@ -114,7 +116,7 @@ function Shell() {
         <a class="brand" href="/dashboard">
           admin-dashboard
         </a>
-        <button type="button" class="menu-button" aria-expanded={menuOpen ? 'true' : 'false'} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+        <button type="button" class="menu-button" aria-expanded={menuOpen ? 'true' : 'false'} aria-controls="main-nav" onClick={() => setMenuOpenOn(menuOpen ? null : path)}>
           Menu
         </button>
         <div class="account">
