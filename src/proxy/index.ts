@@ -1,5 +1,7 @@
 // /api/idp/**, /api/idp-admin/**, /api/iam-idp/**, /api/iam-idp-admin/**, /api/oauth/**,
-// /api/oauth-admin/**: any method, forwarded with Bun's fetch, bodies streamed both ways.
+// /api/oauth-admin/**: any method, bodies streamed both ways. Plain-HTTP upstreams (the usual
+// private-network admin APIs) go through our own kept-alive HTTP/1.1 client (http1.ts), which
+// knows where a body ends without a second stream around it; https upstreams through Bun's fetch.
 // Who may call which prefix is the gate's decision (access.ts); this file only forwards.
 
 import { Elysia } from 'elysia'
@@ -9,6 +11,7 @@ import { attachedSession, pathnameOf, requestIdOf } from '../http/request-contex
 import { noteOn } from '../http/request-notes.ts'
 import { describeError, type BodyEnd } from '../log.ts'
 import { forwardedRequestHeaders, relayedResponseHeaders } from './headers.ts'
+import { Http1Pool, UpstreamProtocolError, type UpstreamBody } from './http1.ts'
 import { markPassthrough } from './passthrough.ts'
 import { joinUpstreamUrl } from './url.ts'
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
@@ -43,7 +46,7 @@ type Failure = { code: 'gateway_timeout' | 'bad_gateway' | 'proxy_error' | 'serv
 
 /** The proxy's codes (decisions §6): timeout 504, no connection 502, our own exhaustion 503, anything else 500 proxy_error. */
 function classifyFailure(error: unknown, aborted: boolean): Failure {
-  const failure = failureOf(error, aborted)
+  const failure = error instanceof UpstreamProtocolError ? 'invalid_response' : failureOf(error, aborted)
   return { code: failure === 'invalid_response' || failure === 'rejected' ? 'proxy_error' : (errorCodeFor(failure) as Failure['code']), class: failure }
 }
 
@@ -82,6 +85,21 @@ function watchedBody(body: ReadableStream<Uint8Array>): { stream: ReadableStream
   )
   return { stream, ended }
 }
+/** What came back from the upstream, whichever client fetched it. */
+interface Answer {
+  status: number
+  statusText: string
+  headers: Headers
+  /** The body's announced length, when it was announced. */
+  length: number | null
+  body: UpstreamBody | ReadableStream<Uint8Array> | null
+}
+
+function answerOfFetch(response: Response): Answer {
+  const length = Number(response.headers.get('content-length') ?? Number.NaN)
+  return { status: response.status, statusText: response.statusText, headers: response.headers, length: Number.isNaN(length) ? null : length, body: response.body }
+}
+
 const IDENTITY_PATH = /^\/admin\/identities\/([^/]+)\/?$/
 
 /** `Location` inside the upstream's base URL → the same place under our prefix (nginx `proxy_redirect default`). */
@@ -102,6 +120,7 @@ export function rewriteLocation(location: string, base: URL, prefix: ProxyPrefix
 
 export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'settings' | 'audit' | 'endSessionsOf' | 'fetch'>) {
   const { config, log, settings } = services
+  const pool = new Http1Pool()
   const plugin = new Elysia({ name: 'proxy' })
   for (const prefix of PROXY_PREFIXES) {
     plugin.all(`${prefix.path}/*`, async ({ request, set }) => {
@@ -131,6 +150,7 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
 
     const declared = request.headers.get('content-length')
     if (declared !== null && Number(declared) > PROXY_BODY_LIMIT) throw new ApiError('payload_too_large')
+    const declaredLength = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null
     const apiKey = await settings.apiKeyFor(prefix.name)
     const headers = forwardedRequestHeaders(request.headers, { apiKey, adminPrefix: prefix.admin })
     const controller = new AbortController()
@@ -143,26 +163,32 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
       if (prefix.admin) await auditWrite(prefix, request, upstreamPath(joined.url, base), null, failure.class)
       throw new ApiError(failure.code)
     }
-    let upstream: Response
+    let upstream: Answer
     // A small answer of known length is read whole before anything is sent: no stream to pump, its
     // end is known, and an upstream that cuts it short gets our 502 instead of a truncated 200.
     let whole: Uint8Array<ArrayBuffer> | null = null
     const body = NO_BODY_METHODS.has(request.method) || !request.body ? undefined : limitedBody(request.body, PROXY_BODY_LIMIT)
     try {
-      const init: RequestInit & { decompress: boolean; duplex: 'half' } = {
-        method: request.method,
-        headers,
-        body,
-        // Redirects go back to the client; bytes go on as they came, with their own Content-Encoding.
-        redirect: 'manual',
-        decompress: false,
-        signal: controller.signal,
-        duplex: 'half',
-      }
       // The timeout covers the upstream's answer (status and headers, and a small body); a long download may take longer.
-      upstream = await services.fetch(joined.url, init)
-      if (request.method !== 'HEAD' && upstream.body !== null && Number(upstream.headers.get('content-length') ?? Number.NaN) <= WHOLE_BODY_BYTES) {
-        whole = await upstream.bytes()
+      if (joined.url.protocol === 'http:') {
+        // Redirects go back to the client and bytes go on as they came: this client does neither.
+        const answer = await pool.request(joined.url, { method: request.method, headers, body, bodyLength: declaredLength, signal: controller.signal })
+        upstream = { ...answer, length: answer.body === null ? 0 : answer.body.length }
+      } else {
+        const init: RequestInit & { decompress: boolean; duplex: 'half' } = {
+          method: request.method,
+          headers,
+          body,
+          // Redirects go back to the client; bytes go on as they came, with their own Content-Encoding.
+          redirect: 'manual',
+          decompress: false,
+          signal: controller.signal,
+          duplex: 'half',
+        }
+        upstream = answerOfFetch(await services.fetch(joined.url, init))
+      }
+      if (request.method !== 'HEAD' && upstream.body !== null && upstream.length !== null && upstream.length <= WHOLE_BODY_BYTES) {
+        whole = upstream.body instanceof ReadableStream ? await new Response(upstream.body).bytes() : await upstream.body.bytes()
       }
     } catch (error) {
       return await failed(error)
@@ -195,9 +221,13 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
       await upstream.body?.cancel()
       return new Response(null, init)
     }
-    const { stream, ended } = watchedBody(upstream.body!)
-    noteOn(request, { completion: ended })
-    return new Response(stream, init)
+    if (upstream.body instanceof ReadableStream) {
+      const { stream, ended } = watchedBody(upstream.body)
+      noteOn(request, { completion: ended })
+      return new Response(stream, init)
+    }
+    noteOn(request, { completion: upstream.body!.ended })
+    return new Response(upstream.body!.stream(), init)
   }
 
   /** A write through an admin prefix, in the audit trail: who, which method and path (ids, never query values or bodies), how it ended. */

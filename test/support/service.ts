@@ -36,6 +36,8 @@ export interface StartOptions {
   clock?: Clock
   /** Reuse the directory (and database) of an earlier service: a restart. */
   dir?: string
+  /** The service's outbound fetch (Bun's own by default), e.g. one that trusts a test certificate. */
+  fetch?: typeof fetch
 }
 
 export interface TestService {
@@ -82,7 +84,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
   if (!opened.ok) throw new Error(opened.error)
   const { storage } = opened
   const clock = options.clock ?? new TestClock()
-  const { app, services } = createApp({ config: loaded.config, storage, log, clock })
+  const { app, services } = createApp({ config: loaded.config, storage, log, clock, fetch: options.fetch })
   await services.ready()
   const running: RunningServer = serve({
     app,

@@ -1,0 +1,691 @@
+// The proxy's client for plain-HTTP upstreams: HTTP/1.1 over kept-alive sockets (Bun.connect).
+// The request log must say truthfully how a proxied body ended; with Bun's fetch that meant
+// pumping every body through a second stream in JavaScript, which cost about a quarter of the
+// throughput of large downloads and doubled the memory they peak at. Here the body's end,
+// complete or cut, is known where its bytes arrive, Bun reads the answer from one stream, and
+// the socket stops reading while the reader is behind. The framing rules are RFC 9112's, read
+// strictly: anything ambiguous is refused, never guessed, and a connection is reused only after
+// an exchange that ended exactly where its framing said.
+
+import type { Socket } from 'bun'
+import { closeSync, openSync } from 'node:fs'
+import { describeError, type BodyEnd } from '../log.ts'
+
+/** An answer whose head broke the rules: 502 to the client, `invalid_response` in the log. */
+export class UpstreamProtocolError extends Error {
+  override name = 'UpstreamProtocolError'
+}
+
+/** The connection closed or failed before the exchange ended. */
+class ConnectionLost extends Error {
+  override name = 'ConnectionLost'
+  readonly code = 'ECONNRESET'
+  constructor(
+    message: string,
+    /** No byte of an answer had arrived: the upstream may never have read the request. */
+    readonly beforeAnswer = false,
+  ) {
+    super(message)
+  }
+}
+
+export interface UpstreamAnswer {
+  status: number
+  statusText: string
+  headers: Headers
+  /** null when the answer has no body: HEAD, 204, 304. */
+  body: UpstreamBody | null
+}
+
+interface RequestInit1 {
+  method: string
+  headers: Headers
+  /** The body to send, with its length when the client declared one (sent chunked otherwise). */
+  body?: ReadableStream<Uint8Array>
+  bodyLength?: number | null
+  signal: AbortSignal
+}
+
+/** Unread bytes held per answer before the socket stops reading. */
+const HIGH_WATER = 64 * 1024
+/** The largest answer head (status line and headers). */
+const MAX_HEAD = 64 * 1024
+/** The longest chunk-size line or trailer section of a chunked body. */
+const MAX_CHUNK_LINE = 4096
+const MAX_TRAILERS = 16 * 1024
+/** Sockets per upstream: beyond it, requests wait for one to come free (like fetch's own limit). */
+const MAX_SOCKETS = 256
+/** An idle connection is closed after this long (Go's servers keep theirs 90 s or more). */
+const IDLE_MS = 4000
+
+export interface PoolOptions {
+  maxSockets?: number
+  idleMs?: number
+}
+/** Methods that may be sent again when a kept-alive socket turns out to have been closed (RFC 9110 §9.2.2). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE'])
+
+const CRLF_CRLF = Buffer.from('\r\n\r\n')
+const CRLF = Buffer.from('\r\n')
+const LAST_CHUNK = Buffer.from('0\r\n\r\n')
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+// Field values may hold visible characters, spaces, tabs and obs-text; never other controls.
+const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/
+const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([^\r\n]*))?$/
+const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;[^\r\n]*)?$/
+const DIGITS = /^\d{1,15}$/
+const TRAILER = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+:/
+// Framing is ours to decide: whatever the caller's headers say about it is not sent.
+const FRAMING = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'te', 'trailer', 'upgrade'])
+
+type Framing = { kind: 'none' } | { kind: 'length'; remaining: number } | { kind: 'chunked' } | { kind: 'close' }
+
+/** The answer's body: read whole (`bytes`) or as a stream; `ended` says how it ended either way. */
+export class UpstreamBody {
+  private queue: Uint8Array[] = []
+  private queued = 0
+  private delivered = 0
+  private finished = false
+  private failure: unknown = null
+  private wake: (() => void) | null = null
+  private settle!: (end: BodyEnd) => void
+  readonly ended = new Promise<BodyEnd>((resolve) => (this.settle = resolve))
+
+  constructor(
+    private readonly connection: Connection,
+    /** The length the framing announced, when it did. */
+    readonly length: number | null,
+  ) {}
+
+  /** From the connection: bytes of this body, in order. */
+  push(chunk: Uint8Array): void {
+    if (chunk.byteLength === 0) return
+    this.queue.push(chunk)
+    this.queued += chunk.byteLength
+    if (this.queued >= HIGH_WATER) this.connection.pause()
+    this.notify()
+  }
+
+  /** From the connection: the framing's end was reached. */
+  finish(): void {
+    this.finished = true
+    this.notify()
+  }
+
+  /** From the connection: the body stopped before its end. */
+  fail(error: unknown): void {
+    if (this.finished || this.failure !== null) return
+    this.failure = error
+    this.notify()
+  }
+
+  private notify(): void {
+    const wake = this.wake
+    this.wake = null
+    wake?.()
+  }
+
+  /** The next piece, or null at the end; throws when the body was cut. */
+  private async next(): Promise<Uint8Array | null> {
+    while (this.queue.length === 0) {
+      if (this.failure !== null) {
+        this.settle({ body: 'incomplete', body_bytes: this.delivered, ...describeError(this.failure) })
+        throw this.failure
+      }
+      if (this.finished) {
+        this.settle({ body: 'complete', body_bytes: this.delivered })
+        return null
+      }
+      this.connection.resume()
+      await new Promise<void>((resolve) => (this.wake = resolve))
+    }
+    const chunk = this.queue.shift()!
+    this.queued -= chunk.byteLength
+    this.delivered += chunk.byteLength
+    if (this.queued < HIGH_WATER && !this.finished) this.connection.resume()
+    return chunk
+  }
+
+  /** The whole body in one piece. */
+  async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    // The usual small answer: it arrived whole with its head, in one piece.
+    if (this.finished && this.queue.length === 1) {
+      const only = this.queue[0]!
+      this.queue = []
+      this.queued = 0
+      this.delivered = only.byteLength
+      this.settle({ body: 'complete', body_bytes: only.byteLength })
+      return only as Uint8Array<ArrayBuffer>
+    }
+    const chunks: Uint8Array[] = []
+    for (let chunk = await this.next(); chunk !== null; chunk = await this.next()) chunks.push(chunk)
+    return Buffer.concat(chunks) as Uint8Array<ArrayBuffer>
+  }
+
+  /** The body as a stream that reads from the upstream only as fast as it is read. */
+  stream(): ReadableStream<Uint8Array> {
+    return new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          const chunk = await this.next()
+          if (chunk === null) controller.close()
+          else controller.enqueue(chunk)
+        },
+        cancel: () => this.cancel(),
+      },
+      { highWaterMark: 0 },
+    )
+  }
+
+  /** The reader has gone: the rest is not wanted, and the connection cannot be reused. */
+  cancel(): void {
+    if (!this.finished) this.connection.destroy()
+    this.settle({ body: 'incomplete', body_bytes: this.delivered })
+    this.queue = []
+    this.queued = 0
+  }
+}
+
+interface Exchange {
+  method: string
+  resolve: (answer: UpstreamAnswer) => void
+  reject: (error: unknown) => void
+  /** Called once when the exchange ends, however it ends. */
+  ended: () => void
+  /** Set once the head has been read. */
+  body: UpstreamBody | null
+  framing: Framing
+  /** Any byte of an answer arrived (a reused socket that fails before is safe to retry). */
+  answered: boolean
+  requestSent: boolean
+  /** Keep-alive after this exchange, if it ends cleanly. */
+  reusable: boolean
+}
+
+/** One socket to an upstream and the exchange on it, if any. */
+class Connection {
+  private pending: Buffer | null = null
+  private exchange: Exchange | null = null
+  private chunk: { remaining: number; state: 'size' | 'data' | 'data-end' | 'trailers' } = { remaining: 0, state: 'size' }
+  private writeQueue: Uint8Array[] = []
+  private drained: (() => void) | null = null
+  closed = false
+  private paused = false
+  /** Served an exchange before: a failure before any answer byte may be a stale keep-alive. */
+  reused = false
+  /** When it last went idle (for the pool's sweep). */
+  idleSince = 0
+
+  constructor(
+    readonly socket: Socket<Connection>,
+    private readonly pool: Http1Pool,
+    readonly key: string,
+  ) {}
+
+  begin(exchange: Exchange): void {
+    this.exchange = exchange
+    this.pending = null
+  }
+
+  pause(): void {
+    if (this.closed || this.paused) return
+    this.paused = true
+    this.socket.pause()
+  }
+
+  resume(): void {
+    if (this.closed || !this.paused) return
+    this.paused = false
+    this.socket.resume()
+  }
+
+  /** Writes all of `bytes`: at once (undefined), or a promise that settles once the socket has drained. */
+  write(bytes: Uint8Array): Promise<void> | undefined {
+    if (this.closed) return Promise.reject(new ConnectionLost('the upstream connection closed'))
+    if (this.writeQueue.length === 0) {
+      const written = this.socket.write(bytes)
+      if (written === bytes.byteLength) return undefined
+      this.writeQueue.push(bytes.subarray(Math.max(0, written)))
+    } else {
+      this.writeQueue.push(bytes)
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.drained = () => (this.closed ? reject(new ConnectionLost('the upstream connection closed')) : resolve())
+    })
+  }
+
+  onDrain(): void {
+    while (this.writeQueue.length > 0) {
+      const bytes = this.writeQueue[0]!
+      const written = this.socket.write(bytes)
+      if (written < bytes.byteLength) {
+        this.writeQueue[0] = bytes.subarray(Math.max(0, written))
+        return
+      }
+      this.writeQueue.shift()
+    }
+    const drained = this.drained
+    this.drained = null
+    drained?.()
+  }
+
+  onData(data: Buffer): void {
+    const exchange = this.exchange
+    // Bytes nobody asked for: the connection is out of step and is dropped.
+    if (exchange === null) return this.destroy()
+    exchange.answered = true
+    try {
+      if (exchange.body === null) this.readHead(exchange, data)
+      else this.readBody(exchange, data)
+    } catch (error) {
+      this.fail(error)
+    }
+  }
+
+  private readHead(exchange: Exchange, data: Buffer): void {
+    let buffer = this.pending === null ? data : Buffer.concat([this.pending, data])
+    for (;;) {
+      const end = buffer.indexOf(CRLF_CRLF)
+      if (end < 0) {
+        if (buffer.byteLength > MAX_HEAD) throw new UpstreamProtocolError('the answer head is too large')
+        this.pending = buffer
+        return
+      }
+      if (end > MAX_HEAD) throw new UpstreamProtocolError('the answer head is too large')
+      const head = parseHead(buffer.toString('latin1', 0, end))
+      buffer = buffer.subarray(end + 4)
+      // 100 Continue, 103 Early Hints: interim, the final answer follows on the same connection.
+      if (head.status < 200) continue
+      this.pending = null
+      const framing = framingOf(exchange.method, head)
+      exchange.framing = framing
+      exchange.reusable = head.keepAlive && framing.kind !== 'close'
+      const length = framing.kind === 'length' ? framing.remaining : framing.kind === 'none' ? 0 : null
+      const body = new UpstreamBody(this, length)
+      exchange.body = body
+      exchange.resolve({ status: head.status, statusText: head.reason, headers: head.headers, body: framing.kind === 'none' ? null : body })
+      if (framing.kind === 'none') {
+        // Bytes after a bodiless answer: it stands, the connection is not to be trusted.
+        if (buffer.byteLength > 0) exchange.reusable = false
+        return this.complete(exchange)
+      }
+      if (buffer.byteLength > 0) this.readBody(exchange, buffer)
+      return
+    }
+  }
+
+  private readBody(exchange: Exchange, data: Buffer): void {
+    const framing = exchange.framing
+    const body = exchange.body!
+    if (framing.kind === 'close') return body.push(data)
+    if (framing.kind === 'length') {
+      if (data.byteLength > framing.remaining) {
+        // More than the announced length: the body is whole, the connection is not to be trusted.
+        body.push(data.subarray(0, framing.remaining))
+        framing.remaining = 0
+        exchange.reusable = false
+        return this.complete(exchange)
+      }
+      framing.remaining -= data.byteLength
+      body.push(data)
+      if (framing.remaining === 0) this.complete(exchange)
+      return
+    }
+    if (framing.kind === 'chunked') this.readChunked(exchange, body, data)
+  }
+
+  private readChunked(exchange: Exchange, body: UpstreamBody, data: Buffer): void {
+    let buffer = this.pending === null ? data : Buffer.concat([this.pending, data])
+    this.pending = null
+    const chunk = this.chunk
+    while (buffer.byteLength > 0) {
+      if (chunk.state === 'data') {
+        const take = Math.min(chunk.remaining, buffer.byteLength)
+        body.push(buffer.subarray(0, take))
+        chunk.remaining -= take
+        buffer = buffer.subarray(take)
+        if (chunk.remaining === 0) chunk.state = 'data-end'
+        continue
+      }
+      if (chunk.state === 'data-end') {
+        if (buffer.byteLength < 2) break
+        if (buffer[0] !== 13 || buffer[1] !== 10) throw new UpstreamProtocolError('a chunk does not end with CRLF')
+        buffer = buffer.subarray(2)
+        chunk.state = 'size'
+        continue
+      }
+      if (chunk.state === 'size') {
+        const end = buffer.indexOf('\r\n')
+        if (end < 0) {
+          if (buffer.byteLength > MAX_CHUNK_LINE) throw new UpstreamProtocolError('a chunk-size line is too long')
+          break
+        }
+        const match = CHUNK_SIZE.exec(buffer.toString('latin1', 0, end))
+        if (match === null) throw new UpstreamProtocolError('a chunk size does not parse')
+        buffer = buffer.subarray(end + 2)
+        chunk.remaining = Number.parseInt(match[1]!, 16)
+        chunk.state = chunk.remaining === 0 ? 'trailers' : 'data'
+        continue
+      }
+      // Trailers are read and dropped, like fetch does; the body ends at the empty line.
+      const end = buffer.indexOf('\r\n')
+      if (end < 0) {
+        if (buffer.byteLength > MAX_TRAILERS) throw new UpstreamProtocolError('the trailers are too large')
+        break
+      }
+      if (end > 0) {
+        if (!TRAILER.test(buffer.toString('latin1', 0, end))) throw new UpstreamProtocolError('a trailer does not parse')
+        buffer = buffer.subarray(end + 2)
+        continue
+      }
+      if (buffer.byteLength > 2) exchange.reusable = false
+      return this.complete(exchange)
+    }
+    if (buffer.byteLength > 0) this.pending = Buffer.from(buffer)
+  }
+
+  /** The answer ended where its framing said. */
+  private complete(exchange: Exchange): void {
+    exchange.body?.finish()
+    exchange.ended()
+    this.exchange = null
+    this.chunk = { remaining: 0, state: 'size' }
+    if (exchange.reusable && exchange.requestSent) this.pool.release(this)
+    else this.destroy()
+  }
+
+  fail(error: unknown): void {
+    const exchange = this.exchange
+    this.exchange = null
+    this.destroy()
+    if (exchange === null) return
+    exchange.ended()
+    if (exchange.body === null) exchange.reject(error)
+    else if (exchange.framing.kind === 'close' && error instanceof ConnectionLost) exchange.body.finish()
+    else exchange.body.fail(error)
+  }
+
+  destroy(): void {
+    if (this.closed) return
+    this.closed = true
+    this.pool.forget(this)
+    this.socket.terminate()
+    const drained = this.drained
+    this.drained = null
+    drained?.()
+  }
+
+  /** From the socket: it closed, on either side. */
+  onClose(error?: unknown): void {
+    const wasClosed = this.closed
+    this.closed = true
+    if (!wasClosed) this.pool.forget(this)
+    const drained = this.drained
+    this.drained = null
+    drained?.()
+    const exchange = this.exchange
+    if (exchange !== null) this.fail(error instanceof Error ? error : new ConnectionLost('the upstream closed the connection', !exchange.answered))
+  }
+}
+
+interface Head {
+  status: number
+  reason: string
+  headers: Headers
+  keepAlive: boolean
+  transferEncoding: string | null
+  contentLengths: string[]
+}
+
+/** The status line and fields of an answer head (without its final CRLF CRLF). */
+function parseHead(text: string): Head {
+  const lines = text.split('\r\n')
+  const status = STATUS_LINE.exec(lines[0]!)
+  if (status === null) throw new UpstreamProtocolError('the status line does not parse')
+  const code = Number(status[2])
+  if (code === 101) throw new UpstreamProtocolError('an upgrade that was not asked for')
+  const headers = new Headers()
+  let connection = ''
+  let transferEncoding: string | null = null
+  const contentLengths: string[] = []
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!
+    const colon = line.indexOf(':')
+    // A line without a name (obs-fold, a stray CR or LF) is refused rather than guessed at.
+    if (colon <= 0) throw new UpstreamProtocolError('a header line does not parse')
+    const name = line.slice(0, colon)
+    const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '')
+    if (!TOKEN.test(name) || BAD_VALUE.test(value)) throw new UpstreamProtocolError('a header line does not parse')
+    const lower = name.toLowerCase()
+    if (lower === 'content-length') contentLengths.push(value)
+    else if (lower === 'transfer-encoding') transferEncoding = transferEncoding === null ? value : `${transferEncoding}, ${value}`
+    else if (lower === 'connection') connection += `,${value.toLowerCase()}`
+    headers.append(name, value)
+  }
+  const keepAlive = status[1] === '1' && !connection.split(',').some((token) => token.trim() === 'close')
+  return { status: code, reason: status[3] ?? '', headers, keepAlive, transferEncoding, contentLengths }
+}
+
+/** How the body of this answer is delimited (RFC 9112 §6.3), refusing what could be read two ways. */
+function framingOf(method: string, head: Head): Framing {
+  if (method === 'HEAD' || head.status === 204 || head.status === 304) return { kind: 'none' }
+  if (head.transferEncoding !== null) {
+    if (head.contentLengths.length > 0) throw new UpstreamProtocolError('both Transfer-Encoding and Content-Length')
+    if (head.transferEncoding.trim().toLowerCase() !== 'chunked') throw new UpstreamProtocolError('a transfer coding other than chunked')
+    return { kind: 'chunked' }
+  }
+  if (head.contentLengths.length > 0) {
+    const values = new Set(head.contentLengths.flatMap((value) => value.split(',').map((part) => part.trim())))
+    const [only] = values
+    if (values.size !== 1 || !DIGITS.test(only!)) throw new UpstreamProtocolError('the Content-Length is not one number')
+    const remaining = Number(only)
+    return remaining === 0 ? { kind: 'none' } : { kind: 'length', remaining }
+  }
+  return { kind: 'close' }
+}
+
+/** The request head: our framing, then the caller's fields (names and values already checked by Headers). */
+function requestHead(url: URL, init: RequestInit1, chunked: boolean): Buffer {
+  let head = `${init.method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`
+  for (const [name, value] of init.headers) {
+    if (!FRAMING.has(name)) head += `${name}: ${value}\r\n`
+  }
+  if (init.body !== undefined) head += chunked ? 'transfer-encoding: chunked\r\n' : `content-length: ${init.bodyLength}\r\n`
+  return Buffer.from(head + '\r\n', 'latin1')
+}
+
+const SOCKET_HANDLERS = {
+  data: (socket: Socket<Connection>, data: Buffer) => socket.data.onData(data),
+  drain: (socket: Socket<Connection>) => socket.data.onDrain(),
+  close: (socket: Socket<Connection>, error?: Error) => socket.data.onClose(error),
+  error: (socket: Socket<Connection>, error: Error) => socket.data.onClose(error),
+}
+
+/** Kept-alive connections per upstream origin, with a bound on how many are open at once. */
+export class Http1Pool {
+  private idle = new Map<string, Connection[]>()
+  private open = new Map<string, number>()
+  private waiting = new Map<string, (() => void)[]>()
+  private sweeper: ReturnType<typeof setInterval> | undefined
+  private readonly maxSockets: number
+  private readonly idleMs: number
+
+  constructor(options: PoolOptions = {}) {
+    this.maxSockets = options.maxSockets ?? MAX_SOCKETS
+    this.idleMs = options.idleMs ?? IDLE_MS
+  }
+
+  /** Sends a request to an `http:` URL and resolves with the answer's head once it has arrived. */
+  async request(url: URL, init: RequestInit1): Promise<UpstreamAnswer> {
+    if (url.protocol !== 'http:') throw new TypeError('only http: upstreams are served by this client')
+    init.signal.throwIfAborted()
+    const key = url.host
+    for (let attempt = 0; ; attempt++) {
+      const connection = this.idle.get(key)?.pop() ?? (await this.acquire(url, key, init.signal))
+      try {
+        return await this.exchange(connection, url, init)
+      } catch (error) {
+        // A kept-alive socket the upstream had just closed: once, on a fresh one, when nothing can have been acted on twice.
+        const retry = attempt === 0 && connection.reused && error instanceof ConnectionLost && error.beforeAnswer && init.body === undefined && IDEMPOTENT.has(init.method) && !init.signal.aborted
+        if (!retry) throw error
+      }
+    }
+  }
+
+  private exchange(connection: Connection, url: URL, init: RequestInit1): Promise<UpstreamAnswer> {
+    const chunked = init.body !== undefined && (init.bodyLength === null || init.bodyLength === undefined)
+    return new Promise<UpstreamAnswer>((resolve, reject) => {
+      // The deadline covers the exchange until it ends: a small body read whole is inside it too.
+      const onAbort = () => connection.fail(init.signal.reason)
+      init.signal.addEventListener('abort', onAbort, { once: true })
+      const exchange: Exchange = {
+        method: init.method,
+        resolve,
+        reject,
+        ended: () => init.signal.removeEventListener('abort', onAbort),
+        body: null,
+        framing: { kind: 'none' },
+        answered: false,
+        requestSent: false,
+        reusable: false,
+      }
+      connection.begin(exchange)
+      sendRequest(connection, exchange, requestHead(url, init, chunked), init, chunked)
+    })
+  }
+
+  /** A new connection, once fewer than maxSockets are open (an idle one is taken before this is called). */
+  private async acquire(url: URL, key: string, signal: AbortSignal): Promise<Connection> {
+    for (;;) {
+      const idle = this.idle.get(key)
+      const reused = idle?.pop()
+      if (reused !== undefined) return reused
+      const open = this.open.get(key) ?? 0
+      if (open < this.maxSockets) break
+      await new Promise<void>((resolve, reject) => {
+        const queue = this.waiting.get(key) ?? []
+        this.waiting.set(key, queue)
+        const wake = () => {
+          signal.removeEventListener('abort', onAbort)
+          resolve()
+        }
+        const onAbort = () => {
+          queue.splice(queue.indexOf(wake) >>> 0, 1)
+          reject(signal.reason)
+        }
+        signal.addEventListener('abort', onAbort, { once: true })
+        queue.push(wake)
+      })
+    }
+    this.open.set(key, (this.open.get(key) ?? 0) + 1)
+    let socket: Socket<Connection>
+    try {
+      socket = await Bun.connect<Connection>({ hostname: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80), socket: SOCKET_HANDLERS })
+    } catch (error) {
+      this.closed(key)
+      throw descriptorsExhausted() ?? error
+    }
+    const connection = new Connection(socket, this, key)
+    socket.data = connection
+    if (signal.aborted) {
+      connection.destroy()
+      throw signal.reason
+    }
+    return connection
+  }
+
+  /** A connection whose exchange ended cleanly goes back for the next request. */
+  release(connection: Connection): void {
+    if (connection.closed) return
+    connection.reused = true
+    connection.resume()
+    const waiting = this.waiting.get(connection.key)
+    const list = this.idle.get(connection.key) ?? []
+    this.idle.set(connection.key, list)
+    list.push(connection)
+    // One sweep for all idle connections: a timer per socket costs more than the request itself.
+    connection.idleSince = performance.now()
+    this.sweeper ??= setInterval(() => this.sweep(), this.idleMs / 2).unref()
+    waiting?.shift()?.()
+  }
+
+  private sweep(): void {
+    const before = performance.now() - this.idleMs
+    let left = 0
+    for (const list of this.idle.values()) {
+      // Oldest first: a list is in the order its connections went idle.
+      while (list.length > 0 && list[0]!.idleSince < before) list[0]!.destroy()
+      left += list.length
+    }
+    if (left === 0) {
+      clearInterval(this.sweeper)
+      this.sweeper = undefined
+    }
+  }
+
+  /** A connection has closed: it is neither idle nor counted any more. */
+  forget(connection: Connection): void {
+    const list = this.idle.get(connection.key)
+    const at = list?.indexOf(connection) ?? -1
+    if (at >= 0) list!.splice(at, 1)
+    this.closed(connection.key)
+  }
+
+  private closed(key: string): void {
+    this.open.set(key, Math.max(0, (this.open.get(key) ?? 1) - 1))
+    this.waiting.get(key)?.shift()?.()
+  }
+
+  /** Closes every idle connection (at shutdown, and between tests). */
+  closeIdle(): void {
+    for (const list of this.idle.values()) for (const connection of [...list]) connection.destroy()
+  }
+}
+
+/**
+ * Bun.connect reports a socket it could not create for want of a file descriptor as ECONNREFUSED,
+ * like an upstream's refusal; a probe for a descriptor tells our exhaustion (503) from theirs (502).
+ */
+function descriptorsExhausted(): Error | null {
+  try {
+    closeSync(openSync('/dev/null', 'r'))
+    return null
+  } catch (error) {
+    const code = (error as { code?: string }).code
+    return code === 'EMFILE' || code === 'ENFILE' ? Object.assign(new Error('no file descriptor left for a socket'), { code }) : null
+  }
+}
+
+/** Writes the head and the body (counted, or chunked); a body that fails or runs short ends the connection. */
+function sendRequest(connection: Connection, exchange: Exchange, head: Buffer, init: RequestInit1, chunked: boolean): void {
+  if (init.body !== undefined) {
+    void sendWithBody(connection, exchange, head, init, chunked)
+    return
+  }
+  const written = connection.write(head)
+  if (written === undefined) exchange.requestSent = true
+  else written.then(() => (exchange.requestSent = true), (error: unknown) => connection.fail(error))
+}
+
+async function sendWithBody(connection: Connection, exchange: Exchange, head: Buffer, init: RequestInit1, chunked: boolean): Promise<void> {
+  const reader = init.body!.getReader()
+  try {
+    await connection.write(head)
+    let sent = 0
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      const value = read.value
+      if (value.byteLength === 0) continue
+      sent += value.byteLength
+      // Bun's server has already held the client's body to its Content-Length; this is a guard, not a rule.
+      if (!chunked && sent > init.bodyLength!) throw new Error('the body is longer than its Content-Length')
+      await connection.write(chunked ? Buffer.concat([Buffer.from(`${value.byteLength.toString(16)}\r\n`), value, CRLF]) : value)
+    }
+    if (chunked) await connection.write(LAST_CHUNK)
+    else if (sent !== init.bodyLength) throw new Error('the body is shorter than its Content-Length')
+    exchange.requestSent = true
+  } catch (error) {
+    // The body's own failure (too large, the client gone) is the one the caller is told.
+    connection.fail(error)
+    reader.cancel().catch(() => {})
+  }
+}

@@ -1,0 +1,181 @@
+// Long proxied bodies through the whole service: a slow client holds a plain-HTTP upstream back
+// (through the proxy's own client), and an https upstream (Bun's fetch, trusting a test
+// certificate) forwards and logs bodies like a plain-HTTP one.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createHash } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { connect, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { createServer as createTlsServer } from 'node:tls'
+import { join } from 'node:path'
+import { within } from './support/eventually.ts'
+import { markSensitive } from './support/leaks.ts'
+import { startService, type TestService } from './support/service.ts'
+import { RawListener } from './support/upstream.ts'
+
+function lineFor(service: TestService, id: string): Record<string, unknown> | undefined {
+  return service.logLines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.event === 'request' && line.request_id === id)
+}
+
+/** The request's log line, once it has been written (a streamed body is logged when it ends). */
+async function loggedLine(service: TestService, id: string): Promise<Record<string, unknown> | undefined> {
+  await within(10_000, () => lineFor(service, id) !== undefined)
+  return lineFor(service, id)
+}
+
+describe('a slow client on a plain-HTTP upstream', () => {
+  const size = 128 * 1024 * 1024
+  let written = 0
+  let upstream: RawListener
+  let service: TestService
+
+  beforeAll(async () => {
+    const piece = Buffer.alloc(256 * 1024, 3)
+    upstream = await RawListener.start('127.0.0.1', (socket) => {
+      socket.once('data', async () => {
+        socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: ${size}\r\n\r\n`)
+        while (written < size) {
+          written += piece.byteLength
+          if (!socket.write(piece)) await new Promise((resolve) => socket.once('drain', resolve))
+        }
+      })
+    })
+    markSensitive(String(upstream.port))
+    service = await startService({ env: { IDP_PUBLIC_URL: `http://127.0.0.1:${upstream.port}` } })
+  })
+  afterAll(async () => {
+    await service.stop()
+    await upstream.stop()
+  })
+
+  test('is not outrun by the upstream: the service holds back what the client has not read, and all of it arrives once read', async () => {
+    const port = new URL(service.url).port
+    const client: Socket = connect(Number(port), '127.0.0.1')
+    let received = 0
+    let head = ''
+    client.on('data', (data: Buffer) => {
+      if (head === '') head = data.toString('latin1').split('\r\n\r\n')[0]!
+      received += data.byteLength
+    })
+    client.write(`GET /api/idp/large HTTP/1.1\r\nHost: admin.test\r\nConnection: close\r\n\r\n`)
+    await within(5_000, () => received > 0)
+    client.pause()
+    await Bun.sleep(1000)
+    // Nothing is read ahead for the client: only what the sockets on both sides buffer, and a
+    // little of the proxy's own, has left the upstream of the 128 MiB.
+    expect(written).toBeLessThan(48 * 1024 * 1024)
+    const id = /x-request-id: ([0-9a-f-]+)/i.exec(head)![1]!
+    expect(lineFor(service, id)).toBeUndefined()
+    client.resume()
+    await new Promise((resolve) => client.once('close', resolve))
+    expect(head).toStartWith('HTTP/1.1 200')
+    expect(received).toBeGreaterThan(size)
+    expect(await loggedLine(service, id)).toMatchObject({ status: 200, body: 'complete', body_bytes: size })
+  }, 60_000)
+})
+
+describe('an https upstream', () => {
+  let dir: string
+  let upstream: ReturnType<typeof Bun.serve>
+  let service: TestService
+  let cert: string
+  let key: string
+  let trusting: typeof fetch
+  const chunk = new Uint8Array(1024 * 1024).map((_, i) => (i * 11) % 241)
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-tls-'))
+    const made = Bun.spawnSync(
+      ['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      { stderr: 'pipe' },
+    )
+    if (made.exitCode !== 0) throw new Error(`openssl failed: ${made.stderr.toString()}`)
+    cert = readFileSync(join(dir, 'cert.pem'), 'utf8')
+    key = readFileSync(join(dir, 'key.pem'), 'utf8')
+    upstream = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      tls: { cert, key },
+      maxRequestBodySize: 64 * 1024 * 1024,
+      async fetch(request) {
+        const path = new URL(request.url).pathname
+        if (path.endsWith('/small')) return Response.json({ over: 'tls', host: request.headers.get('host') })
+        if (path.endsWith('/upload')) {
+          const bytes = new Uint8Array(await request.arrayBuffer())
+          return Response.json({ length: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') })
+        }
+        let sent = 0
+        return new Response(
+          new ReadableStream({
+            pull(controller) {
+              if (sent++ < 4) controller.enqueue(chunk)
+              else controller.close()
+            },
+          }),
+          { headers: { 'content-type': 'application/octet-stream' } },
+        )
+      },
+    })
+    markSensitive(String(upstream.port))
+    // The service's own fetch, trusting the test certificate: the connection is real TLS.
+    trusting = ((input: string | URL | Request, init?: RequestInit) => fetch(input, { ...init, tls: { ca: cert } } as RequestInit)) as typeof fetch
+    service = await startService({ env: { IDP_PUBLIC_URL: `https://127.0.0.1:${upstream.port}` }, fetch: trusting })
+  })
+  afterAll(async () => {
+    await service.stop()
+    await upstream.stop(true)
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  test('a small answer comes through, with our headers', async () => {
+    const response = await fetch(`${service.url}/api/idp/small`)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ over: 'tls', host: `127.0.0.1:${upstream.port}` })
+    expect(response.headers.get('cache-control')).toBe('no-store')
+    expect(lineFor(service, response.headers.get('x-request-id')!)).toMatchObject({ status: 200, body: 'complete' })
+  })
+
+  test('a 4 MiB download streams through intact and is logged complete', async () => {
+    const response = await fetch(`${service.url}/api/idp/download`)
+    const bytes = new Uint8Array(await response.arrayBuffer())
+    const expected = createHash('sha256')
+    for (let i = 0; i < 4; i++) expected.update(chunk)
+    expect(bytes.byteLength).toBe(4 * chunk.byteLength)
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(expected.digest('hex'))
+    expect(await loggedLine(service, response.headers.get('x-request-id')!)).toMatchObject({ status: 200, body: 'complete', body_bytes: 4 * chunk.byteLength })
+  })
+
+  test('an upload streams through intact', async () => {
+    const payload = new Uint8Array(3 * 1024 * 1024).map((_, i) => (i * 5) % 256)
+    const response = await fetch(`${service.url}/api/idp/upload`, { method: 'POST', body: payload, headers: { 'content-type': 'application/octet-stream' } })
+    expect(await response.json()).toEqual({ length: payload.byteLength, sha256: createHash('sha256').update(payload).digest('hex') })
+  })
+
+  test('a body the upstream cuts is cut for the client and logged incomplete', async () => {
+    // Announces 4 MiB, sends 1 MiB over TLS and drops the connection.
+    const cutter = createTlsServer({ cert, key }, (socket) => {
+      socket.once('data', () => {
+        socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: ${4 * chunk.byteLength}\r\n\r\n`)
+        socket.write(chunk, () => setTimeout(() => socket.destroy(), 20))
+      })
+      socket.on('error', () => {})
+    })
+    await new Promise<void>((resolve) => cutter.listen(0, '127.0.0.1', resolve))
+    const cutterPort = (cutter.address() as { port: number }).port
+    markSensitive(String(cutterPort))
+    const cutService = await startService({ env: { IDP_PUBLIC_URL: `https://127.0.0.1:${cutterPort}` }, fetch: trusting })
+    try {
+      const response = await fetch(`${cutService.url}/api/idp/cut`)
+      expect(response.status).toBe(200)
+      const read = await response.arrayBuffer().then(
+        (bytes) => bytes.byteLength,
+        () => -1,
+      )
+      expect(read).not.toBe(4 * chunk.byteLength)
+      expect(await loggedLine(cutService, response.headers.get('x-request-id')!)).toMatchObject({ status: 200, body: 'incomplete' })
+    } finally {
+      await cutService.stop()
+      await new Promise((resolve) => cutter.close(resolve))
+    }
+  })
+})
