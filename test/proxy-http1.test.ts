@@ -352,6 +352,24 @@ describe('the pool', () => {
     expect(most).toBe(2)
   })
 
+  test('an upstream’s Keep-Alive timeout is kept with a second to spare: not reused after it, nor at all when it is a second or less', async () => {
+    const upstream = await rawUpstream((socket, head) => {
+      const timeout = head.startsWith('GET /short') ? 1 : 2
+      socket.write(`HTTP/1.1 200 OK\r\nKeep-Alive: timeout=${timeout}, max=100\r\nContent-Length: 2\r\n\r\nok`)
+    })
+    const pool = newPool({ idleMs: 10_000 })
+    await text(await get(pool, `${upstream.url}/`))
+    await Bun.sleep(200)
+    await text(await get(pool, `${upstream.url}/`))
+    expect(upstream.listener.connections).toBe(1)
+    await Bun.sleep(1100)
+    await text(await get(pool, `${upstream.url}/`))
+    expect(upstream.listener.connections).toBe(2)
+    await text(await get(pool, `${upstream.url}/short`))
+    await text(await get(pool, `${upstream.url}/short`))
+    expect(upstream.listener.connections).toBe(3)
+  })
+
   test('an idle connection is closed after the idle time', async () => {
     let closed = 0
     const upstream = await rawUpstream((socket) => {

@@ -74,6 +74,9 @@ const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([^\r\n]*))?$/
 const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;[^\r\n]*)?$/
 const DIGITS = /^\d{1,15}$/
+const KEEP_ALIVE_TIMEOUT = /(?:^|,)\s*timeout\s*=\s*(\d{1,6})\s*(?:,|$)/i
+/** A connection is not reused this close to the idle time the upstream announced (none left: not reused at all). */
+const KEEP_ALIVE_MARGIN_MS = 1000
 const TRAILER = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+:/
 // Framing is ours to decide: whatever the caller's headers say about it is not sent.
 const FRAMING = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'te', 'trailer', 'upgrade'])
@@ -200,6 +203,8 @@ interface Exchange {
   requestSent: boolean
   /** Keep-alive after this exchange, if it ends cleanly. */
   reusable: boolean
+  /** How long the upstream said it keeps an idle connection (`Keep-Alive: timeout=N`), if it did. */
+  keepAliveMs: number | null
 }
 
 /** One socket to an upstream and the exchange on it, if any. */
@@ -213,8 +218,9 @@ class Connection {
   private paused = false
   /** Served an exchange before: a failure before any answer byte may be a stale keep-alive. */
   reused = false
-  /** When it last went idle (for the pool's sweep). */
+  /** When it last went idle, and how long it may stay so before the upstream could close it. */
   idleSince = 0
+  idleLimit = 0
 
   constructor(
     readonly socket: Socket<Connection>,
@@ -300,6 +306,7 @@ class Connection {
       const framing = framingOf(exchange.method, head)
       exchange.framing = framing
       exchange.reusable = head.keepAlive && framing.kind !== 'close'
+      exchange.keepAliveMs = head.keepAliveMs
       const length = framing.kind === 'length' ? framing.remaining : framing.kind === 'none' ? 0 : null
       const body = new UpstreamBody(this, length)
       exchange.body = body
@@ -390,7 +397,7 @@ class Connection {
     exchange.ended()
     this.exchange = null
     this.chunk = { remaining: 0, state: 'size' }
-    if (exchange.reusable && exchange.requestSent) this.pool.release(this)
+    if (exchange.reusable && exchange.requestSent) this.pool.release(this, exchange.keepAliveMs)
     else this.destroy()
   }
 
@@ -433,6 +440,7 @@ interface Head {
   reason: string
   headers: Headers
   keepAlive: boolean
+  keepAliveMs: number | null
   transferEncoding: string | null
   contentLengths: string[]
 }
@@ -446,6 +454,7 @@ function parseHead(text: string): Head {
   if (code === 101) throw new UpstreamProtocolError('an upgrade that was not asked for')
   const headers = new Headers()
   let connection = ''
+  let keepAliveMs: number | null = null
   let transferEncoding: string | null = null
   const contentLengths: string[] = []
   for (let i = 1; i < lines.length; i++) {
@@ -460,10 +469,14 @@ function parseHead(text: string): Head {
     if (lower === 'content-length') contentLengths.push(value)
     else if (lower === 'transfer-encoding') transferEncoding = transferEncoding === null ? value : `${transferEncoding}, ${value}`
     else if (lower === 'connection') connection += `,${value.toLowerCase()}`
+    else if (lower === 'keep-alive') {
+      const timeout = KEEP_ALIVE_TIMEOUT.exec(value)
+      if (timeout !== null) keepAliveMs = Math.min(keepAliveMs ?? Number.POSITIVE_INFINITY, Number(timeout[1]) * 1000)
+    }
     headers.append(name, value)
   }
   const keepAlive = status[1] === '1' && !connection.split(',').some((token) => token.trim() === 'close')
-  return { status: code, reason: status[3] ?? '', headers, keepAlive, transferEncoding, contentLengths }
+  return { status: code, reason: status[3] ?? '', headers, keepAlive, keepAliveMs, transferEncoding, contentLengths }
 }
 
 /** How the body of this answer is delimited (RFC 9112 §6.3), refusing what could be read two ways. */
@@ -521,7 +534,7 @@ export class Http1Pool {
     init.signal.throwIfAborted()
     const key = url.host
     for (let attempt = 0; ; attempt++) {
-      const connection = this.idle.get(key)?.pop() ?? (await this.acquire(url, key, init.signal))
+      const connection = this.takeIdle(key) ?? (await this.acquire(url, key, init.signal))
       try {
         return await this.exchange(connection, url, init)
       } catch (error) {
@@ -548,6 +561,7 @@ export class Http1Pool {
         answered: false,
         requestSent: false,
         reusable: false,
+        keepAliveMs: null,
       }
       connection.begin(exchange)
       sendRequest(connection, exchange, requestHead(url, init, chunked), init, chunked)
@@ -594,8 +608,20 @@ export class Http1Pool {
     return connection
   }
 
+  /** The most recently used idle connection that the upstream cannot have closed for idleness yet. */
+  private takeIdle(key: string): Connection | undefined {
+    const list = this.idle.get(key)
+    if (list === undefined) return undefined
+    const now = performance.now()
+    for (let connection = list.pop(); connection !== undefined; connection = list.pop()) {
+      if (now - connection.idleSince < connection.idleLimit) return connection
+      connection.destroy()
+    }
+    return undefined
+  }
+
   /** A connection whose exchange ended cleanly goes back for the next request. */
-  release(connection: Connection): void {
+  release(connection: Connection, keepAliveMs: number | null): void {
     if (connection.closed) return
     connection.reused = true
     connection.resume()
@@ -603,18 +629,18 @@ export class Http1Pool {
     const list = this.idle.get(connection.key) ?? []
     this.idle.set(connection.key, list)
     list.push(connection)
-    // One sweep for all idle connections: a timer per socket costs more than the request itself.
     connection.idleSince = performance.now()
+    connection.idleLimit = keepAliveMs === null ? this.idleMs : Math.min(this.idleMs, keepAliveMs - KEEP_ALIVE_MARGIN_MS)
+    // One sweep for all idle connections: a timer per socket costs more than the request itself.
     this.sweeper ??= setInterval(() => this.sweep(), this.idleMs / 2).unref()
     waiting?.shift()?.()
   }
 
   private sweep(): void {
-    const before = performance.now() - this.idleMs
+    const now = performance.now()
     let left = 0
     for (const list of this.idle.values()) {
-      // Oldest first: a list is in the order its connections went idle.
-      while (list.length > 0 && list[0]!.idleSince < before) list[0]!.destroy()
+      for (const connection of list.filter((idle) => now - idle.idleSince >= idle.idleLimit)) connection.destroy()
       left += list.length
     }
     if (left === 0) {
