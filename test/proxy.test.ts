@@ -345,6 +345,26 @@ describe('upstream behaviour', () => {
     }
   })
 
+  test('an answer whose framing could be read two ways → 500 proxy_error, logged as invalid_response, nothing of it relayed', async () => {
+    const smuggler = await RawListener.start('127.0.0.1', (socket) => {
+      socket.once('data', () => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nHTTP/1.1 200 OK\r\nX-Smuggled: yes\r\n\r\n'))
+    })
+    markSensitive(String(smuggler.port))
+    const { startService } = await import('./support/service.ts')
+    const service = await startService({ env: { IDP_PUBLIC_URL: `http://127.0.0.1:${smuggler.port}` } })
+    try {
+      const response = await fetch(`${service.url}/api/idp/x`)
+      expect(response.status).toBe(500)
+      expect(await response.json()).toMatchObject({ error: 'proxy_error' })
+      expect(response.headers.get('x-smuggled')).toBeNull()
+      const line = service.logLines.map((entry) => JSON.parse(entry) as Record<string, unknown>).find((entry) => entry.event === 'proxy_failed')
+      expect(line).toMatchObject({ failure: 'invalid_response', error_name: 'UpstreamProtocolError' })
+    } finally {
+      await service.stop()
+      await smuggler.stop()
+    }
+  })
+
   test('an upstream Set-Cookie for our cookies is dropped; its own cookies pass', async () => {
     upstream.answer = () => {
       const headers = new Headers({ 'content-type': 'application/json' })
