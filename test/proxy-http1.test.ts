@@ -88,6 +88,17 @@ describe('well-formed answers', () => {
     expect(seen).toEqual({ host: new URL(upstream.url).host, 'x-one': '1' })
   })
 
+  test('POST, PUT and PATCH without a body say Content-Length: 0; GET and DELETE say nothing of a body', async () => {
+    const seen: Record<string, string | null> = {}
+    const upstream = portReportingServer((request) => {
+      seen[request.method] = request.headers.get('content-length') ?? request.headers.get('transfer-encoding')
+      return new Response('ok')
+    })
+    const pool = newPool()
+    for (const method of ['POST', 'PUT', 'PATCH', 'GET', 'DELETE']) await text(await get(pool, `${upstream.url}/`, { method }))
+    expect(seen).toEqual({ POST: '0', PUT: '0', PATCH: '0', GET: null, DELETE: null })
+  })
+
   test('a chunked body with extensions and trailers, dribbled one byte at a time, arrives whole', async () => {
     const upstream = await rawUpstream(async (socket) => {
       await dribble(socket, 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Answer: yes\r\n\r\n5;name=value\r\nhello\r\n7\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n')

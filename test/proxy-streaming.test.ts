@@ -10,6 +10,7 @@ import { createServer as createTlsServer } from 'node:tls'
 import { join } from 'node:path'
 import { within } from './support/eventually.ts'
 import { markSensitive } from './support/leaks.ts'
+import { rawRequest } from './support/raw-http.ts'
 import { startService, type TestService } from './support/service.ts'
 import { RawListener } from './support/upstream.ts'
 
@@ -99,7 +100,7 @@ describe('an https upstream', () => {
       maxRequestBodySize: 64 * 1024 * 1024,
       async fetch(request) {
         const path = new URL(request.url).pathname
-        if (path.endsWith('/small')) return Response.json({ over: 'tls', host: request.headers.get('host') })
+        if (path.endsWith('/small')) return Response.json({ over: 'tls', host: request.headers.get('host'), encoding: request.headers.get('accept-encoding') })
         if (path.endsWith('/upload')) {
           const bytes = new Uint8Array(await request.arrayBuffer())
           return Response.json({ length: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') })
@@ -128,11 +129,17 @@ describe('an https upstream', () => {
   })
 
   test('a small answer comes through, with our headers', async () => {
-    const response = await fetch(`${service.url}/api/idp/small`)
+    const response = await fetch(`${service.url}/api/idp/small`, { headers: { 'accept-encoding': 'br' } })
     expect(response.status).toBe(200)
-    expect(await response.json()).toEqual({ over: 'tls', host: `127.0.0.1:${upstream.port}` })
+    expect(await response.json()).toEqual({ over: 'tls', host: `127.0.0.1:${upstream.port}`, encoding: 'br' })
     expect(response.headers.get('cache-control')).toBe('no-store')
     expect(lineFor(service, response.headers.get('x-request-id')!)).toMatchObject({ status: 200, body: 'complete' })
+  })
+
+  test('a client that offers no content coding is offered none upstream', async () => {
+    const raw = await rawRequest(service.url, 'GET /api/idp/small HTTP/1.1')
+    expect(raw.status).toBe(200)
+    expect(JSON.parse(raw.body)).toMatchObject({ encoding: 'identity' })
   })
 
   test('a 4 MiB download streams through intact and is logged complete', async () => {

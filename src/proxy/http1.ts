@@ -64,6 +64,8 @@ export interface PoolOptions {
 }
 /** Methods that may be sent again when a kept-alive socket turns out to have been closed (RFC 9110 §9.2.2). */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE'])
+/** Methods whose requests carry content: without any, they say so (Content-Length: 0), as fetch does. */
+const EXPECTS_CONTENT = new Set(['POST', 'PUT', 'PATCH'])
 
 const CRLF_CRLF = Buffer.from('\r\n\r\n')
 const CRLF = Buffer.from('\r\n')
@@ -504,6 +506,7 @@ function requestHead(url: URL, init: RequestInit1, chunked: boolean): Buffer {
     if (!FRAMING.has(name)) head += `${name}: ${value}\r\n`
   }
   if (init.body !== undefined) head += chunked ? 'transfer-encoding: chunked\r\n' : `content-length: ${init.bodyLength}\r\n`
+  else if (EXPECTS_CONTENT.has(init.method)) head += 'content-length: 0\r\n'
   return Buffer.from(head + '\r\n', 'latin1')
 }
 

@@ -175,6 +175,8 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
         const answer = await pool.request(joined.url, { method: request.method, headers, body, bodyLength: declaredLength, signal: controller.signal })
         upstream = { ...answer, length: answer.body === null ? 0 : answer.body.length }
       } else {
+        // fetch would offer gzip, br and zstd on the client's behalf; a client that offered none gets none.
+        if (!headers.has('accept-encoding')) headers.set('accept-encoding', 'identity')
         const init: RequestInit & { decompress: boolean; duplex: 'half' } = {
           method: request.method,
           headers,
