@@ -2,7 +2,7 @@
 // exchanges, raw TCP listeners that write answers byte by byte, in odd framings or broken.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
-import type { Socket } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { Http1Pool, UpstreamProtocolError, type UpstreamAnswer } from '../src/proxy/http1.ts'
 import { RawListener } from './support/upstream.ts'
 
@@ -262,6 +262,35 @@ describe('failures', () => {
     await expect(get(newPool(), `${upstream.url}/`, { signal: controller.signal })).rejects.toMatchObject({ name: 'TimeoutError' })
     await Bun.sleep(50)
     expect(closed).toBe(true)
+  })
+
+  test('the deadline covers connecting: an upstream that never completes the handshake is given up at the deadline', async () => {
+    // A stopped upstream process whose accept queue is full: the kernel drops further handshakes.
+    const child = Bun.spawn(['bun', '-e', "const s = require('node:net').createServer(() => {}); s.listen({ port: 0, host: '127.0.0.1' }, () => console.log(s.address().port))"], { stdout: 'pipe' })
+    const fillers: Socket[] = []
+    try {
+      const port = Number(new TextDecoder().decode((await child.stdout.getReader().read()).value).trim())
+      process.kill(child.pid, 'SIGSTOP')
+      const opens = () =>
+        new Promise<boolean>((resolve) => {
+          const socket = connect(port, '127.0.0.1').on('error', () => {})
+          fillers.push(socket)
+          socket.once('connect', () => resolve(true))
+          setTimeout(() => resolve(false), 300)
+        })
+      let full = false
+      while (!full && fillers.length < 8192) full = (await Promise.all(Array.from({ length: 64 }, opens))).includes(false)
+      expect(full).toBe(true)
+
+      const controller = new AbortController()
+      setTimeout(() => controller.abort(new DOMException('upstream timeout', 'TimeoutError')), 100)
+      const started = performance.now()
+      await expect(get(newPool(), `http://127.0.0.1:${port}/`, { signal: controller.signal })).rejects.toMatchObject({ name: 'TimeoutError' })
+      expect(performance.now() - started).toBeLessThan(1000)
+    } finally {
+      child.kill('SIGKILL')
+      for (const socket of fillers) socket.destroy()
+    }
   })
 
   test('the deadline also covers a small body still arriving', async () => {

@@ -574,8 +574,7 @@ export class Http1Pool {
   /** A new connection, once fewer than maxSockets are open (an idle one is taken before this is called). */
   private async acquire(url: URL, key: string, signal: AbortSignal): Promise<Connection> {
     for (;;) {
-      const idle = this.idle.get(key)
-      const reused = idle?.pop()
+      const reused = this.takeIdle(key)
       if (reused !== undefined) return reused
       const open = this.open.get(key) ?? 0
       if (open < this.maxSockets) break
@@ -595,20 +594,40 @@ export class Http1Pool {
       })
     }
     this.open.set(key, (this.open.get(key) ?? 0) + 1)
-    let socket: Socket<Connection>
-    try {
-      socket = await Bun.connect<Connection>({ hostname: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80), socket: SOCKET_HANDLERS })
-    } catch (error) {
-      this.closed(key)
-      throw descriptorsExhausted() ?? error
-    }
-    const connection = new Connection(socket, this, key)
-    socket.data = connection
-    if (signal.aborted) {
-      connection.destroy()
-      throw signal.reason
-    }
-    return connection
+    const connecting = Bun.connect<Connection>({ hostname: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80), socket: SOCKET_HANDLERS }).then(
+      (socket) => {
+        const connection = new Connection(socket, this, key)
+        socket.data = connection
+        return connection
+      },
+      (error: unknown) => {
+        this.closed(key)
+        throw descriptorsExhausted() ?? error
+      },
+    )
+    // The deadline covers connecting too: an upstream that never completes the handshake (stopped,
+    // or its accept queue full) is given up at the deadline, and a socket that opens later is closed.
+    return await new Promise<Connection>((resolve, reject) => {
+      const onAbort = () => {
+        reject(signal.reason)
+        connecting.then(
+          (late) => late.destroy(),
+          () => {},
+        )
+      }
+      if (signal.aborted) return onAbort()
+      signal.addEventListener('abort', onAbort, { once: true })
+      connecting.then(
+        (connection) => {
+          signal.removeEventListener('abort', onAbort)
+          resolve(connection)
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort)
+          reject(error)
+        },
+      )
+    })
   }
 
   /** The most recently used idle connection that the upstream cannot have closed for idleness yet. */
