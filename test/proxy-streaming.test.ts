@@ -186,3 +186,31 @@ describe('an https upstream', () => {
     }
   })
 })
+
+describe('HTTP_PROXY in the environment', () => {
+  test('plain-HTTP upstreams are then reached through that proxy, as Bun’s fetch does', async () => {
+    const requestLines: string[] = []
+    const forwardProxy = await RawListener.start('127.0.0.1', (socket) => {
+      socket.once('data', (data: Buffer) => {
+        requestLines.push(data.toString('latin1').split('\r\n')[0]!)
+        socket.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 15\r\nConnection: close\r\n\r\n{"via":"proxy"}')
+      })
+    })
+    markSensitive(String(forwardProxy.port))
+    const saved = process.env.HTTP_PROXY
+    process.env.HTTP_PROXY = `http://127.0.0.1:${forwardProxy.port}`
+    let service: TestService | undefined
+    try {
+      service = await startService({ env: { IDP_PUBLIC_URL: 'http://kratos.internal:4433' } })
+      // A raw request: this process's own fetch would go through HTTP_PROXY too.
+      const response = await rawRequest(service.url, 'GET /api/idp/sessions/whoami HTTP/1.1')
+      expect(JSON.parse(response.body)).toEqual({ via: 'proxy' })
+      expect(requestLines).toEqual(['GET http://kratos.internal:4433/sessions/whoami HTTP/1.1'])
+    } finally {
+      if (saved === undefined) delete process.env.HTTP_PROXY
+      else process.env.HTTP_PROXY = saved
+      await service?.stop()
+      await forwardProxy.stop()
+    }
+  })
+})

@@ -1,7 +1,8 @@
 // /api/idp/**, /api/idp-admin/**, /api/iam-idp/**, /api/iam-idp-admin/**, /api/oauth/**,
 // /api/oauth-admin/**: any method, bodies streamed both ways. Plain-HTTP upstreams (the usual
 // private-network admin APIs) go through our own kept-alive HTTP/1.1 client (http1.ts), which
-// knows where a body ends without a second stream around it; https upstreams through Bun's fetch.
+// knows where a body ends without a second stream around it; https upstreams (and everything when
+// HTTP_PROXY is set) through Bun's fetch.
 // Who may call which prefix is the gate's decision (access.ts); this file only forwards.
 
 import { Elysia } from 'elysia'
@@ -121,6 +122,9 @@ export function rewriteLocation(location: string, base: URL, prefix: ProxyPrefix
 export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'settings' | 'audit' | 'endSessionsOf' | 'fetch'>) {
   const { config, log, settings } = services
   const pool = new Http1Pool()
+  // Bun's fetch sends plain-HTTP requests through HTTP_PROXY (minding NO_PROXY); our client never
+  // does, so where the environment names a proxy, plain-HTTP upstreams stay with fetch as they were.
+  const ownClient = !(process.env.HTTP_PROXY || process.env.http_proxy)
   const plugin = new Elysia({ name: 'proxy' })
   for (const prefix of PROXY_PREFIXES) {
     plugin.all(`${prefix.path}/*`, async ({ request, set }) => {
@@ -170,7 +174,7 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
     const body = NO_BODY_METHODS.has(request.method) || !request.body ? undefined : limitedBody(request.body, PROXY_BODY_LIMIT)
     try {
       // The timeout covers the upstream's answer (status and headers, and a small body); a long download may take longer.
-      if (joined.url.protocol === 'http:') {
+      if (ownClient && joined.url.protocol === 'http:') {
         // Redirects go back to the client and bytes go on as they came: this client does neither.
         const answer = await pool.request(joined.url, { method: request.method, headers, body, bodyLength: declaredLength, signal: controller.signal })
         upstream = { ...answer, length: answer.body === null ? 0 : answer.body.length }
