@@ -11,7 +11,7 @@ import type { Socket } from 'bun'
 import { closeSync, openSync } from 'node:fs'
 import { describeError, type BodyEnd } from '../log.ts'
 
-/** An answer whose head broke the rules: 502 to the client, `invalid_response` in the log. */
+/** An answer that broke the framing rules: `invalid_response` in the log, 500 `proxy_error` to the client (decisions §6). */
 export class UpstreamProtocolError extends Error {
   override name = 'UpstreamProtocolError'
 }
@@ -37,7 +37,7 @@ export interface UpstreamAnswer {
   body: UpstreamBody | null
 }
 
-interface RequestInit1 {
+interface UpstreamRequest {
   method: string
   headers: Headers
   /** The body to send, with its length when the client declared one (sent chunked otherwise). */
@@ -55,7 +55,7 @@ const MAX_CHUNK_LINE = 4096
 const MAX_TRAILERS = 16 * 1024
 /** Sockets per upstream: beyond it, requests wait for one to come free (like fetch's own limit). */
 const MAX_SOCKETS = 256
-/** An idle connection is closed after this long (Go's servers keep theirs 90 s or more). */
+/** An idle connection is closed after this long; an upstream that closes its own sooner says so with Keep-Alive: timeout, or costs one retry. */
 const IDLE_MS = 4000
 
 export interface PoolOptions {
@@ -500,7 +500,7 @@ function framingOf(method: string, head: Head): Framing {
 }
 
 /** The request head: our framing, then the caller's fields (names and values already checked by Headers). */
-function requestHead(url: URL, init: RequestInit1, chunked: boolean): Buffer {
+function requestHead(url: URL, init: UpstreamRequest, chunked: boolean): Buffer {
   let head = `${init.method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`
   for (const [name, value] of init.headers) {
     if (!FRAMING.has(name)) head += `${name}: ${value}\r\n`
@@ -532,7 +532,7 @@ export class Http1Pool {
   }
 
   /** Sends a request to an `http:` URL and resolves with the answer's head once it has arrived. */
-  async request(url: URL, init: RequestInit1): Promise<UpstreamAnswer> {
+  async request(url: URL, init: UpstreamRequest): Promise<UpstreamAnswer> {
     if (url.protocol !== 'http:') throw new TypeError('only http: upstreams are served by this client')
     init.signal.throwIfAborted()
     const key = url.host
@@ -548,7 +548,7 @@ export class Http1Pool {
     }
   }
 
-  private exchange(connection: Connection, url: URL, init: RequestInit1): Promise<UpstreamAnswer> {
+  private exchange(connection: Connection, url: URL, init: UpstreamRequest): Promise<UpstreamAnswer> {
     const chunked = init.body !== undefined && (init.bodyLength === null || init.bodyLength === undefined)
     return new Promise<UpstreamAnswer>((resolve, reject) => {
       // The deadline covers the exchange until it ends: a small body read whole is inside it too.
@@ -705,7 +705,7 @@ function descriptorsExhausted(): Error | null {
 }
 
 /** Writes the head and the body (counted, or chunked); a body that fails or runs short ends the connection. */
-function sendRequest(connection: Connection, exchange: Exchange, head: Buffer, init: RequestInit1, chunked: boolean): void {
+function sendRequest(connection: Connection, exchange: Exchange, head: Buffer, init: UpstreamRequest, chunked: boolean): void {
   if (init.body !== undefined) {
     void sendWithBody(connection, exchange, head, init, chunked)
     return
@@ -715,7 +715,7 @@ function sendRequest(connection: Connection, exchange: Exchange, head: Buffer, i
   else written.then(() => (exchange.requestSent = true), (error: unknown) => connection.fail(error))
 }
 
-async function sendWithBody(connection: Connection, exchange: Exchange, head: Buffer, init: RequestInit1, chunked: boolean): Promise<void> {
+async function sendWithBody(connection: Connection, exchange: Exchange, head: Buffer, init: UpstreamRequest, chunked: boolean): Promise<void> {
   const reader = init.body!.getReader()
   try {
     await connection.write(head)
