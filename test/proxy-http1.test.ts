@@ -175,6 +175,20 @@ describe('well-formed answers', () => {
     expect(upstream.listener.connections).toBe(2)
   })
 
+  test('header values keep their inner spaces and tabs, lose the ones around them, and may be empty', async () => {
+    const upstream = await rawUpstream((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nX-Spaced: \t a b\tc \t \r\nX-Empty:\r\nX-Blank:   \r\nX-Latin: caf\xe9\r\nContent-Length: 2\r\n\r\nok', 'latin1')
+    })
+    const answer = await get(newPool(), `${upstream.url}/`)
+    expect([...answer.headers]).toEqual([
+      ['content-length', '2'],
+      ['x-blank', ''],
+      ['x-empty', ''],
+      ['x-latin', 'caf\xe9'],
+      ['x-spaced', 'a b\tc'],
+    ])
+  })
+
   test('repeated equal Content-Length values are one length', async () => {
     const upstream = await rawUpstream((socket) => {
       socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\nContent-Length: 2\r\n\r\nok')
