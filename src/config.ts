@@ -36,6 +36,8 @@ export interface Config {
   databaseUrl: string | null
   environment: 'production' | 'development'
   proxyTimeoutMs: number
+  /** HTTP_PROXY (or http_proxy) is set: Bun's fetch sends plain-HTTP requests through it (minding NO_PROXY). */
+  outboundHttpProxy: boolean
   settingsCacheTtlSeconds: number
   identityRecheckSeconds: number
   logLevel: LogLevel
@@ -172,6 +174,7 @@ export function loadConfig(env: Environment): ConfigResult {
     databaseUrl,
     environment: read('NODE_ENV') === 'development' ? 'development' : 'production',
     proxyTimeoutMs: integer('PROXY_TIMEOUT_MS', 10_000, 1, 600_000),
+    outboundHttpProxy: read('HTTP_PROXY') !== undefined || read('http_proxy') !== undefined,
     settingsCacheTtlSeconds: integer('SETTINGS_CACHE_TTL_SECONDS', 60, 0, 86_400),
     identityRecheckSeconds: integer('IDENTITY_RECHECK_SECONDS', 60, 0, 86_400),
     logLevel: logLevel as LogLevel,

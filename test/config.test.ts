@@ -13,10 +13,19 @@ describe('the environment contract', () => {
     expect(result.config.databasePath).toBe('./data/admin-dashboard.db')
     expect(result.config.environment).toBe('production')
     expect(result.config.proxyTimeoutMs).toBe(10_000)
+    expect(result.config.outboundHttpProxy).toBe(false)
     expect(result.config.settingsCacheTtlSeconds).toBe(60)
     expect(result.config.identityRecheckSeconds).toBe(60)
     expect(result.config.encryptionKey).toBeNull()
     expect(missingLoginVariables(result.config)).toEqual(['BASE_URL', 'OAUTH_ISSUER_URL', 'OAUTH_CLIENT_ID'])
+  })
+
+  test('HTTP_PROXY or http_proxy in the environment is noted for the proxy (an empty one is not)', () => {
+    for (const [env, expected] of [[{ HTTP_PROXY: 'http://proxy.internal:3128' }, true], [{ http_proxy: 'http://proxy.internal:3128' }, true], [{ HTTP_PROXY: ' ' }, false]] as const) {
+      const result = loadConfig({ SESSION_SIGNING_KEY: key, ...env })
+      if (!result.ok) throw new Error(result.errors.join())
+      expect(result.config.outboundHttpProxy).toBe(expected)
+    }
   })
 
   const refusals: [string, Record<string, string>, string][] = [

@@ -201,7 +201,8 @@ describe('HTTP_PROXY in the environment', () => {
     process.env.HTTP_PROXY = `http://127.0.0.1:${forwardProxy.port}`
     let service: TestService | undefined
     try {
-      service = await startService({ env: { IDP_PUBLIC_URL: 'http://kratos.internal:4433' } })
+      // The service reads its environment through its configuration; Bun's fetch reads the process's.
+      service = await startService({ env: { IDP_PUBLIC_URL: 'http://kratos.internal:4433', HTTP_PROXY: process.env.HTTP_PROXY } })
       // A raw request: this process's own fetch would go through HTTP_PROXY too.
       const response = await rawRequest(service.url, 'GET /api/idp/sessions/whoami HTTP/1.1')
       expect(JSON.parse(response.body)).toEqual({ via: 'proxy' })

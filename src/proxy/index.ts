@@ -122,9 +122,9 @@ export function rewriteLocation(location: string, base: URL, prefix: ProxyPrefix
 export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'settings' | 'audit' | 'endSessionsOf' | 'fetch'>) {
   const { config, log, settings } = services
   const pool = new Http1Pool()
-  // Bun's fetch sends plain-HTTP requests through HTTP_PROXY (minding NO_PROXY); our client never
-  // does, so where the environment names a proxy, plain-HTTP upstreams stay with fetch as they were.
-  const ownClient = !(process.env.HTTP_PROXY || process.env.http_proxy)
+  // Our client never goes through an HTTP proxy: where the environment names one, plain-HTTP
+  // upstreams stay with fetch, which uses it.
+  const ownClient = !config.outboundHttpProxy
   const plugin = new Elysia({ name: 'proxy' })
   for (const prefix of PROXY_PREFIXES) {
     plugin.all(`${prefix.path}/*`, async ({ request, set }) => {
