@@ -29,15 +29,27 @@ class ConnectionLost extends Error {
   }
 }
 
+/** An upstream's answer as the proxy relays it, whichever client fetched it. */
 export interface UpstreamAnswer {
   status: number
   statusText: string
   headers: Headers
   /** null when the answer has no body: HEAD, 204, 304. */
-  body: UpstreamBody | null
+  body: RelayedBody | null
 }
 
-interface UpstreamRequest {
+/** An answer's body: read whole, or streamed; `ended` says how it ended either way. */
+export interface RelayedBody {
+  /** The length the answer announced, when it did. */
+  readonly length: number | null
+  readonly ended: Promise<BodyEnd>
+  bytes(): Promise<Uint8Array<ArrayBuffer>>
+  stream(): ReadableStream<Uint8Array>
+  /** Not wanted after all: the rest is dropped. */
+  cancel(): void | Promise<void>
+}
+
+export interface UpstreamRequest {
   method: string
   headers: Headers
   /** The body to send, with its length when the client declared one (sent chunked otherwise). */
@@ -85,8 +97,8 @@ const FRAMING = new Set(['host', 'content-length', 'transfer-encoding', 'connect
 
 type Framing = { kind: 'none' } | { kind: 'length'; remaining: number } | { kind: 'chunked' } | { kind: 'close' }
 
-/** The answer's body: read whole (`bytes`) or as a stream; `ended` says how it ended either way. */
-export class UpstreamBody {
+/** The body of an answer on one of our connections, read as fast as its reader takes it. */
+class UpstreamBody implements RelayedBody {
   private queue: Uint8Array[] = []
   private queued = 0
   private delivered = 0
@@ -98,7 +110,6 @@ export class UpstreamBody {
 
   constructor(
     private readonly connection: Connection,
-    /** The length the framing announced, when it did. */
     readonly length: number | null,
   ) {}
 

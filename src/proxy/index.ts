@@ -10,9 +10,10 @@ import type { Services } from '../services.ts'
 import { ApiError } from '../http/errors.ts'
 import { attachedSession, pathnameOf, requestIdOf } from '../http/request-context.ts'
 import { noteOn } from '../http/request-notes.ts'
-import { describeError, type BodyEnd } from '../log.ts'
+import { describeError } from '../log.ts'
 import { forwardedRequestHeaders, relayedResponseHeaders } from './headers.ts'
-import { Http1Pool, UpstreamProtocolError, type UpstreamBody } from './http1.ts'
+import { fetchUpstream } from './fetch-client.ts'
+import { Http1Pool, UpstreamProtocolError, type UpstreamAnswer } from './http1.ts'
 import { markPassthrough } from './passthrough.ts'
 import { joinUpstreamUrl } from './url.ts'
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
@@ -49,56 +50,6 @@ type Failure = { code: 'gateway_timeout' | 'bad_gateway' | 'proxy_error' | 'serv
 function classifyFailure(error: unknown, aborted: boolean): Failure {
   const failure = error instanceof UpstreamProtocolError ? 'invalid_response' : failureOf(error, aborted)
   return { code: failure === 'invalid_response' || failure === 'rejected' ? 'proxy_error' : (errorCodeFor(failure) as Failure['code']), class: failure }
-}
-
-/**
- * The upstream body as it streams to the client, settling `ended` when it has all been sent
- * (`body: 'complete'`) or has stopped early (`body: 'incomplete'`, the upstream cut it or the client left).
- */
-function watchedBody(body: ReadableStream<Uint8Array>): { stream: ReadableStream<Uint8Array>; ended: Promise<BodyEnd> } {
-  let bytes = 0
-  let settle!: (fields: BodyEnd) => void
-  const ended = new Promise<BodyEnd>((resolve) => (settle = resolve))
-  const reader = body.getReader()
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          const { value, done } = await reader.read()
-          if (done) {
-            controller.close()
-            settle({ body: 'complete', body_bytes: bytes })
-            return
-          }
-          bytes += value.byteLength
-          controller.enqueue(value)
-        } catch (error) {
-          settle({ body: 'incomplete', body_bytes: bytes, ...describeError(error) })
-          controller.error(error)
-        }
-      },
-      cancel(reason) {
-        settle({ body: 'incomplete', body_bytes: bytes })
-        return reader.cancel(reason)
-      },
-    },
-    { highWaterMark: 0 },
-  )
-  return { stream, ended }
-}
-/** What came back from the upstream, whichever client fetched it. */
-interface Answer {
-  status: number
-  statusText: string
-  headers: Headers
-  /** The body's announced length, when it was announced. */
-  length: number | null
-  body: UpstreamBody | ReadableStream<Uint8Array> | null
-}
-
-function answerOfFetch(response: Response): Answer {
-  const length = Number(response.headers.get('content-length') ?? Number.NaN)
-  return { status: response.status, statusText: response.statusText, headers: response.headers, length: Number.isNaN(length) ? null : length, body: response.body }
 }
 
 const IDENTITY_PATH = /^\/admin\/identities\/([^/]+)\/?$/
@@ -167,35 +118,17 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
       if (prefix.admin) await auditWrite(prefix, request, upstreamPath(joined.url, base), null, failure.class)
       throw new ApiError(failure.code)
     }
-    let upstream: Answer
+    let upstream: UpstreamAnswer
     // A small answer of known length is read whole before anything is sent: no stream to pump, its
     // end is known, and an upstream that cuts it short gets our 502 instead of a truncated 200.
     let whole: Uint8Array<ArrayBuffer> | null = null
     const body = NO_BODY_METHODS.has(request.method) || !request.body ? undefined : limitedBody(request.body, PROXY_BODY_LIMIT)
     try {
       // The timeout covers the upstream's answer (status and headers, and a small body); a long download may take longer.
-      if (ownClient && joined.url.protocol === 'http:') {
-        // Redirects go back to the client and bytes go on as they came: this client does neither.
-        const answer = await pool.request(joined.url, { method: request.method, headers, body, bodyLength: declaredLength, signal: controller.signal })
-        upstream = { ...answer, length: answer.body === null ? 0 : answer.body.length }
-      } else {
-        // fetch would offer gzip, br and zstd on the client's behalf; a client that offered none gets none.
-        if (!headers.has('accept-encoding')) headers.set('accept-encoding', 'identity')
-        const init: RequestInit & { decompress: boolean; duplex: 'half' } = {
-          method: request.method,
-          headers,
-          body,
-          // Redirects go back to the client; bytes go on as they came, with their own Content-Encoding.
-          redirect: 'manual',
-          decompress: false,
-          signal: controller.signal,
-          duplex: 'half',
-        }
-        upstream = answerOfFetch(await services.fetch(joined.url, init))
-      }
-      if (request.method !== 'HEAD' && upstream.body !== null && upstream.length !== null && upstream.length <= WHOLE_BODY_BYTES) {
-        whole = upstream.body instanceof ReadableStream ? await new Response(upstream.body).bytes() : await upstream.body.bytes()
-      }
+      const outbound = { method: request.method, headers, body, bodyLength: declaredLength, signal: controller.signal }
+      upstream = ownClient && joined.url.protocol === 'http:' ? await pool.request(joined.url, outbound) : await fetchUpstream(services.fetch, joined.url, outbound)
+      const announced = upstream.body
+      if (request.method !== 'HEAD' && announced !== null && announced.length !== null && announced.length <= WHOLE_BODY_BYTES) whole = await announced.bytes()
     } catch (error) {
       return await failed(error)
     } finally {
@@ -222,18 +155,13 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
       noteOn(request, { body: 'complete', body_bytes: whole.byteLength })
       return new Response(whole, init)
     }
-    const bodyless = request.method === 'HEAD' || upstream.status === 204 || upstream.status === 304 || upstream.body === null
-    if (bodyless) {
-      await upstream.body?.cancel()
+    const relayed = upstream.body
+    if (relayed === null || request.method === 'HEAD' || upstream.status === 204 || upstream.status === 304) {
+      await relayed?.cancel()
       return new Response(null, init)
     }
-    if (upstream.body instanceof ReadableStream) {
-      const { stream, ended } = watchedBody(upstream.body)
-      noteOn(request, { completion: ended })
-      return new Response(stream, init)
-    }
-    noteOn(request, { completion: upstream.body!.ended })
-    return new Response(upstream.body!.stream(), init)
+    noteOn(request, { completion: relayed.ended })
+    return new Response(relayed.stream(), init)
   }
 
   /** A write through an admin prefix, in the audit trail: who, which method and path (ids, never query values or bodies), how it ended. */

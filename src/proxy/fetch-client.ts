@@ -1,0 +1,79 @@
+// The proxy's client for https upstreams (and every upstream when HTTP_PROXY is set): Bun's fetch,
+// its answer put behind the same face as our own client's (http1.ts).
+
+import { describeError, type BodyEnd } from '../log.ts'
+import type { RelayedBody, UpstreamAnswer, UpstreamRequest } from './http1.ts'
+
+export async function fetchUpstream(fetcher: typeof fetch, url: URL, request: UpstreamRequest): Promise<UpstreamAnswer> {
+  const headers = request.headers
+  // fetch would offer gzip, br and zstd on the client's behalf; a client that offered none gets none.
+  if (!headers.has('accept-encoding')) headers.set('accept-encoding', 'identity')
+  const init: RequestInit & { decompress: boolean; duplex: 'half' } = {
+    method: request.method,
+    headers,
+    body: request.body,
+    // Redirects go back to the client; bytes go on as they came, with their own Content-Encoding.
+    redirect: 'manual',
+    decompress: false,
+    signal: request.signal,
+    duplex: 'half',
+  }
+  const response = await fetcher(url, init)
+  const length = Number(response.headers.get('content-length') ?? Number.NaN)
+  const body = response.body === null ? null : new FetchedBody(response.body, Number.isNaN(length) ? null : length)
+  return { status: response.status, statusText: response.statusText, headers: response.headers, body }
+}
+
+/**
+ * A fetch body. Streamed, it is pumped through a stream of ours so that its end is known: all
+ * sent (`complete`), or stopped early (`incomplete`: the upstream cut it or the client left).
+ */
+class FetchedBody implements RelayedBody {
+  private delivered = 0
+  private settle!: (end: BodyEnd) => void
+  readonly ended = new Promise<BodyEnd>((resolve) => (this.settle = resolve))
+
+  constructor(
+    private readonly body: ReadableStream<Uint8Array>,
+    readonly length: number | null,
+  ) {}
+
+  async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    const bytes = await new Response(this.body).bytes()
+    this.settle({ body: 'complete', body_bytes: bytes.byteLength })
+    return bytes
+  }
+
+  stream(): ReadableStream<Uint8Array> {
+    const reader = this.body.getReader()
+    return new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          try {
+            const { value, done } = await reader.read()
+            if (done) {
+              controller.close()
+              this.settle({ body: 'complete', body_bytes: this.delivered })
+              return
+            }
+            this.delivered += value.byteLength
+            controller.enqueue(value)
+          } catch (error) {
+            this.settle({ body: 'incomplete', body_bytes: this.delivered, ...describeError(error) })
+            controller.error(error)
+          }
+        },
+        cancel: (reason) => {
+          this.settle({ body: 'incomplete', body_bytes: this.delivered })
+          return reader.cancel(reason)
+        },
+      },
+      { highWaterMark: 0 },
+    )
+  }
+
+  cancel(): Promise<void> {
+    this.settle({ body: 'incomplete', body_bytes: this.delivered })
+    return this.body.cancel()
+  }
+}
