@@ -597,7 +597,8 @@ export class Http1Pool {
           resolve()
         }
         const onAbort = () => {
-          queue.splice(queue.indexOf(wake) >>> 0, 1)
+          const at = queue.indexOf(wake)
+          if (at >= 0) queue.splice(at, 1)
           reject(signal.reason)
         }
         signal.addEventListener('abort', onAbort, { once: true })
@@ -612,7 +613,7 @@ export class Http1Pool {
         return connection
       },
       (error: unknown) => {
-        this.closed(key)
+        this.freeSlot(key)
         throw descriptorsExhausted() ?? error
       },
     )
@@ -687,15 +688,16 @@ export class Http1Pool {
     const list = this.idle.get(connection.key)
     const at = list?.indexOf(connection) ?? -1
     if (at >= 0) list!.splice(at, 1)
-    this.closed(connection.key)
+    this.freeSlot(connection.key)
   }
 
-  private closed(key: string): void {
+  /** One socket fewer is open to `key`: the first request waiting for one may go. */
+  private freeSlot(key: string): void {
     this.open.set(key, Math.max(0, (this.open.get(key) ?? 1) - 1))
     this.waiting.get(key)?.shift()?.()
   }
 
-  /** Closes every idle connection (at shutdown, and between tests). */
+  /** Closes every idle connection (the tests do between cases; the service ends with its process). */
   closeIdle(): void {
     for (const list of this.idle.values()) for (const connection of [...list]) connection.destroy()
   }
