@@ -1,10 +1,10 @@
-// Long proxied bodies through the whole service: a slow client holds a plain-HTTP upstream back
-// (through the proxy's own client), and an https upstream (Bun's fetch, trusting a test
-// certificate) forwards and logs bodies like a plain-HTTP one.
+// Long proxied bodies through the whole service: a slow client holds the upstream back, through
+// our own client (plain HTTP) and through Bun's fetch (https, trusting a test certificate); and
+// an https upstream forwards and logs bodies like a plain-HTTP one.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { connect, type Socket } from 'node:net'
+import { connect, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { createServer as createTlsServer } from 'node:tls'
 import { join } from 'node:path'
@@ -24,59 +24,91 @@ async function loggedLine(service: TestService, id: string): Promise<Record<stri
   return lineFor(service, id)
 }
 
-describe('a slow client on a plain-HTTP upstream', () => {
-  const size = 128 * 1024 * 1024
-  let written = 0
-  let upstream: RawListener
-  let service: TestService
+/** A certificate for 127.0.0.1, made once, and a fetch that trusts it: the service's connections stay real TLS. */
+const certificate = (() => {
+  let made: { cert: string; key: string; trusting: typeof fetch } | undefined
+  return () => {
+    if (made) return made
+    const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-tls-'))
+    try {
+      const run = Bun.spawnSync(
+        ['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+        { stderr: 'pipe' },
+      )
+      if (run.exitCode !== 0) throw new Error(`openssl failed: ${run.stderr.toString()}`)
+      const cert = readFileSync(join(dir, 'cert.pem'), 'utf8')
+      const trusting = ((input: string | URL | Request, init?: RequestInit) => fetch(input, { ...init, tls: { ca: cert } } as RequestInit)) as typeof fetch
+      made = { cert, key: readFileSync(join(dir, 'key.pem'), 'utf8'), trusting }
+      return made
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+})()
 
-  beforeAll(async () => {
-    const piece = Buffer.alloc(256 * 1024, 3)
-    upstream = await RawListener.start('127.0.0.1', (socket) => {
-      socket.once('data', async () => {
-        socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: ${size}\r\n\r\n`)
-        while (written < size) {
-          written += piece.byteLength
-          if (!socket.write(piece)) await new Promise((resolve) => socket.once('drain', resolve))
-        }
+for (const scheme of ['http', 'https'] as const) {
+  describe(`a slow client on an ${scheme} upstream (${scheme === 'http' ? 'our client' : 'Bun’s fetch'})`, () => {
+    const size = 128 * 1024 * 1024
+    let written = 0
+    let upstream: NetServer
+    const sockets = new Set<Socket>()
+    let service: TestService
+
+    beforeAll(async () => {
+      const piece = Buffer.alloc(256 * 1024, 3)
+      // Writes the whole body as fast as its socket takes it, counting what it could write.
+      const serve = (socket: Socket) => {
+        sockets.add(socket)
+        socket.on('error', () => {})
+        socket.once('data', async () => {
+          socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: ${size}\r\n\r\n`)
+          while (written < size) {
+            written += piece.byteLength
+            if (!socket.write(piece)) await new Promise((resolve) => socket.once('drain', resolve))
+          }
+        })
+      }
+      upstream = scheme === 'http' ? createNetServer(serve) : createTlsServer({ cert: certificate().cert, key: certificate().key }, serve)
+      await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+      const port = (upstream.address() as { port: number }).port
+      markSensitive(String(port))
+      service = await startService({ env: { IDP_PUBLIC_URL: `${scheme}://127.0.0.1:${port}` }, fetch: scheme === 'https' ? certificate().trusting : undefined })
+    })
+    afterAll(async () => {
+      await service.stop()
+      // fetch keeps its connection open: it is closed here, or the server would wait for it.
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => upstream.close(resolve))
+    })
+
+    test('is not outrun by the upstream: the service holds back what the client has not read, and all of it arrives once read', async () => {
+      const port = new URL(service.url).port
+      const client: Socket = connect(Number(port), '127.0.0.1')
+      let received = 0
+      let head = ''
+      client.on('data', (data: Buffer) => {
+        if (head === '') head = data.toString('latin1').split('\r\n\r\n')[0]!
+        received += data.byteLength
       })
-    })
-    markSensitive(String(upstream.port))
-    service = await startService({ env: { IDP_PUBLIC_URL: `http://127.0.0.1:${upstream.port}` } })
+      client.write(`GET /api/idp/large HTTP/1.1\r\nHost: admin.test\r\nConnection: close\r\n\r\n`)
+      await within(5_000, () => received > 0)
+      client.pause()
+      await Bun.sleep(1000)
+      // Nothing is read far ahead for the client: only what the sockets on both sides buffer, and a
+      // little of the proxy's own (a few MiB for fetch), has left the upstream of the 128 MiB.
+      expect(written).toBeLessThan(48 * 1024 * 1024)
+      const id = /x-request-id: ([0-9a-f-]+)/i.exec(head)![1]!
+      expect(lineFor(service, id)).toBeUndefined()
+      client.resume()
+      await new Promise((resolve) => client.once('close', resolve))
+      expect(head).toStartWith('HTTP/1.1 200')
+      expect(received).toBeGreaterThan(size)
+      expect(await loggedLine(service, id)).toMatchObject({ status: 200, body: 'complete', body_bytes: size })
+    }, 60_000)
   })
-  afterAll(async () => {
-    await service.stop()
-    await upstream.stop()
-  })
-
-  test('is not outrun by the upstream: the service holds back what the client has not read, and all of it arrives once read', async () => {
-    const port = new URL(service.url).port
-    const client: Socket = connect(Number(port), '127.0.0.1')
-    let received = 0
-    let head = ''
-    client.on('data', (data: Buffer) => {
-      if (head === '') head = data.toString('latin1').split('\r\n\r\n')[0]!
-      received += data.byteLength
-    })
-    client.write(`GET /api/idp/large HTTP/1.1\r\nHost: admin.test\r\nConnection: close\r\n\r\n`)
-    await within(5_000, () => received > 0)
-    client.pause()
-    await Bun.sleep(1000)
-    // Nothing is read ahead for the client: only what the sockets on both sides buffer, and a
-    // little of the proxy's own, has left the upstream of the 128 MiB.
-    expect(written).toBeLessThan(48 * 1024 * 1024)
-    const id = /x-request-id: ([0-9a-f-]+)/i.exec(head)![1]!
-    expect(lineFor(service, id)).toBeUndefined()
-    client.resume()
-    await new Promise((resolve) => client.once('close', resolve))
-    expect(head).toStartWith('HTTP/1.1 200')
-    expect(received).toBeGreaterThan(size)
-    expect(await loggedLine(service, id)).toMatchObject({ status: 200, body: 'complete', body_bytes: size })
-  }, 60_000)
-})
+}
 
 describe('an https upstream', () => {
-  let dir: string
   let upstream: ReturnType<typeof Bun.serve>
   let service: TestService
   let cert: string
@@ -85,14 +117,7 @@ describe('an https upstream', () => {
   const chunk = new Uint8Array(1024 * 1024).map((_, i) => (i * 11) % 241)
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-tls-'))
-    const made = Bun.spawnSync(
-      ['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
-      { stderr: 'pipe' },
-    )
-    if (made.exitCode !== 0) throw new Error(`openssl failed: ${made.stderr.toString()}`)
-    cert = readFileSync(join(dir, 'cert.pem'), 'utf8')
-    key = readFileSync(join(dir, 'key.pem'), 'utf8')
+    ;({ cert, key, trusting } = certificate())
     upstream = Bun.serve({
       hostname: '127.0.0.1',
       port: 0,
@@ -118,14 +143,11 @@ describe('an https upstream', () => {
       },
     })
     markSensitive(String(upstream.port))
-    // The service's own fetch, trusting the test certificate: the connection is real TLS.
-    trusting = ((input: string | URL | Request, init?: RequestInit) => fetch(input, { ...init, tls: { ca: cert } } as RequestInit)) as typeof fetch
     service = await startService({ env: { IDP_PUBLIC_URL: `https://127.0.0.1:${upstream.port}` }, fetch: trusting })
   })
   afterAll(async () => {
     await service.stop()
     await upstream.stop(true)
-    rmSync(dir, { recursive: true, force: true })
   })
 
   test('a small answer comes through, with our headers', async () => {
