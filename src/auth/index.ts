@@ -5,6 +5,7 @@ import { Elysia } from 'elysia'
 import { timingSafeEqual } from 'node:crypto'
 import * as oauth from 'oauth4webapi'
 import type { Services } from '../services.ts'
+import type { SessionCheck } from '../session/verifier.ts'
 import { missingLoginVariables } from '../config.ts'
 import { ApiError, errorResponse } from '../http/errors.ts'
 import { noteOn } from '../http/request-notes.ts'
@@ -50,6 +51,16 @@ function providerError(failure: ProviderFailure): ApiError {
 export function authRoutes(services: Pick<Services, 'config' | 'clock' | 'log' | 'audit' | 'verifier' | 'revocations' | 'fetch' | 'loginStore'>) {
   const { config, clock, log, audit, verifier, revocations } = services
   const secure = config.environment !== 'development'
+  /** GET /api/auth/session's answer once the session check has settled. */
+  const sessionAnswer = (request: Request, check: SessionCheck) => {
+    if (!check.ok) {
+      return errorResponse(check.code, { headers: check.clearCookie ? { 'set-cookie': sessionClearCookie(secure) } : {} })
+    }
+    const { sub, email, role } = check.session
+    // A public route, so the gate attached no session: the log line learns who asked from here.
+    noteOn(request, { subject: sub })
+    return { user: { identityId: sub, email, role } }
+  }
   const nowSeconds = () => Math.floor(clock.now() / 1000)
   const loginClient =
     missingLoginVariables(config).length === 0 ? new LoginClient({ config, fetch: services.fetch, log, now: () => clock.now() }) : null
@@ -114,15 +125,9 @@ export function authRoutes(services: Pick<Services, 'config' | 'clock' | 'log' |
       return redirect(landingPath(returnToCookie), [...clearFlowCookies, sessionSetCookie(secure, signSessionCookie(config.sessionSigningKey, session), lifetime)])
     })
 
-    .get('/api/auth/session', async ({ request }) => {
-      const check = await verifier.check(request.headers.get('cookie'))
-      if (!check.ok) {
-        return errorResponse(check.code, { headers: check.clearCookie ? { 'set-cookie': sessionClearCookie(secure) } : {} })
-      }
-      const { sub, email, role } = check.session
-      // A public route, so the gate attached no session: the log line learns who asked from here.
-      noteOn(request, { subject: sub })
-      return { user: { identityId: sub, email, role } }
+    .get('/api/auth/session', ({ request }) => {
+      const check = verifier.check(request.headers.get('cookie'))
+      return check instanceof Promise ? check.then((settled) => sessionAnswer(request, settled)) : sessionAnswer(request, check)
     })
 
     .post('/api/auth/logout', async ({ request }) => {

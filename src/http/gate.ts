@@ -1,12 +1,12 @@
 // The gate: the one place that decides who may call what (spec "Gate order", decisions §6, §11).
 // It runs in onRequest, before routing, body parsing and validation, for every request.
 
-import { classifyPath, requirementOf, type Access } from './access.ts'
+import { classifyPath, requirementOf, type Access, type Requirement } from './access.ts'
 import { errorResponse, type ErrorCode } from './errors.ts'
 import { assignRequestId, attachSession, hasUsableUrl, hasValidHost, pathnameOf } from './request-context.ts'
 import { noteOn } from './request-notes.ts'
 import { sessionClearCookie } from '../session/cookie.ts'
-import type { SessionVerifier } from '../session/verifier.ts'
+import type { SessionCheck, SessionVerifier } from '../session/verifier.ts'
 
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
@@ -33,11 +33,17 @@ interface GateContext {
   set: { headers: Record<string, string | number> }
 }
 
-/** Refuses with an envelope, or returns undefined to let the request through. */
-type Gate = (context: GateContext) => Promise<Response | undefined>
+/**
+ * Refuses with an envelope, or returns undefined to let the request through. It answers without a
+ * promise when it has nothing to wait for (a public path, a session checked a moment ago); Elysia
+ * awaits its result either way (`await onRequest[0](c)` in the handler it compiles, because the
+ * hook returns calls). Were that await ever lost, a pending check would reach the server as no
+ * answer at all and become a 500: closed, never open.
+ */
+type Gate = (context: GateContext) => Response | undefined | Promise<Response | undefined>
 
 export function createGate(deps: GateDeps): Gate {
-  return async ({ request, set }) => {
+  return ({ request, set }) => {
     Object.assign(set.headers, SECURITY_HEADERS)
     set.headers['x-request-id'] = assignRequestId(request)
     // Nothing about Host is trusted for access; a request without a usable one is not routed at all.
@@ -45,19 +51,26 @@ export function createGate(deps: GateDeps): Gate {
     const access: Access = classifyPath(pathnameOf(request))
     const requirement = requirementOf(access)
     if (requirement === 'none') return undefined
-
-    const check = await deps.verifier.check(request.headers.get('cookie'))
-    if (!check.ok) {
-      const headers: HeadersInit = check.clearCookie ? { 'set-cookie': sessionClearCookie(deps.secureCookies) } : {}
-      return refuse(request, check.code, headers)
-    }
-    if (requirement === 'admin' && check.session.role !== 'admin') return refuse(request, 'forbidden')
-    if (isCrossSiteWrite(request, deps.baseOrigin)) {
-      return refuse(request, 'forbidden', {}, 'Cross-site requests are not allowed.')
-    }
-    attachSession(request, check.session)
-    return undefined
+    return checkSession(deps, request, requirement)
   }
+}
+
+function checkSession(deps: GateDeps, request: Request, requirement: Requirement): Response | undefined | Promise<Response | undefined> {
+  const check = deps.verifier.check(request.headers.get('cookie'))
+  return check instanceof Promise ? check.then((settled) => admit(deps, request, requirement, settled)) : admit(deps, request, requirement, check)
+}
+
+function admit(deps: GateDeps, request: Request, requirement: Requirement, check: SessionCheck): Response | undefined {
+  if (!check.ok) {
+    const headers: HeadersInit = check.clearCookie ? { 'set-cookie': sessionClearCookie(deps.secureCookies) } : {}
+    return refuse(request, check.code, headers)
+  }
+  if (requirement === 'admin' && check.session.role !== 'admin') return refuse(request, 'forbidden')
+  if (isCrossSiteWrite(request, deps.baseOrigin)) {
+    return refuse(request, 'forbidden', {}, 'Cross-site requests are not allowed.')
+  }
+  attachSession(request, check.session)
+  return undefined
 }
 
 // The security headers set above in set.headers are merged into this answer by Elysia.

@@ -7,7 +7,7 @@
 import { FRESHNESS_WINDOW_MS, type IdentityRevocation, type RevocationSnapshot, type Storage } from '../db/storage.ts'
 import { describeError, type Logger } from '../log.ts'
 
-type Revocation = 'revoked' | 'not_revoked' | 'unknown'
+export type Revocation = 'revoked' | 'not_revoked' | 'unknown'
 
 type LocalChange = { kind: 'session'; sid: string; expiresAt: number } | { kind: 'identity'; id: string; revocation: IdentityRevocation }
 

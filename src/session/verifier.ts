@@ -3,14 +3,14 @@
 
 import type { Clock } from '../clock.ts'
 import { readCookieValues, SESSION_COOKIE, verifySessionCookie, type SessionPayload } from './cookie.ts'
-import type { RevocationStore } from './revocations.ts'
+import type { Revocation, RevocationStore } from './revocations.ts'
 
 type IdentityPresence = 'present' | 'gone' | 'unavailable'
 
 /** Asks the login identity store whether an identity still exists. */
 export type IdentityLookup = (identityId: string) => Promise<IdentityPresence>
 
-type SessionCheck =
+export type SessionCheck =
   | { ok: true; session: SessionPayload }
   /** `clearCookie`: the cookie is dead for good (bad, expired, revoked, erased identity). */
   | { ok: false; code: 'not_authenticated'; clearCookie: boolean }
@@ -36,7 +36,12 @@ export class SessionVerifier {
     private readonly recheckSeconds: number,
   ) {}
 
-  async check(cookieHeader: string | null): Promise<SessionCheck> {
+  /**
+   * The answer itself when nothing has to be waited for (nearly every request: a cookie seen before,
+   * revocations loaded, the identity confirmed a moment ago), otherwise a promise of it. Callers
+   * that await it get the same answer either way.
+   */
+  check(cookieHeader: string | null): SessionCheck | Promise<SessionCheck> {
     const values = readCookieValues(cookieHeader, SESSION_COOKIE)
     if (values.length === 0) return { ok: false, code: 'not_authenticated', clearCookie: false }
     if (values.length > 1) return { ok: false, code: 'not_authenticated', clearCookie: true }
@@ -55,17 +60,21 @@ export class SessionVerifier {
       return { ok: false, code: 'not_authenticated', clearCookie: true }
     }
 
-    let revocation = this.revocations.revocationOf(session)
-    if (revocation === 'unknown') {
-      // Only right after the start can the first load still be under way.
-      await this.revocations.ready
-      revocation = this.revocations.revocationOf(session)
-    }
+    const revocation = this.revocations.revocationOf(session)
+    // Only right after the start can the first load still be under way.
+    if (revocation === 'unknown') return this.revocations.ready.then(() => this.settle(session, this.revocations.revocationOf(session)))
+    return this.settle(session, revocation)
+  }
+
+  private settle(session: SessionPayload, revocation: Revocation): SessionCheck | Promise<SessionCheck> {
     if (revocation === 'revoked') return { ok: false, code: 'not_authenticated', clearCookie: true }
     if (revocation === 'unknown') return { ok: false, code: 'database_unavailable', clearCookie: false }
-
     // Nearly every request: the identity was confirmed a moment ago, nothing to wait for.
     if (this.recentlyConfirmed(session.sub)) return { ok: true, session }
+    return this.withPresence(session)
+  }
+
+  private async withPresence(session: SessionPayload): Promise<SessionCheck> {
     const presence = await this.presenceOf(session.sub)
     if (presence === 'gone') return { ok: false, code: 'not_authenticated', clearCookie: true }
     if (presence === 'unavailable') return { ok: false, code: 'identity_backend_unavailable', clearCookie: false }
