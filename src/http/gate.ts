@@ -35,10 +35,10 @@ interface GateContext {
 
 /**
  * Refuses with an envelope, or returns undefined to let the request through. It answers without a
- * promise when it has nothing to wait for (a public path, a session checked a moment ago); Elysia
- * awaits its result either way (`await onRequest[0](c)` in the handler it compiles, because the
- * hook returns calls). Were that await ever lost, a pending check would reach the server as no
- * answer at all and become a 500: closed, never open.
+ * promise when it has nothing to wait for (a public path, a session checked a moment ago). Elysia
+ * awaits the result either way: the handler it compiles reads `await onRequest[0](c)` for a hook
+ * whose source returns a call. Were that await ever lost, a pending check would reach the server
+ * as no answer at all and become a 500: closed, never open (test/session-cookie.test.ts).
  */
 type Gate = (context: GateContext) => Response | undefined | Promise<Response | undefined>
 
