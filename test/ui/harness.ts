@@ -101,6 +101,20 @@ export async function sidewaysScroll(page: Page): Promise<number> {
 }
 
 /**
+ * Blank space between the top bar and the page's main region beyond the main region's own margin
+ * (a grid row that stretches while the phone menu is closed). 0 where there is no top bar.
+ */
+async function gapAboveMain(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const banner = document.querySelector('header.topbar')
+    const main = document.querySelector('main')
+    if (!banner || !main) return 0
+    const margin = Number.parseFloat(getComputedStyle(main).marginTop) || 0
+    return Math.round(main.getBoundingClientRect().top - margin - banner.getBoundingClientRect().bottom)
+  })
+}
+
+/**
  * The sweep every page gets: light and dark, desktop and phone; each state is screenshotted into
  * SCREENSHOT_DIR as `<name>-<theme>-<size>.png`. Returns every problem found.
  */
@@ -116,6 +130,8 @@ export async function sweep(page: Page, name: string, ready: () => Promise<unkno
       await ready()
       const overflow = await sidewaysScroll(page)
       if (overflow > 0) found.push(`${name} ${theme} ${size}: scrolls sideways by ${overflow}px`)
+      const gap = await gapAboveMain(page)
+      if (gap > 1) found.push(`${name} ${theme} ${size}: ${gap}px of blank space between the top bar and the page`)
       for (const finding of await axeFindings(page)) found.push(`${name} ${theme} ${size}: ${finding}`)
       await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${theme}-${size}.png`) })
     }

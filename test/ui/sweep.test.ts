@@ -24,7 +24,15 @@ async function settled(page: Page, heading: string | RegExp): Promise<void> {
   await page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
 }
 
-function adminPages(): { name: string; path: string; heading: string | RegExp }[] {
+interface Visit {
+  name: string
+  path: string
+  heading: string | RegExp
+  /** A text the state must show before it is swept (an empty list's sentence). */
+  shows?: string
+}
+
+function adminPages(): Visit[] {
   const { kratos, hydra } = harness.sandbox
   const identity = [...kratos.identities.values()].find((candidate) => candidate.traits.email === 'user01@example.test')!
   const message = kratos.messages.find((candidate) => candidate.dispatches.some((d) => d.status === 'failed'))!
@@ -42,6 +50,11 @@ function adminPages(): { name: string; path: string; heading: string | RegExp }[
     { name: 'audit', path: '/dashboard/audit', heading: 'Audit log' },
     { name: 'security', path: '/dashboard/security', heading: 'Security' },
     { name: 'not-found', path: '/dashboard/no/such/page', heading: 'Page not found' },
+    // Empty lists, as a search or filter that matches nothing leaves them.
+    { name: 'identities-empty', path: '/dashboard/identities?search=nobody%40example.test', heading: 'Identities', shows: 'No identity has the identifier “nobody@example.test”.' },
+    { name: 'messages-empty', path: '/dashboard/messages?recipient=nobody%40example.test', heading: 'Messages', shows: 'No message matches this filter.' },
+    { name: 'oauth-clients-empty', path: '/dashboard/oauth-clients?name=No%20such%20client', heading: 'OAuth clients', shows: 'No client has this name.' },
+    { name: 'audit-empty', path: `/dashboard/audit?actor=${crypto.randomUUID()}`, heading: 'Audit log', shows: 'No audit event matches this filter.' },
   ]
 }
 
@@ -51,7 +64,12 @@ test('every page, for an admin: light and dark, desktop and phone', async () => 
     const found: string[] = []
     for (const visit of adminPages()) {
       await page.goto(url(visit.path))
-      found.push(...(await sweep(page, visit.name, () => settled(page, visit.heading))))
+      found.push(
+        ...(await sweep(page, visit.name, async () => {
+          await settled(page, visit.heading)
+          if (visit.shows) await page.getByText(visit.shows).waitFor()
+        })),
+      )
     }
     expect(found).toEqual([])
     expect(problems).toEqual([])
