@@ -12,7 +12,7 @@ import { within } from './support/eventually.ts'
 import { markSensitive } from './support/leaks.ts'
 import { rawRequest } from './support/raw-http.ts'
 import { startService, type TestService } from './support/service.ts'
-import { RawListener } from './support/upstream.ts'
+import { RawListener, repeatedStream } from './support/upstream.ts'
 
 function lineFor(service: TestService, id: string): Record<string, unknown> | undefined {
   return service.logLines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.event === 'request' && line.request_id === id)
@@ -130,16 +130,7 @@ describe('an https upstream', () => {
           const bytes = new Uint8Array(await request.arrayBuffer())
           return Response.json({ length: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') })
         }
-        let sent = 0
-        return new Response(
-          new ReadableStream({
-            pull(controller) {
-              if (sent++ < 4) controller.enqueue(chunk)
-              else controller.close()
-            },
-          }),
-          { headers: { 'content-type': 'application/octet-stream' } },
-        )
+        return new Response(repeatedStream(chunk, 4), { headers: { 'content-type': 'application/octet-stream' } })
       },
     })
     markSensitive(String(upstream.port))

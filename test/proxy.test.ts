@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
 import { rawRequest } from './support/raw-http.ts'
 import { startStack, type Stack } from './support/stack.ts'
-import { RawListener, RecordingUpstream } from './support/upstream.ts'
+import { RawListener, RecordingUpstream, repeatedStream } from './support/upstream.ts'
 import { markSensitive } from './support/leaks.ts'
 import { joinUpstreamUrl } from '../src/proxy/url.ts'
 import { rewriteLocation } from '../src/proxy/index.ts'
@@ -71,14 +71,7 @@ describe('forwarding', () => {
     const chunk = new Uint8Array(1024 * 1024).map((_, i) => (i * 31) % 251)
     const hash = createHash('sha256')
     for (let i = 0; i < 20; i++) hash.update(chunk)
-    const body = new ReadableStream({
-      pull(controller) {
-        if ((this as unknown as { sent: number }).sent === undefined) (this as unknown as { sent: number }).sent = 0
-        const self = this as unknown as { sent: number }
-        if (self.sent++ < 20) controller.enqueue(chunk)
-        else controller.close()
-      },
-    })
+    const body = repeatedStream(chunk, 20)
     const response = await fetch(`${stack.service.url}/api/idp/upload`, { method: 'POST', body, headers: { 'content-type': 'application/octet-stream' } })
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ length: 20 * 1024 * 1024, sha256: hash.digest('hex') })
@@ -88,18 +81,7 @@ describe('forwarding', () => {
     const chunk = new Uint8Array(1024 * 1024).map((_, i) => (i * 7) % 253)
     const expected = createHash('sha256')
     for (let i = 0; i < 20; i++) expected.update(chunk)
-    upstream.answer = () => {
-      let sent = 0
-      return new Response(
-        new ReadableStream({
-          pull(controller) {
-            if (sent++ < 20) controller.enqueue(chunk)
-            else controller.close()
-          },
-        }),
-        { headers: { 'content-type': 'application/octet-stream' } },
-      )
-    }
+    upstream.answer = () => new Response(repeatedStream(chunk, 20), { headers: { 'content-type': 'application/octet-stream' } })
     const response = await fetch(`${stack.service.url}/api/idp/download`)
     const hash = createHash('sha256')
     let length = 0

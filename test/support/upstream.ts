@@ -15,6 +15,17 @@ export interface Received {
 
 export type Answer = (request: Request, received: Received) => Response | Promise<Response>
 
+/** A body of `chunk` repeated `times` times, made as it is read (a large body without holding it whole). */
+export function repeatedStream(chunk: Uint8Array, times: number): ReadableStream<Uint8Array> {
+  let sent = 0
+  return new ReadableStream({
+    pull(controller) {
+      if (sent++ < times) controller.enqueue(chunk)
+      else controller.close()
+    },
+  })
+}
+
 export class RecordingUpstream {
   readonly received: Received[] = []
   answer: Answer = () => Response.json({ ok: true })
