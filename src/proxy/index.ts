@@ -13,7 +13,7 @@ import { noteOn } from '../http/request-notes.ts'
 import { describeError } from '../log.ts'
 import { forwardedRequestHeaders, relayedResponseHeaders } from './headers.ts'
 import { fetchUpstream } from './fetch-client.ts'
-import { Http1Pool, UpstreamProtocolError, type UpstreamAnswer } from './http1.ts'
+import { Http1Pool, type UpstreamAnswer } from './http1.ts'
 import { markPassthrough } from './passthrough.ts'
 import { joinUpstreamUrl } from './url.ts'
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
@@ -48,7 +48,8 @@ type Failure = { code: 'gateway_timeout' | 'bad_gateway' | 'proxy_error' | 'serv
 
 /** The proxy's codes (decisions §6): timeout 504, no connection 502, our own exhaustion 503, anything else 500 proxy_error. */
 function classifyFailure(error: unknown, aborted: boolean): Failure {
-  const failure = error instanceof UpstreamProtocolError ? 'invalid_response' : failureOf(error, aborted)
+  // An answer our client could not read (UpstreamProtocolError) has no code of its own: invalid_response.
+  const failure = failureOf(error, aborted)
   return { code: failure === 'invalid_response' || failure === 'rejected' ? 'proxy_error' : (errorCodeFor(failure) as Failure['code']), class: failure }
 }
 
