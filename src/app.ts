@@ -1,7 +1,8 @@
 // The composition root: the only place plugins are mounted and dependencies are wired.
 
 import { Elysia } from 'elysia'
-import { answerPlainValue, createGate } from './http/gate.ts'
+import { createGate } from './http/gate.ts'
+import { answerPlainValue } from './http/plain-answer.ts'
 import { createSessionAssertion } from './http/session-assertion.ts'
 import { openApiRoutes } from './http/openapi.ts'
 import { createErrorHandler, createMethodIndex } from './http/error-handler.ts'
