@@ -61,7 +61,8 @@ export class SessionVerifier {
     }
 
     const revocation = this.revocations.revocationOf(session)
-    // Only right after the start can the first load still be under way.
+    // Right after the start the first load may still be under way; later, 'unknown' means the
+    // database has been out of reach too long, `ready` has long settled, and settle() says so.
     if (revocation === 'unknown') return this.revocations.ready.then(() => this.settle(session, this.revocations.revocationOf(session)))
     return this.settle(session, revocation)
   }
