@@ -4,7 +4,7 @@
 import { describeError, type BodyEnd } from '../log.ts'
 import type { RelayedBody, UpstreamAnswer, UpstreamRequest } from './http1.ts'
 
-export async function fetchUpstream(fetcher: typeof fetch, url: URL, request: UpstreamRequest): Promise<UpstreamAnswer> {
+export async function fetchUpstream(fetcher: typeof fetch, url: URL, request: UpstreamRequest & { signal: AbortSignal }): Promise<UpstreamAnswer> {
   const headers = request.headers
   // fetch would offer gzip, br and zstd on the client's behalf; a client that offered none gets none.
   if (!headers.has('accept-encoding')) headers.set('accept-encoding', 'identity')

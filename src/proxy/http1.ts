@@ -10,6 +10,7 @@
 import type { Socket } from 'bun'
 import { closeSync, openSync } from 'node:fs'
 import { describeError, type BodyEnd } from '../log.ts'
+import type { AbortLike } from './deadline.ts'
 
 /** An answer that broke the framing rules: `invalid_response` in the log, 500 `proxy_error` to the client (decisions §6). */
 export class UpstreamProtocolError extends Error {
@@ -55,7 +56,8 @@ export interface UpstreamRequest {
   /** The body to send, with its length when the client declared one (sent chunked otherwise). */
   body?: ReadableStream<Uint8Array>
   bodyLength?: number | null
-  signal: AbortSignal
+  /** The time limit (an AbortSignal serves): it ends whichever step is waiting when it passes. */
+  signal: AbortLike
 }
 
 /** Unread bytes held per answer before the socket stops reading. */
@@ -583,7 +585,7 @@ export class Http1Pool {
   }
 
   /** A new connection, once fewer than maxSockets are open (an idle one is taken before this is called). */
-  private async acquire(url: URL, key: string, signal: AbortSignal): Promise<Connection> {
+  private async acquire(url: URL, key: string, signal: AbortLike): Promise<Connection> {
     for (;;) {
       const reused = this.takeIdle(key)
       if (reused !== undefined) return reused

@@ -15,6 +15,7 @@ import { forwardedRequestHeaders, relayedResponseHeaders } from './headers.ts'
 import { fetchUpstream } from './fetch-client.ts'
 import { Http1Pool, type UpstreamAnswer } from './http1.ts'
 import { markPassthrough } from './passthrough.ts'
+import { DeadlineClock } from './deadline.ts'
 import { joinUpstreamUrl } from './url.ts'
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
@@ -74,6 +75,7 @@ export function rewriteLocation(location: string, base: URL, prefix: ProxyPrefix
 export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'settings' | 'audit' | 'endSessionsOf' | 'fetch'>) {
   const { config, log, settings } = services
   const pool = new Http1Pool()
+  const deadlines = new DeadlineClock(config.proxyTimeoutMs, () => new DOMException('upstream timeout', 'TimeoutError'))
   // Our client never goes through an HTTP proxy: where the environment names one, plain-HTTP
   // upstreams stay with fetch, which uses it.
   const ownClient = !config.outboundHttpProxy
@@ -109,11 +111,10 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
     const declaredLength = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null
     const apiKey = await settings.apiKeyFor(prefix.name)
     const headers = forwardedRequestHeaders(request.headers, { apiKey, adminPrefix: prefix.admin })
-    const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(new DOMException('upstream timeout', 'TimeoutError')), config.proxyTimeoutMs)
+    const deadline = deadlines.start()
     const failed = async (error: unknown): Promise<never> => {
       if (error instanceof BodyTooLarge || (error as { cause?: unknown }).cause instanceof BodyTooLarge) throw new ApiError('payload_too_large')
-      const failure = classifyFailure(error, controller.signal.aborted)
+      const failure = classifyFailure(error, deadline.aborted)
       log.warn('proxy_failed', { prefix: prefix.name, method: request.method, failure: failure.class, ...describeError(error) })
       noteOn(request, { upstream_failure: failure.class })
       if (prefix.admin) await auditWrite(prefix, request, upstreamPath(joined.url, base), null, failure.class)
@@ -126,14 +127,14 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
     const body = NO_BODY_METHODS.has(request.method) || !request.body ? undefined : limitedBody(request.body, PROXY_BODY_LIMIT)
     try {
       // The timeout covers the upstream's answer (status and headers, and a small body); a long download may take longer.
-      const outbound = { method: request.method, headers, body, bodyLength: declaredLength, signal: controller.signal }
-      upstream = ownClient && joined.url.protocol === 'http:' ? await pool.request(joined.url, outbound) : await fetchUpstream(services.fetch, joined.url, outbound)
+      const outbound = { method: request.method, headers, body, bodyLength: declaredLength, signal: deadline }
+      upstream = ownClient && joined.url.protocol === 'http:' ? await pool.request(joined.url, outbound) : await fetchUpstream(services.fetch, joined.url, { ...outbound, signal: deadline.signal })
       const announced = upstream.body
       if (request.method !== 'HEAD' && announced !== null && announced.length !== null && announced.length <= WHOLE_BODY_BYTES) whole = await announced.bytes()
     } catch (error) {
       return await failed(error)
     } finally {
-      clearTimeout(timer)
+      deadline.stop()
     }
 
     if (prefix.admin && request.method === 'DELETE' && upstream.status >= 200 && upstream.status < 300) {
