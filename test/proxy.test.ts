@@ -347,6 +347,24 @@ describe('upstream behaviour', () => {
     }
   })
 
+  test('headers named by any of several Connection lines of an answer are not relayed', async () => {
+    const upstreamRaw = await RawListener.start('127.0.0.1', (socket) => {
+      socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nConnection: x-one\r\nX-One: 1\r\nX-Kept: 3\r\nconnection: X-Two\r\nX-Two: 2\r\nContent-Length: 2\r\n\r\nok'))
+    })
+    markSensitive(String(upstreamRaw.port))
+    const { startService } = await import('./support/service.ts')
+    const service = await startService({ env: { IDP_PUBLIC_URL: `http://127.0.0.1:${upstreamRaw.port}` } })
+    try {
+      const response = await fetch(`${service.url}/api/idp/x`)
+      expect(response.status).toBe(200)
+      expect(await response.text()).toBe('ok')
+      expect([response.headers.get('x-one'), response.headers.get('x-two'), response.headers.get('x-kept')]).toEqual([null, null, '3'])
+    } finally {
+      await service.stop()
+      await upstreamRaw.stop()
+    }
+  })
+
   test('an upstream Set-Cookie for our cookies is dropped; its own cookies pass', async () => {
     upstream.answer = () => {
       const headers = new Headers({ 'content-type': 'application/json' })
