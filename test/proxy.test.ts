@@ -1,11 +1,13 @@
 // The proxy prefixes against real upstream servers on loopback that record what they receive.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
+import type { Socket } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { rawRequest } from './support/raw-http.ts'
 import { startStack, type Stack } from './support/stack.ts'
 import { RawListener, RecordingUpstream, repeatedStream } from './support/upstream.ts'
 import { markSensitive } from './support/leaks.ts'
+import { startService, type TestService } from './support/service.ts'
 import { joinUpstreamUrl } from '../src/proxy/url.ts'
 import { rewriteLocation } from '../src/proxy/index.ts'
 import { PROXY_PREFIXES } from '../src/proxy/upstreams.ts'
@@ -268,6 +270,22 @@ describe('the gate in front of the admin prefixes', () => {
   })
 })
 
+/**
+ * The service in front of a raw TCP upstream whose every connection gets `answer` once its first
+ * bytes arrive; both stop when `run` is done.
+ */
+async function behindRawUpstream(answer: (socket: Socket) => void, run: (service: TestService) => Promise<void>, env: Record<string, string> = {}): Promise<void> {
+  const raw = await RawListener.start('127.0.0.1', (socket) => void socket.once('data', () => answer(socket)))
+  markSensitive(String(raw.port))
+  const service = await startService({ env: { IDP_PUBLIC_URL: `http://127.0.0.1:${raw.port}`, ...env } })
+  try {
+    await run(service)
+  } finally {
+    await service.stop()
+    await raw.stop()
+  }
+}
+
 describe('upstream behaviour', () => {
   test('a slow upstream → 504 gateway_timeout', async () => {
     upstream.answer = async () => {
@@ -284,7 +302,6 @@ describe('upstream behaviour', () => {
     const port = closed.port
     await closed.stop()
     markSensitive(String(port))
-    const { startService } = await import('./support/service.ts')
     const service = await startService({ env: { IDP_PUBLIC_URL: `http://127.0.0.1:${port}` } })
     try {
       const response = await fetch(`${service.url}/api/idp/x`)
@@ -297,72 +314,52 @@ describe('upstream behaviour', () => {
   })
 
   test('an upstream that resets mid-body gives a cut stream or an error, never a hang', async () => {
-    const resetter = await RawListener.start('127.0.0.1', (socket) => {
-      socket.once('data', () => {
-        socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\n')
-        socket.write(Buffer.alloc(1000, 1), () => socket.resetAndDestroy())
-      })
-    })
-    markSensitive(String(resetter.port))
-    const { startService } = await import('./support/service.ts')
-    const service = await startService({ env: { IDP_PUBLIC_URL: `http://127.0.0.1:${resetter.port}`, PROXY_TIMEOUT_MS: '2000' } })
-    try {
-      const started = Date.now()
-      let outcome: string
-      try {
-        const response = await fetch(`${service.url}/api/idp/file`, { signal: AbortSignal.timeout(8000) })
-        if (response.status >= 500) outcome = 'enveloped'
-        else {
-          const bytes = await response.arrayBuffer()
-          outcome = bytes.byteLength < 1_000_000 ? 'cut' : 'complete'
-        }
-      } catch (error) {
-        outcome = (error as Error).name === 'TimeoutError' ? 'hang' : 'cut'
-      }
-      expect(['enveloped', 'cut']).toContain(outcome)
-      expect(Date.now() - started).toBeLessThan(8000)
-    } finally {
-      await service.stop()
-      await resetter.stop()
+    const reset = (socket: Socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\n')
+      socket.write(Buffer.alloc(1000, 1), () => socket.resetAndDestroy())
     }
+    await behindRawUpstream(
+      reset,
+      async (service) => {
+        const started = Date.now()
+        let outcome: string
+        try {
+          const response = await fetch(`${service.url}/api/idp/file`, { signal: AbortSignal.timeout(8000) })
+          if (response.status >= 500) outcome = 'enveloped'
+          else {
+            const bytes = await response.arrayBuffer()
+            outcome = bytes.byteLength < 1_000_000 ? 'cut' : 'complete'
+          }
+        } catch (error) {
+          outcome = (error as Error).name === 'TimeoutError' ? 'hang' : 'cut'
+        }
+        expect(['enveloped', 'cut']).toContain(outcome)
+        expect(Date.now() - started).toBeLessThan(8000)
+      },
+      { PROXY_TIMEOUT_MS: '2000' },
+    )
   })
 
   test('an answer whose framing could be read two ways → 500 proxy_error, logged as invalid_response, nothing of it relayed', async () => {
-    const smuggler = await RawListener.start('127.0.0.1', (socket) => {
-      socket.once('data', () => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nHTTP/1.1 200 OK\r\nX-Smuggled: yes\r\n\r\n'))
-    })
-    markSensitive(String(smuggler.port))
-    const { startService } = await import('./support/service.ts')
-    const service = await startService({ env: { IDP_PUBLIC_URL: `http://127.0.0.1:${smuggler.port}` } })
-    try {
+    const smuggle = (socket: Socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nHTTP/1.1 200 OK\r\nX-Smuggled: yes\r\n\r\n')
+    await behindRawUpstream(smuggle, async (service) => {
       const response = await fetch(`${service.url}/api/idp/x`)
       expect(response.status).toBe(500)
       expect(await response.json()).toMatchObject({ error: 'proxy_error' })
       expect(response.headers.get('x-smuggled')).toBeNull()
       const line = service.logLines.map((entry) => JSON.parse(entry) as Record<string, unknown>).find((entry) => entry.event === 'proxy_failed')
       expect(line).toMatchObject({ failure: 'invalid_response', error_name: 'UpstreamProtocolError' })
-    } finally {
-      await service.stop()
-      await smuggler.stop()
-    }
+    })
   })
 
   test('headers named by any of several Connection lines of an answer are not relayed', async () => {
-    const upstreamRaw = await RawListener.start('127.0.0.1', (socket) => {
-      socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nConnection: x-one\r\nX-One: 1\r\nX-Kept: 3\r\nconnection: X-Two\r\nX-Two: 2\r\nContent-Length: 2\r\n\r\nok'))
-    })
-    markSensitive(String(upstreamRaw.port))
-    const { startService } = await import('./support/service.ts')
-    const service = await startService({ env: { IDP_PUBLIC_URL: `http://127.0.0.1:${upstreamRaw.port}` } })
-    try {
+    const answer = (socket: Socket) => socket.end('HTTP/1.1 200 OK\r\nConnection: x-one\r\nX-One: 1\r\nX-Kept: 3\r\nconnection: X-Two\r\nX-Two: 2\r\nContent-Length: 2\r\n\r\nok')
+    await behindRawUpstream(answer, async (service) => {
       const response = await fetch(`${service.url}/api/idp/x`)
       expect(response.status).toBe(200)
       expect(await response.text()).toBe('ok')
       expect([response.headers.get('x-one'), response.headers.get('x-two'), response.headers.get('x-kept')]).toEqual([null, null, '3'])
-    } finally {
-      await service.stop()
-      await upstreamRaw.stop()
-    }
+    })
   })
 
   test('an upstream Set-Cookie for our cookies is dropped; its own cookies pass', async () => {
