@@ -1,10 +1,10 @@
 // The proxy's time limit per request. When it passes, the step then waiting for the upstream (a
 // free socket, the connection, the answer) fails with the clock's reason.
 //
-// A timer and an AbortController per request cost about as much as the rest of the proxy's own
-// work on a small answer (bench/README.md), so requests that start within the same few
-// milliseconds share one timer: a deadline passes between `ms` and `ms + SHARED_TIMER_MS` after
-// its request began, never before.
+// A timer and an AbortController per request cost 2–4.6 µs of server CPU per small proxied answer
+// under load (bench/README.md), so requests that start within the same few milliseconds share one
+// timer: a deadline passes between `ms` and `ms + SHARED_TIMER_MS` after its request began, never
+// before.
 
 /** Requests that start within this window share one timer. */
 export const SHARED_TIMER_MS = 10
