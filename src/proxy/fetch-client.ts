@@ -3,8 +3,9 @@
 
 import { describeError, type BodyEnd } from '../log.ts'
 import type { RelayedBody, UpstreamAnswer, UpstreamRequest } from './http1.ts'
+import type { UpstreamTarget } from './url.ts'
 
-export async function fetchUpstream(fetcher: typeof fetch, url: URL, request: UpstreamRequest & { signal: AbortSignal }): Promise<UpstreamAnswer> {
+export async function fetchUpstream(fetcher: typeof fetch, url: UpstreamTarget, request: UpstreamRequest & { signal: AbortSignal }): Promise<UpstreamAnswer> {
   const headers = request.headers
   // fetch would offer gzip, br and zstd on the client's behalf; a client that offered none gets none.
   if (!headers.has('accept-encoding')) headers.set('accept-encoding', 'identity')
@@ -18,7 +19,7 @@ export async function fetchUpstream(fetcher: typeof fetch, url: URL, request: Up
     signal: request.signal,
     duplex: 'half',
   }
-  const response = await fetcher(url, init)
+  const response = await fetcher(url.href, init)
   const length = Number(response.headers.get('content-length') ?? Number.NaN)
   const body = response.body === null ? null : new FetchedBody(response.body, Number.isNaN(length) ? null : length)
   return { status: response.status, statusText: response.statusText, headers: response.headers, body }

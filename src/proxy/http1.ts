@@ -11,6 +11,7 @@ import type { Socket } from 'bun'
 import { closeSync, openSync } from 'node:fs'
 import { describeError, type BodyEnd } from '../log.ts'
 import type { AbortLike } from './deadline.ts'
+import type { UpstreamTarget } from './url.ts'
 
 /** An answer that broke the framing rules: `invalid_response` in the log, 500 `proxy_error` to the client (decisions §6). */
 export class UpstreamProtocolError extends Error {
@@ -513,7 +514,7 @@ function framingOf(method: string, head: Head): Framing {
 }
 
 /** The request head: our framing, then the caller's fields (names and values already checked by Headers). */
-function requestHead(url: URL, init: UpstreamRequest, chunked: boolean): Buffer {
+function requestHead(url: UpstreamTarget, init: UpstreamRequest, chunked: boolean): Buffer {
   let head = `${init.method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`
   for (const [name, value] of init.headers) {
     if (!FRAMING.has(name)) head += `${name}: ${value}\r\n`
@@ -544,8 +545,8 @@ export class Http1Pool {
     this.idleMs = options.idleMs ?? IDLE_MS
   }
 
-  /** Sends a request to an `http:` URL and resolves with the answer's head once it has arrived. */
-  async request(url: URL, init: UpstreamRequest): Promise<UpstreamAnswer> {
+  /** Sends a request to an `http:` target and resolves with the answer's head once it has arrived. */
+  async request(url: UpstreamTarget, init: UpstreamRequest): Promise<UpstreamAnswer> {
     if (url.protocol !== 'http:') throw new TypeError('only http: upstreams are served by this client')
     init.signal.throwIfAborted()
     const key = url.host
@@ -561,7 +562,7 @@ export class Http1Pool {
     }
   }
 
-  private exchange(connection: Connection, url: URL, init: UpstreamRequest): Promise<UpstreamAnswer> {
+  private exchange(connection: Connection, url: UpstreamTarget, init: UpstreamRequest): Promise<UpstreamAnswer> {
     const chunked = init.body !== undefined && (init.bodyLength === null || init.bodyLength === undefined)
     return new Promise<UpstreamAnswer>((resolve, reject) => {
       // The deadline covers the exchange until it ends: a small body read whole is inside it too.
@@ -585,7 +586,7 @@ export class Http1Pool {
   }
 
   /** A new connection, once fewer than maxSockets are open (an idle one is taken before this is called). */
-  private async acquire(url: URL, key: string, signal: AbortLike): Promise<Connection> {
+  private async acquire(url: UpstreamTarget, key: string, signal: AbortLike): Promise<Connection> {
     for (;;) {
       const reused = this.takeIdle(key)
       if (reused !== undefined) return reused

@@ -16,7 +16,7 @@ import { fetchUpstream } from './fetch-client.ts'
 import { Http1Pool, type UpstreamAnswer } from './http1.ts'
 import { markPassthrough } from './passthrough.ts'
 import { DeadlineClock } from './deadline.ts'
-import { joinUpstreamUrl } from './url.ts'
+import { joinUpstreamUrl, type UpstreamTarget } from './url.ts'
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 
@@ -179,7 +179,7 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
 }
 
 /** The path under the upstream's base, without the query. */
-function upstreamPath(url: URL, base: URL): string {
+function upstreamPath(url: UpstreamTarget, base: URL): string {
   return url.pathname.slice(base.pathname.replace(/\/+$/, '').length) || '/'
 }
 

@@ -26,7 +26,19 @@ function refusal(rest: string): string | null {
   return null
 }
 
-type JoinResult = { ok: true; url: URL } | { ok: false; reason: string }
+/** Where a proxied request goes: the parts of a URL the proxy's clients read. A `URL` is one. */
+export interface UpstreamTarget {
+  readonly protocol: string
+  readonly host: string
+  readonly hostname: string
+  readonly port: string
+  readonly pathname: string
+  /** '' or '?…', as `URL.search` gives it. */
+  readonly search: string
+  readonly href: string
+}
+
+type JoinResult = { ok: true; url: UpstreamTarget } | { ok: false; reason: string }
 
 /**
  * The common case: segments of unreserved characters that do not start with a dot (so no dot
@@ -34,14 +46,48 @@ type JoinResult = { ok: true; url: URL } | { ok: false; reason: string }
  * by every rule of `refusal`, and can be written into a URL string without any escaping.
  */
 const PLAIN_REST = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*\/?$/
+/** A query the URL parser leaves exactly as it is: RFC 3986 query characters, without the quote it would escape. */
+const PLAIN_SEARCH = /^\?[A-Za-z0-9._~!$&()*+,;=:@/?%-]+$/
+
+/** A base URL's parts, read once: each read of a URL's part makes a new string. */
+interface BaseParts {
+  protocol: string
+  host: string
+  hostname: string
+  port: string
+  origin: string
+  /** The base path without its trailing slashes. */
+  path: string
+}
+// Keyed by the configured URL objects, which are never changed once the configuration is read.
+const baseParts = new WeakMap<URL, BaseParts>()
+
+function partsOf(base: URL): BaseParts {
+  let parts = baseParts.get(base)
+  if (parts === undefined) {
+    const { protocol, host, hostname, port, origin } = base
+    parts = { protocol, host, hostname, port, origin, path: base.pathname.replace(/\/+$/, '') }
+    baseParts.set(base, parts)
+  }
+  return parts
+}
 
 /** `rest` is the raw path after the prefix ('' or starting with '/'); `search` is the raw query ('' or '?…'). */
 export function joinUpstreamUrl(base: URL, rest: string, search: string): JoinResult {
   if (rest !== '' && !rest.startsWith('/')) return { ok: false, reason: 'host_change' }
-  const basePath = base.pathname.replace(/\/+$/, '')
+  const parts = partsOf(base)
+  const basePath = parts.path
+  const plain = PLAIN_REST.test(rest)
+  if (plain && (search === '' || PLAIN_SEARCH.test(search))) {
+    // Nothing for a parser to change: the parts are written as they are, without building a URL
+    // (a native object per proxied request). Under the base path and on its origin by construction.
+    const pathname = basePath + (rest === '' ? '/' : rest)
+    const { protocol, host, hostname, port, origin } = parts
+    return { ok: true, url: { protocol, host, hostname, port, pathname, search, href: origin + pathname + search } }
+  }
   let url: URL
-  if (PLAIN_REST.test(rest)) {
-    url = new URL(`${base.origin}${basePath}${rest === '' ? '/' : rest}`)
+  if (plain) {
+    url = new URL(`${parts.origin}${basePath}${rest === '' ? '/' : rest}`)
     if (search !== '') url.search = search
   } else {
     const why = refusal(rest)
@@ -51,7 +97,7 @@ export function joinUpstreamUrl(base: URL, rest: string, search: string): JoinRe
     url.search = search
   }
   // Belt and braces: the result must still be the configured upstream, under its path.
-  if (url.origin !== base.origin || !(url.pathname === basePath || url.pathname.startsWith(basePath + '/'))) {
+  if (url.origin !== parts.origin || !(url.pathname === basePath || url.pathname.startsWith(basePath + '/'))) {
     return { ok: false, reason: 'host_change' }
   }
   return { ok: true, url }
