@@ -16,7 +16,7 @@ import { fetchUpstream } from './fetch-client.ts'
 import { Http1Pool, type UpstreamAnswer } from './http1.ts'
 import { markPassthrough } from './passthrough.ts'
 import { DeadlineClock } from './deadline.ts'
-import { joinUpstreamUrl, type UpstreamTarget } from './url.ts'
+import { basePathOf, joinUpstreamUrl, pathUnderBase } from './url.ts'
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 
@@ -67,7 +67,7 @@ export function rewriteLocation(location: string, base: URL, prefix: ProxyPrefix
   } catch {
     return location
   }
-  const basePath = base.pathname.replace(/\/+$/, '')
+  const basePath = basePathOf(base)
   const inside = target.origin === base.origin && (target.pathname === basePath || target.pathname.startsWith(basePath + '/'))
   return inside ? prefix.path + target.pathname.slice(basePath.length) + target.search + target.hash : location
 }
@@ -117,7 +117,7 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
       const failure = classifyFailure(error, deadline.aborted)
       log.warn('proxy_failed', { prefix: prefix.name, method: request.method, failure: failure.class, ...describeError(error) })
       noteOn(request, { upstream_failure: failure.class })
-      if (prefix.admin) await auditWrite(prefix, request, upstreamPath(joined.url, base), null, failure.class)
+      if (prefix.admin) await auditWrite(prefix, request, pathUnderBase(joined.url, base), null, failure.class)
       throw new ApiError(failure.code)
     }
     let upstream: UpstreamAnswer
@@ -138,7 +138,7 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
     }
 
     if (prefix.admin && request.method === 'DELETE' && upstream.status >= 200 && upstream.status < 300) {
-      const deleted = joined.url.pathname.slice(base.pathname.replace(/\/+$/, '').length).match(IDENTITY_PATH)
+      const deleted = pathUnderBase(joined.url, base).match(IDENTITY_PATH)
       if (deleted && (prefix.name === 'idp-admin' || prefix.name === 'iam-idp-admin')) {
         // Erasing an identity ends its dashboard sessions now, not at the next presence check.
         // The upstream's answer stands even when this cannot be recorded; the erasure check still catches it.
@@ -146,7 +146,7 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
       }
     }
 
-    if (prefix.admin) await auditWrite(prefix, request, upstreamPath(joined.url, base), upstream.status, upstream.status < 400 ? 'ok' : 'upstream_refused')
+    if (prefix.admin) await auditWrite(prefix, request, pathUnderBase(joined.url, base), upstream.status, upstream.status < 400 ? 'ok' : 'upstream_refused')
 
     const responseHeaders = relayedResponseHeaders(upstream.headers, (location) => rewriteLocation(location, base, prefix))
     const id = requestIdOf(request)
@@ -176,11 +176,6 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
       log.error('audit_write_failed', { action: 'proxy_write', prefix: prefix.name, ...describeError(error) })
     }
   }
-}
-
-/** The path under the upstream's base, without the query. */
-function upstreamPath(url: UpstreamTarget, base: URL): string {
-  return url.pathname.slice(base.pathname.replace(/\/+$/, '').length) || '/'
 }
 
 /** Our own JSON body parsing must leave proxied bodies untouched: they are streamed through. */

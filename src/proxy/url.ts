@@ -72,6 +72,16 @@ function partsOf(base: URL): BaseParts {
   return parts
 }
 
+/** The base URL's path without its trailing slashes: what every upstream path starts with. */
+export function basePathOf(base: URL): string {
+  return partsOf(base).path
+}
+
+/** A target's path under the base URL's path, without the query ('/' for the base itself). */
+export function pathUnderBase(target: UpstreamTarget, base: URL): string {
+  return target.pathname.slice(partsOf(base).path.length) || '/'
+}
+
 /** `rest` is the raw path after the prefix ('' or starting with '/'); `search` is the raw query ('' or '?…'). */
 export function joinUpstreamUrl(base: URL, rest: string, search: string): JoinResult {
   if (rest !== '' && !rest.startsWith('/')) return { ok: false, reason: 'host_change' }
