@@ -5,7 +5,7 @@ import { Elysia } from 'elysia'
 import { timingSafeEqual } from 'node:crypto'
 import * as oauth from 'oauth4webapi'
 import type { Services } from '../services.ts'
-import type { SessionCheck } from '../session/verifier.ts'
+import { afterCheck, type SessionCheck } from '../session/verifier.ts'
 import { missingLoginVariables } from '../config.ts'
 import { ApiError, errorResponse } from '../http/errors.ts'
 import { noteOn } from '../http/request-notes.ts'
@@ -126,8 +126,7 @@ export function authRoutes(services: Pick<Services, 'config' | 'clock' | 'log' |
     })
 
     .get('/api/auth/session', ({ request }) => {
-      const check = verifier.check(request.headers.get('cookie'))
-      return check instanceof Promise ? check.then((settled) => sessionAnswer(request, settled)) : sessionAnswer(request, check)
+      return afterCheck(verifier.check(request.headers.get('cookie')), (check) => sessionAnswer(request, check))
     })
 
     .post('/api/auth/logout', async ({ request }) => {

@@ -6,7 +6,7 @@ import { errorResponse, type ErrorCode } from './errors.ts'
 import { assignRequestId, attachSession, hasUsableUrl, hasValidHost, pathnameOf } from './request-context.ts'
 import { noteOn } from './request-notes.ts'
 import { sessionClearCookie } from '../session/cookie.ts'
-import type { SessionCheck, SessionVerifier } from '../session/verifier.ts'
+import { afterCheck, type SessionCheck, type SessionVerifier } from '../session/verifier.ts'
 
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
@@ -52,8 +52,7 @@ export function createGate(deps: GateDeps): Gate {
 }
 
 function checkSession(deps: GateDeps, request: Request, requirement: Requirement): Response | undefined | Promise<Response | undefined> {
-  const check = deps.verifier.check(request.headers.get('cookie'))
-  return check instanceof Promise ? check.then((settled) => admit(deps, request, requirement, settled)) : admit(deps, request, requirement, check)
+  return afterCheck(deps.verifier.check(request.headers.get('cookie')), (check) => admit(deps, request, requirement, check))
 }
 
 function admit(deps: GateDeps, request: Request, requirement: Requirement, check: SessionCheck): Response | undefined {

@@ -10,6 +10,11 @@ type IdentityPresence = 'present' | 'gone' | 'unavailable'
 /** Asks the login identity store whether an identity still exists. */
 export type IdentityLookup = (identityId: string) => Promise<IdentityPresence>
 
+/** `next` applied to a check's answer: at once when the check needed no wait, once it settles otherwise. */
+export function afterCheck<R>(check: SessionCheck | Promise<SessionCheck>, next: (settled: SessionCheck) => R): R | Promise<R> {
+  return check instanceof Promise ? check.then(next) : next(check)
+}
+
 export type SessionCheck =
   | { ok: true; session: SessionPayload }
   /** `clearCookie`: the cookie is dead for good (bad, expired, revoked, erased identity). */
