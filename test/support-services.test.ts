@@ -126,6 +126,62 @@ describe('happy path', () => {
   })
 })
 
+describe('redirects', () => {
+  test('a self-hosted Kratos (admin and public ports): its admin health and version, behind the 307 to /admin, reported healthy; the key goes with them', async () => {
+    const selfHosted = new KratosFixture({ selfHosted: true }).start()
+    markSensitive(selfHosted.url, selfHosted.publicUrl, String(new URL(selfHosted.url).port), String(new URL(selfHosted.publicUrl).port))
+    const other = await startService({ env: { IDP_ADMIN_URL: selfHosted.url, IDP_PUBLIC_URL: selfHosted.publicUrl, IAM_IDP_ADMIN_URL: store.url } })
+    try {
+      const key = 'self-hosted-admin-key-0123'
+      markSensitive(key)
+      await other.services.settings.write({ key: 'proxy.idp-admin.api_key', value: key, encrypted: true }, null)
+      const { body } = await health(`admin-session=${other.sign({ sub: admin.id, role: 'admin' })}`, other.url)
+      const byName = (name: string) => body.services.find((s: { name: string }) => s.name === name)
+      expect(byName('idp-admin')).toMatchObject({ configured: true, healthy: true, version: 'v26.2.0' })
+      expect(byName('idp')).toMatchObject({ configured: true, healthy: true, version: 'v26.2.0' })
+      // The first call met the redirect; the second, under /admin, was answered, and both carried the key.
+      const paths = selfHosted.calls.map((call) => call.path)
+      expect(paths).toEqual(expect.arrayContaining(['/health/alive', '/admin/health/alive', '/version', '/admin/version']))
+      for (const call of selfHosted.calls) expect(call.headers.get('authorization')).toBe(`Bearer ${key}`)
+    } finally {
+      await other.stop()
+      await selfHosted.stop()
+    }
+  })
+
+  test('a redirect off the upstream’s origin or out of its base path is not followed; a loop ends after a few hops', async () => {
+    const elsewhere = new KratosFixture().start()
+    let loops = 0
+    const redirecting = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch(request) {
+        const path = new URL(request.url).pathname
+        if (path === '/base/health/alive') return new Response(null, { status: 307, headers: { location: `${elsewhere.url}/base/health/alive` } })
+        if (path === '/base/version') return new Response(null, { status: 302, headers: { location: '/version' } })
+        loops++
+        return new Response(null, { status: 308, headers: { location: path } })
+      },
+    })
+    const looping = `http://127.0.0.1:${redirecting.port}/loop`
+    markSensitive(elsewhere.url, String(new URL(elsewhere.url).port), String(redirecting.port))
+    const other = await startService({ env: { IDP_ADMIN_URL: `http://127.0.0.1:${redirecting.port}/base`, OAUTH_ADMIN_URL: looping, IAM_IDP_ADMIN_URL: store.url } })
+    try {
+      const { body } = await health(`admin-session=${other.sign({ sub: admin.id, role: 'admin' })}`, other.url)
+      const byName = (name: string) => body.services.find((s: { name: string }) => s.name === name)
+      expect(byName('idp-admin')).toMatchObject({ configured: true, healthy: false, version: null })
+      expect(elsewhere.calls).toEqual([])
+      expect(byName('oauth-admin')).toMatchObject({ configured: true, healthy: false, version: null })
+      // Two paths (health and version), each asked once and then at most three more times.
+      expect(loops).toBe(8)
+    } finally {
+      await other.stop()
+      await elsewhere.stop()
+      await redirecting.stop(true)
+    }
+  })
+})
+
 describe('errors', () => {
   test('anonymous → 401', async () => {
     const { status, body } = await health(null)

@@ -25,9 +25,11 @@ interface ServicesHealthDeps {
 }
 
 const ADMIN_PREFIXES: ReadonlySet<UpstreamName> = new Set(['idp-admin', 'iam-idp-admin', 'oauth-admin'])
-/** What a version string may look like (`v26.2.0`, `1.3.1-pre.0+meta`); anything else is not shown. */
 const MAX_BODY_BYTES = 4096
+/** What a version string may look like (`v26.2.0`, `1.3.1-pre.0+meta`); anything else is not shown. */
 const VERSION_TEXT = /^[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}$/
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
+const MAX_REDIRECTS = 3
 
 export class ServicesHealth {
   constructor(private readonly deps: ServicesHealthDeps) {}
@@ -63,7 +65,19 @@ export class ServicesHealth {
 
   private async get(name: UpstreamName, base: URL, path: string, headers: Record<string, string>): Promise<{ status: number; body: string } | null> {
     try {
-      const response = await this.deps.fetch(joinUnder(base, path), { headers, redirect: 'manual', signal: AbortSignal.timeout(this.deps.timeoutMs) })
+      const signal = AbortSignal.timeout(this.deps.timeoutMs)
+      let url = joinUnder(base, path)
+      let response = await this.deps.fetch(url, { headers, redirect: 'manual', signal })
+      // A self-hosted Kratos admin API answers `/health/alive` and `/version` with a 307 to the same
+      // path under `/admin`. A redirect is followed only while it stays under the upstream's base
+      // URL (its key goes nowhere else), a few times at most, within the same timeout.
+      for (let hop = 0; hop < MAX_REDIRECTS && REDIRECT_STATUSES.has(response.status); hop++) {
+        const next = insideBase(response.headers.get('location'), url, base)
+        if (next === null) break
+        await response.body?.cancel()
+        url = next
+        response = await this.deps.fetch(url, { headers, redirect: 'manual', signal })
+      }
       if (response.status !== 200) {
         await response.body?.cancel()
         return { status: response.status, body: '' }
@@ -74,6 +88,20 @@ export class ServicesHealth {
       return null
     }
   }
+}
+
+/** Where a redirect from `from` points, when that is on the base URL's origin and under its path; else null. */
+function insideBase(location: string | null, from: URL, base: URL): URL | null {
+  if (location === null) return null
+  let target: URL
+  try {
+    target = new URL(location, from)
+  } catch {
+    return null
+  }
+  const basePath = base.pathname.replace(/\/+$/, '')
+  const under = target.pathname === basePath || target.pathname.startsWith(`${basePath}/`)
+  return target.origin === base.origin && under && target.username === '' && target.password === '' ? target : null
 }
 
 /** A health or version document is small: read no more than `limit` bytes of any answer. */

@@ -112,6 +112,20 @@ export interface KratosFixtureOptions {
   /** When set, every /admin request must carry `Authorization: Bearer <apiKey>` (as Ory Network). */
   apiKey?: string
   port?: number
+  /**
+   * Two ports, as a self-hosted Kratos serves them, instead of Ory Network's one URL for both APIs.
+   * The admin port sends every path outside `/admin` to `/admin` + path with a 307
+   * (`RedirectAdminMiddleware`), and `/admin/schemas` to the public port's `/schemas`
+   * (`RedirectToPublicRoute`); its health and version are `/admin/health/alive`, `/admin/version`.
+   * The public port serves the schemas, health and version.
+   */
+  selfHosted?: boolean
+}
+
+/** Go's `http.Redirect` for a GET: the status, the Location as given, a small HTML body. */
+function goRedirect(location: string): Response {
+  const escaped = location.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&#34;').replaceAll("'", '&#39;')
+  return new Response(`<a href="${escaped}">Temporary Redirect</a>.\n\n`, { status: 307, headers: { location, 'content-type': 'text/html; charset=utf-8' } })
 }
 
 export class KratosFixture {
@@ -128,28 +142,44 @@ export class KratosFixture {
   /** When set, every /admin request answers this status with a Kratos error body. */
   failWith: number | null = null
   apiKey: string | undefined
+  /** Paths the public port was asked for (self-hosted only). */
+  readonly publicCalls: string[] = []
   private server: ReturnType<typeof Bun.serve> | null = null
+  private publicServer: ReturnType<typeof Bun.serve> | null = null
   private port: number
+  private readonly selfHosted: boolean
 
   constructor(options: KratosFixtureOptions = {}) {
     this.apiKey = options.apiKey
     this.port = options.port ?? 0
+    this.selfHosted = options.selfHosted ?? false
   }
 
+  /** The admin API's URL (on Ory Network, the one URL of both APIs). */
   get url(): string {
     if (!this.server) throw new Error('fixture not started')
     return `http://127.0.0.1:${this.server.port}`
   }
 
+  /** The public API's URL: its own port when self-hosted, else the same URL as the admin API. */
+  get publicUrl(): string {
+    if (!this.selfHosted) return this.url
+    if (!this.publicServer) throw new Error('fixture not started')
+    return `http://127.0.0.1:${this.publicServer.port}`
+  }
+
   start(): this {
     this.server = Bun.serve({ hostname: '127.0.0.1', port: this.port, fetch: (request) => this.handle(request) })
     this.port = this.server.port ?? 0 // a restart after stop() comes back on the same port
+    if (this.selfHosted) this.publicServer = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => this.handlePublic(request) })
     return this
   }
 
   async stop(): Promise<void> {
     await this.server?.stop(true)
+    await this.publicServer?.stop(true)
     this.server = null
+    this.publicServer = null
   }
 
   addIdentity(traits: Record<string, unknown>, options: { id?: string; identifiers?: string[]; state?: 'active' | 'inactive' } = {}): FixtureIdentity {
@@ -216,8 +246,15 @@ export class KratosFixture {
     const url = new URL(request.url)
     this.calls.push({ method: request.method, path: url.pathname, query: url.searchParams, headers: request.headers })
     if (this.delayMs > 0) await Bun.sleep(this.delayMs)
-    if (url.pathname === '/health/alive' || url.pathname === '/health/ready') return Response.json({ status: 'ok' })
-    if (url.pathname === '/version') return Response.json({ version: 'v26.2.0' })
+    if (this.selfHosted) {
+      if (url.pathname !== '/admin' && !url.pathname.startsWith('/admin/')) return goRedirect(`/admin${url.pathname === '/' ? '' : url.pathname}${url.search}`)
+      if (url.pathname === '/admin/health/alive' || url.pathname === '/admin/health/ready') return Response.json({ status: 'ok' })
+      if (url.pathname === '/admin/version') return Response.json({ version: 'v26.2.0' })
+      if (url.pathname === '/admin/schemas' || url.pathname.startsWith('/admin/schemas/')) return goRedirect(`${this.publicUrl}${url.pathname.slice('/admin'.length)}${url.search}`)
+    } else {
+      if (url.pathname === '/health/alive' || url.pathname === '/health/ready') return Response.json({ status: 'ok' })
+      if (url.pathname === '/version') return Response.json({ version: 'v26.2.0' })
+    }
     const schemas = url.pathname === '/schemas' || url.pathname.startsWith('/schemas/')
     if (!url.pathname.startsWith('/admin/') && !schemas) return notFound()
     if (this.apiKey !== undefined && request.headers.get('authorization') !== `Bearer ${this.apiKey}`) {
@@ -249,6 +286,18 @@ export class KratosFixture {
       return Response.json(this.sessions.filter((s) => s.identityId === id).map((s) => this.renderSession(s, false)))
     }
     if (parts[1] === 'sessions' && parts.length === 2 && request.method === 'GET') return this.listSessions(url)
+    return notFound()
+  }
+
+  /** The public port of a self-hosted Kratos: what the pages read from it (schemas), health and version. */
+  private handlePublic(request: Request): Response {
+    const url = new URL(request.url)
+    this.publicCalls.push(url.pathname)
+    if (url.pathname === '/health/alive' || url.pathname === '/health/ready') return Response.json({ status: 'ok' })
+    if (url.pathname === '/version') return Response.json({ version: 'v26.2.0' })
+    // The public router serves the schemas at both paths.
+    const path = url.pathname.startsWith('/admin/schemas') ? url.pathname.slice('/admin'.length) : url.pathname
+    if (request.method === 'GET' && (path === '/schemas' || path.startsWith('/schemas/'))) return this.schemas(new URL(path, url))
     return notFound()
   }
 
