@@ -29,6 +29,8 @@ interface SandboxOptions {
   hydraAdmin?: boolean
   /** Without it the identity store is only where the admins sign in, not one the pages manage. Default true. */
   kratosAdmin?: boolean
+  /** Without it the service has no IDP_PUBLIC_URL (Kratos's public API, where its schemas are). Default true. */
+  kratosPublic?: boolean
   /** Without it the service has no ENCRYPTION_KEY. Default true. */
   encryption?: boolean
 }
@@ -69,7 +71,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const port = options.port === 0 ? freePort() : options.port
   const baseUrl = `http://127.0.0.1:${port}`
 
-  const kratos = new KratosFixture().start()
+  // As a self-hosted Kratos runs: the admin API on one port, the public API (where the identity
+  // schemas are served) on another.
+  const kratos = new KratosFixture({ selfHosted: true }).start()
   kratos.addIdentity({ email: SANDBOX_USERS.admin, role: 'admin', name: 'Ada Admin' })
   kratos.addIdentity({ email: SANDBOX_USERS.viewer, role: 'viewer', name: 'Victor Viewer' })
   const cities = [
@@ -104,7 +108,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     BASE_URL: baseUrl,
     OAUTH_ISSUER_URL: provider.url,
     OAUTH_CLIENT_ID: 'admin-dashboard',
-    ...(options.kratosAdmin === false ? { IAM_IDP_ADMIN_URL: kratos.url } : { IDP_ADMIN_URL: kratos.url }),
+    ...(options.kratosAdmin === false ? { IAM_IDP_ADMIN_URL: kratos.url } : { IDP_ADMIN_URL: kratos.url, ...(options.kratosPublic === false ? {} : { IDP_PUBLIC_URL: kratos.publicUrl }) }),
     ...(options.hydraAdmin === false ? {} : { OAUTH_ADMIN_URL: hydra.url }),
     HOST: '127.0.0.1',
     PORT: String(port),

@@ -219,19 +219,33 @@ async function requestPage<T>(path: string): Promise<ApiResult<Paged<T>>> {
   return { ok: true, data: { items: result.data, next: nextPageToken(headers?.get('link') ?? null) } }
 }
 
-async function send<T>(method: string, path: string, body?: unknown): Promise<{ result: ApiResult<T>; headers?: Headers }> {
+/**
+ * Kratos serves identity schemas on its public API. A self-hosted Kratos's admin API only redirects
+ * there, to an address the page may not reach (and its policy forbids): the public prefix is asked
+ * when it is configured, else the admin one (enough on Ory Network: one URL serves both). A
+ * redirect is never followed.
+ */
+async function identitySchemas(from: 'idp' | 'idp-admin'): Promise<ApiResult<IdentitySchema[]>> {
+  const { result } = await send<IdentitySchema[]>('GET', `/api/${from}/schemas`, undefined, 'manual')
+  if (result.ok || result.failure.error !== 'redirected') return result
+  return { ok: false, failure: { ...result.failure, message: 'Kratos sends the identity schemas to its public API. Set IDP_PUBLIC_URL to the address of Kratos’s public API.' } }
+}
+
+async function send<T>(method: string, path: string, body?: unknown, redirect: RequestRedirect = 'follow'): Promise<{ result: ApiResult<T>; headers?: Headers }> {
   let response: Response
   try {
     response = await fetch(path, {
       method,
       credentials: 'same-origin',
       cache: 'no-store',
+      redirect,
       headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     })
   } catch {
     return { result: { ok: false, failure: { error: 'unreachable', message: GENERIC[0]!, status: 0 } } }
   }
+  if (response.type === 'opaqueredirect') return { result: { ok: false, failure: { error: 'redirected', message: 'The service answered with a redirect.', status: 0 } } }
   if (response.status === 401 && !path.startsWith('/api/auth/')) onUnauthenticated()
   const headers = response.headers
   if (response.ok) {
@@ -307,7 +321,7 @@ export const api = {
   identitySessions: (identityId: string) => request<KratosSession[]>('GET', `${KRATOS}/identities/${id(identityId)}/sessions`),
   revokeSession: (sessionId: string) => request<void>('DELETE', `${KRATOS}/sessions/${id(sessionId)}`),
   revokeAllSessions: (identityId: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}/sessions`),
-  schemas: () => request<IdentitySchema[]>('GET', '/api/idp-admin/schemas'),
+  schemas: identitySchemas,
   recoveryLink: (identityId: string) => request<RecoveryLink>('POST', `${KRATOS}/recovery/link`, { identity_id: identityId }),
   sessions: (params: { page_size: number; page_token?: string }) =>
     requestPage<KratosSession>(`${KRATOS}/sessions${q({ ...params, active: 'true' })}&expand=identity&expand=devices`),

@@ -10,3 +10,5 @@ export const isAdmin = () => user.value?.role === 'admin'
 const hasKratos = () => config.value?.upstreams['idp-admin'] === true
 const hasHydra = () => config.value?.upstreams['oauth-admin'] === true
 export const hasUpstream = (name: 'kratos' | 'hydra') => (name === 'kratos' ? hasKratos() : hasHydra())
+/** Where the identity schemas are read: Kratos's public API when it is configured. */
+export const schemasFrom = (): 'idp' | 'idp-admin' => (config.value?.upstreams.idp === true ? 'idp' : 'idp-admin')

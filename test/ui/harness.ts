@@ -25,7 +25,7 @@ export interface Harness {
   stop(): Promise<void>
 }
 
-export async function startHarness(options: { hydraAdmin?: boolean; kratosAdmin?: boolean; encryption?: boolean } = {}): Promise<Harness> {
+export async function startHarness(options: { hydraAdmin?: boolean; kratosAdmin?: boolean; kratosPublic?: boolean; encryption?: boolean } = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'admin-dashboard-ui-'))
   const sandbox = await startSandbox({ port: 0, dataDir, quiet: true, ...options })
   const browser = await chromium.launch({

@@ -33,6 +33,8 @@ test('an admin creates an identity from the schema form; required fields say so 
   const dialog = page.getByRole('dialog', { name: 'Create identity' })
   const email = dialog.getByRole('textbox', { name: /e-?mail/i }).first()
   await email.waitFor()
+  // The form came from Kratos's public API, where a self-hosted Kratos serves the schemas.
+  expect(harness.sandbox.kratos.publicCalls).toContain('/schemas')
   await dialog.getByRole('button', { name: 'Create identity' }).click()
   await dialog.getByText(/is required/).first().waitFor()
   await email.fill('not-an-address')

@@ -1,6 +1,7 @@
 // What the UI does when something is not configured: the pages of a missing upstream are not
-// linked and a direct visit explains what to set (Kratos-only mode and its mirror); without an
-// encryption key, Settings says so and offers nothing that needs one.
+// linked and a direct visit explains what to set (Kratos-only mode and its mirror); without Kratos's
+// public API, the identity form says where the schemas are; without an encryption key, Settings
+// says so and offers nothing that needs one.
 import { afterAll, expect, test } from 'bun:test'
 import { signedInPage, startHarness, sweep, type Harness } from './harness.ts'
 
@@ -43,6 +44,23 @@ test('without IDP_ADMIN_URL (admins in their own store): no Kratos pages linked;
     await page.getByRole('heading', { level: 1, name: `${title}: not configured` }).waitFor()
     expect(await page.getByRole('main').textContent()).toContain('Set IDP_ADMIN_URL')
   }
+  expect(problems).toEqual([])
+  await context.close()
+}, 60_000)
+
+test('without IDP_PUBLIC_URL, a self-hosted Kratos: Create identity says where the schemas are instead of following its redirect off the site', async () => {
+  const harness = await startHarness({ kratosPublic: false })
+  harnesses.push(harness)
+  const { context, page, problems } = await signedInPage(harness, 'admin', '/dashboard/identities')
+  await page.getByRole('button', { name: 'Create identity' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Create identity' })
+  await dialog.getByText('Set IDP_PUBLIC_URL to the address of Kratos’s public API.', { exact: false }).waitFor()
+  // The admin API was asked, answered with its redirect, and the page went no further.
+  expect(harness.sandbox.kratos.calls.map((call) => call.path)).toContain('/schemas')
+  expect(harness.sandbox.kratos.publicCalls).toEqual([])
+  // A way out without the Escape key (a phone has none).
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+  await dialog.waitFor({ state: 'hidden' })
   expect(problems).toEqual([])
   await context.close()
 }, 60_000)

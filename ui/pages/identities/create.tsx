@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks'
 import { api, type Identity, type JsonSchema } from '../../api.ts'
 import { Region, useLoad, ErrorView } from '../../components/load.tsx'
 import { SchemaFields, toTraits, validate, type Errors, type Values } from '../../components/schema-form.tsx'
+import { schemasFrom } from '../../session.ts'
 import type { ApiFailure } from '../../api.ts'
 
 export function traitsSchema(schema: JsonSchema): JsonSchema {
@@ -10,69 +11,80 @@ export function traitsSchema(schema: JsonSchema): JsonSchema {
 }
 
 export function CreateIdentity(props: { onCreated: (identity: Identity) => void; onCancel: () => void }) {
-  const [loaded, retry] = useLoad(() => api.schemas(), [])
+  const [loaded, retry] = useLoad(() => api.schemas(schemasFrom()), [])
   const [schemaId, setSchemaId] = useState<string | null>(null)
   const [values, setValues] = useState<Values>({})
   const [errors, setErrors] = useState<Errors>({})
   const [password, setPassword] = useState('')
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, setBusy] = useState(false)
+  // Until the form is there (loading, a failure, no schema), a way out that needs no Escape key.
+  const formShown = loaded.state === 'ready' && loaded.data.length > 0
   return (
-    <Region loaded={loaded} retry={retry} label="identity schemas">
-      {(schemas) => {
-        if (schemas.length === 0) return <p class="empty">The identity store has no identity schema.</p>
-        const chosen = schemas.find((s) => s.id === schemaId) ?? schemas[0]!
-        const traits = traitsSchema(chosen.schema)
-        const submit = async (event: Event) => {
-          event.preventDefault()
-          const found = validate(traits, values)
-          setErrors(found)
-          if (Object.keys(found).length > 0) {
-            const first = document.querySelector<HTMLElement>('dialog [aria-invalid="true"]')
-            first?.focus()
-            return
+    <>
+      <Region loaded={loaded} retry={retry} label="identity schemas">
+        {(schemas) => {
+          if (schemas.length === 0) return <p class="empty">The identity store has no identity schema.</p>
+          const chosen = schemas.find((s) => s.id === schemaId) ?? schemas[0]!
+          const traits = traitsSchema(chosen.schema)
+          const submit = async (event: Event) => {
+            event.preventDefault()
+            const found = validate(traits, values)
+            setErrors(found)
+            if (Object.keys(found).length > 0) {
+              const first = document.querySelector<HTMLElement>('dialog [aria-invalid="true"]')
+              first?.focus()
+              return
+            }
+            setBusy(true)
+            const result = await api.createIdentity({
+              schema_id: chosen.id,
+              traits: toTraits(traits, values),
+              ...(password ? { credentials: { password: { config: { password } } } } : {}),
+            })
+            setBusy(false)
+            if (result.ok) props.onCreated(result.data)
+            else setFailure(result.failure)
           }
-          setBusy(true)
-          const result = await api.createIdentity({
-            schema_id: chosen.id,
-            traits: toTraits(traits, values),
-            ...(password ? { credentials: { password: { config: { password } } } } : {}),
-          })
-          setBusy(false)
-          if (result.ok) props.onCreated(result.data)
-          else setFailure(result.failure)
-        }
-        return (
-          <form onSubmit={submit} noValidate class="form">
-            {schemas.length > 1 && (
+          return (
+            <form onSubmit={submit} noValidate class="form">
+              {schemas.length > 1 && (
+                <div class="field">
+                  <label for="create-schema">Identity schema</label>
+                  <select id="create-schema" value={chosen.id} onChange={(e) => (setSchemaId(e.currentTarget.value), setValues({}), setErrors({}))}>
+                    {schemas.map((s) => (
+                      <option key={s.id} value={s.id}>
+                        {s.schema.title ? `${s.schema.title} (${s.id})` : s.id}
+                      </option>
+                    ))}
+                  </select>
+                </div>
+              )}
+              <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="create" />
               <div class="field">
-                <label for="create-schema">Identity schema</label>
-                <select id="create-schema" value={chosen.id} onChange={(e) => (setSchemaId(e.currentTarget.value), setValues({}), setErrors({}))}>
-                  {schemas.map((s) => (
-                    <option key={s.id} value={s.id}>
-                      {s.schema.title ? `${s.schema.title} (${s.id})` : s.id}
-                    </option>
-                  ))}
-                </select>
+                <label for="create-password">Initial password (optional)</label>
+                <input id="create-password" type="password" autocomplete="new-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
               </div>
-            )}
-            <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="create" />
-            <div class="field">
-              <label for="create-password">Initial password (optional)</label>
-              <input id="create-password" type="password" autocomplete="new-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-            </div>
-            {failure && <ErrorView failure={failure} />}
-            <div class="actions">
-              <button type="submit" class="primary" disabled={busy}>
-                Create identity
-              </button>
-              <button type="button" onClick={props.onCancel}>
-                Cancel
-              </button>
-            </div>
-          </form>
-        )
-      }}
-    </Region>
+              {failure && <ErrorView failure={failure} />}
+              <div class="actions">
+                <button type="submit" class="primary" disabled={busy}>
+                  Create identity
+                </button>
+                <button type="button" onClick={props.onCancel}>
+                  Cancel
+                </button>
+              </div>
+            </form>
+          )
+        }}
+      </Region>
+      {!formShown && (
+        <div class="actions">
+          <button type="button" onClick={props.onCancel}>
+            Cancel
+          </button>
+        </div>
+      )}
+    </>
   )
 }

@@ -7,6 +7,7 @@ import { Dialog } from '../../components/dialog.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { SchemaFields, toTraits, validate, type Errors, type Values } from '../../components/schema-form.tsx'
+import { schemasFrom } from '../../session.ts'
 import { navigate } from '../../router.ts'
 import { primaryIdentifier } from './describe.ts'
 import { traitsSchema } from './create.tsx'
@@ -32,7 +33,7 @@ export function IdentityPage({ params }: { params: Record<string, string> }) {
 }
 
 function IdentityDetail({ identity, onChange, reload }: { identity: Identity; onChange: (identity: Identity) => void; reload: () => void }) {
-  const [schemas, retrySchemas] = useLoad(() => api.schemas(), [])
+  const [schemas, retrySchemas] = useLoad(() => api.schemas(schemasFrom()), [])
   const schema: JsonSchema | null = schemas.state === 'ready' ? (schemas.data.find((s) => s.id === identity.schema_id)?.schema ?? null) : null
   const schemaFailure: ApiFailure | null =
     schemas.state === 'failed'
