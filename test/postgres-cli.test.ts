@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startPostgres, type PostgresCluster } from './support/postgres.ts'
 import { randomKey } from './support/service.ts'
+import { wholeDump } from './support/dump.ts'
 import { runToEnd } from './support/process.ts'
 import { openSqliteStorage } from '../src/db/sqlite-storage.ts'
 import { PostgresStorage } from '../src/db/postgres-storage.ts'
@@ -114,7 +115,7 @@ describe('import-sqlite', () => {
     const target = await PostgresStorage.open(url)
     if (!source.ok || !target.ok) throw new Error('cannot open')
     try {
-      expect(await target.storage.dump()).toEqual(await source.storage.dump())
+      expect(await wholeDump(target.storage)).toEqual(await wholeDump(source.storage))
     } finally {
       await source.storage.close()
       await target.storage.close()

@@ -11,7 +11,8 @@ import { join } from 'node:path'
 import { startPostgres, type PostgresCluster } from './support/postgres.ts'
 import { openStorage } from '../src/db/open.ts'
 import { PostgresStorage } from '../src/db/postgres-storage.ts'
-import { StorageUnavailableError, type AuditRecord, type Change, type Storage } from '../src/db/storage.ts'
+import { DUMP_PAGE_SIZE, StorageUnavailableError, type AuditRecord, type Change, type Storage } from '../src/db/storage.ts'
+import { wholeDump } from './support/dump.ts'
 import { within } from './support/eventually.ts'
 
 let pg: PostgresCluster
@@ -193,22 +194,27 @@ for (const engine of engines) {
       unsubscribe()
     })
 
-    test('dump and restore: everything moves; a database with rows refuses', async () => {
+    test('dump and restore: everything moves, the audit trail over several pages; a database with rows refuses', async () => {
       const source = await (await engine.fresh()).open()
       await source.settings.upsert({ key: 'k', value: 'v', encrypted: false, category: 'c', updated_at: at(11) }, () => event('settings_write'))
-      await source.audit.append(event('login', { at: at(12), target: 'x', detail: '{"role":"admin"}' }))
+      await source.audit.append(event('login', { at: at(12), target: 'x "quoted" \\ back\\slash é 😀 \u2028', detail: '{"role":"admin"}' }))
+      for (let i = 0; i < DUMP_PAGE_SIZE * 2 + 5; i++) await source.audit.append(event('identity_search', { at: at(i % 50), target: `user${i}@example.test` }))
       await source.layouts.put('identity-1', '{"a":1}', at(13))
       await source.revocations.revokeSession('sid', 5_000_000_000)
       await source.revocations.revokeIdentity('identity-2', { seconds: 1_800_000_000, ms: 1_800_000_000_456 })
-      const dump = await source.dump()
+      const expected = await wholeDump(source)
+      // The settings write's event, the login, the searches.
+      expect(expected.audit.length).toBe(DUMP_PAGE_SIZE * 2 + 7)
+      expect(new Set(expected.audit.map((e) => e.id)).size).toBe(expected.audit.length)
       const target = await (await engine.fresh()).open()
-      expect(await target.restore(dump)).toEqual({ ok: true })
-      expect(await target.dump()).toEqual(dump)
-      expect(await target.restore(dump)).toEqual({ ok: false, reason: 'not_empty' })
+      expect(await target.restore(await source.dump())).toEqual({ ok: true })
+      expect(await wholeDump(target)).toEqual(expected)
+      expect(await target.restore(await source.dump())).toEqual({ ok: false, reason: 'not_empty' })
+      expect(await wholeDump(target)).toEqual(expected)
       // New events continue after the copied ones.
       await target.audit.append(event('logout'))
       const [newest] = await target.audit.list({ limit: 1 })
-      expect(newest!.id).toBeGreaterThan(dump.audit[dump.audit.length - 1]!.id)
+      expect(newest!.id).toBeGreaterThan(Math.max(...expected.audit.map((e) => e.id)))
     })
 
     test('opening again applies no migration twice', async () => {

@@ -56,13 +56,15 @@ export async function runImportSqlite(args: string[], io: CliIo): Promise<number
   }
   try {
     const dump = await source.storage.dump()
-    const restored = await target.storage.restore(dump)
+    // The audit trail passes a page at a time; its events are counted on the way.
+    let events = 0
+    const restored = await target.storage.restore({ ...dump, audit: counted(dump.audit, (page) => (events += page.length)) })
     if (!restored.ok) {
       io.err('admin-dashboard: the PostgreSQL database already has data; nothing was imported (import into an empty database)\n')
       return 1
     }
     io.out(
-      `imported ${dump.settings.length} settings, ${dump.audit.length} audit events, ${dump.layouts.length} layouts, ` +
+      `imported ${dump.settings.length} settings, ${events} audit events, ${dump.layouts.length} layouts, ` +
         `${dump.revocations.sessions.size} revoked sessions and ${dump.revocations.identities.size} identity revocations\n`,
     )
     return 0
@@ -75,5 +77,12 @@ export async function runImportSqlite(args: string[], io: CliIo): Promise<number
   } finally {
     await source.storage.close()
     await target.storage.close()
+  }
+}
+
+async function* counted<T>(pages: AsyncIterable<T[]>, seen: (page: T[]) => void): AsyncGenerator<T[]> {
+  for await (const page of pages) {
+    seen(page)
+    yield page
   }
 }

@@ -28,6 +28,7 @@ import {
   type Setting,
   type Storage,
   type StorageDump,
+  auditPages,
   type StoredAuditEvent,
   type UpsertOutcome,
 } from './storage.ts'
@@ -378,22 +379,21 @@ export class PostgresStorage implements Storage {
     }
   }
 
-  dump(): Promise<StorageDump> {
-    return guarded(
+  async dump(): Promise<StorageDump> {
+    const tables = await guarded(
       () =>
         this.sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (tx) => {
-          const audit: AuditRow[] = await tx`SELECT id, at, action, actor, target, detail FROM audit_events ORDER BY id`
           const layouts: { identity_id: string; layout: string; updated_at: Date }[] =
             await tx`SELECT identity_id, layout, updated_at FROM dashboard_layouts ORDER BY identity_id`
           return {
             settings: await this.listSettings(tx),
-            audit: audit.map(toAuditEvent),
             layouts: layouts.map((l) => ({ identity_id: l.identity_id, layout: l.layout, updated_at: iso(l.updated_at) })),
             revocations: await loadRevocations(tx),
           }
         }),
       600_000,
     )
+    return { ...tables, audit: auditPages(this.audit) }
   }
 
   restore(dump: StorageDump): Promise<{ ok: true } | { ok: false; reason: 'not_empty' }> {
@@ -409,9 +409,12 @@ export class PostgresStorage implements Storage {
             await tx`INSERT INTO settings (key, value, encrypted, category, updated_at)
                      VALUES (${s.key}, ${s.value}, ${s.encrypted}, ${s.category}, ${s.updated_at}::timestamptz)`
           }
-          for (const e of dump.audit) {
+          // One statement per page, not one round trip per event: a long trail over a distant link.
+          for await (const page of dump.audit) {
             await tx`INSERT INTO audit_events (id, at, action, actor, target, detail)
-                     VALUES (${e.id}, ${e.at}::timestamptz, ${e.action}, ${e.actor}, ${e.target}, ${e.detail})`
+                     SELECT id, at::timestamptz, action, actor, target, detail
+                     FROM jsonb_to_recordset(${JSON.stringify(page)}::text::jsonb)
+                       AS e(id bigint, at text, action text, actor text, target text, detail text)`
           }
           // New events continue after the copied ones.
           await tx`SELECT setval(pg_get_serial_sequence('audit_events', 'id'), GREATEST((SELECT MAX(id) FROM audit_events), 1), (SELECT COUNT(*) > 0 FROM audit_events))`

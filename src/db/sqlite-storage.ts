@@ -21,6 +21,7 @@ import {
   type StorageDump,
   type StoredAuditEvent,
   type UpsertOutcome,
+  auditPages,
 } from './storage.ts'
 
 const POLL_MS = 250
@@ -242,39 +243,49 @@ export class SqliteStorage implements Storage {
   }
 
   async dump(): Promise<StorageDump> {
-    return this.db
-      .transaction(() => ({
-        settings: this.listSettings(),
-        audit: this.db.query<StoredAuditEvent, []>('SELECT id, at, action, actor, target, detail FROM audit_events ORDER BY id').all(),
-        layouts: this.db
-          .query<{ identity_id: string; layout: string; updated_at: string }, []>(
-            'SELECT identity_id, layout, updated_at FROM dashboard_layouts ORDER BY identity_id',
-          )
-          .all(),
-        revocations: this.loadRevocations(),
-      }))
-      .deferred()
+    return {
+      ...this.db
+        .transaction(() => ({
+          settings: this.listSettings(),
+          layouts: this.db
+            .query<{ identity_id: string; layout: string; updated_at: string }, []>(
+              'SELECT identity_id, layout, updated_at FROM dashboard_layouts ORDER BY identity_id',
+            )
+            .all(),
+          revocations: this.loadRevocations(),
+        }))
+        .deferred(),
+      audit: auditPages(this.audit),
+    }
   }
 
   async restore(dump: StorageDump): Promise<{ ok: true } | { ok: false; reason: 'not_empty' }> {
-    return this.db
-      .transaction(() => {
-        for (const table of ['settings', 'audit_events', 'dashboard_layouts', 'revoked_sessions', 'identity_revocations']) {
-          if (this.db.query(`SELECT 1 FROM ${table} LIMIT 1`).get() !== null) return { ok: false as const, reason: 'not_empty' as const }
+    // The audit pages arrive asynchronously: the transaction is opened and ended by hand around them.
+    // The target is a new, empty database that nothing else uses meanwhile.
+    this.db.run('BEGIN IMMEDIATE')
+    try {
+      for (const table of ['settings', 'audit_events', 'dashboard_layouts', 'revoked_sessions', 'identity_revocations']) {
+        if (this.db.query(`SELECT 1 FROM ${table} LIMIT 1`).get() !== null) {
+          this.db.run('ROLLBACK')
+          return { ok: false, reason: 'not_empty' }
         }
-        const setting = this.db.query(`INSERT INTO settings (${SETTING_COLUMNS}) VALUES (?, ?, ?, ?, ?)`)
-        for (const s of dump.settings) setting.run(s.key, s.value, s.encrypted ? 1 : 0, s.category, s.updated_at)
-        const event = this.db.query('INSERT INTO audit_events (id, at, action, actor, target, detail) VALUES (?, ?, ?, ?, ?, ?)')
-        for (const e of dump.audit) event.run(e.id, e.at, e.action, e.actor, e.target, e.detail)
-        const layout = this.db.query('INSERT INTO dashboard_layouts (identity_id, layout, updated_at) VALUES (?, ?, ?)')
-        for (const l of dump.layouts) layout.run(l.identity_id, l.layout, l.updated_at)
-        const session = this.db.query('INSERT INTO revoked_sessions (sid, expires_at) VALUES (?, ?)')
-        for (const [sid, expiresAt] of dump.revocations.sessions) session.run(sid, expiresAt)
-        const identity = this.db.query('INSERT INTO identity_revocations (identity_id, revoked_at, revoked_at_ms) VALUES (?, ?, ?)')
-        for (const [id, r] of dump.revocations.identities) identity.run(id, r.seconds, r.ms)
-        return { ok: true as const }
-      })
-      .immediate()
+      }
+      const setting = this.db.query(`INSERT INTO settings (${SETTING_COLUMNS}) VALUES (?, ?, ?, ?, ?)`)
+      for (const s of dump.settings) setting.run(s.key, s.value, s.encrypted ? 1 : 0, s.category, s.updated_at)
+      const event = this.db.query('INSERT INTO audit_events (id, at, action, actor, target, detail) VALUES (?, ?, ?, ?, ?, ?)')
+      for await (const page of dump.audit) for (const e of page) event.run(e.id, e.at, e.action, e.actor, e.target, e.detail)
+      const layout = this.db.query('INSERT INTO dashboard_layouts (identity_id, layout, updated_at) VALUES (?, ?, ?)')
+      for (const l of dump.layouts) layout.run(l.identity_id, l.layout, l.updated_at)
+      const session = this.db.query('INSERT INTO revoked_sessions (sid, expires_at) VALUES (?, ?)')
+      for (const [sid, expiresAt] of dump.revocations.sessions) session.run(sid, expiresAt)
+      const identity = this.db.query('INSERT INTO identity_revocations (identity_id, revoked_at, revoked_at_ms) VALUES (?, ?, ?)')
+      for (const [id, r] of dump.revocations.identities) identity.run(id, r.seconds, r.ms)
+      this.db.run('COMMIT')
+      return { ok: true }
+    } catch (error) {
+      if (this.db.inTransaction) this.db.run('ROLLBACK')
+      throw error
+    }
   }
 
   async close(): Promise<void> {

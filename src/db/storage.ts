@@ -110,12 +110,30 @@ interface ChangeFeed {
   ready(): Promise<void>
 }
 
-/** Every row of every table: what `import-sqlite` copies and a backup would hold. */
+/**
+ * Every row of every table: what `import-sqlite` copies and a backup would hold. The audit trail,
+ * which can grow far beyond what memory should hold, comes a page at a time (newest first), read
+ * as it is consumed: a dump is taken of a database nothing else writes to.
+ */
 export interface StorageDump {
   settings: Setting[]
-  audit: StoredAuditEvent[]
+  audit: AsyncIterable<StoredAuditEvent[]>
   layouts: { identity_id: string; layout: string; updated_at: string }[]
   revocations: RevocationSnapshot
+}
+
+/** Audit events per page of a dump: one multi-row INSERT each on restore (6 parameters a row). */
+export const DUMP_PAGE_SIZE = 1000
+
+/** The whole audit trail through its own listing, newest first, one page in memory at a time. */
+export async function* auditPages(audit: Pick<AuditTable, 'list'>, pageSize = DUMP_PAGE_SIZE): AsyncGenerator<StoredAuditEvent[]> {
+  let before: number | undefined
+  for (;;) {
+    const page = await audit.list({ limit: pageSize, before })
+    if (page.length === 0) return
+    yield page
+    before = page[page.length - 1]!.id
+  }
 }
 
 export interface Storage {
