@@ -122,7 +122,7 @@ export interface StorageDump {
   revocations: RevocationSnapshot
 }
 
-/** Audit events per page of a dump: one multi-row INSERT each on restore (6 parameters a row). */
+/** Audit events per page of a dump; PostgreSQL's restore inserts each page with one statement. */
 export const DUMP_PAGE_SIZE = 1000
 
 /** The whole audit trail through its own listing, newest first, one page in memory at a time. */

@@ -16,7 +16,7 @@ import { fetchUpstream } from './fetch-client.ts'
 import { Http1Pool, type UpstreamAnswer } from './http1.ts'
 import { markPassthrough } from './passthrough.ts'
 import { DeadlineClock } from './deadline.ts'
-import { basePathOf, joinUpstreamUrl, pathUnderBase } from './url.ts'
+import { basePathOf, isUnderBase, joinUpstreamUrl, pathUnderBase } from './url.ts'
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 
@@ -67,9 +67,7 @@ export function rewriteLocation(location: string, base: URL, prefix: ProxyPrefix
   } catch {
     return location
   }
-  const basePath = basePathOf(base)
-  const inside = target.origin === base.origin && (target.pathname === basePath || target.pathname.startsWith(basePath + '/'))
-  return inside ? prefix.path + target.pathname.slice(basePath.length) + target.search + target.hash : location
+  return isUnderBase(target, base) ? prefix.path + target.pathname.slice(basePathOf(base).length) + target.search + target.hash : location
 }
 
 export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'settings' | 'audit' | 'endSessionsOf' | 'fetch'>) {

@@ -77,6 +77,12 @@ export function basePathOf(base: URL): string {
   return partsOf(base).path
 }
 
+/** Whether a URL is on the base URL's origin, at its path or under it. */
+export function isUnderBase(target: URL, base: URL): boolean {
+  const { origin, path } = partsOf(base)
+  return target.origin === origin && (target.pathname === path || target.pathname.startsWith(`${path}/`))
+}
+
 /** A target's path under the base URL's path, without the query ('/' for the base itself). */
 export function pathUnderBase(target: UpstreamTarget, base: URL): string {
   return target.pathname.slice(partsOf(base).path.length) || '/'

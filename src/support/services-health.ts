@@ -4,6 +4,7 @@
 
 import { UPSTREAM_NAMES, type UpstreamName } from '../config.ts'
 import { describeError, type Logger } from '../log.ts'
+import { isUnderBase } from '../proxy/url.ts'
 import { failureOf, joinUnder } from '../upstream/client.ts'
 
 export interface ServiceHealth {
@@ -99,9 +100,7 @@ function insideBase(location: string | null, from: URL, base: URL): URL | null {
   } catch {
     return null
   }
-  const basePath = base.pathname.replace(/\/+$/, '')
-  const under = target.pathname === basePath || target.pathname.startsWith(`${basePath}/`)
-  return target.origin === base.origin && under && target.username === '' && target.password === '' ? target : null
+  return isUnderBase(target, base) && target.username === '' && target.password === '' ? target : null
 }
 
 /** A health or version document is small: read no more than `limit` bytes of any answer. */
