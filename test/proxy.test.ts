@@ -7,7 +7,7 @@ import { rawRequest } from './support/raw-http.ts'
 import { startStack, type Stack } from './support/stack.ts'
 import { RawListener, RecordingUpstream, repeatedStream } from './support/upstream.ts'
 import { markSensitive } from './support/leaks.ts'
-import { startService, type TestService } from './support/service.ts'
+import { randomKey, startService, type TestService } from './support/service.ts'
 import { joinUpstreamUrl, type UpstreamTarget } from '../src/proxy/url.ts'
 import { rewriteLocation } from '../src/proxy/index.ts'
 import { PROXY_PREFIXES } from '../src/proxy/upstreams.ts'
@@ -154,6 +154,45 @@ describe('the API key and the client’s credentials', () => {
     expect(seen.host).toBe(new URL(upstream.url).host)
     for (const name of ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-prefix', 'forwarded', 'x-real-ip', 'keep-alive', 'proxy-authorization', 'te']) {
       expect(seen[name]).toBeUndefined()
+    }
+  })
+})
+
+describe('a stored API key the service cannot read', () => {
+  // ENCRYPTION_KEY changed since the key was stored (it no longer authenticates), or unset (it
+  // cannot be opened at all): the proxy path fails as any other failure does, 500 proxy_error, and
+  // nothing goes upstream without the key. The cause is in the log, not in the answer.
+  test('changed or removed ENCRYPTION_KEY → 500 proxy_error on public and admin prefixes, nothing sent, the write audited', async () => {
+    const env = { IDP_PUBLIC_URL: upstream.url, OAUTH_ADMIN_URL: upstream.url, IDP_ADMIN_URL: stack.kratos.url }
+    const first = await startService({ env })
+    await first.services.settings.write({ key: 'proxy.idp.api_key', value: 'public-prefix-key-0123', encrypted: true }, null)
+    await first.services.settings.write({ key: 'proxy.oauth-admin.api_key', value: 'admin-prefix-key-0123', encrypted: true }, null)
+    markSensitive('public-prefix-key-0123', 'admin-prefix-key-0123')
+    await first.stop({ keepDir: true })
+
+    for (const encryptionKey of [randomKey(), '']) {
+      const service = await startService({ dir: first.dir, env: { ...env, ENCRYPTION_KEY: encryptionKey } })
+      try {
+        const before = upstream.received.length
+        const cookie = `admin-session=${service.sign({ sub: stack.admin.id, role: 'admin' })}`
+        const anonymous = await fetch(`${service.url}/api/idp/sessions/whoami`)
+        const write = await fetch(`${service.url}/api/oauth-admin/admin/clients`, {
+          method: 'POST',
+          headers: { cookie, origin: ORIGIN, 'content-type': 'application/json' },
+          body: JSON.stringify({ client_name: 'never sent' }),
+        })
+        for (const response of [anonymous, write]) {
+          expect(response.status).toBe(500)
+          expect(await response.json()).toEqual({ error: 'proxy_error', message: 'An unexpected error occurred.' })
+        }
+        expect(upstream.received.length).toBe(before)
+        const [event] = await service.services.audit.list({ limit: 1, action: 'proxy_write' })
+        expect(event).toMatchObject({ target: '/admin/clients', detail: { prefix: 'oauth-admin', method: 'POST', status: null, outcome: 'api_key_unreadable' } })
+        const unreadable = service.logLines.filter((line) => line.includes('"api_key_unreadable"'))
+        expect(unreadable.length).toBeGreaterThanOrEqual(2)
+      } finally {
+        await service.stop({ keepDir: true })
+      }
     }
   })
 })

@@ -107,7 +107,16 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
     const declared = request.headers.get('content-length')
     if (declared !== null && Number(declared) > PROXY_BODY_LIMIT) throw new ApiError('payload_too_large')
     const declaredLength = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null
-    const apiKey = await settings.apiKeyFor(prefix.name)
+    let apiKey: string | null
+    try {
+      apiKey = await settings.apiKeyFor(prefix.name)
+    } catch {
+      // A key that cannot be read (ENCRYPTION_KEY changed or unset, the database down) is a failure
+      // of the proxy path like any other: 500 proxy_error, its cause only in the log (apiKeyFor logs it).
+      noteOn(request, { upstream_failure: 'api_key_unreadable' })
+      if (prefix.admin) await auditWrite(prefix, request, pathUnderBase(joined.url, base), null, 'api_key_unreadable')
+      throw new ApiError('proxy_error')
+    }
     const headers = forwardedRequestHeaders(request.headers, { apiKey, adminPrefix: prefix.admin })
     const deadline = deadlines.start()
     const failed = async (error: unknown): Promise<never> => {
