@@ -148,6 +148,12 @@ describe('settings routes', () => {
       expect(none.json).toEqual([])
     })
 
+    test('a repeated category filter → 400 bad_request, not one of its values picked', async () => {
+      const r = await api('GET', '/api/settings?category=mail&category=captcha')
+      expect(r.status).toBe(400)
+      expect(r.json).toEqual({ error: 'bad_request', message: 'Invalid or missing query parameter: category.' })
+    })
+
     test('?decrypt=true answers the plaintext, keeps encrypted: true, and carries Cache-Control: no-store', async () => {
       markSensitive('smtp-password-123')
       await api('POST', '/api/settings', { body: { key: 'smtp.password', value: 'smtp-password-123', encrypted: true, category: 'mail' } })
@@ -224,6 +230,7 @@ describe('settings routes', () => {
       ['encrypted as a string', { key: 'v.k', value: 'v', encrypted: 'true' }, 'encrypted'],
       ['category of the wrong type', { key: 'v.k', value: 'v', category: 7 }, 'category'],
       ['category of 65 characters', { key: 'v.k', value: 'v', category: 'c'.repeat(65) }, 'category'],
+      ['category of 65 characters outside the BMP', { key: 'v.k', value: 'v', category: '😀'.repeat(65) }, 'category'],
     ]
     for (const [name, body, field] of cases) {
       test(`${name} → 400 bad_request naming ${field}`, async () => {
@@ -250,6 +257,8 @@ describe('settings routes', () => {
       ['a value of exactly 64 KiB', { key: 'limit.value', value: 'x'.repeat(64 * 1024) }],
       ['an empty value', { key: 'limit.empty', value: '' }],
       ['a category of 64 characters', { key: 'limit.category', value: 'v', category: 'c'.repeat(64) }],
+      // 128 UTF-16 units: a character is a code point, not a unit.
+      ['a category of 64 characters outside the BMP', { key: 'limit.category.emoji', value: 'v', category: '😀'.repeat(64) }],
       ['an encrypted value of exactly 64 KiB', { key: 'limit.encrypted', value: 'y'.repeat(64 * 1024), encrypted: true }],
     ]
     for (const [name, body] of limits) {

@@ -2,6 +2,7 @@
 // for, and what an identity looks like on the way out. Plain data and pure functions.
 
 import type { ErrorCode } from '../http/errors.ts'
+import { characterCount } from '../text.ts'
 
 const DEFAULT_PAGE_SIZE = 25
 const MIN_PAGE_SIZE = 1
@@ -37,13 +38,6 @@ type QueryResult = { ok: true; query: ListQuery } | { ok: false; code: ErrorCode
 
 const DIGITS = /^[0-9]+$/
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
-
-/** Length in code points, so a non-ASCII letter counts as one character. */
-function characterCount(text: string): number {
-  let count = 0
-  for (const _ of text) count++
-  return count
-}
 
 /**
  * Reads the three parameters from the raw query string. A parameter given more than once is

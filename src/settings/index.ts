@@ -8,15 +8,24 @@ import type { SettingsService } from './service.ts'
 import { encryptBody, settingReadQuery, settingsListQuery, settingWriteBody } from './model.ts'
 
 const NO_SUCH_SETTING = 'No setting with this key.'
+// A repeated query parameter is ambiguous (which one wins is the parser's choice): it is refused.
 
 export function settingsRoutes(services: { settings: SettingsService }) {
   const { settings } = services
   return new Elysia({ name: 'settings' })
-    .get('/api/settings', async ({ query }) => settings.list(query.category), { query: settingsListQuery })
+    .get(
+      '/api/settings',
+      async ({ query, request }) => {
+        if (new URL(request.url).searchParams.getAll('category').length > 1) {
+          throw new ApiError('bad_request', { message: 'Invalid or missing query parameter: category.' })
+        }
+        return settings.list(query.category)
+      },
+      { query: settingsListQuery },
+    )
     .get(
       '/api/settings/:key',
       async ({ params, query, request, set }) => {
-        // A repeated parameter is ambiguous (which one wins is the parser's choice): refuse it.
         if (new URL(request.url).searchParams.getAll('decrypt').length > 1) {
           throw new ApiError('bad_request', { message: 'Invalid or missing query parameter: decrypt.' })
         }

@@ -1,5 +1,6 @@
 // Request schemas of the settings routes (decisions §7). The byte limit of `value` is checked
-// again in the service (maxLength counts UTF-16 units, the limit is 64 KiB of UTF-8).
+// again in the service (maxLength counts UTF-16 units, the limit is 64 KiB of UTF-8), and the
+// category's length in characters only there.
 
 import { t } from 'elysia'
 import { MAX_CATEGORY_LENGTH, MAX_VALUE_BYTES, SETTING_KEY_PATTERN } from './service.ts'
@@ -8,7 +9,8 @@ export const settingWriteBody = t.Object({
   key: t.String({ pattern: SETTING_KEY_PATTERN }),
   value: t.String({ maxLength: MAX_VALUE_BYTES }),
   encrypted: t.Optional(t.Boolean()),
-  category: t.Optional(t.Union([t.String({ maxLength: MAX_CATEGORY_LENGTH }), t.Null()])),
+  // At most MAX_CATEGORY_LENGTH characters, checked by the service: maxLength here would count UTF-16 units.
+  category: t.Optional(t.Union([t.String({ description: `At most ${MAX_CATEGORY_LENGTH} characters.` }), t.Null()])),
 })
 
 export const settingsListQuery = t.Object({

@@ -12,6 +12,7 @@ import { describeError, type Logger } from '../log.ts'
 import { TtlCache } from './cache.ts'
 import { settingAad, SettingsCipher } from './cipher.ts'
 import { FRESHNESS_WINDOW_MS, type Setting, type Storage, type UpsertOutcome } from '../db/storage.ts'
+import { characterCount } from '../text.ts'
 
 export const SETTING_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$'
 const SETTING_KEY = new RegExp(SETTING_KEY_PATTERN)
@@ -198,7 +199,7 @@ function invalidField(input: SettingInput): 'key' | 'value' | 'encrypted' | 'cat
   if (typeof input.value !== 'string' || Buffer.byteLength(input.value, 'utf8') > MAX_VALUE_BYTES) return 'value'
   if (input.encrypted !== undefined && typeof input.encrypted !== 'boolean') return 'encrypted'
   const category = input.category
-  if (category !== undefined && category !== null && (typeof category !== 'string' || category.length > MAX_CATEGORY_LENGTH)) {
+  if (category !== undefined && category !== null && (typeof category !== 'string' || characterCount(category) > MAX_CATEGORY_LENGTH)) {
     return 'category'
   }
   return null

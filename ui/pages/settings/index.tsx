@@ -335,7 +335,7 @@ function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boo
     else if (!existing && isApiKey(key)) found.key = 'Upstream API keys are set in their own section above.'
     if (existing?.encrypted && value === '') found.value = 'Type the new value: an encrypted value is not shown here.'
     if (new TextEncoder().encode(value).length > 64 * 1024) found.value = 'The value is larger than 64 KiB.'
-    if (category.length > 64) found.category = 'At most 64 characters.'
+    if ([...category].length > 64) found.category = 'At most 64 characters.'
     if (encrypted && !props.encryption) found.encrypted = 'Encryption is not available on this server.'
     setErrors(found)
     if (Object.keys(found).length > 0) return
