@@ -259,6 +259,28 @@ describe('the callback refuses', () => {
   })
 })
 
+describe('the flow cookies are cleared whatever the outcome', () => {
+  test('the login cannot be recorded (the database refuses the write): an error, no session, and the state and verifier cookies cleared', async () => {
+    const other = await startService({ env: loginEnv() })
+    try {
+      other.db!.run("CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_events BEGIN SELECT RAISE(ABORT, 'refused'); END")
+      const flow = await startLogin(other)
+      const back = await signInAtProvider(flow.location, 'ada@example.test')
+      const response = await callback(other, back, flow.flowCookie)
+      expect(response.status).toBe(500)
+      expect(await response.json()).toEqual({ error: 'internal_error', message: 'Something unexpected happened.' })
+      const cookies = setCookies(response)
+      expect(cookies.has('admin-session')).toBe(false)
+      for (const name of ['oauth_state', 'oauth_verifier']) {
+        expect(cookies.get(name)).toContain('Max-Age=0')
+        expect(cookieValue(cookies.get(name))).toBe('')
+      }
+    } finally {
+      await other.stop()
+    }
+  })
+})
+
 describe('provider trouble', () => {
   test('a provider that is down → 502 bad_gateway; too slow → 504 gateway_timeout', async () => {
     // A listener that accepts and never answers, and a port where nothing listens.

@@ -9,6 +9,7 @@ import { afterCheck, type SessionCheck } from '../session/verifier.ts'
 import { missingLoginVariables } from '../config.ts'
 import { ApiError, errorResponse } from '../http/errors.ts'
 import { noteOn } from '../http/request-notes.ts'
+import { describeError } from '../log.ts'
 import {
   FLOW_COOKIE_SECONDS,
   flowCookieAttributes,
@@ -73,6 +74,33 @@ export function authRoutes(services: Pick<Services, 'config' | 'clock' | 'log' |
     return loginClient
   }
 
+  /** The callback after its state check: the code exchange, the role, the session cookie. A failure is thrown. */
+  const finishLogin = async (client: LoginClient, url: URL, expectedState: string, codeVerifier: string, returnToCookie: string | undefined): Promise<Response> => {
+    const outcome = await client.exchange(url.searchParams, expectedState, codeVerifier)
+    if (!outcome.ok) throw providerError(outcome.failure)
+
+    if (!services.loginStore) throw new ApiError('upstream_not_configured')
+    const found = await services.loginStore.getIdentity(outcome.subject)
+    if (!found.ok) {
+      // The identity store refusing or garbling its answer is its fault (502), not the browser's.
+      if (found.failure !== 'not_found') throw new ApiError(errorCodeFor(found.failure === 'rejected' ? 'invalid_response' : found.failure))
+      throw noRole()
+    }
+    const traits = (found.identity.traits ?? {}) as Record<string, unknown>
+    const role = traits.role
+    if (role !== 'admin' && role !== 'viewer') throw noRole()
+    const email = typeof traits.email === 'string' ? traits.email : (outcome.email ?? '')
+
+    // Always a fresh session id: a login never keeps anything the browser brought.
+    const iatMs = Math.floor(clock.now())
+    const iat = Math.floor(iatMs / 1000)
+    const lifetime = sessionLifetime(outcome.expiresIn)
+    const session = { v: 1 as const, sid: newSessionId(), sub: outcome.subject, email, role: role as Role, iat, iatMs, exp: iat + lifetime }
+    verifier.confirmIdentity(outcome.subject)
+    await audit.record('login', outcome.subject, null, { role })
+    return redirect(landingPath(returnToCookie), [...clearFlowCookies, sessionSetCookie(secure, signSessionCookie(config.sessionSigningKey, session), lifetime)])
+  }
+
   return new Elysia({ name: 'auth' })
     .get('/api/auth/login', async ({ request }) => {
       const client = requireLoginClient()
@@ -99,30 +127,15 @@ export function authRoutes(services: Pick<Services, 'config' | 'clock' | 'log' |
       const fail = (error: ApiError) =>
         errorResponse(error.code, { message: error.publicMessage, hint: error.hint, headers: clearFlowCookies.map((c) => ['set-cookie', c] as [string, string]) })
       if (url.searchParams.has('error') || !url.searchParams.get('code') || !codeVerifier) return fail(new ApiError('login_failed'))
-
-      const outcome = await client.exchange(url.searchParams, expectedState, codeVerifier)
-      if (!outcome.ok) return fail(providerError(outcome.failure))
-
-      if (!services.loginStore) return fail(new ApiError('upstream_not_configured'))
-      const found = await services.loginStore.getIdentity(outcome.subject)
-      if (!found.ok) {
-        // The identity store refusing or garbling its answer is its fault (502), not the browser's.
-        if (found.failure !== 'not_found') return fail(new ApiError(errorCodeFor(found.failure === 'rejected' ? 'invalid_response' : found.failure)))
-        return fail(noRole())
+      // The flow cookies are cleared whatever the outcome, a failure of our own (the database
+      // down when the login is recorded) included.
+      try {
+        return await finishLogin(client, url, expectedState, codeVerifier, returnToCookie)
+      } catch (error) {
+        if (error instanceof ApiError) return fail(error)
+        log.error('unhandled_error', { path: '/api/auth/callback', ...describeError(error) })
+        return fail(new ApiError('internal_error'))
       }
-      const traits = (found.identity.traits ?? {}) as Record<string, unknown>
-      const role = traits.role
-      if (role !== 'admin' && role !== 'viewer') return fail(noRole())
-      const email = typeof traits.email === 'string' ? traits.email : (outcome.email ?? '')
-
-      // Always a fresh session id: a login never keeps anything the browser brought.
-      const iatMs = Math.floor(clock.now())
-      const iat = Math.floor(iatMs / 1000)
-      const lifetime = sessionLifetime(outcome.expiresIn)
-      const session = { v: 1 as const, sid: newSessionId(), sub: outcome.subject, email, role: role as Role, iat, iatMs, exp: iat + lifetime }
-      verifier.confirmIdentity(outcome.subject)
-      await audit.record('login', outcome.subject, null, { role })
-      return redirect(landingPath(returnToCookie), [...clearFlowCookies, sessionSetCookie(secure, signSessionCookie(config.sessionSigningKey, session), lifetime)])
     })
 
     .get('/api/auth/session', ({ request }) => {
