@@ -11,6 +11,7 @@ import { SessionVerifier } from './session/verifier.ts'
 import { IdentityStoreClient } from './identities/store.ts'
 import { AuditLog } from './audit/audit.ts'
 import { createSettingsService, type SettingsService } from './settings/service.ts'
+import { canonicalUuid } from './text.ts'
 
 export interface AppDeps {
   config: Config
@@ -69,8 +70,10 @@ export function createServices(deps: AppDeps): Services {
     config.identityRecheckSeconds,
   )
   const endSessionsOf = async (identityId: string) => {
-    verifier.forgetIdentity(identityId)
-    await revocations.revokeIdentity(identityId, clock.now())
+    // Sessions carry the id as Kratos gives it; the caller may have spelled it another way Kratos accepts.
+    const id = canonicalUuid(identityId)
+    verifier.forgetIdentity(id)
+    await revocations.revokeIdentity(id, clock.now())
   }
   const ready = async () => {
     await Promise.all([revocations.ready, storage.changes.ready()])

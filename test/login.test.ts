@@ -425,6 +425,25 @@ describe('sessions end when they should', () => {
     }
   })
 
+  test('the identity id in upper case: its sessions end all the same, and the trail names it in Kratos’s form', async () => {
+    const other = await startService({ env: loginEnv() })
+    try {
+      const victim = await loginAs('vic@example.test', other)
+      const admin = await loginAs('ada@example.test', other)
+      const revoke = await fetch(`${other.url}/api/security/sessions/revoke`, {
+        method: 'POST',
+        headers: { cookie: admin.cookie, 'content-type': 'application/json', origin: BASE_URL },
+        body: JSON.stringify({ identity_id: people.viewer!.id.toUpperCase() }),
+      })
+      expect(revoke.status).toBe(204)
+      expect((await fetch(`${other.url}/api/auth/session`, { headers: { cookie: victim.cookie } })).status).toBe(401)
+      const [event] = await other.services.audit.list({ limit: 1, action: 'sessions_revoke' })
+      expect(event!.target).toBe(people.viewer!.id)
+    } finally {
+      await other.stop()
+    }
+  })
+
   test('a viewer cannot revoke sessions', async () => {
     const viewer = await loginAs('vic@example.test')
     const response = await fetch(`${service.url}/api/security/sessions/revoke`, {

@@ -499,4 +499,26 @@ describe('deleting an identity through an admin prefix', () => {
     // Within the recheck window, without waiting for it.
     expect((await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie: victimCookie } })).status).toBe(401)
   })
+
+  // Kratos reads the id with gofrs/uuid, which takes other spellings of the same UUID: each of them
+  // erases the identity, so each must end its sessions as the canonical one does.
+  const spellings: [string, (id: string) => string][] = [
+    ['in upper case', (id) => id.toUpperCase()],
+    ['in braces', (id) => `{${id}}`],
+    ['as a URN', (id) => `urn:uuid:${id}`],
+    ['without dashes', (id) => id.replaceAll('-', '')],
+    ['in braces, upper case, without dashes', (id) => `{${id.replaceAll('-', '').toUpperCase()}}`],
+  ]
+  for (const [name, spell] of spellings) {
+    test(`the id spelled ${name} ends them too`, async () => {
+      const doomed = stack.kratos.addIdentity({ email: 'erase.me@example.test', role: 'viewer' })
+      markSensitive(doomed.id, spell(doomed.id))
+      const victimCookie = `admin-session=${stack.service.sign({ sub: doomed.id, role: 'viewer' })}`
+      expect((await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie: victimCookie } })).status).toBe(200)
+      const response = await fetch(`${stack.service.url}/api/idp-admin/admin/identities/${encodeURIComponent(spell(doomed.id))}`, { method: 'DELETE', headers: adminHeaders() })
+      expect(response.status).toBe(204)
+      expect(stack.kratos.identities.has(doomed.id)).toBe(false)
+      expect((await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie: victimCookie } })).status).toBe(401)
+    })
+  }
 })

@@ -2,6 +2,7 @@
 
 import { Elysia, t } from 'elysia'
 import type { Services } from '../services.ts'
+import { canonicalUuid } from '../text.ts'
 import { ApiError } from '../http/errors.ts'
 import { sessionOf } from '../http/request-context.ts'
 import { parseAuditQuery } from './audit-query.ts'
@@ -15,7 +16,7 @@ export function securityRoutes(services: Pick<Services, 'audit' | 'config' | 'en
       async ({ body, request }) => {
         const actor = sessionOf(request).sub
         await services.endSessionsOf(body.identity_id)
-        await services.audit.record('sessions_revoke', actor, body.identity_id)
+        await services.audit.record('sessions_revoke', actor, canonicalUuid(body.identity_id))
         return new Response(null, { status: 204 })
       },
       { body: t.Object({ identity_id: t.String({ minLength: 1, maxLength: 128 }) }) },

@@ -96,6 +96,21 @@ export interface RecordedCall {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * An id in a path as Kratos reads it (`x.ParseUUID`, gofrs/uuid's `FromStringOrNil`): canonical,
+ * 32 hex digits, either of those in braces or after `urn:uuid:`, hex digits in either case. The
+ * canonical lower-case form, or null where Kratos gets the nil UUID (and answers 404).
+ */
+export function kratosId(text: string): string | null {
+  let body = text
+  if ((body.length === 38 || body.length === 34) && body.startsWith('{') && body.endsWith('}')) body = body.slice(1, -1)
+  else if ((body.length === 45 || body.length === 41) && body.startsWith('urn:uuid:')) body = body.slice(9)
+  const hex = body.length === 36 && UUID.test(body) ? body.replaceAll('-', '') : body.length === 32 && /^[0-9a-f]{32}$/i.test(body) ? body : null
+  if (hex === null) return null
+  const lower = hex.toLowerCase()
+  return `${lower.slice(0, 8)}-${lower.slice(8, 12)}-${lower.slice(12, 16)}-${lower.slice(16, 20)}-${lower.slice(20)}`
+}
 const FIRST_TOKEN = '00000000-0000-0000-0000-000000000000'
 
 function kratosError(code: number, status: string, message: string, reason?: string): Response {
@@ -269,7 +284,7 @@ export class KratosFixture {
     if (parts[1] === 'identities' && parts.length === 2 && request.method === 'GET') return this.listIdentities(url)
     if (parts[1] === 'identities' && parts.length === 2 && request.method === 'POST') return this.createIdentity(request)
     if (parts[1] === 'identities' && parts.length === 3) {
-      const identity = this.identities.get(decodeURIComponent(parts[2]!))
+      const identity = this.identities.get(kratosId(decodeURIComponent(parts[2]!)) ?? '')
       if (request.method === 'GET') return identity ? Response.json(this.render(identity, url.searchParams.getAll('include_credential').length > 0)) : notFound()
       if (request.method === 'PUT') return identity ? this.updateIdentity(identity, request) : notFound()
       if (request.method === 'PATCH') return identity ? this.patchIdentity(identity, request) : notFound()
@@ -281,8 +296,8 @@ export class KratosFixture {
       }
     }
     if (parts[1] === 'identities' && parts.length === 4 && parts[3] === 'sessions' && request.method === 'GET') {
-      const id = decodeURIComponent(parts[2]!)
-      if (!UUID.test(id)) return badRequest('The identity id is not a valid UUID')
+      const id = kratosId(decodeURIComponent(parts[2]!))
+      if (id === null) return badRequest('The identity id is not a valid UUID')
       return Response.json(this.sessions.filter((s) => s.identityId === id).map((s) => this.renderSession(s, false)))
     }
     if (parts[1] === 'sessions' && parts.length === 2 && request.method === 'GET') return this.listSessions(url)
@@ -314,7 +329,7 @@ export class KratosFixture {
     const parts = url.pathname.split('/').filter(Boolean).map((part) => decodeURIComponent(part))
     const method = request.method
     if (parts[1] === 'identities' && parts.length === 5 && parts[3] === 'credentials' && method === 'DELETE') {
-      const identity = this.identities.get(parts[2]!)
+      const identity = this.identities.get(kratosId(parts[2]!) ?? '')
       if (!identity) return notFound()
       const type = parts[4]!
       if (type === 'password' || type === 'code') return badRequest(`You cannot remove ${type} credentials using this API.`)
@@ -323,9 +338,10 @@ export class KratosFixture {
       return new Response(null, { status: 204 })
     }
     if (parts[1] === 'identities' && parts.length === 4 && parts[3] === 'sessions' && method === 'DELETE') {
-      if (!UUID.test(parts[2]!)) return badRequest('The identity id is not a valid UUID')
-      if (!this.identities.has(parts[2]!)) return notFound()
-      for (const session of this.sessions) if (session.identityId === parts[2]) session.active = false
+      const id = kratosId(parts[2]!)
+      if (id === null) return badRequest('The identity id is not a valid UUID')
+      if (!this.identities.has(id)) return notFound()
+      for (const session of this.sessions) if (session.identityId === id) session.active = false
       return new Response(null, { status: 204 })
     }
     if (parts[1] === 'sessions' && parts.length >= 3) {
