@@ -96,6 +96,19 @@ describe('cross-site state-changing requests are refused (decisions §11)', () =
     const response = await fetch(stack.service.url + '/api/security/audit', { headers: { cookie: stack.cookie.admin, origin: 'https://evil.example' } })
     expect(response.status).not.toBe(403)
   })
+  test('logout (a public path) from another origin, a sibling of the same site included, → 403, and the session lives on', async () => {
+    const cookie = stack.freshCookie('viewer')
+    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'http://sibling.admin.test', 'sec-fetch-site': 'same-site' }, { 'sec-fetch-site': 'cross-site' }]) {
+      const response = await fetch(stack.service.url + '/api/auth/logout', { method: 'POST', headers: { cookie, ...headers } })
+      expect(response.status).toBe(403)
+      expect((await response.json()).error).toBe('forbidden')
+      expect(response.headers.get('set-cookie')).toBeNull()
+    }
+    expect((await fetch(stack.service.url + '/api/auth/session', { headers: { cookie } })).status).toBe(200)
+    const own = await fetch(stack.service.url + '/api/auth/logout', { method: 'POST', headers: { cookie, origin: 'http://admin.test', 'sec-fetch-site': 'same-origin' } })
+    expect(own.status).toBe(204)
+    expect((await fetch(stack.service.url + '/api/auth/session', { headers: { cookie } })).status).toBe(401)
+  })
 })
 
 describe('security headers', () => {

@@ -9,6 +9,7 @@ import { afterCheck, type SessionCheck } from '../session/verifier.ts'
 import { missingLoginVariables } from '../config.ts'
 import { ApiError, errorResponse } from '../http/errors.ts'
 import { noteOn } from '../http/request-notes.ts'
+import { isCrossSiteWrite } from '../http/gate.ts'
 import { describeError } from '../log.ts'
 import {
   FLOW_COOKIE_SECONDS,
@@ -143,6 +144,9 @@ export function authRoutes(services: Pick<Services, 'config' | 'clock' | 'log' |
     })
 
     .post('/api/auth/logout', async ({ request }) => {
+      // A public path, so the gate's cross-site rule did not run: a page of another origin on the
+      // same site (which the browser sends the Strict cookie from) must not end the session either.
+      if (isCrossSiteWrite(request, config.baseUrl?.origin ?? null)) throw new ApiError('forbidden', { message: 'Cross-site requests are not allowed.' })
       const values = readCookieValues(request.headers.get('cookie'), SESSION_COOKIE)
       for (const value of values) {
         const result = verifySessionCookie(config.sessionSigningKey, value, nowSeconds())

@@ -78,7 +78,7 @@ function refuse(request: Request, code: ErrorCode, headers: HeadersInit = {}, me
  * A state-changing request from another site (decisions §11). Browsers send `Origin` on every
  * cross-origin write and `Sec-Fetch-Site` on all requests; either one is enough to refuse.
  */
-function isCrossSiteWrite(request: Request, baseOrigin: string | null): boolean {
+export function isCrossSiteWrite(request: Request, baseOrigin: string | null): boolean {
   if (SAFE_METHODS.has(request.method)) return false
   if (request.headers.get('sec-fetch-site') === 'cross-site') return true
   const origin = request.headers.get('origin')
