@@ -98,7 +98,8 @@ describe('cross-site state-changing requests are refused (decisions §11)', () =
   })
   test('logout (a public path) from another origin, a sibling of the same site included, → 403, and the session lives on', async () => {
     const cookie = stack.freshCookie('viewer')
-    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'http://sibling.admin.test', 'sec-fetch-site': 'same-site' }, { 'sec-fetch-site': 'cross-site' }]) {
+    const attempts: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'http://sibling.admin.test', 'sec-fetch-site': 'same-site' }, { 'sec-fetch-site': 'cross-site' }]
+    for (const headers of attempts) {
       const response = await fetch(stack.service.url + '/api/auth/logout', { method: 'POST', headers: { cookie, ...headers } })
       expect(response.status).toBe(403)
       expect((await response.json()).error).toBe('forbidden')
