@@ -1,7 +1,7 @@
 // The identity form is generated from the identity schema's traits: what it accepts, what it
 // refuses with which message, and the traits it sends.
 import { describe, expect, test } from 'bun:test'
-import { toTraits, validate } from '../ui/components/schema-form.tsx'
+import { mergeTraits, toTraits, validate } from '../ui/components/schema-form.tsx'
 import type { JsonSchema } from '../ui/api.ts'
 
 const traits: JsonSchema = {
@@ -59,4 +59,18 @@ test('the traits sent: numbers as numbers, booleans as booleans, empty optional 
     age: 36,
     newsletter: true,
   })
+})
+
+test('an edit replaces the fields the form shows, emptied ones removed, and keeps traits the schema does not show', () => {
+  const existing = { email: 'ada@example.test', role: 'viewer', name: { first: 'Ada', last: 'Lovelace', title: 'Countess' }, age: 36, website: 'https://ada.example', legacy_id: 7 }
+  const values = { email: 'ada@example.test', role: 'admin', name: { first: 'Ada', last: '' }, age: '', website: 'https://ada.example' }
+  expect(mergeTraits(traits, existing, values)).toEqual({
+    email: 'ada@example.test',
+    role: 'admin',
+    // "last" emptied in the form; "title" is not a field of the schema's name.
+    name: { first: 'Ada', title: 'Countess' },
+    website: 'https://ada.example',
+    legacy_id: 7,
+  })
+  expect(mergeTraits(traits, { name: 'not an object' }, { email: 'a@b.test', role: 'viewer', name: { first: '' } })).toEqual({ email: 'a@b.test', role: 'viewer' })
 })

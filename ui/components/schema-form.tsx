@@ -72,6 +72,28 @@ export function toTraits(schema: JsonSchema, values: Values): Values {
   return traits
 }
 
+/**
+ * The traits an edit sends: the identity's own, with every field the form shows replaced by what
+ * the form holds, so a field emptied in the form is removed rather than kept by the merge. Traits
+ * the schema does not show are kept as they are.
+ */
+export function mergeTraits(schema: JsonSchema, existing: Values, values: Values): Values {
+  const merged: Values = { ...existing }
+  const edited = toTraits(schema, values)
+  for (const [key, field] of Object.entries(schema.properties ?? {})) {
+    if (typeOf(field) === 'object') {
+      const inner = existing[key]
+      const nested = mergeTraits(field, isValues(inner) ? inner : {}, (values[key] as Values) ?? {})
+      if (Object.keys(nested).length > 0) merged[key] = nested
+      else delete merged[key]
+    } else if (key in edited) merged[key] = edited[key]
+    else delete merged[key]
+  }
+  return merged
+}
+
+const isValues = (value: unknown): value is Values => typeof value === 'object' && value !== null && !Array.isArray(value)
+
 function inputType(type: string, format: string | undefined): string {
   if (type === 'number' || type === 'integer') return 'number'
   return ({ email: 'email', date: 'date', uri: 'url', tel: 'tel' } as Record<string, string>)[format ?? ''] ?? 'text'
