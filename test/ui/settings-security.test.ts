@@ -177,6 +177,32 @@ test('the audit log filters by action and by actor; an actor links to its identi
   expect(await table.getByRole('link', { name: adminId }).first().getAttribute('href')).toBe(`/dashboard/identities/${adminId}`)
 })
 
+test('the audit log filters to writes through the proxies, stepped to with the arrow keys, and says which method each was', async () => {
+  // One write of each kind through the admin prefix, as the identity pages make them.
+  const target = identityIdOf('user05@example.test')
+  const patch = await page.request.patch(url(`/api/idp-admin/admin/identities/${target}`), {
+    headers: { 'content-type': 'application/json' },
+    data: [{ op: 'replace', path: '/metadata_public', value: { plan: 'audited' } }],
+  })
+  expect(patch.status()).toBe(200)
+  await page.goto(url('/dashboard/audit'))
+  const table = page.getByRole('table')
+  await table.locator('tbody tr').first().waitFor()
+  const select = page.getByRole('combobox', { name: 'Action' })
+  await select.focus()
+  // Each arrow applies the next filter at once; focus stays on the select, so the next arrow works.
+  for (let step = 0; (await select.inputValue()) !== 'proxy_write'; step++) {
+    expect(step).toBeLessThan(12)
+    await page.keyboard.press('ArrowDown')
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('SELECT')
+  }
+  expect(new URL(page.url()).searchParams.get('action')).toBe('proxy_write')
+  await table.getByRole('cell', { name: 'proxy write (PATCH)' }).first().waitFor()
+  expect(new Set(await table.locator('tbody tr td:nth-child(3)').allTextContents())).toEqual(new Set(['proxy write (PATCH)']))
+  expect(await table.getByRole('cell', { name: `/admin/identities/${target}` }).count()).toBeGreaterThan(0)
+  expect(problems).toEqual([])
+})
+
 test('Security shows every posture check with what to do about each warning, and the configuration without secrets', async () => {
   await page.goto(url('/dashboard/security'))
   const posture = page.getByRole('region', { name: 'Posture checks' })

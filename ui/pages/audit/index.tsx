@@ -8,7 +8,7 @@ import { Time } from '../../components/time.tsx'
 import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
 
 const PAGE = 50
-const ACTIONS = ['login', 'logout', 'identity_search', 'sessions_revoke', 'settings_write', 'settings_delete', 'settings_decrypt_read', 'settings_reencrypt']
+const ACTIONS = ['login', 'logout', 'identity_search', 'sessions_revoke', 'proxy_write', 'settings_write', 'settings_delete', 'settings_decrypt_read', 'settings_reencrypt']
 const TRAIL_SEPARATOR = '~'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // Actions whose target is an identity id.
@@ -20,6 +20,13 @@ function outcomeOf(event: AuditEvent): string {
   if (typeof detail.ok === 'boolean') return detail.ok ? 'ok' : 'failed'
   if (typeof detail.status === 'number') return detail.status < 400 ? `ok (${detail.status})` : `failed (${detail.status})`
   return 'ok'
+}
+
+/** The action in words; a write through a proxy says which method it was (a DELETE is not a PUT). */
+function actionOf(event: AuditEvent): string {
+  const words = event.action.replace(/_/g, ' ')
+  const method = event.detail?.method
+  return event.action === 'proxy_write' && typeof method === 'string' ? `${words} (${method})` : words
 }
 
 function IdentityRef({ value }: { value: string | null }) {
@@ -112,7 +119,7 @@ export function AuditPage() {
                           <Time value={event.at} />
                         </td>
                         <td class="mono">{event.actor ? <IdentityRef value={event.actor} /> : 'command line'}</td>
-                        <td>{event.action.replace(/_/g, ' ')}</td>
+                        <td>{actionOf(event)}</td>
                         <td class="mono">{IDENTITY_TARGETS.has(event.action) ? <IdentityRef value={event.target} /> : (event.target ?? '—')}</td>
                         <td>{outcomeOf(event)}</td>
                       </tr>
