@@ -19,6 +19,12 @@ whenUnauthenticated(signIn)
 
 const signedOut = signal(false)
 
+/** The skip link moves focus to the page's h1, without a history entry of its own. */
+function skipToContent(event: MouseEvent): void {
+  event.preventDefault()
+  document.getElementById('page-title')?.focus()
+}
+
 export function App() {
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [round, setRound] = useState(0)
@@ -51,10 +57,15 @@ export function App() {
   }, [round])
 
   useEffect(() => {
-    let first = true
-    return location.subscribe(() => {
-      if (first) first = false
-      else focusHeadingAfterNavigation()
+    // A navigation takes focus to the page's h1, except a new query on the same page made from a
+    // form control (a filter, the page size, a search box): focus stays there, so a select can be
+    // stepped through with the arrow keys.
+    let shown: string | null = null
+    return location.subscribe(({ path }) => {
+      const control = document.activeElement
+      const fromControl = control instanceof HTMLSelectElement || control instanceof HTMLInputElement
+      if (shown !== null && !(path === shown && fromControl)) focusHeadingAfterNavigation()
+      shown = path
     })
   }, [])
 
@@ -109,7 +120,7 @@ function Shell() {
 
   return (
     <div class="layout">
-      <a class="skip-link" href="#main">
+      <a class="skip-link" href="#main" onClick={skipToContent}>
         Skip to content
       </a>
       <header class="topbar">

@@ -4,5 +4,7 @@ import './styles/layout.css'
 import './styles/components.css'
 import './theme.ts'
 import { App } from './app.tsx'
+import { keepFocus } from './components/focus.ts'
 
+keepFocus()
 render(<App />, document.getElementById('app')!)

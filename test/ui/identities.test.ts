@@ -130,7 +130,11 @@ test('with the keyboard alone: skip link, search, open the identity, a dialog an
   await table().waitFor()
   await page.keyboard.press('Tab')
   expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content')
+  const entries = await page.evaluate(() => history.length)
   await page.keyboard.press('Enter')
+  // The skip link lands on the page's heading and makes no history entry (Back leaves the page).
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe('page-title')
+  expect(await page.evaluate(() => history.length)).toBe(entries)
   await tabTo(page, 'Search identities')
   await page.keyboard.type('user09@example.test')
   await page.keyboard.press('Enter')
@@ -154,6 +158,17 @@ test('with the keyboard alone: skip link, search, open the identity, a dialog an
   expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Revoke all sessions')
   await page.goBack()
   await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
+  // Create identity: once the schema's form replaces the loading state, focus is in its first field.
+  await tabTo(page, 'Create identity')
+  await page.keyboard.press('Enter')
+  const create = page.getByRole('dialog', { name: 'Create identity' })
+  await create.getByRole('textbox', { name: /e-?mail/i }).first().waitFor()
+  await page.waitForFunction(() => document.activeElement?.closest('dialog') !== null && document.activeElement?.tagName === 'INPUT', undefined, { timeout: 5000 })
+  await page.keyboard.type('typed.first@example.test')
+  expect(await create.getByRole('textbox', { name: /e-?mail/i }).first().inputValue()).toBe('typed.first@example.test')
+  await page.keyboard.press('Escape')
+  await create.waitFor({ state: 'hidden' })
+  expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Create identity')
 }, 60_000)
 
 test('the identities page passes the sweep: light and dark, desktop and phone', async () => {

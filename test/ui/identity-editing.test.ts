@@ -3,7 +3,7 @@
 // deactivates three at once. Each change is checked in the identity store itself.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
-import { signedInPage, startHarness, type Harness } from './harness.ts'
+import { DESKTOP, PHONE, sidewaysScroll, signedInPage, startHarness, type Harness } from './harness.ts'
 
 let harness: Harness
 let context: BrowserContext
@@ -64,6 +64,14 @@ test('an admin edits a trait and the metadata', async () => {
   await traits.getByRole('button', { name: 'Save' }).click()
   await page.getByRole('status').getByText('Traits saved.').waitFor()
   expect(stored('user03@example.test')?.traits).toEqual({ email: 'user03@example.test', name: 'Renamed Person' })
+  // An optional trait emptied in the form is removed, not kept by the merge with the old traits.
+  await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('')
+  await traits.getByRole('button', { name: 'Save' }).click()
+  for (let waited = 0; stored('user03@example.test')?.traits.name !== undefined && waited < 5000; waited += 50) await Bun.sleep(50)
+  expect(stored('user03@example.test')?.traits).toEqual({ email: 'user03@example.test' })
+  await page.reload()
+  await traits.getByRole('textbox', { name: 'Name', exact: true }).waitFor()
+  expect(await traits.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('')
 
   const metadata = page.getByRole('region', { name: 'Metadata' })
   await metadata.getByLabel('Public metadata').fill('{ not json')
@@ -94,6 +102,50 @@ test('an admin creates a recovery link, shown once with a Copy button', async ()
   await page.getByRole('button', { name: 'Copy' }).waitFor()
 })
 
+test('deleting a second factor leaves the rest of the page as it was: unsaved edits, the recovery link shown once, focus', async () => {
+  const person = stored('user10@example.test')!
+  person.credentials = {
+    password: { type: 'password', identifiers: ['user10@example.test'], version: 0 },
+    totp: { type: 'totp', identifiers: [person.id], version: 0 },
+  }
+  await openIdentity('user10@example.test')
+  const traits = page.getByRole('region', { name: 'Traits' })
+  await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Not saved yet')
+  await page.getByRole('button', { name: 'Create recovery link' }).click()
+  const link = page.locator('output[aria-label="Recovery link"]')
+  await link.waitFor()
+  const shown = await link.textContent()
+
+  await page.getByRole('button', { name: 'Delete totp credential' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Delete the totp credential?' })
+  await dialog.getByRole('button', { name: 'Delete' }).dblclick()
+  await page.getByRole('status').getByText('The totp credential was deleted.').waitFor()
+  expect(Object.keys(stored('user10@example.test')!.credentials ?? {})).toEqual(['password'])
+  expect(harness.sandbox.kratos.calls.filter((call) => call.method === 'DELETE' && call.path.endsWith('/credentials/totp')).length).toBe(1)
+  await page.getByRole('region', { name: 'Credentials' }).getByText('totp').waitFor({ state: 'detached' })
+  expect(await traits.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('Not saved yet')
+  expect(await link.textContent()).toBe(shown)
+  // The button that opened the dialog is gone: focus is on its section, not lost.
+  expect(await page.evaluate(() => document.activeElement?.closest('section')?.getAttribute('aria-labelledby'))).toBe('credentials-h')
+  expect(problems).toEqual([])
+})
+
+test('a very long identifier wraps: the page and the Delete identity dialog scroll no sideways, on a desktop and on a phone', async () => {
+  const long = `${'a'.repeat(90)}.${'b'.repeat(60)}@${'sub.'.repeat(10)}example.test`
+  harness.sandbox.kratos.addIdentity({ email: long, role: 'viewer' })
+  await openIdentity(long)
+  for (const size of [PHONE, DESKTOP]) {
+    await page.setViewportSize(size)
+    expect(await sidewaysScroll(page)).toBe(0)
+    await page.getByRole('button', { name: 'Delete identity' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Delete identity?' })
+    await dialog.getByLabel(`Type ${long} to confirm`).waitFor()
+    expect(await dialog.evaluate((element) => element.scrollWidth - element.clientWidth)).toBe(0)
+    await page.keyboard.press('Escape')
+  }
+  expect(problems).toEqual([])
+})
+
 test('an admin revokes one session of an identity', async () => {
   await openIdentity('user08@example.test')
   const id = stored('user08@example.test')!.id
@@ -120,5 +172,7 @@ test('an admin deactivates three identities at once behind one dialog that says 
   await dialog.getByRole('button', { name: 'Deactivate' }).click()
   await page.getByRole('status').getByText('3 identities deactivated.').waitFor()
   for (const email of chosen) expect(stored(email)?.state).toBe('inactive')
+  // The opener is disabled now (nothing is selected): focus goes to the page, not nowhere.
+  await page.waitForFunction(() => document.activeElement?.id === 'page-title', undefined, { timeout: 5000 })
   expect(problems).toEqual([])
 }, 60_000)

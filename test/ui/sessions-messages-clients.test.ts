@@ -183,6 +183,21 @@ test('keyboard only: Sessions → Revoke dialog → Escape; OAuth clients → Cr
   await page.getByRole('dialog', { name: 'Revoke session?' }).waitFor()
   await page.keyboard.press('Escape')
   expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(first)
+  // Confirmed this time: its row goes, and focus goes to the page rather than nowhere.
+  await page.keyboard.press('Enter')
+  const dialog = page.getByRole('dialog', { name: 'Revoke session?' })
+  await dialog.waitFor()
+  expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Revoke')
+  await page.keyboard.press('Enter')
+  await page.getByRole('status').getByText(/^Session of .* revoked\.$/).waitFor()
+  expect(await page.getByRole('button', { name: first }).count()).toBe(0)
+  expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1')
+  // Extend keeps focus on its button, which is disabled only while the request runs.
+  const extend = (await page.getByRole('button', { name: /^Extend session of / }).first().getAttribute('aria-label'))!
+  await tabTo(page, extend)
+  await page.keyboard.press('Enter')
+  await page.getByRole('status').getByText(/^Session of .* extended\.$/).waitFor()
+  await page.waitForFunction((name) => document.activeElement?.getAttribute('aria-label') === name, extend, { timeout: 5000 })
   await page.goto(url('/dashboard/oauth-clients'))
   await page.getByRole('table', { name: 'OAuth clients' }).waitFor()
   await tabTo(page, 'Create client')

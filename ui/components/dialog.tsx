@@ -1,19 +1,20 @@
 // A modal dialog on the native <dialog>: labelled by its heading, focus kept inside while open,
-// Escape closes, and focus returns to what opened it.
+// Escape closes, and focus returns to what opened it (or, when that is gone, to where it was).
 import { useEffect, useRef } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
+import { placeOf, returnFocusTo, type Place } from './focus.ts'
 
 let counter = 0
 
 export function Dialog(props: { open: boolean; title: string; onClose: () => void; children: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null)
-  const opener = useRef<Element | null>(null)
+  const opener = useRef<Place | null>(null)
   const titleId = useRef(`dialog-title-${++counter}`)
   useEffect(() => {
     const dialog = ref.current
     if (!dialog) return
     if (props.open && !dialog.open) {
-      opener.current = document.activeElement
+      opener.current = placeOf(document.activeElement)
       dialog.showModal()
     } else if (!props.open && dialog.open) {
       dialog.close()
@@ -22,13 +23,19 @@ export function Dialog(props: { open: boolean; title: string; onClose: () => voi
   useEffect(() => {
     const dialog = ref.current
     if (!dialog) return
+    // Escape: the owner learns at once (the close event comes a moment later, and by then the
+    // dialog may have been opened again).
+    const cancelled = () => props.onClose()
+    // The close event of a dialog that is open again by now is stale.
     const closed = () => {
-      const back = opener.current as HTMLElement | null
-      if (back && document.contains(back)) back.focus()
-      if (props.open) props.onClose()
+      if (!dialog.open) returnFocusTo(opener.current)
     }
+    dialog.addEventListener('cancel', cancelled)
     dialog.addEventListener('close', closed)
-    return () => dialog.removeEventListener('close', closed)
+    return () => {
+      dialog.removeEventListener('cancel', cancelled)
+      dialog.removeEventListener('close', closed)
+    }
   })
   // showModal makes the page inert, but Tab can still leave for the browser's own controls: cycle instead.
   const trap = (event: KeyboardEvent) => {

@@ -4,14 +4,16 @@ import { useEffect, useState, useCallback } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import type { ApiFailure, ApiResult } from '../api.ts'
 
-type Loaded<T> = { state: 'loading' } | { state: 'failed'; failure: ApiFailure } | { state: 'ready'; data: T }
+type Loaded<T> = { state: 'loading' } | { state: 'failed'; failure: ApiFailure } | { state: 'ready'; data: T; refreshing?: boolean }
 
 const sameDeps = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((value, i) => Object.is(value, b[i]))
 
 /**
  * What `load` gave for the current `deps`. When `deps` change, the very render that shows the new
  * place (a page number from the URL, another id) already says loading: the previous place's data
- * is never shown under the new one, not even for the frame before the effect runs.
+ * is never shown under the new one, not even for the frame before the effect runs. A retry of the
+ * same place (after a change was saved) keeps showing what was there, marked as refreshing, so
+ * nothing on it is torn down and rebuilt under the person's focus.
  */
 export function useLoad<T>(load: () => Promise<ApiResult<T>>, deps: unknown[]): [Loaded<T>, () => void, (data: T) => void] {
   const [round, setRound] = useState(0)
@@ -19,7 +21,7 @@ export function useLoad<T>(load: () => Promise<ApiResult<T>>, deps: unknown[]): 
   const [value, setValue] = useState<{ key: unknown[]; loaded: Loaded<T> }>({ key, loaded: { state: 'loading' } })
   useEffect(() => {
     let current = true
-    setValue({ key, loaded: { state: 'loading' } })
+    setValue((previous) => ({ key, loaded: refreshed(previous, deps) ?? { state: 'loading' } }))
     load().then((result) => {
       if (!current) return
       setValue({ key, loaded: result.ok ? { state: 'ready', data: result.data } : { state: 'failed', failure: result.failure } })
@@ -31,13 +33,20 @@ export function useLoad<T>(load: () => Promise<ApiResult<T>>, deps: unknown[]): 
   }, key)
   const retry = useCallback(() => setRound((n) => n + 1), [])
   const replace = useCallback((data: T) => setValue((previous) => ({ key: previous.key, loaded: { state: 'ready', data } })), [])
-  return [sameDeps(value.key, key) ? value.loaded : { state: 'loading' }, retry, replace]
+  const shown = sameDeps(value.key, key) ? value.loaded : (refreshed(value, deps) ?? { state: 'loading' })
+  return [shown, retry, replace]
+}
+
+/** The data shown for the same place while it loads again; null when there is none to keep. */
+function refreshed<T>(value: { key: unknown[]; loaded: Loaded<T> }, deps: unknown[]): Loaded<T> | null {
+  if (value.loaded.state !== 'ready' || !sameDeps(value.key.slice(0, -1), deps)) return null
+  return { state: 'ready', data: value.loaded.data, refreshing: true }
 }
 
 export function Region<T>(props: { loaded: Loaded<T>; retry: () => void; label: string; children: (data: T) => ComponentChildren; class?: string }) {
   const { loaded } = props
   return (
-    <div class={props.class} aria-busy={loaded.state === 'loading' ? 'true' : 'false'}>
+    <div class={props.class} aria-busy={loaded.state === 'loading' || (loaded.state === 'ready' && loaded.refreshing) ? 'true' : 'false'}>
       {loaded.state === 'loading' && <p class="muted">Loading {props.label}…</p>}
       {loaded.state === 'failed' && <ErrorView failure={loaded.failure} retry={props.retry} />}
       {loaded.state === 'ready' && props.children(loaded.data)}

@@ -4,6 +4,7 @@ import { api, type Identity, type JsonSchema } from '../../api.ts'
 import { Region, useLoad, ErrorView } from '../../components/load.tsx'
 import { SchemaFields, toTraits, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { schemasFrom } from '../../session.ts'
+import { identityWriteFailure } from './describe.ts'
 import type { ApiFailure } from '../../api.ts'
 
 export function traitsSchema(schema: JsonSchema): JsonSchema {
@@ -44,7 +45,7 @@ export function CreateIdentity(props: { onCreated: (identity: Identity) => void;
             })
             setBusy(false)
             if (result.ok) props.onCreated(result.data)
-            else setFailure(result.failure)
+            else setFailure(identityWriteFailure(result.failure))
           }
           return (
             <form onSubmit={submit} noValidate class="form">

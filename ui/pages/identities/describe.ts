@@ -1,5 +1,5 @@
 // How an identity is named in tables and headings.
-import type { Identity } from '../../api.ts'
+import type { ApiFailure, Identity } from '../../api.ts'
 
 export function primaryIdentifier(identity: Identity): string {
   const traits = identity.traits ?? {}
@@ -19,4 +19,11 @@ export function displayName(identity: Identity): string {
     return [parts.first, parts.last].filter((part) => typeof part === 'string' && part).join(' ')
   }
   return ''
+}
+
+/** What the identity store's refusal of a create or an edit means, in words (its own body is never shown). */
+export function identityWriteFailure(failure: ApiFailure): ApiFailure {
+  if (failure.status === 409) return { ...failure, message: 'Another identity already uses this e-mail address or identifier.' }
+  if (failure.status === 400) return { ...failure, message: 'The identity store refused these values. Check them against the identity schema.' }
+  return failure
 }

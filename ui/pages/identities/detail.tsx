@@ -6,10 +6,10 @@ import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
-import { SchemaFields, toTraits, validate, type Errors, type Values } from '../../components/schema-form.tsx'
+import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { schemasFrom } from '../../session.ts'
 import { navigate } from '../../router.ts'
-import { primaryIdentifier } from './describe.ts'
+import { identityWriteFailure, primaryIdentifier } from './describe.ts'
 import { traitsSchema } from './create.tsx'
 
 // Kratos refuses to delete the password credential and the like through this endpoint.
@@ -26,13 +26,13 @@ export function IdentityPage({ params }: { params: Record<string, string> }) {
       </p>
       <Heading>{title}</Heading>
       <Region loaded={loaded} retry={retry} label="the identity">
-        {(identity) => <IdentityDetail identity={identity} onChange={replace} reload={retry} />}
+        {(identity) => <IdentityDetail identity={identity} onChange={replace} />}
       </Region>
     </>
   )
 }
 
-function IdentityDetail({ identity, onChange, reload }: { identity: Identity; onChange: (identity: Identity) => void; reload: () => void }) {
+function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: (identity: Identity) => void }) {
   const [schemas, retrySchemas] = useLoad(() => api.schemas(schemasFrom()), [])
   const schema: JsonSchema | null = schemas.state === 'ready' ? (schemas.data.find((s) => s.id === identity.schema_id)?.schema ?? null) : null
   const schemaFailure: ApiFailure | null =
@@ -85,7 +85,7 @@ function IdentityDetail({ identity, onChange, reload }: { identity: Identity; on
       <TraitsSection identity={identity} schema={schema} schemaFailure={schemaFailure} retry={retrySchemas} onChange={onChange} />
       <MetadataSection identity={identity} onChange={onChange} />
       <AddressesSection identity={identity} />
-      <CredentialsSection identity={identity} reload={reload} />
+      <CredentialsSection identity={identity} onChange={onChange} />
       <SessionsSection identity={identity} />
       <RecoverySection identity={identity} />
       <DangerSection identity={identity} />
@@ -93,20 +93,28 @@ function IdentityDetail({ identity, onChange, reload }: { identity: Identity; on
   )
 }
 
+/** After a refused submit, focus goes to the first field that says what is wrong (once it says so). */
+function focusFirstInvalid(form: HTMLFormElement): void {
+  requestAnimationFrame(() => form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus())
+}
+
 function TraitsSection(props: { identity: Identity; schema: JsonSchema | null; schemaFailure: ApiFailure | null; retry: () => void; onChange: (identity: Identity) => void }) {
   const { identity, schema, onChange } = props
   const [values, setValues] = useState<Values>(identity.traits ?? {})
   const [errors, setErrors] = useState<Errors>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [busy, setBusy] = useState(false)
   const traits = schema ? traitsSchema(schema) : null
   const save = async (event: Event) => {
     event.preventDefault()
-    if (!traits) return
+    if (!traits || busy) return
     const found = validate(traits, values)
     setErrors(found)
-    if (Object.keys(found).length) return
-    const result = await api.updateIdentity(identity, { traits: { ...identity.traits, ...toTraits(traits, values) } })
-    if (!result.ok) return setFailure(result.failure)
+    if (Object.keys(found).length) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
+    setBusy(true)
+    const result = await api.updateIdentity(identity, { traits: mergeTraits(traits, identity.traits ?? {}, values) })
+    setBusy(false)
+    if (!result.ok) return setFailure(identityWriteFailure(result.failure))
     setFailure(null)
     onChange({ ...identity, ...result.data, credentials: identity.credentials })
     announce('Traits saved.')
@@ -123,7 +131,7 @@ function TraitsSection(props: { identity: Identity; schema: JsonSchema | null; s
           <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="traits" />
           {failure && <ErrorView failure={failure} />}
           <div class="actions">
-            <button type="submit" class="primary">
+            <button type="submit" class="primary" disabled={busy}>
               Save
             </button>
           </div>
@@ -139,6 +147,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
   const [adm, setAdm] = useState(text(identity.metadata_admin))
   const [errors, setErrors] = useState<Errors>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [busy, setBusy] = useState(false)
   const parse = (value: string): { ok: true; value: unknown } | { ok: false } => {
     if (value.trim() === '') return { ok: true, value: null }
     try {
@@ -150,15 +159,18 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
   }
   const save = async (event: Event) => {
     event.preventDefault()
+    if (busy) return
     const a = parse(pub)
     const b = parse(adm)
     const found: Errors = {}
     if (!a.ok) found.public = 'Enter a JSON object, like {"plan": "team"}, or leave it empty.'
     if (!b.ok) found.admin = 'Enter a JSON object, like {"note": "vip"}, or leave it empty.'
     setErrors(found)
-    if (!a.ok || !b.ok) return
+    if (!a.ok || !b.ok) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
+    setBusy(true)
     const result = await api.updateIdentity(identity, { metadata_public: a.value, metadata_admin: b.value })
-    if (!result.ok) return setFailure(result.failure)
+    setBusy(false)
+    if (!result.ok) return setFailure(identityWriteFailure(result.failure))
     setFailure(null)
     onChange({ ...identity, ...result.data, credentials: identity.credentials })
     announce('Metadata saved.')
@@ -193,7 +205,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
         ))}
         {failure && <ErrorView failure={failure} />}
         <div class="actions">
-          <button type="submit" class="primary">
+          <button type="submit" class="primary" disabled={busy}>
             Save
           </button>
         </div>
@@ -236,16 +248,23 @@ function AddressesSection({ identity }: { identity: Identity }) {
   )
 }
 
-function CredentialsSection({ identity, reload }: { identity: Identity; reload: () => void }) {
+function CredentialsSection({ identity, onChange }: { identity: Identity; onChange: (identity: Identity) => void }) {
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [pending, setPending] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
   const credentials = Object.values(identity.credentials ?? {})
   const remove = async (type: string) => {
+    if (busy) return
+    setBusy(true)
     const result = await api.deleteCredential(identity.id, type)
+    setBusy(false)
     setPending(null)
     if (!result.ok) return setFailure(result.failure)
+    setFailure(null)
+    // Only this list changes: the rest of the page (unsaved edits, a recovery link shown once) stays.
+    const { [type]: _removed, ...rest } = identity.credentials ?? {}
+    onChange({ ...identity, credentials: rest })
     announce(`The ${type} credential was deleted.`)
-    reload()
   }
   return (
     <section aria-labelledby="credentials-h" class="card">
@@ -270,7 +289,7 @@ function CredentialsSection({ identity, reload }: { identity: Identity; reload: 
       <Dialog open={pending !== null} title={`Delete the ${pending ?? ''} credential?`} onClose={() => setPending(null)}>
         <p>The identity can no longer sign in with it.</p>
         <div class="actions">
-          <button type="button" class="danger" onClick={() => pending && remove(pending)}>
+          <button type="button" class="danger" disabled={busy} onClick={() => pending && remove(pending)}>
             Delete
           </button>
           <button type="button" onClick={() => setPending(null)}>
@@ -302,14 +321,19 @@ export function Location({ ip }: { ip: string | undefined }) {
 }
 
 function SessionsSection({ identity }: { identity: Identity }) {
-  const [loaded, retry] = useLoad(() => api.identitySessions(identity.id), [identity.id])
+  const [loaded, retry, replace] = useLoad(() => api.identitySessions(identity.id), [identity.id])
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [confirmAll, setConfirmAll] = useState(false)
+  const [busy, setBusy] = useState<string | null>(null)
   const revoke = async (session: KratosSession) => {
+    if (busy !== null || loaded.state !== 'ready') return
+    setBusy(session.id)
     const result = await api.revokeSession(session.id)
+    setBusy(null)
     if (!result.ok) return setFailure(result.failure)
+    setFailure(null)
+    replace(loaded.data.filter((s) => s.id !== session.id))
     announce('Session revoked.')
-    retry()
   }
   const revokeAll = async () => {
     const result = await api.revokeAllSessions(identity.id)
@@ -363,7 +387,7 @@ function SessionsSection({ identity }: { identity: Identity }) {
                           <Time value={session.expires_at} />
                         </td>
                         <td>
-                          <button type="button" aria-label={`Revoke session ${index + 1}`} onClick={() => revoke(session)}>
+                          <button type="button" aria-label={`Revoke session ${index + 1}`} disabled={busy === session.id} onClick={() => revoke(session)}>
                             Revoke
                           </button>
                         </td>
@@ -467,10 +491,13 @@ function DangerSection({ identity }: { identity: Identity }) {
   const [open, setOpen] = useState(false)
   const [typed, setTyped] = useState('')
   const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [busy, setBusy] = useState(false)
   const remove = async (event: Event) => {
     event.preventDefault()
-    if (typed !== identifier) return
+    if (typed !== identifier || busy) return
+    setBusy(true)
     const result = await api.deleteIdentity(identity.id)
+    setBusy(false)
     if (!result.ok) return setFailure(result.failure)
     setOpen(false)
     navigate('/dashboard/identities')
@@ -491,7 +518,7 @@ function DangerSection({ identity }: { identity: Identity }) {
           </div>
           {failure && <ErrorView failure={failure} />}
           <div class="actions">
-            <button type="submit" class="danger" disabled={typed !== identifier}>
+            <button type="submit" class="danger" disabled={typed !== identifier || busy}>
               Delete
             </button>
             <button type="button" onClick={() => setOpen(false)}>

@@ -20,16 +20,19 @@ export function SessionsPage() {
   const [busy, setBusy] = useState<string | null>(null)
 
   const revoke = async () => {
-    if (!revoking || loaded.state !== 'ready') return
+    if (!revoking || loaded.state !== 'ready' || busy !== null) return
     const { session, who } = revoking
+    setBusy(session.id)
     const result = await api.revokeSession(session.id)
+    setBusy(null)
     if (!result.ok) return setFailure(result.failure)
+    setFailure(null)
     setRevoking(null)
     replace({ ...loaded.data, items: loaded.data.items.filter((s) => s.id !== session.id) })
     announce(`Session of ${who} revoked.`)
   }
   const extend = async (session: KratosSession, who: string) => {
-    if (loaded.state !== 'ready') return
+    if (loaded.state !== 'ready' || busy !== null) return
     setBusy(session.id)
     const result = await api.extendSession(session.id)
     setBusy(null)
@@ -46,7 +49,7 @@ export function SessionsPage() {
     <>
       <Heading>Sessions</Heading>
       <p class="muted">Active sessions of the identity store across all identities.</p>
-      {failure && <ErrorView failure={failure} />}
+      {failure && !revoking && <ErrorView failure={failure} />}
       <Region loaded={loaded} retry={retry} label="sessions">
         {({ items }) =>
           items.length === 0 ? (
@@ -104,11 +107,11 @@ export function SessionsPage() {
         }
       </Region>
       <Pager paging={paging} next={loaded.state === 'ready' ? loaded.data.next : null} />
-      <Dialog open={revoking !== null} title="Revoke session?" onClose={() => setRevoking(null)}>
+      <Dialog open={revoking !== null} title="Revoke session?" onClose={() => (setRevoking(null), setFailure(null))}>
         <p>{revoking?.who} is signed out on this device.</p>
         {failure && <ErrorView failure={failure} />}
         <div class="actions">
-          <button type="button" class="danger" onClick={revoke}>
+          <button type="button" class="danger" disabled={busy !== null} onClick={revoke}>
             Revoke
           </button>
           <button type="button" onClick={() => setRevoking(null)}>
