@@ -4,6 +4,11 @@
 // by the create call, client metadata checked as Hydra does (absolute redirect URIs, a public
 // client has no secret), JSON Patch, lifespans, and revoking a client's tokens. Errors in Hydra's
 // OAuth shape `{error, error_description}`. Used by the tests and by `bun run dev`.
+//
+// `PUT /admin/clients/{id}` replaces the whole client, as Hydra's `setOAuth2Client` does: it decodes
+// the body into a fresh client, so every field the body leaves out is reset (metadata to `{}`,
+// lists to empty, lifespans to null, `created_at` to now); only the secret is kept when the body
+// has none. `PUT .../lifespans` likewise replaces all lifespans.
 
 import { randomBytes, randomUUID } from 'node:crypto'
 
@@ -18,9 +23,32 @@ export const CLIENT_LIFESPAN_FIELDS = [
   'refresh_token_grant_access_token_lifespan',
   'refresh_token_grant_id_token_lifespan',
   'refresh_token_grant_refresh_token_lifespan',
+  'device_authorization_grant_id_token_lifespan',
+  'device_authorization_grant_access_token_lifespan',
+  'device_authorization_grant_refresh_token_lifespan',
 ] as const
 
-export interface FixtureClient {
+/** Hydra's client fields that are plain strings, answered as "" when unset. */
+const STRING_FIELDS = [
+  'client_uri',
+  'logo_uri',
+  'policy_uri',
+  'tos_uri',
+  'jwks_uri',
+  'sector_identifier_uri',
+  'token_endpoint_auth_signing_alg',
+  'request_object_signing_alg',
+  'userinfo_signed_response_alg',
+  'frontchannel_logout_uri',
+  'backchannel_logout_uri',
+  'access_token_strategy',
+] as const
+type StringField = (typeof STRING_FIELDS)[number]
+/** The URI fields Hydra checks to be http(s) URLs. */
+const WEB_URI_FIELDS = ['client_uri', 'logo_uri', 'policy_uri', 'tos_uri'] as const
+
+/** A client as stored; the string fields (client_uri, jwks_uri, the logout URIs…) are "" when unset. */
+export interface FixtureClient extends Record<StringField, string> {
   client_id: string
   client_name: string
   /** What the client was created with; Hydra keeps only a hash and never answers it again. */
@@ -36,6 +64,14 @@ export interface FixtureClient {
   owner: string
   metadata: Record<string, unknown>
   lifespans: Partial<Record<(typeof CLIENT_LIFESPAN_FIELDS)[number], string | null>>
+  contacts: string[] | null
+  allowed_cors_origins: string[]
+  request_uris: string[]
+  jwks: Record<string, unknown>
+  subject_type: string
+  frontchannel_logout_session_required: boolean
+  backchannel_logout_session_required: boolean
+  skip_logout_consent: boolean | null
   created_at: string
   updated_at: string
 }
@@ -57,6 +93,12 @@ function hydraError(status: number, error: string, description: string): Respons
 const invalidMetadata = (description: string) => hydraError(400, 'invalid_client_metadata', `The value of one of the Client Metadata fields is invalid and the server has rejected this request. ${description}`)
 const notFound = () => hydraError(404, 'Not Found', 'Unable to locate the resource')
 const badRequest = (description: string) => hydraError(400, 'invalid_request', description)
+
+function listOfStrings(value: unknown, field: string): string[] | string {
+  if (value === undefined || value === null) return []
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) return `${field} must be an array of strings.`
+  return value as string[]
+}
 
 export class HydraFixture {
   readonly clients = new Map<string, FixtureClient>()
@@ -176,7 +218,9 @@ export class HydraFixture {
     const built = this.build({ ...body, client_id: client.client_id }, client)
     if (typeof built === 'string') return invalidMetadata(built)
     this.clients.set(client.client_id, built)
-    return Response.json(this.render(built))
+    // A secret sent in the body is echoed once; without one the stored secret stays and is not answered.
+    const sent = typeof body.client_secret === 'string' && body.client_secret !== '' ? { client_secret: body.client_secret } : {}
+    return Response.json({ ...this.render(built), ...sent })
   }
 
   private async patch(client: FixtureClient, request: Request): Promise<Response> {
@@ -207,7 +251,8 @@ export class HydraFixture {
   private async setLifespans(client: FixtureClient, request: Request): Promise<Response> {
     const body = (await request.json().catch(() => null)) as Record<string, unknown> | null
     if (!body || typeof body !== 'object') return badRequest('The request body is not a JSON object')
-    const lifespans = { ...client.lifespans }
+    // Hydra sets the client's lifespans to the body: one left out is reset to null.
+    const lifespans: FixtureClient['lifespans'] = {}
     for (const field of CLIENT_LIFESPAN_FIELDS) {
       const value = body[field]
       if (value === undefined) continue
@@ -221,14 +266,9 @@ export class HydraFixture {
 
   /** Hydra's client validation; a string is the reason for refusing. */
   private build(body: Record<string, unknown>, existing: FixtureClient | null): FixtureClient | string {
-    const strings = (value: unknown, field: string): string[] | string => {
-      if (value === undefined || value === null) return []
-      if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) return `${field} must be an array of strings.`
-      return value as string[]
-    }
     const method = (body.token_endpoint_auth_method as string | undefined) ?? 'client_secret_basic'
     if (!AUTH_METHODS.has(method)) return `token_endpoint_auth_method "${method}" is not supported.`
-    const redirects = strings(body.redirect_uris, 'redirect_uris')
+    const redirects = listOfStrings(body.redirect_uris, 'redirect_uris')
     if (typeof redirects === 'string') return redirects
     for (const uri of redirects) {
       let parsed: URL
@@ -239,27 +279,60 @@ export class HydraFixture {
       }
       if (parsed.hash) return 'Redirect URIs must not contain fragments.'
     }
-    const logoutRedirects = strings(body.post_logout_redirect_uris, 'post_logout_redirect_uris')
+    const logoutRedirects = listOfStrings(body.post_logout_redirect_uris, 'post_logout_redirect_uris')
     if (typeof logoutRedirects === 'string') return logoutRedirects
-    const grants = strings(body.grant_types, 'grant_types')
+    const grants = listOfStrings(body.grant_types, 'grant_types')
     if (typeof grants === 'string') return grants
-    const responses = strings(body.response_types, 'response_types')
+    const responses = listOfStrings(body.response_types, 'response_types')
     if (typeof responses === 'string') return responses
-    const audience = strings(body.audience, 'audience')
+    const audience = listOfStrings(body.audience, 'audience')
     if (typeof audience === 'string') return audience
     const grantTypes = grants.length > 0 ? grants : ['authorization_code']
     if ((grantTypes.includes('authorization_code') || grantTypes.includes('implicit')) && redirects.length === 0) return 'A redirect URI is required for the authorization code and implicit grants.'
     if (method === 'none' && typeof body.client_secret === 'string' && body.client_secret !== '') return 'A public client (token_endpoint_auth_method "none") must not have a secret.'
     if (method === 'none' && grantTypes.includes('client_credentials')) return 'A public client cannot use the client_credentials grant.'
     if (typeof body.client_secret === 'string' && body.client_secret !== '' && body.client_secret.length < 6) return 'The client secret must be at least 6 characters long.'
-    const lifespans: FixtureClient['lifespans'] = { ...(existing?.lifespans ?? {}) }
+    // Every lifespan comes from the body: one left out is reset to Hydra's default (null).
+    const lifespans: FixtureClient['lifespans'] = {}
     for (const field of CLIENT_LIFESPAN_FIELDS) {
       const value = body[field]
       if (value === undefined || value === null || value === '') continue
       if (typeof value !== 'string' || !DURATION.test(value)) return `${field} must be a duration.`
       lifespans[field] = value
     }
+    const strings = {} as Record<StringField, string>
+    for (const field of STRING_FIELDS) {
+      const value = body[field]
+      if (value !== undefined && value !== null && typeof value !== 'string') return `${field} must be a string.`
+      strings[field] = (value as string | null | undefined) ?? ''
+    }
+    for (const field of WEB_URI_FIELDS) {
+      if (strings[field] !== '' && !/^https?:$/.test(URL.parse(strings[field])?.protocol ?? '')) return `${field} must use https:// or http:// as HTTP scheme.`
+    }
+    if (strings.userinfo_signed_response_alg === '') strings.userinfo_signed_response_alg = 'none'
+    if (strings.userinfo_signed_response_alg !== 'none' && strings.userinfo_signed_response_alg !== 'RS256') return "userinfo_signed_response_alg can either be 'none' or 'RS256'."
+    const contacts = body.contacts === undefined || body.contacts === null ? null : listOfStrings(body.contacts, 'contacts')
+    if (typeof contacts === 'string') return contacts
+    const listedOrigins = listOfStrings(body.allowed_cors_origins, 'allowed_cors_origins')
+    if (typeof listedOrigins === 'string') return listedOrigins
+    // Hydra stores each origin without a trailing slash.
+    const origins = listedOrigins.map((origin) => origin.replace(/\/+$/, ''))
+    for (const origin of origins) {
+      const parsed = URL.parse(origin)
+      if (!parsed || !/^https?:$/.test(parsed.protocol)) return `Origin URL ${origin} must use https:// or http:// as HTTP scheme.`
+      if (parsed.username || parsed.password) return `Origin URL ${origin} has HTTP user and/or password set which is not allowed.`
+      if (parsed.pathname.replace(/\/+$/, '') !== '' || parsed.search || parsed.hash) return `Origin URL ${origin} must have an empty path, query, and fragment but one of the parts is not empty.`
+    }
+    const requestUris = listOfStrings(body.request_uris, 'request_uris')
+    if (typeof requestUris === 'string') return requestUris
+    if (body.jwks !== undefined && body.jwks !== null && (typeof body.jwks !== 'object' || Array.isArray(body.jwks))) return 'jwks must be a JSON Web Key Set.'
+    const jwks = (body.jwks ?? {}) as Record<string, unknown>
+    if (strings.jwks_uri !== '' && Array.isArray(jwks.keys)) return 'Fields jwks and jwks_uri can not both be set, you must choose one.'
+    const subjectType = typeof body.subject_type === 'string' && body.subject_type !== '' ? body.subject_type : 'public'
+    if (subjectType !== 'public') return `Subject type ${subjectType} is not supported by server, only [public] are allowed.`
     const now = new Date().toISOString()
+    // Hydra writes every column on update; a created_at left out of the body becomes "now".
+    const createdAt = existing && typeof body.created_at === 'string' && !Number.isNaN(Date.parse(body.created_at)) ? new Date(body.created_at).toISOString() : now
     const secret =
       method === 'none'
         ? null
@@ -274,14 +347,23 @@ export class HydraFixture {
       post_logout_redirect_uris: logoutRedirects,
       grant_types: grantTypes,
       response_types: responses.length > 0 ? responses : ['code'],
-      scope: typeof body.scope === 'string' ? body.scope : 'offline_access offline openid',
+      scope: typeof body.scope === 'string' && body.scope !== '' ? body.scope : 'offline_access offline openid',
       audience,
       token_endpoint_auth_method: method,
       skip_consent: body.skip_consent === true,
       owner: typeof body.owner === 'string' ? body.owner : '',
       metadata: typeof body.metadata === 'object' && body.metadata !== null ? (body.metadata as Record<string, unknown>) : {},
       lifespans,
-      created_at: existing?.created_at ?? now,
+      ...strings,
+      contacts,
+      allowed_cors_origins: origins,
+      request_uris: requestUris,
+      jwks,
+      subject_type: subjectType,
+      frontchannel_logout_session_required: body.frontchannel_logout_session_required === true,
+      backchannel_logout_session_required: body.backchannel_logout_session_required === true,
+      skip_logout_consent: typeof body.skip_logout_consent === 'boolean' ? body.skip_logout_consent : null,
+      created_at: createdAt,
       updated_at: now,
     }
   }
@@ -296,6 +378,6 @@ export class HydraFixture {
     const { secret: _secret, lifespans, ...json } = client
     const all: Record<string, string | null> = {}
     for (const field of CLIENT_LIFESPAN_FIELDS) all[field] = lifespans[field] ?? null
-    return { ...json, ...all, client_secret_expires_at: 0, subject_type: 'public', jwks: {}, contacts: null }
+    return { ...json, ...all, client_secret_expires_at: 0 }
   }
 }
