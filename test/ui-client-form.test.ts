@@ -1,6 +1,6 @@
 // The OAuth client form's checks, run before anything is sent to Hydra.
 import { describe, expect, test } from 'bun:test'
-import { clientBody, draftOf, validateDraft } from '../ui/pages/oauth-clients/form.tsx'
+import { clientBody, clientUpdate, draftOf, validateDraft } from '../ui/pages/oauth-clients/form.tsx'
 
 const draft = (changes: Partial<ReturnType<typeof draftOf>> = {}) => ({ ...draftOf(null), redirect_uris: 'https://app.example.com/callback', ...changes })
 
@@ -47,5 +47,57 @@ describe('clientBody', () => {
     expect(body.audience).toEqual(['api-1', 'api-2'])
     expect('client_secret' in body).toBe(false)
     expect('authorization_code_grant_access_token_lifespan' in body).toBe(false)
+  })
+})
+
+describe('clientUpdate', () => {
+  const loaded = {
+    client_id: 'c-1',
+    client_name: 'Partner portal',
+    redirect_uris: ['https://partner.example.com/callback'],
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+    scope: 'openid',
+    token_endpoint_auth_method: 'client_secret_basic',
+    owner: 'team-partners',
+    metadata: { tier: 'gold' },
+    contacts: ['ops@partner.example.com'],
+    client_uri: 'https://partner.example.com',
+    allowed_cors_origins: ['https://partner.example.com'],
+    jwks: {},
+    authorization_code_grant_access_token_lifespan: '1h0m0s',
+    jwt_bearer_grant_access_token_lifespan: '2h0m0s',
+    client_secret_expires_at: 0,
+    created_at: '2024-01-02T03:04:05Z',
+    updated_at: '2024-02-03T04:05:06Z',
+  }
+
+  test('starts from the client as loaded: what the form does not show goes back unchanged, created_at included', () => {
+    const body = clientUpdate(loaded, { ...draftOf(loaded), client_name: 'Partner portal (EU)' }) as unknown as Record<string, unknown>
+    expect(body).toMatchObject({
+      client_id: 'c-1',
+      client_name: 'Partner portal (EU)',
+      owner: 'team-partners',
+      metadata: { tier: 'gold' },
+      contacts: ['ops@partner.example.com'],
+      client_uri: 'https://partner.example.com',
+      allowed_cors_origins: ['https://partner.example.com'],
+      jwks: {},
+      jwt_bearer_grant_access_token_lifespan: '2h0m0s',
+      authorization_code_grant_access_token_lifespan: '1h0m0s',
+      created_at: '2024-01-02T03:04:05Z',
+    })
+  })
+
+  test('sends no secret and none of the fields Hydra sets itself', () => {
+    const body = clientUpdate({ ...loaded, client_secret: '$pbkdf2-sha256$…' } as typeof loaded, draftOf(loaded)) as unknown as Record<string, unknown>
+    for (const field of ['client_secret', 'client_secret_expires_at', 'updated_at']) expect(field in body).toBe(false)
+  })
+
+  test('the form wins for its own fields; a lifespan emptied in the form goes back to null (Hydra default)', () => {
+    const draft = { ...draftOf(loaded), scope: 'openid email', lifespans: { ...draftOf(loaded).lifespans, authorization_code_grant_access_token_lifespan: '' } }
+    const body = clientUpdate(loaded, draft) as unknown as Record<string, unknown>
+    expect(body.scope).toBe('openid email')
+    expect(body.authorization_code_grant_access_token_lifespan).toBeNull()
   })
 })

@@ -1,7 +1,10 @@
-// OAuth clients as Hydra's admin API keeps them: the stand-in replaces the whole client on PUT, as
-// Hydra does, so a page that sends back less than it loaded loses fields here as it would there.
+// An OAuth client's page as an administrator uses it, checked in the Hydra-like admin API: an edit
+// keeps every field the form does not show (Hydra's PUT replaces the whole client).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import type { BrowserContext, Page } from 'playwright-core'
 import { HydraFixture } from '../support/hydra.ts'
+import { SCREENSHOT_DIR, signedInPage, startHarness, type Harness } from './harness.ts'
 
 /** A client with the fields an operator sets through the API or the Hydra CLI but the form does not show. */
 const FULL_CLIENT = {
@@ -84,5 +87,68 @@ describe('the Hydra stand-in', () => {
       const response = await call('POST', '/admin/clients', { ...ANSWERED, [field]: value })
       expect({ field, value, status: response.status }).toEqual({ field, value, status: 400 })
     }
+  })
+})
+
+describe('in the browser', () => {
+  let harness: Harness
+  let context: BrowserContext
+  let page: Page
+  let problems: string[]
+
+  beforeAll(async () => {
+    harness = await startHarness()
+    ;({ context, page, problems } = await signedInPage(harness, 'admin', '/dashboard/oauth-clients'))
+  }, 60_000)
+  afterAll(async () => {
+    await context?.close()
+    await harness?.stop()
+  })
+
+  const url = (path: string) => `${harness.sandbox.url}${path}`
+  /** A call through the service's Hydra admin prefix from the signed-in page, as the app itself makes it. */
+  const throughProxy = (method: string, path: string, body?: unknown) =>
+    page.evaluate(
+      async ({ method, path, body }) => {
+        const response = await fetch(`/api/oauth-admin${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+        return { status: response.status, body: (await response.json().catch(() => null)) as Record<string, unknown> | null }
+      },
+      { method, path, body },
+    )
+
+  test('an admin renames a client created through the API: metadata, contacts, CORS origins, URIs, lifespans, owner, created time and the secret stay as they were', async () => {
+    const { hydra } = harness.sandbox
+    const created = await throughProxy('POST', '/admin/clients', FULL_CLIENT)
+    expect(created.status).toBe(201)
+    const clientId = created.body!.client_id as string
+    // An older creation time, so that a reset to "now" would show.
+    hydra.clients.get(clientId)!.created_at = '2024-01-02T03:04:05.000Z'
+    const before = structuredClone(hydra.clients.get(clientId)!)
+
+    await page.goto(url(`/dashboard/oauth-clients/${encodeURIComponent(clientId)}`))
+    await page.getByRole('heading', { level: 1, name: 'Partner portal' }).waitFor()
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await page.getByRole('textbox', { name: 'Client name' }).fill('Partner portal (EU)')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Client Partner portal (EU) saved.').waitFor()
+    await page.getByRole('heading', { level: 1, name: 'Partner portal (EU)' }).waitFor()
+    await page.screenshot({ path: join(SCREENSHOT_DIR, 'oauth-client-renamed.png'), fullPage: true })
+
+    const after = hydra.clients.get(clientId)!
+    expect(after.client_name).toBe('Partner portal (EU)')
+    expect(after.metadata).toEqual(FULL_CLIENT.metadata)
+    expect(after.contacts).toEqual(FULL_CLIENT.contacts)
+    expect(after.allowed_cors_origins).toEqual(FULL_CLIENT.allowed_cors_origins)
+    expect(after.client_uri).toBe(FULL_CLIENT.client_uri)
+    expect(after.owner).toBe(FULL_CLIENT.owner)
+    expect(after.secret).toBe(FULL_CLIENT.client_secret)
+    expect(after.created_at).toBe('2024-01-02T03:04:05.000Z')
+    // Everything else too: only the name and the update time moved.
+    expect({ ...after, client_name: before.client_name, updated_at: before.updated_at }).toEqual(before)
+
+    // Read back through the service, as an operator would.
+    const readBack = await throughProxy('GET', `/admin/clients/${encodeURIComponent(clientId)}`)
+    expect(readBack.body).toMatchObject({ ...ANSWERED, client_name: 'Partner portal (EU)' })
+    expect(problems).toEqual([])
   })
 })

@@ -108,6 +108,23 @@ export function clientBody(draft: ClientDraft): Partial<OAuthClient> {
   return body
 }
 
+/** Fields Hydra sets itself: not sent back on update (a `client_secret` in the body would become the new secret). */
+const SERVER_SET = ['client_secret', 'client_secret_expires_at', 'updated_at', 'registration_access_token', 'registration_client_uri']
+
+/**
+ * The body of `PUT /admin/clients/{id}`, which replaces the whole client: the client as loaded with
+ * the form's fields over it, so what the form does not show (metadata, contacts, CORS origins,
+ * client_uri, keys, other lifespans…) goes back unchanged. `created_at` goes back too: Hydra writes
+ * every column on update and would reset it. No secret, so Hydra keeps the stored one.
+ */
+export function clientUpdate(loaded: OAuthClient, draft: ClientDraft): OAuthClient {
+  const body: Record<string, unknown> = { ...loaded, ...clientBody(draft), client_id: loaded.client_id }
+  // A lifespan emptied in the form goes back to Hydra's default.
+  for (const name of CLIENT_LIFESPANS) body[name] = draft.lifespans[name].trim() || null
+  for (const field of SERVER_SET) delete body[field]
+  return body as unknown as OAuthClient
+}
+
 const LIFESPAN_LABELS: Record<ClientLifespan, string> = {
   authorization_code_grant_access_token_lifespan: 'Authorization code grant: access token',
   authorization_code_grant_id_token_lifespan: 'Authorization code grant: ID token',

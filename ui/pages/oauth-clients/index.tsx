@@ -11,7 +11,7 @@ import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { location, navigate, queryParam, useQueryText } from '../../router.ts'
-import { ClientForm, clientBody, draftOf, type ClientDraft } from './form.tsx'
+import { ClientForm, clientBody, clientUpdate, draftOf, type ClientDraft } from './form.tsx'
 
 /** The secret of the client just created: in memory only, shown once on its page, gone on reload. */
 const createdSecret = signal<{ clientId: string; secret: string } | null>(null)
@@ -164,7 +164,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   const name = client.client_name || client.client_id
   const save = async (draft: ClientDraft) => {
     setBusy(true)
-    const result = await api.updateClient(client.client_id, { ...clientBody(draft), client_id: client.client_id, owner: client.owner })
+    const result = await api.updateClient(client.client_id, clientUpdate(client, draft))
     setBusy(false)
     if (!result.ok) return setFailure(clientFailure(result.failure))
     setFailure(null)
