@@ -1,5 +1,6 @@
 // An OAuth client's page as an administrator uses it, checked in the Hydra-like admin API: an edit
-// keeps every field the form does not show (Hydra's PUT replaces the whole client).
+// keeps every field the form does not show (Hydra's PUT replaces the whole client), and a delete or
+// a token revocation pressed twice reaches Hydra once.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
@@ -115,6 +116,10 @@ describe('in the browser', () => {
       },
       { method, path, body },
     )
+  const proxyWrites = async (clientId: string, method: string) =>
+    (await harness.sandbox.services.audit.list({ limit: 1000, action: 'proxy_write' })).filter(
+      (event) => event.target === `/admin/clients/${clientId}` && (event.detail as { method?: string } | null)?.method === method,
+    )
 
   test('an admin renames a client created through the API: metadata, contacts, CORS origins, URIs, lifespans, owner, created time and the secret stay as they were', async () => {
     const { hydra } = harness.sandbox
@@ -149,6 +154,39 @@ describe('in the browser', () => {
     // Read back through the service, as an operator would.
     const readBack = await throughProxy('GET', `/admin/clients/${encodeURIComponent(clientId)}`)
     expect(readBack.body).toMatchObject({ ...ANSWERED, client_name: 'Partner portal (EU)' })
+    expect(problems).toEqual([])
+  })
+
+  test('Delete pressed twice (a double click) sends one DELETE; Revoke pressed twice (Enter, Enter) revokes once', async () => {
+    const { hydra } = harness.sandbox
+    const client = hydra.addClient({ client_name: 'Legacy kiosk', redirect_uris: ['https://kiosk.example.com/callback'] })
+    await page.goto(url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
+    await page.getByRole('heading', { level: 1, name: 'Legacy kiosk' }).waitFor()
+    // Hydra answers slowly, so the second press arrives while the first request runs.
+    hydra.delayMs = 400
+    try {
+      await page.getByRole('button', { name: 'Revoke tokens' }).click()
+      const revokeDialog = page.getByRole('dialog', { name: 'Revoke tokens?' })
+      await revokeDialog.getByRole('button', { name: 'Revoke' }).focus()
+      await page.keyboard.press('Enter')
+      await page.keyboard.press('Enter')
+      await page.getByRole('status').getByText('Every token of Legacy kiosk was revoked.').waitFor()
+      expect(hydra.revokedTokens.filter((id) => id === client.client_id)).toEqual([client.client_id])
+
+      await page.getByRole('button', { name: 'Delete client' }).click()
+      const deleteDialog = page.getByRole('dialog', { name: 'Delete client?' })
+      const confirm = deleteDialog.getByRole('button', { name: 'Delete' })
+      await confirm.dblclick()
+      expect(await confirm.isDisabled()).toBe(true)
+      await page.screenshot({ path: join(SCREENSHOT_DIR, 'oauth-client-deleting.png') })
+      await page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
+    } finally {
+      hydra.delayMs = 0
+    }
+    const deletes = hydra.calls.filter((call) => call.method === 'DELETE' && call.path === `/admin/clients/${client.client_id}`)
+    expect(deletes.length).toBe(1)
+    expect(hydra.clients.has(client.client_id)).toBe(false)
+    expect((await proxyWrites(client.client_id, 'DELETE')).length).toBe(1)
     expect(problems).toEqual([])
   })
 })

@@ -1,7 +1,7 @@
 // OAuth clients (admin, needs the Hydra admin API): the list with Hydra's `Link` paging and a
 // search by name; create (the secret shown once, with Copy); a client's page edits it, revokes its
 // tokens and deletes it.
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import { api, type ApiFailure, type OAuthClient } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
@@ -25,25 +25,45 @@ function clientFailure(failure: ApiFailure): ApiFailure {
 
 const isPublic = (client: OAuthClient) => client.token_endpoint_auth_method === 'none'
 
+/**
+ * One request at a time: `busy` disables the buttons, and a press that arrives before that render
+ * (a double click, Enter twice) is ignored, so a delete is sent once and audited once.
+ */
+function useOneAtATime(): [boolean, (action: () => Promise<unknown>) => Promise<void>] {
+  const running = useRef(false)
+  const [busy, setBusy] = useState(false)
+  const run = async (action: () => Promise<unknown>) => {
+    if (running.current) return
+    running.current = true
+    setBusy(true)
+    try {
+      await action()
+    } finally {
+      running.current = false
+      setBusy(false)
+    }
+  }
+  return [busy, run]
+}
+
 export function OAuthClientsPage() {
   const paging = useTokenPaging()
   const name = queryParam('name') ?? ''
   const [typed, setTyped] = useQueryText(name)
   const [creating, setCreating] = useState(false)
-  const [busy, setBusy] = useState(false)
+  const [busy, oneAtATime] = useOneAtATime()
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [loaded, retry] = useLoad(() => api.clients({ page_size: paging.size, page_token: paging.token || undefined, client_name: name || undefined }), [location.value.search])
-  const create = async (draft: ClientDraft) => {
-    setBusy(true)
-    const result = await api.createClient(clientBody(draft))
-    setBusy(false)
-    if (!result.ok) return setFailure(clientFailure(result.failure))
-    setCreating(false)
-    const client = result.data
-    if (client.client_secret) createdSecret.value = { clientId: client.client_id, secret: client.client_secret }
-    announce(`Client ${client.client_name || client.client_id} created.`)
-    navigate(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`)
-  }
+  const create = (draft: ClientDraft) =>
+    oneAtATime(async () => {
+      const result = await api.createClient(clientBody(draft))
+      if (!result.ok) return setFailure(clientFailure(result.failure))
+      setCreating(false)
+      const client = result.data
+      if (client.client_secret) createdSecret.value = { clientId: client.client_id, secret: client.client_secret }
+      announce(`Client ${client.client_name || client.client_id} created.`)
+      navigate(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`)
+    })
   return (
     <>
       <Heading>OAuth clients</Heading>
@@ -158,35 +178,36 @@ function OneTimeSecret({ clientId }: { clientId: string }) {
 
 function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (client: OAuthClient) => void }) {
   const [editing, setEditing] = useState(false)
-  const [busy, setBusy] = useState(false)
+  const [busy, oneAtATime] = useOneAtATime()
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [confirm, setConfirm] = useState<'delete' | 'revoke' | null>(null)
   const name = client.client_name || client.client_id
-  const save = async (draft: ClientDraft) => {
-    setBusy(true)
-    const result = await api.updateClient(client.client_id, clientUpdate(client, draft))
-    setBusy(false)
-    if (!result.ok) return setFailure(clientFailure(result.failure))
-    setFailure(null)
-    setEditing(false)
-    const { client_secret: _secret, ...updated } = result.data
-    onChange(updated)
-    announce(`Client ${updated.client_name || updated.client_id} saved.`)
-  }
-  const remove = async () => {
-    const result = await api.deleteClient(client.client_id)
-    if (!result.ok) return setFailure(result.failure)
-    setConfirm(null)
-    navigate('/dashboard/oauth-clients')
-    announce(`Client ${name} deleted.`)
-  }
-  const revoke = async () => {
-    const result = await api.revokeClientTokens(client.client_id)
-    if (!result.ok) return setFailure(result.failure)
-    setConfirm(null)
-    setFailure(null)
-    announce(`Every token of ${name} was revoked.`)
-  }
+  const save = (draft: ClientDraft) =>
+    oneAtATime(async () => {
+      const result = await api.updateClient(client.client_id, clientUpdate(client, draft))
+      if (!result.ok) return setFailure(clientFailure(result.failure))
+      setFailure(null)
+      setEditing(false)
+      const { client_secret: _secret, ...updated } = result.data
+      onChange(updated)
+      announce(`Client ${updated.client_name || updated.client_id} saved.`)
+    })
+  const remove = () =>
+    oneAtATime(async () => {
+      const result = await api.deleteClient(client.client_id)
+      if (!result.ok) return setFailure(result.failure)
+      setConfirm(null)
+      navigate('/dashboard/oauth-clients')
+      announce(`Client ${name} deleted.`)
+    })
+  const revoke = () =>
+    oneAtATime(async () => {
+      const result = await api.revokeClientTokens(client.client_id)
+      if (!result.ok) return setFailure(result.failure)
+      setConfirm(null)
+      setFailure(null)
+      announce(`Every token of ${name} was revoked.`)
+    })
   const list = (values: string[] | null | undefined) => (values && values.length > 0 ? values.join(', ') : '—')
   return (
     <div class="sections">
@@ -251,7 +272,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       <Dialog open={confirm === 'revoke'} title="Revoke tokens?" onClose={() => setConfirm(null)}>
         <p>Every access and refresh token issued to {name} stops working. The client itself stays.</p>
         <div class="actions">
-          <button type="button" class="danger" onClick={revoke}>
+          <button type="button" class="danger" disabled={busy} onClick={revoke}>
             Revoke
           </button>
           <button type="button" onClick={() => setConfirm(null)}>
@@ -262,7 +283,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       <Dialog open={confirm === 'delete'} title="Delete client?" onClose={() => setConfirm(null)}>
         <p>{name} is deleted; applications using it can no longer sign anyone in.</p>
         <div class="actions">
-          <button type="button" class="danger" onClick={remove}>
+          <button type="button" class="danger" disabled={busy} onClick={remove}>
             Delete
           </button>
           <button type="button" onClick={() => setConfirm(null)}>
