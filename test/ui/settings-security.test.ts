@@ -2,9 +2,10 @@
 // each outcome is checked where it lands (the service's store, the identity store's recorded calls,
 // another browser's session).
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
-import { signedInPage, signIn, startHarness, sweep, tabTo, type Harness } from './harness.ts'
+import { SCREENSHOT_DIR, signedInPage, signIn, startHarness, sweep, tabTo, type Harness } from './harness.ts'
 
 let harness: Harness
 let context: BrowserContext
@@ -65,6 +66,41 @@ test('an admin adds a setting in a category, edits it and deletes it after confi
   await page.getByRole('status').getByText('Setting mail.from_name deleted.').waitFor()
   expect((await harness.sandbox.services.settings.list()).some((s) => s.key === 'mail.from_name')).toBe(false)
   expect(await page.getByRole('region', { name: 'mail' }).count()).toBe(0)
+})
+
+test('Add setting with a key that exists is refused on the Key field and sends nothing; the stored setting is unchanged', async () => {
+  const { settings } = harness.sandbox.services
+  await settings.write({ key: 'smtp.relay_password', value: 'relay-secret-42', encrypted: true, category: 'mail' }, null)
+  const before = (await settings.list()).find((s) => s.key === 'smtp.relay_password')!
+  await page.goto(url('/dashboard/settings'))
+  await settingsRow('smtp.relay_password').waitFor()
+  const writes: string[] = []
+  const record = (request: { method(): string; url(): string }) => {
+    if (request.method() !== 'GET' && new URL(request.url()).pathname.startsWith('/api/settings')) writes.push(`${request.method()} ${request.url()}`)
+  }
+  page.on('request', record)
+  try {
+    await page.getByRole('button', { name: 'Add setting' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Add setting' })
+    const key = dialog.getByRole('textbox', { name: 'Key' })
+    await key.fill('smtp.relay_password')
+    await dialog.getByRole('textbox', { name: 'Value' }).fill('now in plain text')
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    const error = dialog.getByText('A setting with this key exists; edit it instead.')
+    await error.waitFor()
+    // The message belongs to the field: a screen reader reads it with Key, and focus is there.
+    expect(await key.getAttribute('aria-invalid')).toBe('true')
+    expect(await key.getAttribute('aria-describedby')).toBe(await error.getAttribute('id'))
+    expect(await key.evaluate((element) => element === document.activeElement)).toBe(true)
+    await page.screenshot({ path: join(SCREENSHOT_DIR, 'settings-add-existing-key.png') })
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+  } finally {
+    page.off('request', record)
+  }
+  expect(writes).toEqual([])
+  expect((await settings.list()).find((s) => s.key === 'smtp.relay_password')).toEqual(before)
+  await settingsRow('smtp.relay_password').getByRole('button', { name: 'Reveal smtp.relay_password' }).waitFor()
+  expect(problems).toEqual([])
 })
 
 test('an encrypted value is masked, revealed through the audited read, masked again after 30 s; the reveal is in the audit log', async () => {

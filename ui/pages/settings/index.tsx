@@ -53,7 +53,13 @@ export function SettingsPage() {
           </div>
         )}
       </Region>
-      <SettingDialog editing={editing} encryption={encryption} onClose={() => setEditing(null)} onSaved={retry} />
+      <SettingDialog
+        editing={editing}
+        encryption={encryption}
+        keys={loaded.state === 'ready' ? loaded.data.map((setting) => setting.key) : []}
+        onClose={() => setEditing(null)}
+        onSaved={retry}
+      />
     </>
   )
 }
@@ -310,7 +316,7 @@ function ApiKeyDialog({ prefix, onClose, onSaved }: { prefix: { name: UpstreamNa
   )
 }
 
-function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boolean; onClose: () => void; onSaved: () => void }) {
+function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boolean; keys: string[]; onClose: () => void; onSaved: () => void }) {
   const existing = props.editing === 'new' ? null : props.editing
   const [key, setKey] = useState('')
   const [value, setValue] = useState('')
@@ -333,12 +339,15 @@ function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boo
     const found: Record<string, string> = {}
     if (!KEY_PATTERN.test(key)) found.key = 'Use letters, digits and . _ : - (starting with a letter or digit), at most 255 characters.'
     else if (!existing && isApiKey(key)) found.key = 'Upstream API keys are set in their own section above.'
+    // Saving is an upsert: adding a key that exists would overwrite it (an encrypted value with plain text).
+    else if (!existing && props.keys.includes(key)) found.key = 'A setting with this key exists; edit it instead.'
     if (existing?.encrypted && value === '') found.value = 'Type the new value: an encrypted value is not shown here.'
     if (new TextEncoder().encode(value).length > 64 * 1024) found.value = 'The value is larger than 64 KiB.'
     if ([...category].length > 64) found.category = 'At most 64 characters.'
     if (encrypted && !props.encryption) found.encrypted = 'Encryption is not available on this server.'
     setErrors(found)
-    if (Object.keys(found).length > 0) return
+    const first = Object.keys(found)[0]
+    if (first) return document.getElementById(`setting-${first}`)?.focus()
     setBusy(true)
     const result = await api.saveSetting({ key, value, encrypted, category: category.trim() === '' ? null : category.trim() })
     setBusy(false)
