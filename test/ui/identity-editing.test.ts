@@ -40,6 +40,17 @@ test('an admin creates an identity from the schema form; required fields say so 
   await email.fill('not-an-address')
   await dialog.getByRole('button', { name: 'Create identity' }).click()
   await dialog.getByText('Enter an e-mail address like name@example.com.').waitFor()
+  // An identifier another identity has: the store's 409 in words, and nothing created.
+  await email.fill('user01@example.test')
+  for (const field of await dialog.locator('[aria-invalid="true"]:not([type="email"])').all()) {
+    if ((await field.evaluate((e) => e.tagName)) === 'SELECT') await field.selectOption({ index: 1 })
+    else if ((await field.getAttribute('type')) === 'number') await field.fill('1')
+    else await field.fill('Some value')
+  }
+  const before = harness.sandbox.kratos.identities.size
+  await dialog.getByRole('button', { name: 'Create identity' }).click()
+  await dialog.getByText('Another identity already uses this e-mail address or identifier.').waitFor()
+  expect(harness.sandbox.kratos.identities.size).toBe(before)
   await email.fill('new.person@example.test')
   // Whatever else the schema requires gets a plausible value.
   for (const field of await dialog.locator('[aria-invalid="true"]:not([type="email"])').all()) {
