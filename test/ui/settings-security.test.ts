@@ -62,8 +62,17 @@ test('an admin adds a setting in a category, edits it and deletes it after confi
   await confirm.getByRole('button', { name: 'Cancel' }).click()
   expect((await harness.sandbox.services.settings.list()).some((s) => s.key === 'mail.from_name')).toBe(true)
   await page.getByRole('button', { name: 'Delete mail.from_name' }).click()
-  await confirm.getByRole('button', { name: 'Delete' }).click()
+  // Pressed twice: one request.
+  const deletes: string[] = []
+  const count = (request: { method(): string; url(): string }) => {
+    if (request.method() === 'DELETE') deletes.push(new URL(request.url()).pathname)
+  }
+  page.on('request', count)
+  await confirm.getByRole('button', { name: 'Delete' }).dblclick()
   await page.getByRole('status').getByText('Setting mail.from_name deleted.').waitFor()
+  await page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
+  page.off('request', count)
+  expect(deletes).toEqual(['/api/settings/mail.from_name'])
   expect((await harness.sandbox.services.settings.list()).some((s) => s.key === 'mail.from_name')).toBe(false)
   expect(await page.getByRole('region', { name: 'mail' }).count()).toBe(0)
 })

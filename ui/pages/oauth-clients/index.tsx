@@ -1,12 +1,13 @@
 // OAuth clients (admin, needs the Hydra admin API): the list with Hydra's `Link` paging and a
 // search by name; create (the secret shown once, with Copy); a client's page edits it, revokes its
 // tokens and deletes it.
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import { api, type ApiFailure, type OAuthClient } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { Dialog } from '../../components/dialog.tsx'
+import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
@@ -24,27 +25,6 @@ function clientFailure(failure: ApiFailure): ApiFailure {
 }
 
 const isPublic = (client: OAuthClient) => client.token_endpoint_auth_method === 'none'
-
-/**
- * One request at a time: `busy` disables the buttons, and a press that arrives before that render
- * (a double click, Enter twice) is ignored, so a delete is sent once and audited once.
- */
-function useOneAtATime(): [boolean, (action: () => Promise<unknown>) => Promise<void>] {
-  const running = useRef(false)
-  const [busy, setBusy] = useState(false)
-  const run = async (action: () => Promise<unknown>) => {
-    if (running.current) return
-    running.current = true
-    setBusy(true)
-    try {
-      await action()
-    } finally {
-      running.current = false
-      setBusy(false)
-    }
-  }
-  return [busy, run]
-}
 
 export function OAuthClientsPage() {
   const paging = useTokenPaging()

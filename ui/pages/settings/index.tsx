@@ -6,6 +6,7 @@ import { api, type ApiFailure, type Setting, type UpstreamName } from '../../api
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { Dialog } from '../../components/dialog.tsx'
+import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { config } from '../../session.ts'
@@ -67,6 +68,7 @@ export function SettingsPage() {
 function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (setting: Setting) => void; reload: () => void }) {
   const [deleting, setDeleting] = useState<Setting | null>(null)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [busy, oneAtATime] = useOneAtATime()
   if (settings.length === 0) return <p class="empty">No settings yet.</p>
   const groups = new Map<string, Setting[]>()
   for (const setting of settings) {
@@ -130,7 +132,7 @@ function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (se
         </p>
         {failure && <ErrorView failure={failure} />}
         <div class="actions">
-          <button type="button" class="danger" onClick={remove}>
+          <button type="button" class="danger" disabled={busy} onClick={() => oneAtATime(remove)}>
             Delete
           </button>
           <button type="button" onClick={() => setDeleting(null)}>
@@ -187,6 +189,7 @@ function ApiKeys({ settings, encryption, reload }: { settings: Setting[]; encryp
   const [setting, setSetting] = useState<{ name: UpstreamName; label: string } | null>(null)
   const [removing, setRemoving] = useState<{ name: UpstreamName; label: string } | null>(null)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [busy, oneAtATime] = useOneAtATime()
   const present = new Set(settings.map((s) => API_KEY.exec(s.key)?.[1]).filter(Boolean))
   const remove = async () => {
     if (!removing) return
@@ -245,7 +248,7 @@ function ApiKeys({ settings, encryption, reload }: { settings: Setting[]; encryp
         <p>Calls through /api/{removing?.name} will no longer carry a key.</p>
         {failure && <ErrorView failure={failure} />}
         <div class="actions">
-          <button type="button" class="danger" onClick={remove}>
+          <button type="button" class="danger" disabled={busy} onClick={() => oneAtATime(remove)}>
             Remove
           </button>
           <button type="button" onClick={() => setRemoving(null)}>
