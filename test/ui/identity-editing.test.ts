@@ -2,7 +2,7 @@
 // metadata, deactivates and reactivates, creates a recovery link, revokes a session, and
 // deactivates three at once. Each change is checked in the identity store itself.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Locator, Page } from 'playwright-core'
 import { DESKTOP, PHONE, sidewaysScroll, signedInPage, startHarness, type Harness } from './harness.ts'
 
 let harness: Harness
@@ -27,6 +27,15 @@ async function openIdentity(email: string) {
   await page.getByRole('heading', { level: 1, name: email }).waitFor()
 }
 
+/** Whatever else the schema requires gets a plausible value. */
+async function fillOtherRequired(dialog: Locator) {
+  for (const field of await dialog.locator('[aria-invalid="true"]:not([type="email"])').all()) {
+    if ((await field.evaluate((e) => e.tagName)) === 'SELECT') await field.selectOption({ index: 1 })
+    else if ((await field.getAttribute('type')) === 'number') await field.fill('1')
+    else await field.fill('Some value')
+  }
+}
+
 test('an admin creates an identity from the schema form; required fields say so first', async () => {
   await page.goto(url('/dashboard/identities'))
   await page.getByRole('button', { name: 'Create identity' }).click()
@@ -42,11 +51,7 @@ test('an admin creates an identity from the schema form; required fields say so 
   await dialog.getByText('Enter an e-mail address like name@example.com.').waitFor()
   // An identifier another identity has: the store's 409 in words, and nothing created.
   await email.fill('user01@example.test')
-  for (const field of await dialog.locator('[aria-invalid="true"]:not([type="email"])').all()) {
-    if ((await field.evaluate((e) => e.tagName)) === 'SELECT') await field.selectOption({ index: 1 })
-    else if ((await field.getAttribute('type')) === 'number') await field.fill('1')
-    else await field.fill('Some value')
-  }
+  await fillOtherRequired(dialog)
   const before = harness.sandbox.kratos.identities.size
   await dialog.getByRole('button', { name: 'Create identity' }).click()
   await dialog.getByText('Another identity already uses this e-mail address or identifier.').waitFor()
@@ -55,12 +60,7 @@ test('an admin creates an identity from the schema form; required fields say so 
   for (let waited = 0; problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
   expect(problems.splice(0)).toEqual([expect.stringContaining('409 (Conflict)')])
   await email.fill('new.person@example.test')
-  // Whatever else the schema requires gets a plausible value.
-  for (const field of await dialog.locator('[aria-invalid="true"]:not([type="email"])').all()) {
-    if ((await field.evaluate((e) => e.tagName)) === 'SELECT') await field.selectOption({ index: 1 })
-    else if ((await field.getAttribute('type')) === 'number') await field.fill('1')
-    else await field.fill('Some value')
-  }
+  await fillOtherRequired(dialog)
   await dialog.getByLabel('Initial password (optional)').fill('a long enough password 1')
   await dialog.getByRole('button', { name: 'Create identity' }).click()
   await page.getByRole('heading', { level: 1, name: 'new.person@example.test' }).waitFor()
