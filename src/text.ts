@@ -7,14 +7,16 @@ export function characterCount(text: string): number {
   return count
 }
 
-const UUID_FORMS = /^(?:urn:uuid:)?(\{)?([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})(\})?$/
+// Dashes in all four places or none (the backreference).
+const HEX_UUID = /^([0-9a-fA-F]{8})(-?)([0-9a-fA-F]{4})\2([0-9a-fA-F]{4})\2([0-9a-fA-F]{4})\2([0-9a-fA-F]{12})$/
 
 /**
  * A UUID in the one form Kratos gives ids in (lower case, with dashes), from any form Kratos also
- * accepts in a path (upper case, braces, `urn:uuid:`, no dashes); anything else as it was.
+ * accepts in a path (gofrs/uuid: either case, in braces or after `urn:uuid:`, dashes or none);
+ * anything else as it was.
  */
 export function canonicalUuid(text: string): string {
-  const match = UUID_FORMS.exec(text.toLowerCase())
-  if (match === null || (match[1] === undefined) !== (match[7] === undefined)) return text
-  return `${match[2]}-${match[3]}-${match[4]}-${match[5]}-${match[6]}`
+  const body = text.startsWith('urn:uuid:') ? text.slice(9) : text.startsWith('{') && text.endsWith('}') ? text.slice(1, -1) : text
+  const match = HEX_UUID.exec(body)
+  return match === null ? text : `${match[1]}-${match[3]}-${match[4]}-${match[5]}-${match[6]}`.toLowerCase()
 }

@@ -10,6 +10,8 @@ import { markSensitive } from './support/leaks.ts'
 import { randomKey, startService, type TestService } from './support/service.ts'
 import { joinUpstreamUrl, type UpstreamTarget } from '../src/proxy/url.ts'
 import { rewriteLocation } from '../src/proxy/index.ts'
+import { canonicalUuid } from '../src/text.ts'
+import { kratosId } from './support/kratos.ts'
 import { PROXY_PREFIXES } from '../src/proxy/upstreams.ts'
 
 const ORIGIN = 'http://admin.test'
@@ -521,4 +523,16 @@ describe('deleting an identity through an admin prefix', () => {
       expect((await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie: victimCookie } })).status).toBe(401)
     })
   }
+})
+
+test('an identity id is put in Kratos’s form exactly when Kratos reads it as a UUID (gofrs/uuid, as the stand-in models it)', () => {
+  const id = '6fcf1226-94fe-43cb-b52d-be86036ffa27'
+  const hex = id.replaceAll('-', '')
+  const spellings = [
+    id, id.toUpperCase(), `{${id}}`, `urn:uuid:${id}`, hex, `{${hex.toUpperCase()}}`, `urn:uuid:${hex}`,
+    // Not UUIDs to Kratos: left as they are.
+    `URN:UUID:${id}`, `urn:uuid:{${id}}`, `{${id}`, `${id}}`, `${hex.slice(0, 8)}-${hex.slice(8)}`, `${id}0`, id.slice(1), `${id.slice(0, -1)}g`, '', 'me',
+  ]
+  for (const spelling of spellings) expect(canonicalUuid(spelling)).toBe(kratosId(spelling) ?? spelling)
+  expect(spellings.filter((spelling) => kratosId(spelling) !== null).length).toBe(7)
 })

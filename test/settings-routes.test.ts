@@ -151,7 +151,7 @@ describe('settings routes', () => {
     test('a repeated category filter → 400 bad_request, not one of its values picked', async () => {
       const r = await api('GET', '/api/settings?category=mail&category=captcha')
       expect(r.status).toBe(400)
-      expect(r.json).toEqual({ error: 'bad_request', message: 'Invalid or missing query parameter: category.' })
+      expect(r.json).toEqual({ error: 'bad_request', message: 'Query parameter category must be given once.' })
     })
 
     test('?decrypt=true answers the plaintext, keeps encrypted: true, and carries Cache-Control: no-store', async () => {

@@ -3,26 +3,18 @@
 
 import { Elysia } from 'elysia'
 import { ApiError } from '../http/errors.ts'
+import { singleParam } from '../http/query.ts'
 import { sessionOf } from '../http/request-context.ts'
 import type { SettingsService } from './service.ts'
 import { encryptBody, settingReadQuery, settingsListQuery, settingWriteBody } from './model.ts'
 
 const NO_SUCH_SETTING = 'No setting with this key.'
-// A repeated query parameter is ambiguous (which one wins is the parser's choice): it is refused.
 
 export function settingsRoutes(services: { settings: SettingsService }) {
   const { settings } = services
   return new Elysia({ name: 'settings' })
-    .get(
-      '/api/settings',
-      async ({ query, request }) => {
-        if (new URL(request.url).searchParams.getAll('category').length > 1) {
-          throw new ApiError('bad_request', { message: 'Invalid or missing query parameter: category.' })
-        }
-        return settings.list(query.category)
-      },
-      { query: settingsListQuery },
-    )
+    // A repeated parameter is ambiguous (which one wins is the parser's choice): it is refused.
+    .get('/api/settings', async ({ request }) => settings.list(singleParam(request, 'category') ?? undefined), { query: settingsListQuery })
     .get(
       '/api/settings/:key',
       async ({ params, query, request, set }) => {

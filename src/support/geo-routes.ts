@@ -3,7 +3,7 @@
 import { Elysia } from 'elysia'
 import { ApiError } from '../http/errors.ts'
 import type { GeoLocator } from './geo.ts'
-import { singleParam } from './query.ts'
+import { singleParam } from '../http/query.ts'
 
 export function geoRoutes(geo: GeoLocator) {
   return new Elysia({ name: 'support-geo' }).get('/api/geo', async ({ request }) => {

@@ -4,7 +4,7 @@ import { Elysia } from 'elysia'
 import type { Services } from '../services.ts'
 import { ApiError } from '../http/errors.ts'
 import type { GeoLocator } from './geo.ts'
-import { integerParam } from './query.ts'
+import { integerParam } from '../http/query.ts'
 import { SessionLocationsService } from './session-locations.ts'
 
 export function sessionLocationsRoutes(services: Pick<Services, 'log' | 'clock' | 'managedStore'>, geo: GeoLocator) {

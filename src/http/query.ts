@@ -1,4 +1,4 @@
-// Reading query parameters of the support routes from the raw query string: a parameter given
+// Reading query parameters from the raw query string: a parameter given
 // more than once is refused rather than resolved by picking one of its values.
 
 import { ApiError } from '../http/errors.ts'
