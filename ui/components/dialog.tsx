@@ -2,7 +2,7 @@
 // Escape closes, and focus returns to what opened it (or, when that is gone, to where it was).
 import { useEffect, useRef } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
-import { placeOf, returnFocusTo, type Place } from './focus.ts'
+import { focusables, placeOf, returnFocusTo, type Place } from './focus.ts'
 
 let counter = 0
 
@@ -40,9 +40,7 @@ export function Dialog(props: { open: boolean; title: string; onClose: () => voi
   // showModal makes the page inert, but Tab can still leave for the browser's own controls: cycle instead.
   const trap = (event: KeyboardEvent) => {
     if (event.key !== 'Tab' || !ref.current) return
-    const focusable = [...ref.current.querySelectorAll<HTMLElement>('button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])')].filter(
-      (element) => !element.hasAttribute('disabled') && element.getClientRects().length > 0,
-    )
+    const focusable = focusables(ref.current)
     const first = focusable[0]
     const last = focusable[focusable.length - 1]
     if (!first || !last) return

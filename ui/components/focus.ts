@@ -28,8 +28,9 @@ const focusLost = () => document.activeElement === null || document.activeElemen
 
 const usable = (element: HTMLElement) => element.isConnected && !element.hasAttribute('disabled') && element.getClientRects().length > 0
 
-export function firstFocusable(container: Element): HTMLElement | null {
-  return [...container.querySelectorAll<HTMLElement>(FOCUSABLE)].find(usable) ?? null
+/** The controls inside `container` that can take focus now, in document order. */
+export function focusables(container: Element): HTMLElement[] {
+  return [...container.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(usable)
 }
 
 function focusHeadingOf(container: Element | null): void {
@@ -46,7 +47,7 @@ function focusNearest(place: Place): void {
     if (ancestor instanceof HTMLDialogElement) {
       // A dialog that is closing returns focus itself (see Dialog); one that stays open keeps it.
       if (!ancestor.open) return
-      firstFocusable(ancestor)?.focus()
+      focusables(ancestor)[0]?.focus()
       return
     }
     if (ancestor.matches('section, [role="region"], main')) return focusHeadingOf(ancestor)

@@ -4,6 +4,7 @@ import { api, type ApiFailure, type Identity, type JsonSchema, type KratosSessio
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { Dialog } from '../../components/dialog.tsx'
+import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
@@ -103,21 +104,21 @@ function TraitsSection(props: { identity: Identity; schema: JsonSchema | null; s
   const [values, setValues] = useState<Values>(identity.traits ?? {})
   const [errors, setErrors] = useState<Errors>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
-  const [busy, setBusy] = useState(false)
+  const [busy, oneAtATime] = useOneAtATime()
   const traits = schema ? traitsSchema(schema) : null
-  const save = async (event: Event) => {
+  const save = (event: Event) => {
     event.preventDefault()
-    if (!traits || busy) return
+    if (!traits) return
     const found = validate(traits, values)
     setErrors(found)
     if (Object.keys(found).length) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
-    setBusy(true)
-    const result = await api.updateIdentity(identity, { traits: mergeTraits(traits, identity.traits ?? {}, values) })
-    setBusy(false)
-    if (!result.ok) return setFailure(identityWriteFailure(result.failure))
-    setFailure(null)
-    onChange({ ...identity, ...result.data, credentials: identity.credentials })
-    announce('Traits saved.')
+    return oneAtATime(async () => {
+      const result = await api.updateIdentity(identity, { traits: mergeTraits(traits, identity.traits ?? {}, values) })
+      if (!result.ok) return setFailure(identityWriteFailure(result.failure))
+      setFailure(null)
+      onChange({ ...identity, ...result.data, credentials: identity.credentials })
+      announce('Traits saved.')
+    })
   }
   return (
     <section aria-labelledby="traits-h" class="card">
@@ -147,7 +148,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
   const [adm, setAdm] = useState(text(identity.metadata_admin))
   const [errors, setErrors] = useState<Errors>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
-  const [busy, setBusy] = useState(false)
+  const [busy, oneAtATime] = useOneAtATime()
   const parse = (value: string): { ok: true; value: unknown } | { ok: false } => {
     if (value.trim() === '') return { ok: true, value: null }
     try {
@@ -157,9 +158,8 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
       return { ok: false }
     }
   }
-  const save = async (event: Event) => {
+  const save = (event: Event) => {
     event.preventDefault()
-    if (busy) return
     const a = parse(pub)
     const b = parse(adm)
     const found: Errors = {}
@@ -167,13 +167,13 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
     if (!b.ok) found.admin = 'Enter a JSON object, like {"note": "vip"}, or leave it empty.'
     setErrors(found)
     if (!a.ok || !b.ok) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
-    setBusy(true)
-    const result = await api.updateIdentity(identity, { metadata_public: a.value, metadata_admin: b.value })
-    setBusy(false)
-    if (!result.ok) return setFailure(identityWriteFailure(result.failure))
-    setFailure(null)
-    onChange({ ...identity, ...result.data, credentials: identity.credentials })
-    announce('Metadata saved.')
+    return oneAtATime(async () => {
+      const result = await api.updateIdentity(identity, { metadata_public: a.value, metadata_admin: b.value })
+      if (!result.ok) return setFailure(identityWriteFailure(result.failure))
+      setFailure(null)
+      onChange({ ...identity, ...result.data, credentials: identity.credentials })
+      announce('Metadata saved.')
+    })
   }
   return (
     <section aria-labelledby="metadata-h" class="card">
@@ -251,13 +251,10 @@ function AddressesSection({ identity }: { identity: Identity }) {
 function CredentialsSection({ identity, onChange }: { identity: Identity; onChange: (identity: Identity) => void }) {
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [pending, setPending] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
+  const [busy, oneAtATime] = useOneAtATime()
   const credentials = Object.values(identity.credentials ?? {})
   const remove = async (type: string) => {
-    if (busy) return
-    setBusy(true)
     const result = await api.deleteCredential(identity.id, type)
-    setBusy(false)
     setPending(null)
     if (!result.ok) return setFailure(result.failure)
     setFailure(null)
@@ -289,7 +286,7 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
       <Dialog open={pending !== null} title={`Delete the ${pending ?? ''} credential?`} onClose={() => setPending(null)}>
         <p>The identity can no longer sign in with it.</p>
         <div class="actions">
-          <button type="button" class="danger" disabled={busy} onClick={() => pending && remove(pending)}>
+          <button type="button" class="danger" disabled={busy} onClick={() => pending && oneAtATime(() => remove(pending))}>
             Delete
           </button>
           <button type="button" onClick={() => setPending(null)}>
@@ -491,17 +488,17 @@ function DangerSection({ identity }: { identity: Identity }) {
   const [open, setOpen] = useState(false)
   const [typed, setTyped] = useState('')
   const [failure, setFailure] = useState<ApiFailure | null>(null)
-  const [busy, setBusy] = useState(false)
-  const remove = async (event: Event) => {
+  const [busy, oneAtATime] = useOneAtATime()
+  const remove = (event: Event) => {
     event.preventDefault()
-    if (typed !== identifier || busy) return
-    setBusy(true)
-    const result = await api.deleteIdentity(identity.id)
-    setBusy(false)
-    if (!result.ok) return setFailure(result.failure)
-    setOpen(false)
-    navigate('/dashboard/identities')
-    announce(`Identity ${identifier} deleted.`)
+    if (typed !== identifier) return
+    return oneAtATime(async () => {
+      const result = await api.deleteIdentity(identity.id)
+      if (!result.ok) return setFailure(result.failure)
+      setOpen(false)
+      navigate('/dashboard/identities')
+      announce(`Identity ${identifier} deleted.`)
+    })
   }
   return (
     <section aria-labelledby="danger-h" class="card danger-zone">
