@@ -189,4 +189,45 @@ describe('in the browser', () => {
     expect((await proxyWrites(client.client_id, 'DELETE')).length).toBe(1)
     expect(problems).toEqual([])
   })
+
+  test('a refused Delete or Revoke says so inside its dialog, which stays open for another try; Cancel dismisses it', async () => {
+    const { hydra } = harness.sandbox
+    const client = hydra.addClient({ client_name: 'Flaky partner', redirect_uris: ['https://flaky.example.com/callback'] })
+    await page.goto(url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
+    await page.getByRole('heading', { level: 1, name: 'Flaky partner' }).waitFor()
+    const expectRefusalReported = async () => {
+      for (let waited = 0; problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
+      expect(problems.splice(0)).toEqual([expect.stringContaining('500')])
+    }
+
+    hydra.failWith = 500
+    try {
+      await page.getByRole('button', { name: 'Revoke tokens' }).click()
+      const revokeDialog = page.getByRole('dialog', { name: 'Revoke tokens?' })
+      await revokeDialog.getByRole('button', { name: 'Revoke' }).click()
+      await revokeDialog.getByRole('alert').waitFor()
+      await expectRefusalReported()
+      // Nothing outside the open dialog says it, where the modal would hide it.
+      expect(await page.getByRole('alert').count()).toBe(1)
+      await revokeDialog.getByRole('button', { name: 'Cancel' }).click()
+      await revokeDialog.waitFor({ state: 'hidden' })
+      expect(await page.getByRole('alert').count()).toBe(0)
+
+      await page.getByRole('button', { name: 'Delete client' }).click()
+      const deleteDialog = page.getByRole('dialog', { name: 'Delete client?' })
+      expect(await deleteDialog.getByRole('alert').count()).toBe(0)
+      await deleteDialog.getByRole('button', { name: 'Delete' }).press('Enter')
+      await deleteDialog.getByRole('alert').waitFor()
+      await expectRefusalReported()
+      await page.screenshot({ path: join(SCREENSHOT_DIR, 'oauth-client-delete-refused.png') })
+      expect(hydra.clients.has(client.client_id)).toBe(true)
+    } finally {
+      hydra.failWith = null
+    }
+    // Hydra is back: the same dialog, the same button, and the client is gone.
+    await page.getByRole('dialog', { name: 'Delete client?' }).getByRole('button', { name: 'Delete' }).press('Enter')
+    await page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
+    expect(hydra.clients.has(client.client_id)).toBe(false)
+    expect(problems).toEqual([])
+  })
 })

@@ -188,11 +188,13 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       setFailure(null)
       announce(`Every token of ${name} was revoked.`)
     })
+  // A refusal is shown in the dialog it answers; closing the dialog dismisses it.
+  const closeConfirm = () => (setConfirm(null), setFailure(null))
   const list = (values: string[] | null | undefined) => (values && values.length > 0 ? values.join(', ') : '—')
   return (
     <div class="sections">
       <OneTimeSecret clientId={client.client_id} />
-      {failure && <ErrorView failure={failure} />}
+      {failure && confirm === null && <ErrorView failure={failure} />}
       {editing ? (
         <section class="card" aria-labelledby="edit-client-h">
           <h2 id="edit-client-h">Edit client</h2>
@@ -241,32 +243,34 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       <section class="card danger-zone" aria-labelledby="client-danger-h">
         <h2 id="client-danger-h">Tokens and deletion</h2>
         <div class="actions">
-          <button type="button" onClick={() => setConfirm('revoke')}>
+          <button type="button" onClick={() => (setFailure(null), setConfirm('revoke'))}>
             Revoke tokens
           </button>
-          <button type="button" class="danger" onClick={() => setConfirm('delete')}>
+          <button type="button" class="danger" onClick={() => (setFailure(null), setConfirm('delete'))}>
             Delete client
           </button>
         </div>
       </section>
-      <Dialog open={confirm === 'revoke'} title="Revoke tokens?" onClose={() => setConfirm(null)}>
+      <Dialog open={confirm === 'revoke'} title="Revoke tokens?" onClose={closeConfirm}>
         <p>Every access and refresh token issued to {name} stops working. The client itself stays.</p>
+        {failure && <ErrorView failure={failure} />}
         <div class="actions">
           <button type="button" class="danger" disabled={busy} onClick={revoke}>
             Revoke
           </button>
-          <button type="button" onClick={() => setConfirm(null)}>
+          <button type="button" onClick={closeConfirm}>
             Cancel
           </button>
         </div>
       </Dialog>
-      <Dialog open={confirm === 'delete'} title="Delete client?" onClose={() => setConfirm(null)}>
+      <Dialog open={confirm === 'delete'} title="Delete client?" onClose={closeConfirm}>
         <p>{name} is deleted; applications using it can no longer sign anyone in.</p>
+        {failure && <ErrorView failure={failure} />}
         <div class="actions">
           <button type="button" class="danger" disabled={busy} onClick={remove}>
             Delete
           </button>
-          <button type="button" onClick={() => setConfirm(null)}>
+          <button type="button" onClick={closeConfirm}>
             Cancel
           </button>
         </div>
