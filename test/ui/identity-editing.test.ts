@@ -170,6 +170,31 @@ test('an admin revokes one session of an identity', async () => {
   expect(harness.sandbox.kratos.sessions.filter((s) => s.identityId === id && s.active).length).toBe(activeBefore - 1)
 })
 
+test('Revoke all sessions and End dashboard sessions, each pressed twice, reach Kratos and the audit trail once', async () => {
+  await openIdentity('user11@example.test')
+  const id = stored('user11@example.test')!.id
+  const { kratos, services } = harness.sandbox
+  const revokeAllCalls = () => kratos.calls.filter((call) => call.method === 'DELETE' && call.path === `/admin/identities/${id}/sessions`).length
+  const endedAudits = async () => (await services.audit.list({ limit: 1000, action: 'sessions_revoke' })).filter((event) => event.target === id).length
+  const auditsBefore = await endedAudits()
+  // Kratos answers slowly, so the second press arrives while the first request runs.
+  kratos.delayMs = 400
+  try {
+    await page.getByRole('button', { name: 'Revoke all sessions' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Revoke all sessions?' })
+    await dialog.getByRole('button', { name: 'Revoke' }).dblclick()
+    await page.getByRole('status').getByText('All sessions of this identity were revoked.').waitFor()
+    await page.getByRole('button', { name: 'End dashboard sessions' }).dblclick()
+    await page.getByRole('status').getByText('Dashboard sessions of this identity ended.').waitFor()
+  } finally {
+    kratos.delayMs = 0
+  }
+  expect(revokeAllCalls()).toBe(1)
+  expect(kratos.sessions.filter((s) => s.identityId === id && s.active).length).toBe(0)
+  expect((await endedAudits()) - auditsBefore).toBe(1)
+  expect(problems).toEqual([])
+})
+
 test('an admin deactivates three identities at once behind one dialog that says how many', async () => {
   await page.goto(url('/dashboard/identities'))
   const table = page.getByRole('table', { name: /Identities/ })

@@ -332,18 +332,23 @@ function SessionsSection({ identity }: { identity: Identity }) {
     replace(loaded.data.filter((s) => s.id !== session.id))
     announce('Session revoked.')
   }
-  const revokeAll = async () => {
-    const result = await api.revokeAllSessions(identity.id)
-    setConfirmAll(false)
-    if (!result.ok) return setFailure(result.failure)
-    announce('All sessions of this identity were revoked.')
-    retry()
-  }
-  const endDashboard = async () => {
-    const result = await api.endDashboardSessions(identity.id)
-    if (!result.ok) return setFailure(result.failure)
-    announce('Dashboard sessions of this identity ended.')
-  }
+  const [allBusy, oneAtATime] = useOneAtATime()
+  const revokeAll = () =>
+    oneAtATime(async () => {
+      const result = await api.revokeAllSessions(identity.id)
+      setConfirmAll(false)
+      if (!result.ok) return setFailure(result.failure)
+      setFailure(null)
+      announce('All sessions of this identity were revoked.')
+      retry()
+    })
+  const endDashboard = () =>
+    oneAtATime(async () => {
+      const result = await api.endDashboardSessions(identity.id)
+      if (!result.ok) return setFailure(result.failure)
+      setFailure(null)
+      announce('Dashboard sessions of this identity ended.')
+    })
   return (
     <section aria-labelledby="sessions-h" class="card">
       <h2 id="sessions-h">Sessions</h2>
@@ -402,14 +407,14 @@ function SessionsSection({ identity }: { identity: Identity }) {
         <button type="button" class="danger" onClick={() => setConfirmAll(true)}>
           Revoke all sessions
         </button>
-        <button type="button" onClick={endDashboard}>
+        <button type="button" disabled={allBusy} onClick={endDashboard}>
           End dashboard sessions
         </button>
       </div>
       <Dialog open={confirmAll} title="Revoke all sessions?" onClose={() => setConfirmAll(false)}>
         <p>The identity is signed out everywhere.</p>
         <div class="actions">
-          <button type="button" class="danger" onClick={revokeAll}>
+          <button type="button" class="danger" disabled={allBusy} onClick={revokeAll}>
             Revoke
           </button>
           <button type="button" onClick={() => setConfirmAll(false)}>
