@@ -92,8 +92,20 @@ test('an admin edits a trait and the metadata', async () => {
   await metadata.getByRole('button', { name: 'Save' }).click()
   await metadata.getByText(/Enter a JSON object/).waitFor()
   await metadata.getByLabel('Public metadata').fill('{"plan": "team"}')
-  await metadata.getByRole('button', { name: 'Save' }).click()
-  await page.getByRole('status').getByText('Metadata saved.').waitFor()
+  // Pressed twice while Kratos answers slowly: one write.
+  const id = stored('user03@example.test')!.id
+  const writes = () => harness.sandbox.kratos.calls.filter((call) => call.method !== 'GET' && call.path === `/admin/identities/${id}`).length
+  const writesBefore = writes()
+  harness.sandbox.kratos.delayMs = 400
+  try {
+    await metadata.getByRole('button', { name: 'Save' }).focus()
+    await page.keyboard.press('Enter')
+    await page.keyboard.press('Enter')
+    await page.getByRole('status').getByText('Metadata saved.').waitFor()
+  } finally {
+    harness.sandbox.kratos.delayMs = 0
+  }
+  expect(writes() - writesBefore).toBe(1)
   expect(stored('user03@example.test')?.metadata_public).toEqual({ plan: 'team' })
 })
 
