@@ -332,7 +332,7 @@ export const api = {
   clients: (params: { page_size: number; page_token?: string; client_name?: string }) => requestPage<OAuthClient>(`${HYDRA}/clients${q(params)}`),
   client: (clientId: string) => request<OAuthClient>('GET', `${HYDRA}/clients/${id(clientId)}`),
   createClient: (client: Partial<OAuthClient>) => request<OAuthClient>('POST', `${HYDRA}/clients`, client),
-  updateClient: (clientId: string, client: Partial<OAuthClient>) => request<OAuthClient>('PUT', `${HYDRA}/clients/${id(clientId)}`, client),
+  patchClient: (clientId: string, patch: { op: string; path: string; value?: unknown }[]) => request<OAuthClient>('PATCH', `${HYDRA}/clients/${id(clientId)}`, patch),
   setClientLifespans: (clientId: string, lifespans: Partial<Record<ClientLifespan, string | null>>) =>
     request<OAuthClient>('PUT', `${HYDRA}/clients/${id(clientId)}/lifespans`, lifespans),
   deleteClient: (clientId: string) => request<void>('DELETE', `${HYDRA}/clients/${id(clientId)}`),

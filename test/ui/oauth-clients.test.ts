@@ -1,6 +1,7 @@
 // An OAuth client's page as an administrator uses it, checked in the Hydra-like admin API: an edit
-// keeps every field the form does not show (Hydra's PUT replaces the whole client), and a delete or
-// a token revocation pressed twice reaches Hydra once.
+// keeps every field the form does not show and every change made elsewhere to a field it did not
+// change (it sends Hydra a JSON Patch of its own changes), and a delete or a token revocation
+// pressed twice reaches Hydra once.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
@@ -154,6 +155,38 @@ describe('in the browser', () => {
     // Read back through the service, as an operator would.
     const readBack = await throughProxy('GET', `/admin/clients/${encodeURIComponent(clientId)}`)
     expect(readBack.body).toMatchObject({ ...ANSWERED, client_name: 'Partner portal (EU)' })
+    expect(problems).toEqual([])
+  })
+
+  test('an edit keeps what someone else changed meanwhile: only the fields this form changed are written', async () => {
+    const { hydra } = harness.sandbox
+    const client = hydra.addClient({ client_name: 'Shared app', redirect_uris: ['https://shared.example.com/callback'], metadata: { tier: 'bronze' } })
+    await page.goto(url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
+    await page.getByRole('heading', { level: 1, name: 'Shared app' }).waitFor()
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await page.getByRole('textbox', { name: 'Client name' }).fill('Shared app (v2)')
+
+    // Another operator, through the same service, adds a redirect URI and changes the metadata.
+    const elsewhere = await throughProxy('PATCH', `/admin/clients/${encodeURIComponent(client.client_id)}`, [
+      { op: 'add', path: '/redirect_uris', value: ['https://shared.example.com/callback', 'https://shared.example.com/v2/callback'] },
+      { op: 'add', path: '/metadata', value: { tier: 'gold' } },
+    ])
+    expect(elsewhere.status).toBe(200)
+
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Client Shared app (v2) saved.').waitFor()
+    const after = hydra.clients.get(client.client_id)!
+    expect(after.client_name).toBe('Shared app (v2)')
+    expect(after.redirect_uris).toEqual(['https://shared.example.com/callback', 'https://shared.example.com/v2/callback'])
+    expect(after.metadata).toEqual({ tier: 'gold' })
+    const patches = hydra.calls.filter((call) => call.method === 'PATCH' && call.path === `/admin/clients/${client.client_id}`)
+    expect(patches.length).toBe(2)
+
+    // Saved again without a change: nothing is sent.
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Nothing was changed.').waitFor()
+    expect(hydra.calls.filter((call) => call.method === 'PATCH' && call.path === `/admin/clients/${client.client_id}`).length).toBe(2)
     expect(problems).toEqual([])
   })
 

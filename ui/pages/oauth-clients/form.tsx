@@ -112,10 +112,9 @@ export function clientBody(draft: ClientDraft): Partial<OAuthClient> {
 const SERVER_SET = ['client_secret', 'client_secret_expires_at', 'updated_at', 'registration_access_token', 'registration_client_uri']
 
 /**
- * The body of `PUT /admin/clients/{id}`, which replaces the whole client: the client as loaded with
- * the form's fields over it, so what the form does not show (metadata, contacts, CORS origins,
- * client_uri, keys, other lifespans…) goes back unchanged. `created_at` goes back too: Hydra writes
- * every column on update and would reset it. No secret, so Hydra keeps the stored one.
+ * The client as the edit leaves it: the client as loaded with the form's fields over it, so what
+ * the form does not show (metadata, contacts, CORS origins, client_uri, keys…) is unchanged. No
+ * secret, so Hydra keeps the stored one.
  */
 export function clientUpdate(loaded: OAuthClient, draft: ClientDraft): OAuthClient {
   const body: Record<string, unknown> = { ...loaded, ...clientBody(draft), client_id: loaded.client_id }
@@ -123,6 +122,26 @@ export function clientUpdate(loaded: OAuthClient, draft: ClientDraft): OAuthClie
   for (const name of CLIENT_LIFESPANS) body[name] = draft.lifespans[name].trim() || null
   for (const field of SERVER_SET) delete body[field]
   return body as unknown as OAuthClient
+}
+
+export type JsonPatch = { op: 'add'; path: string; value: unknown }[]
+
+/** Nothing, whichever way Hydra spells it: a missing field, null, an empty string or list, false. */
+const isEmpty = (value: unknown) => value === undefined || value === null || value === '' || value === false || (Array.isArray(value) && value.length === 0)
+const sameValue = (a: unknown, b: unknown) => (isEmpty(a) && isEmpty(b)) || JSON.stringify(a) === JSON.stringify(b)
+
+/**
+ * The body of `PATCH /admin/clients/{id}`: the fields the form changed, and only those. Hydra
+ * applies it to the client as stored, so a field someone changed elsewhere since the page loaded
+ * (another operator, the Hydra CLI) is kept unless this edit changed it too; a PUT of the whole
+ * client as loaded would put the old value back. `add` sets a field whether or not Hydra's JSON of
+ * the client has it (a `replace` of a field it leaves out fails).
+ */
+export function clientPatch(loaded: OAuthClient, draft: ClientDraft): JsonPatch {
+  const before = loaded as unknown as Record<string, unknown>
+  const after = clientUpdate(loaded, draft) as unknown as Record<string, unknown>
+  const fields = new Set<string>([...Object.keys(clientBody(draft)), ...CLIENT_LIFESPANS])
+  return [...fields].filter((field) => !sameValue(before[field], after[field])).map((field) => ({ op: 'add', path: `/${field}`, value: after[field] ?? null }))
 }
 
 const LIFESPAN_LABELS: Record<ClientLifespan, string> = {

@@ -12,7 +12,7 @@ import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { location, navigate, queryParam, useQueryText } from '../../router.ts'
-import { ClientForm, clientBody, clientUpdate, draftOf, type ClientDraft } from './form.tsx'
+import { ClientForm, clientBody, clientPatch, draftOf, type ClientDraft } from './form.tsx'
 
 /** The secret of the client just created: in memory only, shown once on its page, gone on reload. */
 const createdSecret = signal<{ clientId: string; secret: string } | null>(null)
@@ -164,7 +164,13 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   const name = client.client_name || client.client_id
   const save = (draft: ClientDraft) =>
     oneAtATime(async () => {
-      const result = await api.updateClient(client.client_id, clientUpdate(client, draft))
+      const patch = clientPatch(client, draft)
+      if (patch.length === 0) {
+        setFailure(null)
+        setEditing(false)
+        return announce('Nothing was changed.')
+      }
+      const result = await api.patchClient(client.client_id, patch)
       if (!result.ok) return setFailure(clientFailure(result.failure))
       setFailure(null)
       setEditing(false)
