@@ -1,5 +1,6 @@
 // The one way the UI calls the service: our own /api/** routes only. Every failure comes back as
 // our envelope's { error, message }; a page never parses or shows an upstream body.
+import type { PatchOp } from './components/json-patch.ts'
 
 export interface ApiFailure {
   error: string
@@ -306,14 +307,7 @@ export const api = {
   identity: (identityId: string) => request<Identity>('GET', `${KRATOS}/identities/${id(identityId)}?include_credential=password&include_credential=oidc&include_credential=webauthn&include_credential=totp&include_credential=lookup_secret&include_credential=code&include_credential=passkey`),
   createIdentity: (body: { schema_id: string; traits: Record<string, unknown>; credentials?: unknown; state?: string }) =>
     request<Identity>('POST', `${KRATOS}/identities`, body),
-  updateIdentity: (identity: Identity, changes: Partial<Pick<Identity, 'traits' | 'state' | 'metadata_public' | 'metadata_admin'>>) =>
-    request<Identity>('PUT', `${KRATOS}/identities/${id(identity.id)}`, {
-      schema_id: identity.schema_id,
-      state: changes.state ?? identity.state ?? 'active',
-      traits: changes.traits ?? identity.traits,
-      metadata_public: 'metadata_public' in changes ? changes.metadata_public : (identity.metadata_public ?? null),
-      metadata_admin: 'metadata_admin' in changes ? changes.metadata_admin : (identity.metadata_admin ?? null),
-    }),
+  patchIdentity: (identityId: string, patch: PatchOp[]) => request<Identity>('PATCH', `${KRATOS}/identities/${id(identityId)}`, patch),
   setState: (identityId: string, state: 'active' | 'inactive') =>
     request<Identity>('PATCH', `${KRATOS}/identities/${id(identityId)}`, [{ op: 'replace', path: '/state', value: state }]),
   deleteIdentity: (identityId: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}`),
@@ -332,7 +326,7 @@ export const api = {
   clients: (params: { page_size: number; page_token?: string; client_name?: string }) => requestPage<OAuthClient>(`${HYDRA}/clients${q(params)}`),
   client: (clientId: string) => request<OAuthClient>('GET', `${HYDRA}/clients/${id(clientId)}`),
   createClient: (client: Partial<OAuthClient>) => request<OAuthClient>('POST', `${HYDRA}/clients`, client),
-  patchClient: (clientId: string, patch: { op: string; path: string; value?: unknown }[]) => request<OAuthClient>('PATCH', `${HYDRA}/clients/${id(clientId)}`, patch),
+  patchClient: (clientId: string, patch: PatchOp[]) => request<OAuthClient>('PATCH', `${HYDRA}/clients/${id(clientId)}`, patch),
   setClientLifespans: (clientId: string, lifespans: Partial<Record<ClientLifespan, string | null>>) =>
     request<OAuthClient>('PUT', `${HYDRA}/clients/${id(clientId)}/lifespans`, lifespans),
   deleteClient: (clientId: string) => request<void>('DELETE', `${HYDRA}/clients/${id(clientId)}`),

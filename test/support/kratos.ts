@@ -472,7 +472,11 @@ export class KratosFixture {
       }
       const last = keys[keys.length - 1]!
       if (op.op === 'replace' || op.op === 'add') parent[last] = op.value
-      else if (op.op === 'remove') delete parent[last]
+      else if (op.op === 'remove') {
+        // As Kratos (evanphx/json-patch): removing a member that is not there fails the whole patch.
+        if (!(last in parent)) return badRequest('An error occured when applying the JSON patch')
+        delete parent[last]
+      }
       else if (op.op === 'test') {
         if (JSON.stringify(parent[last]) !== JSON.stringify(op.value)) return badRequest('test operation failed')
       } else return badRequest('unsupported JSON Patch operation')

@@ -109,6 +109,49 @@ test('an admin edits a trait and the metadata', async () => {
   expect(stored('user03@example.test')?.metadata_public).toEqual({ plan: 'team' })
 })
 
+test('saving traits or metadata keeps what changed elsewhere meanwhile: a deactivation is not undone', async () => {
+  await openIdentity('user12@example.test')
+  const id = stored('user12@example.test')!.id
+  const traits = page.getByRole('region', { name: 'Traits' })
+  await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Edited Here')
+  await page.getByRole('region', { name: 'Metadata' }).getByLabel('Admin metadata').fill('{"note": "edited here"}')
+
+  // Meanwhile another operator, through the same service, deactivates the identity and sets its public metadata.
+  const elsewhere = await page.evaluate(async (path) => {
+    const response = await fetch(path, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([
+        { op: 'replace', path: '/state', value: 'inactive' },
+        { op: 'add', path: '/metadata_public', value: { plan: 'frozen' } },
+      ]),
+    })
+    return response.status
+  }, `/api/idp-admin/admin/identities/${id}`)
+  expect(elsewhere).toBe(200)
+
+  await traits.getByRole('button', { name: 'Save' }).click()
+  await page.getByRole('status').getByText('Traits saved.').waitFor()
+  await page.getByRole('region', { name: 'Metadata' }).getByRole('button', { name: 'Save' }).click()
+  await page.getByRole('status').getByText('Metadata saved.').waitFor()
+  const after = stored('user12@example.test')!
+  expect(after.traits.name).toBe('Edited Here')
+  expect(after.metadata_admin).toEqual({ note: 'edited here' })
+  expect(after.state).toBe('inactive')
+  expect(after.metadata_public).toEqual({ plan: 'frozen' })
+  // The page now shows what is stored: the state and the other metadata field too.
+  expect(JSON.parse(await page.getByRole('region', { name: 'Metadata' }).getByLabel('Public metadata').inputValue())).toEqual({ plan: 'frozen' })
+  await page.getByText('Inactive', { exact: true }).first().waitFor()
+
+  // Saved again without a change: nothing is sent.
+  const writes = () => harness.sandbox.kratos.calls.filter((call) => call.method !== 'GET' && call.path === `/admin/identities/${id}`).length
+  const before = writes()
+  await traits.getByRole('button', { name: 'Save' }).click()
+  await page.getByRole('status').getByText('Nothing was changed.').waitFor()
+  expect(writes()).toBe(before)
+  expect(problems).toEqual([])
+})
+
 test('an admin deactivates and reactivates an identity', async () => {
   await openIdentity('user04@example.test')
   await page.getByRole('button', { name: 'Deactivate' }).click()

@@ -5,6 +5,7 @@ import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
+import { membersPatch, valuePatch } from '../../components/json-patch.ts'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
@@ -102,6 +103,8 @@ function focusFirstInvalid(form: HTMLFormElement): void {
 function TraitsSection(props: { identity: Identity; schema: JsonSchema | null; schemaFailure: ApiFailure | null; retry: () => void; onChange: (identity: Identity) => void }) {
   const { identity, schema, onChange } = props
   const [values, setValues] = useState<Values>(identity.traits ?? {})
+  // The traits this form was filled from: what its edit is measured against.
+  const [base, setBase] = useState<Values>(identity.traits ?? {})
   const [errors, setErrors] = useState<Errors>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, oneAtATime] = useOneAtATime()
@@ -113,9 +116,15 @@ function TraitsSection(props: { identity: Identity; schema: JsonSchema | null; s
     setErrors(found)
     if (Object.keys(found).length) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
     return oneAtATime(async () => {
-      const result = await api.updateIdentity(identity, { traits: mergeTraits(traits, identity.traits ?? {}, values) })
+      // Only the traits this form changed: a change made elsewhere since the form was filled
+      // (another trait, the state, the metadata) is kept.
+      const patch = membersPatch(['traits'], base, mergeTraits(traits, base, values))
+      if (patch.length === 0) return announce('Nothing was changed.')
+      const result = await api.patchIdentity(identity.id, patch)
       if (!result.ok) return setFailure(identityWriteFailure(result.failure))
       setFailure(null)
+      setBase(result.data.traits ?? {})
+      setValues(result.data.traits ?? {})
       onChange({ ...identity, ...result.data, credentials: identity.credentials })
       announce('Traits saved.')
     })
@@ -146,6 +155,8 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
   const text = (value: unknown) => (value === null || value === undefined ? '' : JSON.stringify(value, null, 2))
   const [pub, setPub] = useState(text(identity.metadata_public))
   const [adm, setAdm] = useState(text(identity.metadata_admin))
+  // The metadata this form was filled from: what its edit is measured against.
+  const [base, setBase] = useState({ public: identity.metadata_public, admin: identity.metadata_admin })
   const [errors, setErrors] = useState<Errors>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, oneAtATime] = useOneAtATime()
@@ -168,9 +179,15 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
     setErrors(found)
     if (!a.ok || !b.ok) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
     return oneAtATime(async () => {
-      const result = await api.updateIdentity(identity, { metadata_public: a.value, metadata_admin: b.value })
+      const patch = [...valuePatch(['metadata_public'], base.public, a.value), ...valuePatch(['metadata_admin'], base.admin, b.value)]
+      if (patch.length === 0) return announce('Nothing was changed.')
+      const result = await api.patchIdentity(identity.id, patch)
       if (!result.ok) return setFailure(identityWriteFailure(result.failure))
       setFailure(null)
+      // The form now shows the metadata as stored, a change made elsewhere to the other field included.
+      setBase({ public: result.data.metadata_public, admin: result.data.metadata_admin })
+      setPub(text(result.data.metadata_public))
+      setAdm(text(result.data.metadata_admin))
       onChange({ ...identity, ...result.data, credentials: identity.credentials })
       announce('Metadata saved.')
     })

@@ -3,6 +3,7 @@
 // client-credentials grant, lifespans are Go durations as Hydra expects.
 import { useState } from 'preact/hooks'
 import { CLIENT_LIFESPANS, type ClientLifespan, type OAuthClient } from '../../api.ts'
+import { valuePatch, type PatchOp } from '../../components/json-patch.ts'
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'implicit']
 const RESPONSE_TYPES = ['code', 'id_token', 'token']
@@ -124,24 +125,19 @@ export function clientUpdate(loaded: OAuthClient, draft: ClientDraft): OAuthClie
   return body as unknown as OAuthClient
 }
 
-export type JsonPatch = { op: 'add'; path: string; value: unknown }[]
-
 /** Nothing, whichever way Hydra spells it: a missing field, null, an empty string or list, false. */
 const isEmpty = (value: unknown) => value === undefined || value === null || value === '' || value === false || (Array.isArray(value) && value.length === 0)
-const sameValue = (a: unknown, b: unknown) => (isEmpty(a) && isEmpty(b)) || JSON.stringify(a) === JSON.stringify(b)
 
 /**
- * The body of `PATCH /admin/clients/{id}`: the fields the form changed, and only those. Hydra
- * applies it to the client as stored, so a field someone changed elsewhere since the page loaded
- * (another operator, the Hydra CLI) is kept unless this edit changed it too; a PUT of the whole
- * client as loaded would put the old value back. `add` sets a field whether or not Hydra's JSON of
- * the client has it (a `replace` of a field it leaves out fails).
+ * The body of `PATCH /admin/clients/{id}`: the fields the form changed, and only those, so a field
+ * someone changed elsewhere since the page loaded (another operator, the Hydra CLI) is kept unless
+ * this edit changed it too.
  */
-export function clientPatch(loaded: OAuthClient, draft: ClientDraft): JsonPatch {
+export function clientPatch(loaded: OAuthClient, draft: ClientDraft): PatchOp[] {
   const before = loaded as unknown as Record<string, unknown>
   const after = clientUpdate(loaded, draft) as unknown as Record<string, unknown>
   const fields = new Set<string>([...Object.keys(clientBody(draft)), ...CLIENT_LIFESPANS])
-  return [...fields].filter((field) => !sameValue(before[field], after[field])).map((field) => ({ op: 'add', path: `/${field}`, value: after[field] ?? null }))
+  return [...fields].flatMap((field) => (isEmpty(before[field]) && isEmpty(after[field]) ? [] : valuePatch([field], before[field], after[field])))
 }
 
 const LIFESPAN_LABELS: Record<ClientLifespan, string> = {

@@ -1,0 +1,57 @@
+// The JSON Patch the identity and OAuth client pages send: only what an edit changed.
+import { describe, expect, test } from 'bun:test'
+import { membersPatch, pointer, valuePatch } from '../ui/components/json-patch.ts'
+import { KratosFixture } from './support/kratos.ts'
+
+describe('pointer', () => {
+  test('escapes ~ and / in member names (RFC 6901)', () => {
+    expect(pointer('traits', 'a/b~c')).toBe('/traits/a~1b~0c')
+  })
+})
+
+describe('membersPatch', () => {
+  test('a changed member is set, a new one added, a removed one removed, an unchanged one left out', () => {
+    const before = { email: 'a@example.test', name: { first: 'Ann', last: 'Lee' }, phone: '+100', kept: [1, 2] }
+    const after = { email: 'a@example.test', name: { first: 'Ann', last: 'Li' }, kept: [1, 2], nickname: 'al' }
+    expect(membersPatch(['traits'], before, after)).toEqual([
+      { op: 'add', path: '/traits/name', value: { first: 'Ann', last: 'Li' } },
+      { op: 'remove', path: '/traits/phone' },
+      { op: 'add', path: '/traits/nickname', value: 'al' },
+    ])
+  })
+
+  test('nothing changed: no operation', () => {
+    expect(membersPatch(['traits'], { email: 'a@example.test' }, { email: 'a@example.test' })).toEqual([])
+  })
+})
+
+describe('valuePatch', () => {
+  test('missing and null are the same; anything else that differs is set', () => {
+    expect(valuePatch(['metadata_public'], undefined, null)).toEqual([])
+    expect(valuePatch(['metadata_public'], { plan: 'team' }, { plan: 'team' })).toEqual([])
+    expect(valuePatch(['metadata_public'], { plan: 'team' }, null)).toEqual([{ op: 'add', path: '/metadata_public', value: null }])
+    expect(valuePatch(['metadata_admin'], null, { note: 'vip' })).toEqual([{ op: 'add', path: '/metadata_admin', value: { note: 'vip' } }])
+  })
+})
+
+describe('applied by the Kratos stand-in, as Kratos applies it', () => {
+  test('only the patched members change; removing a member that is not there refuses the whole patch', async () => {
+    const kratos = new KratosFixture().start()
+    try {
+      const identity = kratos.addIdentity({ email: 'patch.me@example.test', name: 'Before' })
+      identity.metadata_public = { plan: 'team' }
+      const patch = (body: unknown) =>
+        fetch(`${kratos.url}/admin/identities/${identity.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+      const changed = await patch(membersPatch(['traits'], identity.traits, { ...identity.traits, name: 'After' }))
+      expect(changed.status).toBe(200)
+      expect(kratos.identities.get(identity.id)).toMatchObject({ traits: { email: 'patch.me@example.test', name: 'After' }, metadata_public: { plan: 'team' }, state: 'active' })
+
+      const refused = await patch([{ op: 'add', path: '/traits/name', value: 'Never' }, { op: 'remove', path: '/traits/nickname' }])
+      expect(refused.status).toBe(400)
+      expect(kratos.identities.get(identity.id)!.traits.name).toBe('After')
+    } finally {
+      await kratos.stop()
+    }
+  })
+})

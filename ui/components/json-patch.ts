@@ -1,0 +1,28 @@
+// JSON Patch (RFC 6902) of what an edit changed, for Kratos's and Hydra's PATCH endpoints: they
+// apply it to the record as stored, so a field someone else changed since the page loaded is kept
+// unless this edit changed it too (a PUT of the whole record as loaded would put the old value back).
+export type PatchOp = { op: 'add'; path: string; value: unknown } | { op: 'remove'; path: string }
+
+/** A JSON Pointer to the member `keys` (escaped: `~` as `~0`, `/` as `~1`). */
+export const pointer = (...keys: string[]) => keys.map((key) => `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null)
+
+/**
+ * One operation per member of an object that changed: `add` sets a member whether or not it is
+ * there (Ory's patch applies a `replace` of a missing member too, but `add` is the standard's
+ * word for it), `remove` takes out one the edit removed.
+ */
+export function membersPatch(path: string[], before: Record<string, unknown>, after: Record<string, unknown>): PatchOp[] {
+  const patch: PatchOp[] = []
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (!(key in after)) patch.push({ op: 'remove', path: pointer(...path, key) })
+    else if (!(key in before) || !same(before[key], after[key])) patch.push({ op: 'add', path: pointer(...path, key), value: after[key] })
+  }
+  return patch
+}
+
+/** The value at `path`, set if the edit changed it (missing and null are the same). */
+export function valuePatch(path: string[], before: unknown, after: unknown): PatchOp[] {
+  return same(before, after) ? [] : [{ op: 'add', path: pointer(...path), value: after ?? null }]
+}
