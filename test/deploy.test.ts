@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { runToEnd } from './support/process.ts'
+import { runToEnd, startProcess } from './support/process.ts'
 
 const root = join(import.meta.dir, '..')
 const unit = readFileSync(join(root, 'deploy/admin-dashboard.service'), 'utf8')
@@ -46,13 +46,35 @@ describe('deployment files', () => {
   })
 
   test('the replica unit: one instance per port, the shared environment file, the same hardening, no local state', () => {
-    for (const line of ['Environment=PORT=%i', 'EnvironmentFile=/etc/admin-dashboard/admin-dashboard.env', 'ExecStartPre=/usr/local/bin/admin-dashboard check-config', 'DynamicUser=yes', 'Restart=on-failure']) {
+    for (const line of ['EnvironmentFile=/etc/admin-dashboard/admin-dashboard.env', 'ExecStartPre=/usr/local/bin/admin-dashboard check-config', 'DynamicUser=yes', 'Restart=on-failure']) {
       expect(replicaUnit).toContain(line)
     }
     const hardening = unit.split('\n').filter((line) => /^(No|Protect|Private|Restrict|SystemCall|Capability|Lock|Remove)/.test(line))
     for (const line of hardening) expect(replicaUnit).toContain(line)
     expect(replicaUnit).not.toMatch(/^(StateDirectory|Environment=DATABASE_PATH)/m)
     expect(replicaUnit).not.toMatch(/^MemoryDenyWriteExecute=yes/m)
+  })
+
+  test('each replica listens on its instance port, though the environment file sets PORT (systemd lets the file override Environment=)', async () => {
+    const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+    const port = String(probe.port)
+    probe.stop(true)
+    // The environment as systemd builds it: Environment= lines first, then the file over them.
+    const assigned = (text: string) => Object.fromEntries([...text.matchAll(/^([A-Z_]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]))
+    const environment = [...replicaUnit.matchAll(/^Environment=(.*)$/gm)].map((m) => m[1]!.replaceAll('%i', port)).join('\n')
+    const file = readFileSync(join(root, 'deploy/admin-dashboard.env.example'), 'utf8')
+    expect(assigned(file).PORT).toBe('3000')
+    const env = { ...assigned(environment), ...assigned(file), SESSION_SIGNING_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64') }
+    const execStart = /^ExecStart=(.*)$/m.exec(replicaUnit)![1]!.replaceAll('%i', port).split(' ')
+    const argv = execStart.flatMap((part) => (part === '/usr/local/bin/admin-dashboard' ? [process.execPath, join(root, 'src/main.ts')] : [part]))
+    const service = await startProcess(argv, env, mkdtempSync(join(tmpdir(), 'replica-')))
+    try {
+      expect(new URL(service.url).port).toBe(port)
+      expect((await fetch(`${service.url}/api/health`)).status).toBe(200)
+    } finally {
+      service.child.kill('SIGTERM')
+      await service.exited
+    }
   })
 
   test('systemd-analyze verify passes on a replica instance', async () => {
