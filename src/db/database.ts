@@ -16,8 +16,9 @@ const FILE_MODE = 0o600
 const SQLITE_SIDE_FILES = ['-wal', '-shm', '-journal']
 
 /**
- * A directory we create is 0700; the database file is created (or tightened to) 0600 before SQLite
- * opens it, and SQLite gives its WAL and shared-memory files the database file's permissions.
+ * A directory we create is 0700, and so is a database file we create. An existing file is only
+ * tightened once SQLite has read it as a database (`tightenModes`): a path that names something
+ * else (a typo, /dev/null, a file of the operator's) is refused untouched.
  */
 function prepareFiles(path: string): void {
   const directory = dirname(path)
@@ -31,7 +32,14 @@ function prepareFiles(path: string): void {
       }
     }
   }
-  closeSync(openSync(path, 'a', FILE_MODE))
+  if (!existsSync(path)) return closeSync(openSync(path, 'a', FILE_MODE))
+  const stat = statSync(path)
+  if (stat.isDirectory()) throw Object.assign(new Error('a directory'), { code: 'EISDIR' })
+  if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' })
+}
+
+/** The database file and the files SQLite keeps beside it: owner only, whatever they were. */
+function tightenModes(path: string): void {
   for (const file of [path, ...SQLITE_SIDE_FILES.map((suffix) => path + suffix)]) {
     if (existsSync(file) && (statSync(file).mode & 0o077) !== 0) chmodSync(file, FILE_MODE)
   }
@@ -43,6 +51,7 @@ export function openDatabase(path: string): OpenResult {
     if (path !== ':memory:') prepareFiles(path)
   } catch (error) {
     const code = (error as { code?: string }).code ?? ''
+    if (code === 'ENOTREG') return { ok: false, error: 'DATABASE_PATH: not a regular file' }
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'EISDIR') return { ok: false, error: 'DATABASE_PATH: the database file cannot be opened for reading and writing' }
     return { ok: false, error: 'DATABASE_PATH: the directory cannot be created' }
   }
@@ -55,6 +64,7 @@ export function openDatabase(path: string): OpenResult {
     db.run('PRAGMA foreign_keys = ON')
     const check = db.query<{ quick_check: string }, []>('PRAGMA quick_check').get()
     if (check?.quick_check !== 'ok') throw new Error('quick_check failed')
+    if (path !== ':memory:') tightenModes(path)
     migrate(db)
     return { ok: true, db }
   } catch (error) {
