@@ -4,7 +4,7 @@
 // encrypted value still readable.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startPostgres, type PostgresCluster } from './support/postgres.ts'
@@ -12,6 +12,8 @@ import { randomKey } from './support/service.ts'
 import { wholeDump } from './support/dump.ts'
 import { runToEnd } from './support/process.ts'
 import { openSqliteStorage } from '../src/db/sqlite-storage.ts'
+import { MIGRATIONS } from '../src/db/migrations.ts'
+import { Database } from 'bun:sqlite'
 import { PostgresStorage } from '../src/db/postgres-storage.ts'
 import { AuditLog } from '../src/audit/audit.ts'
 import { createSettingsService } from '../src/settings/service.ts'
@@ -125,6 +127,41 @@ describe('import-sqlite', () => {
     const again = await cli(['import-sqlite', path], { DATABASE_URL: url })
     expect(again.code).toBe(1)
     expect(again.stderr).toContain('already has data')
+  })
+
+  test('the SQLite file is left exactly as it was, imported or not, even one written by an older version (schema 1)', async () => {
+    // Schema 1, the rollback journal, readable by the group: an older single instance's file.
+    const path = join(dir, 'older.db')
+    const db = new Database(path, { create: true, strict: true })
+    db.run('PRAGMA journal_mode = DELETE')
+    db.run('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT')
+    db.run(MIGRATIONS[0]!.sql)
+    db.run("INSERT INTO schema_migrations VALUES (1, '2025-01-01T00:00:00.000Z')")
+    db.run("INSERT INTO settings VALUES ('site.title', 'Ops', 0, 'site', '2025-01-01T00:00:00.000Z')")
+    db.run("INSERT INTO identity_revocations VALUES ('identity-1', 1735689600)")
+    db.close()
+    chmodSync(path, 0o640)
+    const before = readFileSync(path)
+    const unchanged = () => {
+      expect(readFileSync(path).equals(before)).toBe(true)
+      expect((statSync(path).mode & 0o777).toString(8)).toBe('640')
+      for (const suffix of ['-wal', '-shm', '-journal']) expect(existsSync(path + suffix)).toBe(false)
+    }
+
+    const unreachable = await cli(['import-sqlite', path], { DATABASE_URL: 'postgres://nobody:pw@127.0.0.1:1/none' })
+    expect(unreachable.code).toBe(1)
+    expect(unreachable.stderr).toContain('DATABASE_URL')
+    unchanged()
+
+    const url = await pg.createDatabase()
+    const scratch = mkdtempSync(join(dir, 'tmp-'))
+    const imported = await cli(['import-sqlite', path], { DATABASE_URL: url, TMPDIR: scratch })
+    expect(imported.stderr).toBe('')
+    expect(imported.stdout).toBe('imported 1 settings, 0 audit events, 0 layouts, 0 revoked sessions and 1 identity revocations\n')
+    unchanged()
+    expect((await cli(['settings', 'get', 'site.title'], { DATABASE_URL: url })).stdout).toBe('Ops\n')
+    // Nothing of the copy it read is left behind.
+    expect(readdirSync(scratch)).toEqual([])
   })
 
   test('a missing file or no DATABASE_URL is refused, and no file is created', async () => {

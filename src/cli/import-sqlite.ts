@@ -3,7 +3,10 @@
 // stored (encrypted values stay valid under the same ENCRYPTION_KEY), the audit trail with its
 // ids, layouts and revocations. Refuses a target that already has rows.
 
-import { existsSync } from 'node:fs'
+import { Database } from 'bun:sqlite'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { loadConfig } from '../config.ts'
 import { PostgresStorage } from '../db/postgres-storage.ts'
 import { openSqliteStorage } from '../db/sqlite-storage.ts'
@@ -43,14 +46,23 @@ export async function runImportSqlite(args: string[], io: CliIo): Promise<number
     io.err('admin-dashboard: the SQLite file does not exist\n')
     return 1
   }
-  const source = openSqliteStorage(path)
+  // The file is left as it was, whatever happens: it is read through a snapshot, which is
+  // migrated to the current schema instead of the file itself.
+  const snapshot = snapshotOf(path)
+  if (!snapshot.ok) {
+    io.err(`admin-dashboard: ${snapshot.error}\n`)
+    return 1
+  }
+  const source = openSqliteStorage(snapshot.path)
   if (!source.ok) {
+    snapshot.remove()
     io.err(`admin-dashboard: ${source.error.replace('DATABASE_PATH', 'the SQLite file')}\n`)
     return 1
   }
   const target = await PostgresStorage.open(url)
   if (!target.ok) {
     await source.storage.close()
+    snapshot.remove()
     io.err(`admin-dashboard: ${target.error}\n`)
     return 1
   }
@@ -77,6 +89,36 @@ export async function runImportSqlite(args: string[], io: CliIo): Promise<number
   } finally {
     await source.storage.close()
     await target.storage.close()
+    snapshot.remove()
+  }
+}
+
+type Snapshot = { ok: true; path: string; remove: () => void } | { ok: false; error: string }
+
+/**
+ * A consistent copy of the SQLite file (`VACUUM INTO`, read through a read-only connection) in a
+ * private temporary directory (TMPDIR), removed afterwards.
+ */
+function snapshotOf(path: string): Snapshot {
+  let db: Database
+  try {
+    db = new Database(path, { readonly: true, strict: true })
+  } catch {
+    return { ok: false, error: 'the SQLite file cannot be opened for reading' }
+  }
+  const directory = mkdtempSync(join(tmpdir(), 'admin-dashboard-import-'))
+  const remove = () => rmSync(directory, { recursive: true, force: true })
+  try {
+    const copy = join(directory, 'snapshot.db')
+    db.run('VACUUM INTO ?', [copy])
+    return { ok: true, path: copy, remove }
+  } catch (error) {
+    remove()
+    const code = (error as { code?: string }).code ?? ''
+    if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR' || code === 'SQLITE_CANTOPEN') return { ok: false, error: `the SQLite file cannot be copied to ${tmpdir()} (set TMPDIR to a directory with room for it)` }
+    return { ok: false, error: 'the SQLite file is not a usable SQLite database (corrupt or not a database)' }
+  } finally {
+    db.close()
   }
 }
 
