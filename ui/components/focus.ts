@@ -63,7 +63,9 @@ function settle(place: Place, wait: boolean): void {
   remembered = place
   waitingForEnable = false
   const { element } = place
-  if (usable(element)) element.focus()
+  // A control enabled again gets focus back where it is: the page does not scroll to it (away
+  // from an error just brought into view).
+  if (usable(element)) element.focus(wait ? { preventScroll: true } : undefined)
   else if (wait && element.isConnected && element.hasAttribute('disabled')) waitingForEnable = true
   else {
     remembered = null

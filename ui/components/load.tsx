@@ -1,6 +1,6 @@
 // Loading, failure and retry for a region: aria-busy while loading, the envelope's message and a
 // Retry button on failure.
-import { useEffect, useState, useCallback } from 'preact/hooks'
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import type { ApiFailure, ApiResult } from '../api.ts'
 
@@ -55,8 +55,14 @@ export function Region<T>(props: { loaded: Loaded<T>; retry: () => void; label: 
 }
 
 export function ErrorView({ failure, retry }: { failure: ApiFailure; retry?: () => void }) {
+  const ref = useRef<HTMLDivElement>(null)
+  // An action's failure (no Retry: the person acts again) is brought into view where it appears,
+  // in the page or in a dialog that scrolls; a region that failed to load stays where it is.
+  useEffect(() => {
+    if (!retry) ref.current?.scrollIntoView({ block: 'nearest' })
+  }, [failure])
   return (
-    <div class="error-view" role="alert">
+    <div class="error-view" role="alert" ref={ref}>
       <p>{failure.message}</p>
       {retry && (
         <button type="button" onClick={retry}>
