@@ -16,6 +16,14 @@ export function navigate(href: string, options: { replace?: boolean } = {}): voi
   location.value = { path: url.pathname, search: url.search }
 }
 
+/**
+ * Leaves the page at `from` for `href` once an action there has finished, unless the person has
+ * gone elsewhere meanwhile: a late answer never pulls them off the page they are on now.
+ */
+export function navigateFrom(from: string, href: string): void {
+  if (location.peek().path === from) navigate(href)
+}
+
 window.addEventListener('popstate', () => {
   location.value = { path: window.location.pathname, search: window.location.search }
 })

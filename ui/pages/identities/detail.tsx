@@ -10,7 +10,7 @@ import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { schemasFrom } from '../../session.ts'
-import { navigate } from '../../router.ts'
+import { location, navigateFrom } from '../../router.ts'
 import { identityWriteFailure, primaryIdentifier } from './describe.ts'
 import { traitsSchema } from './create.tsx'
 
@@ -514,11 +514,12 @@ function DangerSection({ identity }: { identity: Identity }) {
   const remove = (event: Event) => {
     event.preventDefault()
     if (typed !== identifier) return
+    const from = location.peek().path
     return oneAtATime(async () => {
       const result = await api.deleteIdentity(identity.id)
       if (!result.ok) return setFailure(result.failure)
       setOpen(false)
-      navigate('/dashboard/identities')
+      navigateFrom(from, '/dashboard/identities')
       announce(`Identity ${identifier} deleted.`)
     })
   }

@@ -11,7 +11,7 @@ import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
-import { location, navigate, queryParam, useQueryText } from '../../router.ts'
+import { location, navigate, navigateFrom, queryParam, useQueryText } from '../../router.ts'
 import { ClientForm, clientBody, clientPatch, draftOf, type ClientDraft } from './form.tsx'
 
 /** The secret of the client just created: in memory only, shown once on its page, gone on reload. */
@@ -178,14 +178,16 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       onChange(updated)
       announce(`Client ${updated.client_name || updated.client_id} saved.`)
     })
-  const remove = () =>
-    oneAtATime(async () => {
+  const remove = () => {
+    const from = location.peek().path
+    return oneAtATime(async () => {
       const result = await api.deleteClient(client.client_id)
       if (!result.ok) return setFailure(result.failure)
       setConfirm(null)
-      navigate('/dashboard/oauth-clients')
+      navigateFrom(from, '/dashboard/oauth-clients')
       announce(`Client ${name} deleted.`)
     })
+  }
   const revoke = () =>
     oneAtATime(async () => {
       const result = await api.revokeClientTokens(client.client_id)
