@@ -1,5 +1,5 @@
 // A modal dialog on the native <dialog>: labelled by its heading, focus kept inside while open,
-// Escape closes, and focus returns to what opened it (or, when that is gone, to where it was).
+// Escape and Back close it, and focus returns to what opened it (or, when that is gone, to where it was).
 import { useEffect, useRef } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import { focusables, placeOf, returnFocusTo, type Place } from './focus.ts'
@@ -36,6 +36,13 @@ export function Dialog(props: { open: boolean; title: string; onClose: () => voi
       dialog.removeEventListener('cancel', cancelled)
       dialog.removeEventListener('close', closed)
     }
+  })
+  // Back or Forward while it is open: what it asks about belongs to the page being left.
+  useEffect(() => {
+    if (!props.open) return
+    const moved = () => props.onClose()
+    window.addEventListener('popstate', moved)
+    return () => window.removeEventListener('popstate', moved)
   })
   // showModal makes the page inert, but Tab can still leave for the browser's own controls: cycle instead.
   const trap = (event: KeyboardEvent) => {
