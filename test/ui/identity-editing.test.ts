@@ -270,3 +270,23 @@ test('an admin deactivates three identities at once behind one dialog that says 
   await page.waitForFunction(() => document.activeElement?.id === 'page-title', undefined, { timeout: 5000 })
   expect(problems).toEqual([])
 }, 60_000)
+
+test('Back while a bulk Delete asks for confirmation closes the question with the page it was about; nothing is deleted', async () => {
+  await page.goto(url('/dashboard/identities'))
+  const table = page.getByRole('table', { name: /Identities/ })
+  await table.waitFor()
+  await page.getByRole('button', { name: 'Next page' }).click()
+  await page.waitForURL(/page_token=/)
+  await table.getByRole('checkbox').nth(0).check()
+  await table.getByRole('checkbox').nth(1).check()
+  const before = harness.sandbox.kratos.identities.size
+  await page.getByRole('button', { name: 'Delete', exact: true }).click()
+  const dialog = page.getByRole('dialog', { name: 'Delete 2 identities?' })
+  await dialog.waitFor()
+  await page.goBack()
+  await page.waitForURL((address) => !address.search.includes('page_token'))
+  await page.getByRole('dialog').waitFor({ state: 'hidden' })
+  expect(await page.getByRole('dialog').count()).toBe(0)
+  expect(harness.sandbox.kratos.identities.size).toBe(before)
+  expect(problems).toEqual([])
+})

@@ -263,4 +263,56 @@ describe('in the browser', () => {
     expect(hydra.clients.has(client.client_id)).toBe(false)
     expect(problems).toEqual([])
   })
+
+  test('a refused Create is shown where the person is looking: the dialog scrolls up to its error', async () => {
+    const { hydra } = harness.sandbox
+    await page.goto(url('/dashboard/oauth-clients'))
+    await page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
+    await page.getByRole('button', { name: 'Create client' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Create client' })
+    await dialog.getByRole('textbox', { name: 'Client name' }).fill('Refused tool')
+    await dialog.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://refused.example.com/cb')
+    hydra.failWith = 500
+    try {
+      // The submit button sits at the foot of the form: pressing it scrolls the dialog down.
+      await dialog.getByRole('button', { name: 'Create client' }).click()
+      const alert = dialog.getByRole('alert')
+      await alert.waitFor()
+      for (let waited = 0; problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
+      expect(problems.splice(0)).toEqual([expect.stringContaining('500')])
+      await page.waitForFunction(() => {
+        const shown = document.querySelector('dialog[open] [role="alert"]')!.getBoundingClientRect()
+        const frame = document.querySelector('dialog[open]')!.getBoundingClientRect()
+        return shown.top >= frame.top && shown.bottom <= frame.bottom
+      }, undefined, { timeout: 3000 })
+    } finally {
+      hydra.failWith = null
+    }
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    expect([...hydra.clients.values()].some((client) => client.client_name === 'Refused tool')).toBe(false)
+    expect(problems).toEqual([])
+  })
+
+  test('a Delete answered after the person went elsewhere does not pull them back to the list', async () => {
+    const { hydra } = harness.sandbox
+    const client = hydra.addClient({ client_name: 'Slow to go', redirect_uris: ['https://slow.example.com/callback'] })
+    await page.goto(url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
+    await page.getByRole('heading', { level: 1, name: 'Slow to go' }).waitFor()
+    hydra.delayMs = 1500
+    try {
+      await page.getByRole('button', { name: 'Delete client' }).click()
+      await page.getByRole('dialog', { name: 'Delete client?' }).getByRole('button', { name: 'Delete' }).click()
+      await page.keyboard.press('Escape')
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
+      await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+      await page.getByRole('status').getByText('Client Slow to go deleted.').waitFor()
+    } finally {
+      hydra.delayMs = 0
+    }
+    expect(hydra.clients.has(client.client_id)).toBe(false)
+    expect(new URL(page.url()).pathname).toBe('/dashboard/audit')
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+    expect(problems).toEqual([])
+  })
 })
+
