@@ -194,9 +194,15 @@ const GENERIC: Record<number, string> = {
 }
 
 /** Set by the app: what to do when the session is gone (sign in again, back to this page). */
-let onUnauthenticated: () => void = () => {}
-export function whenUnauthenticated(handler: () => void): void {
+let onUnauthenticated: (lostWrite: boolean) => void = () => {}
+/** A 401 from our API: the session is gone. `lostWrite` when the refused request was a change. */
+export function whenUnauthenticated(handler: (lostWrite: boolean) => void): void {
   onUnauthenticated = handler
+}
+let onForbidden: () => void = () => {}
+/** Our API's 403 `forbidden`: the role may have changed since the page learnt it. */
+export function whenForbidden(handler: () => void): void {
+  onForbidden = handler
 }
 
 async function request<T>(method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
@@ -247,7 +253,7 @@ async function send<T>(method: string, path: string, body?: unknown, redirect: R
     return { result: { ok: false, failure: { error: 'unreachable', message: GENERIC[0]!, status: 0 } } }
   }
   if (response.type === 'opaqueredirect') return { result: { ok: false, failure: { error: 'redirected', message: 'The service answered with a redirect.', status: 0 } } }
-  if (response.status === 401 && !path.startsWith('/api/auth/')) onUnauthenticated()
+  if (response.status === 401 && !path.startsWith('/api/auth/')) onUnauthenticated(method !== 'GET' && method !== 'HEAD')
   const headers = response.headers
   if (response.ok) {
     if (response.status === 204) return { result: { ok: true, data: undefined as T }, headers }
@@ -257,7 +263,9 @@ async function send<T>(method: string, path: string, body?: unknown, redirect: R
       return { result: { ok: false, failure: { error: 'invalid_response', message: 'The service sent an answer the page cannot read.', status: response.status } }, headers }
     }
   }
-  return { result: { ok: false, failure: await envelopeOf(response) }, headers }
+  const failure = await envelopeOf(response)
+  if (failure.status === 403 && failure.error === 'forbidden') onForbidden()
+  return { result: { ok: false, failure }, headers }
 }
 
 /** Our envelope's error and message; anything else (an upstream body) is replaced by a generic sentence. */

@@ -1,7 +1,7 @@
 // The shell (ui.md "Shell"): header, Main navigation, the page, one status region.
 import { useEffect, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
-import { api, whenUnauthenticated } from './api.ts'
+import { api, whenForbidden, whenUnauthenticated } from './api.ts'
 import { location, navigate } from './router.ts'
 import { config, hasUpstream, isAdmin, user } from './session.ts'
 import { theme, type ThemeChoice } from './theme.ts'
@@ -15,7 +15,30 @@ function signIn(): void {
   const here = window.location.pathname + window.location.search
   window.location.assign(`/api/auth/login?return_to=${encodeURIComponent(here)}`)
 }
-whenUnauthenticated(signIn)
+
+/** Survives the trip through the sign-in (this tab only): a change that the ended session refused. */
+const LOST_WRITE = 'admin-dashboard.lost-write'
+const lostWrite = signal(sessionStorage.getItem(LOST_WRITE) !== null)
+
+whenUnauthenticated((refusedChange) => {
+  // The page is about to be left for the sign-in: say afterwards that the change was not made,
+  // rather than come back to the same page as if it had been.
+  if (refusedChange) sessionStorage.setItem(LOST_WRITE, '1')
+  signIn()
+})
+
+// An admin page refused for the role: ask again who is signed in. A role changed to viewer shows
+// the "No access" view and the viewer's navigation instead of an error that Retry cannot mend.
+whenForbidden(async () => {
+  const session = await api.session()
+  if (session.ok && session.data.user.role !== user.value?.role) user.value = session.data.user
+})
+
+function dismissLostWrite(): void {
+  sessionStorage.removeItem(LOST_WRITE)
+  lostWrite.value = false
+  document.getElementById('page-title')?.focus()
+}
 
 const signedOut = signal(false)
 
@@ -165,6 +188,14 @@ function Shell() {
         </ul>
       </nav>
       <main id="main" class="page" tabIndex={-1}>
+        {lostWrite.value && (
+          <div class="notice page-notice" role="alert">
+            <p>Your session ended before your last change reached the server: it was not saved. Make it again.</p>
+            <button type="button" onClick={dismissLostWrite}>
+              Dismiss
+            </button>
+          </div>
+        )}
         {content}
       </main>
       <div role="status" class="status-region" aria-live="polite">

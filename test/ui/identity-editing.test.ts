@@ -2,8 +2,9 @@
 // metadata, deactivates and reactivates, creates a recovery link, revokes a session, and
 // deactivates three at once. Each change is checked in the identity store itself.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { join } from 'node:path'
 import type { BrowserContext, Locator, Page } from 'playwright-core'
-import { DESKTOP, PHONE, sidewaysScroll, signedInPage, startHarness, type Harness } from './harness.ts'
+import { DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, signedInPage, startHarness, type Harness } from './harness.ts'
 
 let harness: Harness
 let context: BrowserContext
@@ -289,4 +290,59 @@ test('Back while a bulk Delete asks for confirmation closes the question with th
   expect(await page.getByRole('dialog').count()).toBe(0)
   expect(harness.sandbox.kratos.identities.size).toBe(before)
   expect(problems).toEqual([])
+})
+
+test('a change refused because the session ended is not passed off as saved: after signing in again, the page says it was not saved', async () => {
+  const other = await signedInPage(harness, 'admin', '/dashboard/identities?search=user13%40example.test')
+  try {
+    const { page: tab } = other
+    await tab.getByRole('link', { name: 'user13@example.test' }).click()
+    await tab.getByRole('heading', { level: 1, name: 'user13@example.test' }).waitFor()
+    const traits = tab.getByRole('region', { name: 'Traits' })
+    await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Never Saved')
+    // The session ends elsewhere (Sign out in another tab of this browser).
+    expect(await tab.evaluate(async () => (await fetch('/api/auth/logout', { method: 'POST' })).status)).toBe(204)
+    await traits.getByRole('button', { name: 'Save' }).click()
+    // Through the sign-in (the provider may still know this browser and send it straight back).
+    await tab.waitForURL((address) => address.origin === harness.sandbox.providerUrl || address.pathname.startsWith('/dashboard/identities/'))
+    if (new URL(tab.url()).origin === harness.sandbox.providerUrl) await signIn(tab, harness.sandbox, 'admin')
+    const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved' })
+    await notice.waitFor()
+    await tab.getByRole('heading', { level: 1, name: 'user13@example.test' }).waitFor()
+    await tab.setViewportSize(PHONE)
+    await tab.screenshot({ path: join(SCREENSHOT_DIR, 'lost-write-notice-phone.png') })
+    await tab.setViewportSize(DESKTOP)
+    expect(stored('user13@example.test')!.traits.name).not.toBe('Never Saved')
+    await notice.getByRole('button', { name: 'Dismiss' }).click()
+    await notice.waitFor({ state: 'hidden' })
+    await tab.reload()
+    await tab.getByRole('heading', { level: 1, name: 'user13@example.test' }).waitFor()
+    expect(await tab.getByRole('alert').count()).toBe(0)
+    // The session check that found none is the one console problem the sign-in round trip leaves.
+    expect(other.problems.filter((problem) => !problem.includes('401'))).toEqual([])
+  } finally {
+    await other.context.close()
+  }
+})
+
+test('an admin page left open after the role became viewer shows "No access", not an error Retry cannot mend', async () => {
+  const other = await signedInPage(harness, 'admin', '/dashboard/identities')
+  try {
+    const { page: tab, context: browser } = other
+    await tab.getByRole('table', { name: /Identities/ }).waitFor()
+    // Signed in again in another tab of the same browser, now with the viewer role (the provider
+    // is made to forget this browser, so that it asks who is signing in).
+    for (const cookie of await browser.cookies(harness.sandbox.providerUrl)) if (cookie.name !== 'admin-session') await browser.clearCookies({ name: cookie.name })
+    const second = await browser.newPage()
+    await second.goto(url('/api/auth/login?return_to=%2Fdashboard'))
+    await signIn(second, harness.sandbox, 'viewer')
+    await second.close()
+    await tab.getByRole('button', { name: 'Next page' }).click()
+    await tab.getByRole('heading', { level: 1, name: 'No access' }).waitFor()
+    expect(await tab.getByText('Viewer', { exact: true }).count()).toBe(1)
+    expect(await tab.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Identities' }).count()).toBe(0)
+    expect(other.problems.filter((problem) => !problem.includes('403'))).toEqual([])
+  } finally {
+    await other.context.close()
+  }
 })
