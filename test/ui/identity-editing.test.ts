@@ -346,3 +346,40 @@ test('an admin page left open after the role became viewer shows "No access", no
     await other.context.close()
   }
 })
+
+test('a bulk change Kratos refuses says why and for which identities, and leaves them selected for another try', async () => {
+  await page.goto(url('/dashboard/identities'))
+  const table = page.getByRole('table', { name: /Identities/ })
+  await table.waitFor()
+  const chosen: string[] = []
+  for (const index of [4, 5]) {
+    const box = table.getByRole('checkbox').nth(index)
+    chosen.push(((await box.getAttribute('aria-label')) ?? '').replace(/^Select /, ''))
+    await box.check()
+  }
+  harness.sandbox.kratos.failWith = 500
+  try {
+    await page.getByRole('button', { name: 'Deactivate', exact: true }).click()
+    await page.getByRole('dialog', { name: 'Deactivate 2 identities?' }).getByRole('button', { name: 'Deactivate' }).click()
+    await page.getByRole('status').getByText('0 identities deactivated. 2 could not be changed.').waitFor()
+  } finally {
+    harness.sandbox.kratos.failWith = null
+  }
+  const alert = page.getByRole('alert').filter({ hasText: 'Not deactivated' })
+  await alert.waitFor()
+  expect(await alert.textContent()).toContain(`Not deactivated: ${chosen.join(', ')}.`)
+  // The list reloaded while Kratos still failed may say so too: Retry it now that Kratos is back.
+  await Bun.sleep(300)
+  const retryList = page.getByRole('button', { name: 'Retry' })
+  if ((await retryList.count()) > 0) await retryList.click()
+  await table.waitFor()
+  for (let waited = 0; problems.length < 2 && waited < 2000; waited += 50) await Bun.sleep(50)
+  expect(problems.splice(0).every((problem) => /\b50\d\b/.test(problem))).toBe(true)
+  await page.getByRole('group', { name: 'Selected identities' }).getByText('2 selected').waitFor()
+  await page.getByRole('button', { name: 'Deactivate', exact: true }).click()
+  await page.getByRole('dialog', { name: 'Deactivate 2 identities?' }).getByRole('button', { name: 'Deactivate' }).click()
+  await page.getByRole('status').getByText('2 identities deactivated.').waitFor()
+  for (const email of chosen) expect(stored(email)!.state).toBe('inactive')
+  expect(await page.getByRole('alert').count()).toBe(0)
+  expect(problems).toEqual([])
+})

@@ -1,8 +1,8 @@
 // Identities (admin): cursor-paged table, exact identifier search, create, bulk state changes.
 import { useState } from 'preact/hooks'
-import { api, type Identity } from '../../api.ts'
+import { api, type ApiFailure, type Identity } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
-import { Region, useLoad } from '../../components/load.tsx'
+import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
@@ -38,6 +38,7 @@ export function IdentitiesPage() {
   const [selected, setSelected] = useState<Set<string>>(new Set())
   const [pending, setPending] = useState<BulkAction | null>(null)
   const [working, setWorking] = useState(false)
+  const [bulkFailure, setBulkFailure] = useState<ApiFailure | null>(null)
   const [creating, setCreating] = useState(false)
   const [query, setQuery] = useQueryText(filter)
 
@@ -46,6 +47,7 @@ export function IdentitiesPage() {
 
   const go = (changes: Record<string, string | null>) => {
     setSelected(new Set())
+    setBulkFailure(null)
     navigate(withQuery(changes))
   }
   const next = () => {
@@ -59,18 +61,25 @@ export function IdentitiesPage() {
 
   const runBulk = async (action: BulkAction) => {
     setWorking(true)
-    let failed = 0
+    setBulkFailure(null)
+    const refused: { identity: Identity; failure: ApiFailure }[] = []
     for (const identity of visibleSelected) {
       const result =
         action === 'delete' ? await api.deleteIdentity(identity.id) : await api.setState(identity.id, action === 'activate' ? 'active' : 'inactive')
-      if (!result.ok) failed++
+      if (!result.ok) refused.push({ identity, failure: result.failure })
     }
     setWorking(false)
     setPending(null)
-    const done = visibleSelected.length - failed
+    const done = visibleSelected.length - refused.length
     const past = { deactivate: 'deactivated', activate: 'activated', delete: 'deleted' }[action]
-    announce(`${done} ${done === 1 ? 'identity' : 'identities'} ${past}.${failed ? ` ${failed} could not be changed.` : ''}`)
-    setSelected(new Set())
+    announce(`${done} ${done === 1 ? 'identity' : 'identities'} ${past}.${refused.length ? ` ${refused.length} could not be changed.` : ''}`)
+    // What could not be changed stays selected, for another try, with the reason and the identifiers.
+    setSelected(new Set(refused.map(({ identity }) => identity.id)))
+    const first = refused[0]
+    if (first) {
+      const which = refused.map(({ identity }) => primaryIdentifier(identity)).join(', ')
+      setBulkFailure({ ...first.failure, message: `Not ${past}: ${which}. ${first.failure.message}` })
+    }
     retry()
   }
 
@@ -108,6 +117,7 @@ export function IdentitiesPage() {
           </button>
         ))}
       </div>
+      {bulkFailure && <ErrorView failure={bulkFailure} />}
       <Region loaded={loaded} retry={retry} label="identities">
         {(page) =>
           page.identities.length === 0 ? (
