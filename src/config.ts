@@ -149,6 +149,8 @@ export function loadConfig(env: Environment): ConfigResult {
       errors.push('DATABASE_URL must be a postgres:// or postgresql:// URL')
     } else if (parsed && !parsed.hostname && !parsed.searchParams.has('host') && !parsed.searchParams.has('path')) {
       errors.push('DATABASE_URL must name a host')
+    } else if (parsed) {
+      errors.push(...databaseUrlProblems(parsed))
     }
   }
 
@@ -181,6 +183,50 @@ export function loadConfig(env: Environment): ConfigResult {
     geoipDatabasePath: read('GEOIP_DATABASE_PATH') ?? null,
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config }
+}
+
+const SSL_MODES = ['disable', 'disabled', 'allow', 'prefer', 'preferred', 'require', 'required', 'verify-ca', 'verify_ca', 'verify-full', 'verify_full', 'verify-identity', 'verify_identity']
+const MAX_SECONDS = 2 ** 31
+
+/**
+ * What Bun's SQL client would refuse in a DATABASE_URL (it throws while constructing, echoing the
+ * value), said here by parameter name so check-config refuses it too. Never quotes a value.
+ */
+function databaseUrlProblems(url: URL): string[] {
+  const problems: string[] = []
+  const whole = (text: string, min: number, max: number) => /^[0-9]+$/.test(text) && Number(text) >= min && Number(text) <= max
+  // The driver percent-decodes these; a lone % (an unencoded password) makes it throw.
+  for (const [part, text] of [['user name', url.username], ['password', url.password], ['database name', url.pathname]] as const) {
+    try {
+      decodeURIComponent(text)
+    } catch {
+      problems.push(`DATABASE_URL: the ${part} has a % not followed by two hex digits (write a literal % as %25)`)
+    }
+  }
+  if (url.port !== '' && !whole(url.port, 1, 65535)) problems.push('DATABASE_URL: the port must be from 1 to 65535')
+  for (const [name, value] of url.searchParams) {
+    if (name.includes('\u0000') || value.includes('\u0000')) {
+      problems.push('DATABASE_URL: a query parameter contains a NUL byte')
+      continue
+    }
+    if (value === '') continue
+    const key = name.toLowerCase()
+    const lower = value.toLowerCase()
+    if ((key === 'sslmode' || key === 'ssl-mode' || key === 'ssl_mode') && !SSL_MODES.includes(lower)) {
+      problems.push(`DATABASE_URL: ${key} must be one of disable, allow, prefer, require, verify-ca, verify-full`)
+    } else if ((key === 'ssl' || key === 'tls') && !['true', '1', 'false', '0', ...SSL_MODES].includes(lower)) {
+      problems.push(`DATABASE_URL: ${key} must be true, false or an sslmode`)
+    } else if ((key === 'connect_timeout' || key === 'idle_timeout' || key === 'max_lifetime') && !whole(value, 0, MAX_SECONDS)) {
+      problems.push(`DATABASE_URL: ${key} must be a whole number of seconds`)
+    } else if (key === 'max' && !whole(value, 1, MAX_SECONDS)) {
+      problems.push('DATABASE_URL: max must be a whole number of at least 1')
+    } else if (key === 'port' && !whole(value, 1, 65535)) {
+      problems.push('DATABASE_URL: port must be from 1 to 65535')
+    } else if (key === 'channel_binding' && !['disable', 'prefer', 'require'].includes(value)) {
+      problems.push('DATABASE_URL: channel_binding must be disable, prefer or require')
+    }
+  }
+  return problems
 }
 
 /** The variables login needs that are not set (names only). */

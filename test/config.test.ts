@@ -28,6 +28,13 @@ describe('the environment contract', () => {
     }
   })
 
+  test('DATABASE_URL options the driver reads are accepted in their valid spellings', () => {
+    for (const query of ['sslmode=verify-full&sslrootcert=/etc/ca.pem', 'sslmode=REQUIRE', 'ssl=true', 'connect_timeout=5&idle_timeout=0&max_lifetime=3600&max=20', 'port=6432', 'channel_binding=require', 'application_name=x&sslmode=']) {
+      const result = loadConfig({ SESSION_SIGNING_KEY: key, DATABASE_URL: `postgres://u:p%25w@db.internal:5432/app?${query}` })
+      if (!result.ok) throw new Error(`${query}: ${result.errors.join()}`)
+    }
+  })
+
   const refusals: [string, Record<string, string>, string][] = [
     ['a missing signing key', {}, 'SESSION_SIGNING_KEY'],
     ['a short signing key', { SESSION_SIGNING_KEY: Buffer.alloc(31, 7).toString('base64') }, 'SESSION_SIGNING_KEY'],

@@ -146,11 +146,17 @@ export class PostgresStorage implements Storage {
     } catch {
       return { ok: false, error: 'DATABASE_URL is not a valid URL' }
     }
-    const sql = new SQL(url, {
-      ...(parsed.searchParams.has('connect_timeout') ? {} : { connectionTimeout: CONNECT_TIMEOUT_SECONDS }),
-      ...(options.max !== undefined ? { max: options.max } : {}),
-      connection: { application_name: 'admin-dashboard' },
-    })
+    let sql: Sql
+    try {
+      sql = new SQL(url, {
+        ...(parsed.searchParams.has('connect_timeout') ? {} : { connectionTimeout: CONNECT_TIMEOUT_SECONDS }),
+        ...(options.max !== undefined ? { max: options.max } : {}),
+        connection: { application_name: 'admin-dashboard' },
+      })
+    } catch (error) {
+      // The driver refuses an option it cannot read (config.ts checks the known ones); its message quotes the value.
+      return { ok: false, error: `DATABASE_URL (with any PG* environment variables) is not a usable connection URL (${unavailableReason(error)})` }
+    }
     try {
       await guarded(() => migrate(sql), 30_000)
     } catch (error) {
