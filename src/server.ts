@@ -50,6 +50,11 @@ function withRequestId(response: Response, id: string): Response {
   }
 }
 
+/** An IPv6 address in brackets for a URL; HOST may already carry them (`[::1]`), which Bun keeps as given. */
+function urlHost(hostname: string): string {
+  return hostname.includes(':') && !hostname.startsWith('[') ? `[${hostname}]` : hostname
+}
+
 const milliseconds = (since: number) => Math.round((performance.now() - since) * 100) / 100
 
 export function serve(options: ServeOptions): RunningServer {
@@ -105,7 +110,7 @@ export function serve(options: ServeOptions): RunningServer {
   })
   return {
     server,
-    url: new URL(`http://${server.hostname?.includes(':') ? `[${server.hostname}]` : server.hostname}:${server.port}`),
+    url: new URL(`http://${urlHost(server.hostname ?? options.hostname)}:${server.port}`),
     async stop() {
       const drained = server.stop(false)
       const timedOut = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), DRAIN_TIMEOUT_MS).unref())
