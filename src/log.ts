@@ -62,12 +62,53 @@ interface LineSink {
 /** The output's side: writes a chunk and calls `done` once it has really been handed to the OS. */
 type ChunkWriter = (chunk: string, done: () => void) => void
 
-const stdoutWriter: ChunkWriter = (chunk, done) => {
-  process.stdout.write(chunk, () => done())
+let stdoutWriter: ChunkWriter | null = null
+
+/**
+ * Writes to stdout until a write fails (EPIPE when the reader went away, or any other error); from
+ * then on output is dropped, so a lost log reader never takes the service down. One line on stderr
+ * says so, if stderr still works.
+ */
+function createStdoutWriter(): ChunkWriter {
+  let broken = false
+  const waiting = new Set<() => void>()
+  const breakOff = (error: unknown) => {
+    if (broken) return
+    broken = true
+    for (const done of waiting) done()
+    waiting.clear()
+    process.stderr.on('error', () => {})
+    try {
+      process.stderr.write(`admin-dashboard: stdout cannot be written (${describeError(error).error_code ?? 'error'}); log output is dropped from now on\n`)
+    } catch {
+      // stderr is gone too: nothing left to tell.
+    }
+  }
+  process.stdout.on('error', breakOff)
+  return (chunk, done) => {
+    if (broken) return done()
+    let called = false
+    const once = () => {
+      if (called) return
+      called = true
+      waiting.delete(once)
+      done()
+    }
+    waiting.add(once)
+    try {
+      process.stdout.write(chunk, (error) => {
+        if (error) breakOff(error)
+        once()
+      })
+    } catch (error) {
+      breakOff(error)
+      once()
+    }
+  }
 }
 
 export function createBufferedSink(options: { writer?: ChunkWriter; limitBytes?: number } = {}): LineSink {
-  const writer = options.writer ?? stdoutWriter
+  const writer = options.writer ?? (stdoutWriter ??= createStdoutWriter())
   const limit = options.limitBytes ?? LOG_BUFFER_BYTES
   let batch: string[] = []
   let batchBytes = 0

@@ -1,7 +1,7 @@
 // `serve` run as a process (bun src/main.ts): what an operator's environment and systemd do to it.
 
 import { afterAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomKey } from './support/service.ts'
@@ -27,4 +27,53 @@ describe('HOST', () => {
       }
     }, 30_000)
   }
+})
+
+function freePort(): number {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = probe.port
+  probe.stop(true)
+  return port
+}
+
+describe('stdout whose reader goes away', () => {
+  test('the request log drops its output on EPIPE: requests keep being answered, SIGTERM still exits 0', async () => {
+    const port = freePort()
+    const fifo = join(dir, 'stdout-fifo')
+    expect(Bun.spawnSync(['mkfifo', fifo]).exitCode).toBe(0)
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+    const child = Bun.spawn(['sh', '-c', 'exec "$0" "$1" serve > "$2"', process.execPath, MAIN, fifo], {
+      env: { PATH: process.env.PATH!, HOME: process.env.HOME, ...loginEnv, SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, 'epipe', 'a.db'), HOST: '127.0.0.1', PORT: String(port) },
+      stdout: 'ignore',
+      stderr: 'pipe',
+    })
+    const stderr = new Response(child.stderr).text()
+    const base = `http://127.0.0.1:${port}`
+    try {
+      let up = false
+      for (let i = 0; i < 400 && !up; i++) {
+        up = (await fetch(`${base}/api/health`).catch(() => null))?.status === 200
+        if (!up) await Bun.sleep(25)
+      }
+      expect(up).toBe(true)
+      // The reader takes a little, then goes away, as `head -c100` does.
+      await Bun.sleep(100)
+      readSync(reader, Buffer.alloc(100))
+      closeSync(reader)
+      for (let round = 0; round < 20; round++) {
+        const statuses = await Promise.all(Array.from({ length: 20 }, async () => (await fetch(`${base}/api/health`)).status))
+        expect(statuses.every((status) => status === 200)).toBe(true)
+        await Bun.sleep(30)
+      }
+      expect(child.exitCode).toBeNull()
+      child.kill('SIGTERM')
+      expect(await child.exited).toBe(0)
+      const errors = await stderr
+      expect(errors).toContain('log output is dropped from now on')
+      expect(errors).not.toMatch(/^\s+at |Bun v\d/m)
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+      await child.exited
+    }
+  }, 60_000)
 })
