@@ -108,6 +108,20 @@ export function loadConfig(env: Environment): ConfigResult {
     return parsed
   }
 
+  // Bun's fetch sends plain-HTTP requests through this proxy: a value it cannot use would turn every
+  // proxied call into a 502. Credentials are allowed (proxies use them), so nothing of it is quoted.
+  const proxyUrl = (name: string): boolean => {
+    const text = read(name)
+    if (text === undefined) return false
+    const parsed = URL.parse(text)
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname) {
+      errors.push(`${name} must be an http:// or https:// URL of the proxy (host and port, credentials allowed)`)
+    } else if (parsed.search || parsed.hash) {
+      errors.push(`${name} must not contain a query or a fragment`)
+    }
+    return true
+  }
+
   const integer = (name: string, fallback: number, min: number, max: number): number => {
     const text = read(name)
     if (text === undefined) return fallback
@@ -176,7 +190,7 @@ export function loadConfig(env: Environment): ConfigResult {
     databaseUrl,
     environment: read('NODE_ENV') === 'development' ? 'development' : 'production',
     proxyTimeoutMs: integer('PROXY_TIMEOUT_MS', 10_000, 1, 600_000),
-    outboundHttpProxy: read('HTTP_PROXY') !== undefined || read('http_proxy') !== undefined,
+    outboundHttpProxy: [proxyUrl('HTTP_PROXY'), proxyUrl('http_proxy')].some(Boolean),
     settingsCacheTtlSeconds: integer('SETTINGS_CACHE_TTL_SECONDS', 60, 0, 86_400),
     identityRecheckSeconds: integer('IDENTITY_RECHECK_SECONDS', 60, 0, 86_400),
     logLevel: logLevel as LogLevel,

@@ -21,7 +21,7 @@ describe('the environment contract', () => {
   })
 
   test('HTTP_PROXY or http_proxy in the environment is noted for the proxy (an empty one is not)', () => {
-    for (const [env, expected] of [[{ HTTP_PROXY: 'http://proxy.internal:3128' }, true], [{ http_proxy: 'http://proxy.internal:3128' }, true], [{ HTTP_PROXY: ' ' }, false]] as const) {
+    for (const [env, expected] of [[{ HTTP_PROXY: 'http://proxy.internal:3128' }, true], [{ http_proxy: 'http://proxy.internal:3128' }, true], [{ HTTP_PROXY: 'https://user:pw@proxy.internal' }, true], [{ HTTP_PROXY: ' ' }, false]] as const) {
       const result = loadConfig({ SESSION_SIGNING_KEY: key, ...env })
       if (!result.ok) throw new Error(result.errors.join())
       expect(result.config.outboundHttpProxy).toBe(expected)
@@ -50,6 +50,9 @@ describe('the environment contract', () => {
     ['a non-http URL', { SESSION_SIGNING_KEY: key, OAUTH_ISSUER_URL: 'file:///etc/passwd' }, 'OAUTH_ISSUER_URL'],
     ['a bad timeout', { SESSION_SIGNING_KEY: key, PROXY_TIMEOUT_MS: '-5' }, 'PROXY_TIMEOUT_MS'],
     ['a bad log level', { SESSION_SIGNING_KEY: key, LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    ['an HTTP_PROXY that is not a URL', { SESSION_SIGNING_KEY: key, HTTP_PROXY: 'garbage x' }, 'HTTP_PROXY'],
+    ['a SOCKS HTTP_PROXY', { SESSION_SIGNING_KEY: key, HTTP_PROXY: 'socks5://user:s3cretProxyPw@proxy.internal:1080' }, 'HTTP_PROXY'],
+    ['an http_proxy without a scheme', { SESSION_SIGNING_KEY: key, http_proxy: 'proxy.internal:3128' }, 'http_proxy'],
   ]
   for (const [name, env, variable] of refusals) {
     test(`${name} is refused, naming ${variable} and never a value`, () => {

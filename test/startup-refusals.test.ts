@@ -55,3 +55,15 @@ describe('DATABASE_URL values the driver cannot use', () => {
     await expectRefused({ DATABASE_URL: `postgres://admin:${PASSWORD}@127.0.0.1:1/db`, PGSSLMODE: 'bogus' }, 'DATABASE_URL', [PASSWORD, 'bogus'])
   }, 30_000)
 })
+
+describe('HTTP_PROXY', () => {
+  for (const [name, value] of [
+    ['not a URL', `garbage ${PASSWORD}`],
+    ['a SOCKS proxy', `socks5://proxyuser:${PASSWORD}@proxy.internal:1080`],
+    ['an http proxy with a query', `http://proxyuser:${PASSWORD}@proxy.internal:3128/?x=1`],
+  ]) {
+    test(`${name} is refused by check-config and serve, naming HTTP_PROXY, never echoing the value`, async () => {
+      await expectRefused({ HTTP_PROXY: value! }, 'HTTP_PROXY', [PASSWORD, 'proxyuser', 'proxy.internal', 'garbage'])
+    }, 30_000)
+  }
+})
