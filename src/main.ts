@@ -91,8 +91,8 @@ async function runServer(): Promise<Exit> {
       await log.flush()
       resolve(0)
     }
-    process.on('SIGTERM', () => void shutdown('SIGTERM'))
-    process.on('SIGINT', () => void shutdown('SIGINT'))
+    // SIGHUP too: by default it ends the process at once, losing in-flight requests and buffered log lines.
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal))
   })
 }
 

@@ -199,16 +199,20 @@ describe('the compiled binary and its log output', () => {
     }
   }, 120_000)
 
-  test('SIGTERM right after a burst: every request line reaches the output before the process ends', async () => {
-    const service = await startProcess([binary], { ...loginEnv, SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, 'burst', 'a.db') })
-    const total = 300
-    await inBatches(total, 30, async () => (await fetch(`${service.url}/api/health`)).status)
-    service.child.kill('SIGTERM')
-    expect(await service.exited).toBe(0)
-    const lines = service.stdout().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
-    expect(lines.filter((line) => line.event === 'request')).toHaveLength(total)
-    expect(lines.at(-1)?.event).toBe('stopped')
-  })
+  // SIGHUP (the terminal or session went away) stops as gracefully as SIGTERM.
+  for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+    test(`${signal} right after a burst: every request line reaches the output before the process ends`, async () => {
+      const service = await startProcess([binary], { ...loginEnv, SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, `burst-${signal}`, 'a.db') })
+      const total = 300
+      await inBatches(total, 30, async () => (await fetch(`${service.url}/api/health`)).status)
+      service.child.kill(signal)
+      expect(await service.exited).toBe(0)
+      const lines = service.stdout().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+      expect(lines.filter((line) => line.event === 'request')).toHaveLength(total)
+      expect(lines.find((line) => line.event === 'stopping')?.signal).toBe(signal)
+      expect(lines.at(-1)?.event).toBe('stopped')
+    })
+  }
 
   test("Bun's own refusals (oversized headers, broken framing) carry nothing of the request", async () => {
     const service = await startProcess([binary], { ...loginEnv, SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, 'refusals', 'a.db') })
