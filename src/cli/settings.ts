@@ -5,6 +5,7 @@
 import { AuditLog } from '../audit/audit.ts'
 import { systemClock } from '../clock.ts'
 import { loadConfig, type Environment } from '../config.ts'
+import { DATABASE_BUSY, isDatabaseBusy } from '../db/database.ts'
 import { openStorage } from '../db/open.ts'
 import { ApiError } from '../http/errors.ts'
 import { createLogger } from '../log.ts'
@@ -116,6 +117,10 @@ export async function runSettingsCommand(args: string[], io: CliIo = processIo):
   } catch (error) {
     if (error instanceof ApiError) {
       io.err(`admin-dashboard: ${describeFailure(error)}\n`)
+      return 1
+    }
+    if (isDatabaseBusy(error)) {
+      io.err(`admin-dashboard: ${DATABASE_BUSY}\n`)
       return 1
     }
     throw error

@@ -45,6 +45,14 @@ function tightenModes(path: string): void {
   }
 }
 
+export const DATABASE_BUSY = 'the database is busy (locked by another process); try again'
+
+/** SQLite gave up waiting (busy_timeout) for a lock another connection holds: try again later. */
+export function isDatabaseBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code)
+}
+
 export function openDatabase(path: string): OpenResult {
   let db: Database | undefined
   try {
@@ -69,6 +77,7 @@ export function openDatabase(path: string): OpenResult {
     return { ok: true, db }
   } catch (error) {
     db?.close()
+    if (isDatabaseBusy(error)) return { ok: false, error: `DATABASE_PATH: ${DATABASE_BUSY}` }
     const code = (error as { code?: string }).code ?? ''
     if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM' || code === 'SQLITE_READONLY' || code === 'EACCES') {
       return { ok: false, error: 'DATABASE_PATH: the database file cannot be opened for reading and writing' }
