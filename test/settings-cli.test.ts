@@ -75,3 +75,18 @@ describe('a database locked by another process', () => {
     expect((await cli(['list'])).stdout).toContain('held.key')
   }, 30_000)
 })
+
+describe('settings list', () => {
+  test('a category with control characters (the API takes any string) is shown escaped: one row per setting, columns aligned', async () => {
+    const cli = cliFor(join(dir, 'list.db'))
+    expect((await cli(['set', 'a.key', '--category', 'x\ny\tz\u0007'], 'one\n')).code).toBe(0)
+    expect((await cli(['set', 'b.key', '--category', 'plain'], 'two\n')).code).toBe(0)
+    const list = await cli(['list'])
+    expect(list.code).toBe(0)
+    const lines = list.stdout.trimEnd().split('\n')
+    expect(lines).toHaveLength(3)
+    expect(lines[1]).toMatch(/^a\.key\s+plain\s+x\\ny\\tz\\u0007\s+\S+$/)
+    expect(lines[2]).toMatch(/^b\.key\s+plain\s+plain\s+\S+$/)
+    expect(lines[1]!.indexOf('x\\n')).toBe(lines[2]!.indexOf('plain', 'b.key'.length + 2 + 'plain'.length))
+  }, 30_000)
+})

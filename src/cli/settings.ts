@@ -192,7 +192,18 @@ function describeFailure(error: ApiError): string {
   }
 }
 
+/**
+ * A cell on one line: a category may hold any text (the API takes any string of up to 64
+ * characters), so control characters are shown escaped and cannot break the table.
+ */
+function tableCell(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) =>
+    c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
+}
+
 function formatTable(rows: string[][]): string {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd() + '\n').join('')
+  const cells = rows.map((row) => row.map(tableCell))
+  const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)))
+  return cells.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd() + '\n').join('')
 }
