@@ -13,6 +13,7 @@ import { openStorage } from '../src/db/open.ts'
 import { PostgresStorage } from '../src/db/postgres-storage.ts'
 import { DUMP_PAGE_SIZE, StorageUnavailableError, type AuditRecord, type Change, type Storage } from '../src/db/storage.ts'
 import { wholeDump } from './support/dump.ts'
+import { RevocationStore } from '../src/session/revocations.ts'
 import { within } from './support/eventually.ts'
 
 let pg: PostgresCluster
@@ -172,6 +173,48 @@ for (const engine of engines) {
       await fresh.revocations.forgetExpired(1000)
       snapshot = await fresh.revocations.load()
       expect([...snapshot.sessions.keys()]).toEqual(['sid-new'])
+    })
+
+    test('revocations: an older revocation written after a newer one never weakens it (identities and sessions)', async () => {
+      const database = await engine.fresh()
+      const storage = await database.open()
+      const newer = 1_800_000_005_500
+      const older = 1_800_000_001_200
+      await storage.revocations.revokeIdentity('identity-r', { seconds: Math.floor(newer / 1000), ms: newer })
+      await storage.revocations.revokeIdentity('identity-r', { seconds: Math.floor(older / 1000), ms: older })
+      expect((await storage.revocations.load()).identities.get('identity-r')).toEqual({ seconds: Math.floor(newer / 1000), ms: newer })
+      // A later time still moves it forward.
+      await storage.revocations.revokeIdentity('identity-r', { seconds: Math.floor((newer + 1) / 1000), ms: newer + 1 })
+      expect((await storage.revocations.load()).identities.get('identity-r')).toEqual({ seconds: Math.floor(newer / 1000), ms: newer + 1 })
+      // A second revocation of a session with an earlier expiry does not make it forgotten sooner.
+      await storage.revocations.revokeSession('sid-twice', 5_000_000_000)
+      await storage.revocations.revokeSession('sid-twice', 1000)
+      await storage.revocations.forgetExpired(2000)
+      expect((await storage.revocations.load()).sessions.get('sid-twice')).toBe(5_000_000_000)
+    })
+
+    test('revocations: a session issued between a newer revocation (one process) and an older one committed later (another) stays refused on both', async () => {
+      const database = await engine.fresh()
+      const [first, second] = [await database.open(), await database.open()]
+      const now = Date.now()
+      const storeA = new RevocationStore(first, Math.floor(now / 1000))
+      const storeB = new RevocationStore(second, Math.floor(now / 1000))
+      await Promise.all([storeA.ready, storeB.ready, first.changes.ready(), second.changes.ready()])
+      const olderMs = now - 2000
+      const between = { sid: 'sid-between', sub: 'identity-between', iat: Math.floor((now - 1000) / 1000), iatMs: now - 1000 }
+      await storeB.revokeIdentity('identity-between', now)
+      expect(storeB.revocationOf(between)).toBe('revoked')
+      expect(await within(1000, () => storeA.revocationOf(between) === 'revoked')).not.toBeNull()
+      // A's own revocation, timed before the session was issued, commits last.
+      await storeA.revokeIdentity('identity-between', olderMs)
+      expect(storeA.revocationOf(between)).toBe('revoked')
+      expect((await first.revocations.load()).identities.get('identity-between')!.ms).toBe(now)
+      await Bun.sleep(600) // both have reloaded since
+      expect(storeA.revocationOf(between)).toBe('revoked')
+      expect(storeB.revocationOf(between)).toBe('revoked')
+      const storeC = new RevocationStore(await database.open(), Math.floor(now / 1000))
+      await storeC.ready
+      expect(storeC.revocationOf(between)).toBe('revoked')
     })
 
     test('changes made through another connection reach a subscriber within 1 s (settings and revocations)', async () => {

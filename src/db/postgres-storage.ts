@@ -268,10 +268,11 @@ export class PostgresStorage implements Storage {
     revokeSession: (sid: string, expiresAt: number): Promise<void> =>
       guarded(async () => {
         // One statement, so one transaction: the row, the version and the notification together.
+        // A second revocation of the sid never shortens how long the first is kept.
         await this.sql`
           WITH revoked AS (
             INSERT INTO revoked_sessions (sid, expires_at) VALUES (${sid}, ${expiresAt})
-            ON CONFLICT (sid) DO UPDATE SET expires_at = excluded.expires_at
+            ON CONFLICT (sid) DO UPDATE SET expires_at = GREATEST(revoked_sessions.expires_at, excluded.expires_at)
           ), bumped AS (
             UPDATE storage_versions SET version = version + 1 WHERE topic = 'revocations' RETURNING version
           )
@@ -280,11 +281,18 @@ export class PostgresStorage implements Storage {
 
     revokeIdentity: (identityId: string, revocation: { seconds: number; ms: number }): Promise<void> =>
       guarded(async () => {
+        // An older revocation committed late (a slow replica, a clock behind) never moves the time
+        // back: sessions the newer one ended stay ended. A row from before millisecond times were
+        // kept (ms NULL: its whole second is refused) stays so unless the new time is a later second.
         await this.sql`
           WITH revoked AS (
             INSERT INTO identity_revocations (identity_id, revoked_at, revoked_at_ms)
             VALUES (${identityId}, ${revocation.seconds}, ${revocation.ms})
-            ON CONFLICT (identity_id) DO UPDATE SET revoked_at = excluded.revoked_at, revoked_at_ms = excluded.revoked_at_ms
+            ON CONFLICT (identity_id) DO UPDATE SET
+              revoked_at = GREATEST(identity_revocations.revoked_at, excluded.revoked_at),
+              revoked_at_ms = CASE
+                WHEN identity_revocations.revoked_at_ms IS NULL AND identity_revocations.revoked_at >= excluded.revoked_at THEN NULL
+                ELSE GREATEST(identity_revocations.revoked_at_ms, excluded.revoked_at_ms) END
           ), bumped AS (
             UPDATE storage_versions SET version = version + 1 WHERE topic = 'revocations' RETURNING version
           )

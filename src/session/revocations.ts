@@ -62,8 +62,8 @@ export class RevocationStore {
       throw error
     }
     for (const change of this.sinceLoad) {
-      if (change.kind === 'session') snapshot.sessions.set(change.sid, change.expiresAt)
-      else snapshot.identities.set(change.id, change.revocation)
+      if (change.kind === 'session') snapshot.sessions.set(change.sid, Math.max(change.expiresAt, snapshot.sessions.get(change.sid) ?? -Infinity))
+      else snapshot.identities.set(change.id, laterRevocation(snapshot.identities.get(change.id), change.revocation))
     }
     this.sinceLoad = null
     this.revokedSessions = snapshot.sessions
@@ -74,7 +74,7 @@ export class RevocationStore {
   /** Ends one session; `expiresAt` lets the row be forgotten once the cookie could no longer verify. */
   async revokeSession(sid: string, expiresAt: number): Promise<void> {
     await this.storage.revocations.revokeSession(sid, expiresAt)
-    this.revokedSessions.set(sid, expiresAt)
+    this.revokedSessions.set(sid, Math.max(expiresAt, this.revokedSessions.get(sid) ?? -Infinity))
     this.sinceLoad?.push({ kind: 'session', sid, expiresAt })
   }
 
@@ -83,7 +83,8 @@ export class RevocationStore {
     const ms = Math.floor(nowMs)
     const revocation = { seconds: Math.floor(ms / 1000), ms }
     await this.storage.revocations.revokeIdentity(identityId, revocation)
-    this.revokedIdentities.set(identityId, revocation)
+    // A later revocation known here already (from another replica) is never replaced by this one.
+    this.revokedIdentities.set(identityId, laterRevocation(this.revokedIdentities.get(identityId), revocation))
     this.sinceLoad?.push({ kind: 'identity', id: identityId, revocation })
   }
 
@@ -102,4 +103,12 @@ export class RevocationStore {
     if (session.iatMs !== undefined && revoked.ms !== null) return session.iatMs <= revoked.ms
     return session.iat <= revoked.seconds
   }
+}
+
+/** The revocation that refuses more sessions: the storage keeps the same (see revokeIdentity there). */
+function laterRevocation(known: IdentityRevocation | undefined, next: IdentityRevocation): IdentityRevocation {
+  if (known === undefined) return next
+  if (known.ms === null && known.seconds >= next.seconds) return known
+  if (next.ms === null && next.seconds >= known.seconds) return next
+  return (known.ms ?? -Infinity) >= (next.ms ?? -Infinity) ? known : next
 }
