@@ -9,7 +9,10 @@
 // (`freshAt`). Notifications lost while the listening connection was down are caught by the poll.
 //
 // Failures: a query that cannot reach the database, or takes longer than OPERATION_TIMEOUT_MS,
-// throws StorageUnavailableError (503). Error texts are never logged: only codes.
+// throws StorageUnavailableError (503). Error texts are never logged: only codes. PostgreSQL keeps
+// the deadline too (statement_timeout, and writes commit only in time, see `transaction`), so what
+// was answered 503 is not done later: no write committed after the answer, no query left holding
+// a connection of the pool.
 
 import { SQL, type TransactionSQL } from 'bun'
 import type { Logger } from '../log.ts'
@@ -37,6 +40,8 @@ const CHANGE_CHANNEL = 'admin_dashboard_changes'
 const POLL_MS = 200
 const POLL_TIMEOUT_MS = 2000
 const OPERATION_TIMEOUT_MS = 5000
+/** The part of a deadline kept for the COMMIT's round trip and the answer: the database's own deadline is this much earlier. */
+const COMMIT_MARGIN_MS = 1000
 const CONNECT_TIMEOUT_SECONDS = 5
 
 type Sql = InstanceType<typeof SQL>
@@ -88,6 +93,26 @@ async function guarded<T>(work: () => Promise<T>, timeoutMs = OPERATION_TIMEOUT_
   } finally {
     clearTimeout(timer)
   }
+}
+
+/**
+ * A transaction under a deadline that PostgreSQL keeps as well: each statement may take at most the
+ * time left (statement_timeout, for this transaction only), and the work commits only if it ended
+ * COMMIT_MARGIN_MS before the deadline, else it is rolled back. So a write answered 503 by `guarded`
+ * (a lock held elsewhere, a pool full of waiting queries) is never committed afterwards.
+ */
+function transaction<T>(sql: Sql, work: (tx: TransactionSQL) => Promise<T>, timeoutMs = OPERATION_TIMEOUT_MS, mode?: string): Promise<T> {
+  const endBy = performance.now() + timeoutMs - COMMIT_MARGIN_MS
+  const left = () => Math.floor(endBy - performance.now())
+  const body = async (tx: TransactionSQL): Promise<T> => {
+    // Waiting for a connection of the pool counts too.
+    if (left() <= 0) throw new StorageUnavailableError('timeout')
+    await tx`SELECT set_config('statement_timeout', ${String(left())}, true)`
+    const result = await work(tx)
+    if (left() <= 0) throw new StorageUnavailableError('timeout')
+    return result
+  }
+  return guarded(() => (mode === undefined ? sql.begin(body) : sql.begin(mode, body)), timeoutMs)
 }
 
 const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString()
@@ -151,14 +176,15 @@ export class PostgresStorage implements Storage {
       sql = new SQL(url, {
         ...(parsed.searchParams.has('connect_timeout') ? {} : { connectionTimeout: CONNECT_TIMEOUT_SECONDS }),
         ...(options.max !== undefined ? { max: options.max } : {}),
-        connection: { application_name: 'admin-dashboard' },
+        // A plain query is cancelled by the database before `guarded` gives up on it; transactions set their own.
+        connection: { application_name: 'admin-dashboard', statement_timeout: String(OPERATION_TIMEOUT_MS - COMMIT_MARGIN_MS) },
       })
     } catch (error) {
       // The driver refuses an option it cannot read (config.ts checks the known ones); its message quotes the value.
       return { ok: false, error: `DATABASE_URL (with any PG* environment variables) is not a usable connection URL (${unavailableReason(error)})` }
     }
     try {
-      await guarded(() => migrate(sql), 30_000)
+      await transaction(sql, migrate, 30_000)
     } catch (error) {
       await sql.close({ timeout: 0 }).catch(() => {})
       if (error instanceof SchemaTooNewError) return { ok: false, error: `DATABASE_URL: ${error.message}` }
@@ -182,45 +208,41 @@ export class PostgresStorage implements Storage {
     list: (): Promise<Setting[]> => guarded(() => this.listSettings(this.sql)),
 
     upsert: (setting: Setting, audit: (outcome: UpsertOutcome) => AuditRecord): Promise<UpsertOutcome> =>
-      guarded(() =>
-        this.sql.begin(async (tx) => {
-          const [row] = await tx`
-            INSERT INTO settings (key, value, encrypted, category, updated_at)
-            VALUES (${setting.key}, ${setting.value}, ${setting.encrypted}, ${setting.category}, ${setting.updated_at}::timestamptz)
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value, encrypted = excluded.encrypted,
-              category = excluded.category, updated_at = excluded.updated_at
-            RETURNING (xmax = 0) AS inserted`
-          const outcome: UpsertOutcome = row.inserted ? 'created' : 'updated'
-          await appendAudit(tx, audit(outcome))
-          await announce(tx, 'settings', `settings:${setting.key}`)
-          return outcome
-        }),
-      ),
+      transaction(this.sql, async (tx) => {
+        const [row] = await tx`
+          INSERT INTO settings (key, value, encrypted, category, updated_at)
+          VALUES (${setting.key}, ${setting.value}, ${setting.encrypted}, ${setting.category}, ${setting.updated_at}::timestamptz)
+          ON CONFLICT (key) DO UPDATE SET value = excluded.value, encrypted = excluded.encrypted,
+            category = excluded.category, updated_at = excluded.updated_at
+          RETURNING (xmax = 0) AS inserted`
+        const outcome: UpsertOutcome = row.inserted ? 'created' : 'updated'
+        await appendAudit(tx, audit(outcome))
+        await announce(tx, 'settings', `settings:${setting.key}`)
+        return outcome
+      }),
 
     delete: (key: string, audit: AuditRecord): Promise<boolean> =>
-      guarded(() =>
-        this.sql.begin(async (tx) => {
-          const deleted = await tx`DELETE FROM settings WHERE key = ${key} RETURNING key`
-          if (deleted.length === 0) return false
-          await appendAudit(tx, audit)
-          await announce(tx, 'settings', `settings:${key}`)
-          return true
-        }),
-      ),
+      transaction(this.sql, async (tx) => {
+        const deleted = await tx`DELETE FROM settings WHERE key = ${key} RETURNING key`
+        if (deleted.length === 0) return false
+        await appendAudit(tx, audit)
+        await announce(tx, 'settings', `settings:${key}`)
+        return true
+      }),
 
     rewriteEncrypted: (rewrite: (setting: Setting) => string | null, audit: (count: number) => AuditRecord) =>
-      guarded(
-        () =>
-          this.sql.begin(async (tx) => {
-            // Other writers wait until this commits, so no value is written under the old key meanwhile.
-            await tx`LOCK TABLE settings IN SHARE ROW EXCLUSIVE MODE`
-            const decided = encryptedRewrites(await this.listSettings(tx), rewrite)
-            if (!decided.ok) return decided
-            for (const [key, value] of decided.replaced) await tx`UPDATE settings SET value = ${value} WHERE key = ${key}`
-            await appendAudit(tx, audit(decided.replaced.length))
-            await announce(tx, 'settings', 'settings')
-            return { ok: true as const, count: decided.replaced.length }
-          }),
+      transaction(
+        this.sql,
+        async (tx) => {
+          // Other writers wait until this commits, so no value is written under the old key meanwhile.
+          await tx`LOCK TABLE settings IN SHARE ROW EXCLUSIVE MODE`
+          const decided = encryptedRewrites(await this.listSettings(tx), rewrite)
+          if (!decided.ok) return decided
+          for (const [key, value] of decided.replaced) await tx`UPDATE settings SET value = ${value} WHERE key = ${key}`
+          await appendAudit(tx, audit(decided.replaced.length))
+          await announce(tx, 'settings', 'settings')
+          return { ok: true as const, count: decided.replaced.length }
+        },
         60_000,
       ),
   }
@@ -233,7 +255,7 @@ export class PostgresStorage implements Storage {
   // Audit ------------------------------------------------------------------------------------
 
   readonly audit = {
-    append: (record: AuditRecord): Promise<void> => guarded(() => appendAudit(this.sql, record)),
+    append: (record: AuditRecord): Promise<void> => transaction(this.sql, (tx) => appendAudit(tx, record)),
 
     list: (filter: AuditFilter): Promise<StoredAuditEvent[]> =>
       guarded(async () => {
@@ -253,8 +275,8 @@ export class PostgresStorage implements Storage {
       }),
 
     put: (identityId: string, layout: string, at: string): Promise<void> =>
-      guarded(async () => {
-        await this.sql`
+      transaction(this.sql, async (tx) => {
+        await tx`
           INSERT INTO dashboard_layouts (identity_id, layout, updated_at) VALUES (${identityId}, ${layout}, ${at}::timestamptz)
           ON CONFLICT (identity_id) DO UPDATE SET layout = excluded.layout, updated_at = excluded.updated_at`
       }),
@@ -266,10 +288,10 @@ export class PostgresStorage implements Storage {
     load: (): Promise<RevocationSnapshot> => guarded(() => loadRevocations(this.sql)),
 
     revokeSession: (sid: string, expiresAt: number): Promise<void> =>
-      guarded(async () => {
-        // One statement, so one transaction: the row, the version and the notification together.
+      transaction(this.sql, async (tx) => {
+        // The row, the version and the notification together.
         // A second revocation of the sid never shortens how long the first is kept.
-        await this.sql`
+        await tx`
           WITH revoked AS (
             INSERT INTO revoked_sessions (sid, expires_at) VALUES (${sid}, ${expiresAt})
             ON CONFLICT (sid) DO UPDATE SET expires_at = GREATEST(revoked_sessions.expires_at, excluded.expires_at)
@@ -280,11 +302,11 @@ export class PostgresStorage implements Storage {
       }),
 
     revokeIdentity: (identityId: string, revocation: { seconds: number; ms: number }): Promise<void> =>
-      guarded(async () => {
+      transaction(this.sql, async (tx) => {
         // An older revocation committed late (a slow replica, a clock behind) never moves the time
         // back: sessions the newer one ended stay ended. A row from before millisecond times were
         // kept (ms NULL: its whole second is refused) stays so unless the new time is a later second.
-        await this.sql`
+        await tx`
           WITH revoked AS (
             INSERT INTO identity_revocations (identity_id, revoked_at, revoked_at_ms)
             VALUES (${identityId}, ${revocation.seconds}, ${revocation.ms})
@@ -300,8 +322,8 @@ export class PostgresStorage implements Storage {
       }),
 
     forgetExpired: (nowSeconds: number): Promise<void> =>
-      guarded(async () => {
-        await this.sql`DELETE FROM revoked_sessions WHERE expires_at <= ${nowSeconds}`
+      transaction(this.sql, async (tx) => {
+        await tx`DELETE FROM revoked_sessions WHERE expires_at <= ${nowSeconds}`
       }),
   }
 
@@ -394,57 +416,58 @@ export class PostgresStorage implements Storage {
   }
 
   async dump(): Promise<StorageDump> {
-    const tables = await guarded(
-      () =>
-        this.sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (tx) => {
-          const layouts: { identity_id: string; layout: string; updated_at: Date }[] =
-            await tx`SELECT identity_id, layout, updated_at FROM dashboard_layouts ORDER BY identity_id`
-          return {
-            settings: await this.listSettings(tx),
-            layouts: layouts.map((l) => ({ identity_id: l.identity_id, layout: l.layout, updated_at: iso(l.updated_at) })),
-            revocations: await loadRevocations(tx),
-          }
-        }),
+    const tables = await transaction(
+      this.sql,
+      async (tx) => {
+        const layouts: { identity_id: string; layout: string; updated_at: Date }[] =
+          await tx`SELECT identity_id, layout, updated_at FROM dashboard_layouts ORDER BY identity_id`
+        return {
+          settings: await this.listSettings(tx),
+          layouts: layouts.map((l) => ({ identity_id: l.identity_id, layout: l.layout, updated_at: iso(l.updated_at) })),
+          revocations: await loadRevocations(tx),
+        }
+      },
       600_000,
+      'ISOLATION LEVEL REPEATABLE READ READ ONLY',
     )
     return { ...tables, audit: auditPages(this.audit) }
   }
 
   restore(dump: StorageDump): Promise<{ ok: true } | { ok: false; reason: 'not_empty' }> {
-    return guarded(
-      () =>
-        this.sql.begin(async (tx) => {
-          await tx`LOCK TABLE settings, audit_events, dashboard_layouts, revoked_sessions, identity_revocations IN EXCLUSIVE MODE`
-          const [{ any }] = await tx`
-            SELECT EXISTS (SELECT 1 FROM settings) OR EXISTS (SELECT 1 FROM audit_events) OR EXISTS (SELECT 1 FROM dashboard_layouts)
-              OR EXISTS (SELECT 1 FROM revoked_sessions) OR EXISTS (SELECT 1 FROM identity_revocations) AS any`
-          if (any) return { ok: false as const, reason: 'not_empty' as const }
-          for (const s of dump.settings) {
-            await tx`INSERT INTO settings (key, value, encrypted, category, updated_at)
-                     VALUES (${s.key}, ${s.value}, ${s.encrypted}, ${s.category}, ${s.updated_at}::timestamptz)`
-          }
-          // One statement per page, not one round trip per event: a long trail over a distant link.
-          for await (const page of dump.audit) {
-            await tx`INSERT INTO audit_events (id, at, action, actor, target, detail)
-                     SELECT id, at::timestamptz, action, actor, target, detail
-                     FROM jsonb_to_recordset(${JSON.stringify(page)}::text::jsonb)
-                       AS e(id bigint, at text, action text, actor text, target text, detail text)`
-          }
-          // New events continue after the copied ones.
-          await tx`SELECT setval(pg_get_serial_sequence('audit_events', 'id'), GREATEST((SELECT MAX(id) FROM audit_events), 1), (SELECT COUNT(*) > 0 FROM audit_events))`
-          for (const l of dump.layouts) {
-            await tx`INSERT INTO dashboard_layouts (identity_id, layout, updated_at) VALUES (${l.identity_id}, ${l.layout}, ${l.updated_at}::timestamptz)`
-          }
-          for (const [sid, expiresAt] of dump.revocations.sessions) {
-            await tx`INSERT INTO revoked_sessions (sid, expires_at) VALUES (${sid}, ${expiresAt})`
-          }
-          for (const [id, r] of dump.revocations.identities) {
-            await tx`INSERT INTO identity_revocations (identity_id, revoked_at, revoked_at_ms) VALUES (${id}, ${r.seconds}, ${r.ms})`
-          }
-          await announce(tx, 'settings', 'settings')
-          await announce(tx, 'revocations', 'revocations')
-          return { ok: true as const }
-        }),
+    return transaction(
+      this.sql,
+      async (tx) => {
+        await tx`LOCK TABLE settings, audit_events, dashboard_layouts, revoked_sessions, identity_revocations IN EXCLUSIVE MODE`
+        const [{ any }] = await tx`
+          SELECT EXISTS (SELECT 1 FROM settings) OR EXISTS (SELECT 1 FROM audit_events) OR EXISTS (SELECT 1 FROM dashboard_layouts)
+            OR EXISTS (SELECT 1 FROM revoked_sessions) OR EXISTS (SELECT 1 FROM identity_revocations) AS any`
+        if (any) return { ok: false as const, reason: 'not_empty' as const }
+        for (const s of dump.settings) {
+          await tx`INSERT INTO settings (key, value, encrypted, category, updated_at)
+                   VALUES (${s.key}, ${s.value}, ${s.encrypted}, ${s.category}, ${s.updated_at}::timestamptz)`
+        }
+        // One statement per page, not one round trip per event: a long trail over a distant link.
+        for await (const page of dump.audit) {
+          await tx`INSERT INTO audit_events (id, at, action, actor, target, detail)
+                   SELECT id, at::timestamptz, action, actor, target, detail
+                   FROM jsonb_to_recordset(${JSON.stringify(page)}::text::jsonb)
+                     AS e(id bigint, at text, action text, actor text, target text, detail text)`
+        }
+        // New events continue after the copied ones.
+        await tx`SELECT setval(pg_get_serial_sequence('audit_events', 'id'), GREATEST((SELECT MAX(id) FROM audit_events), 1), (SELECT COUNT(*) > 0 FROM audit_events))`
+        for (const l of dump.layouts) {
+          await tx`INSERT INTO dashboard_layouts (identity_id, layout, updated_at) VALUES (${l.identity_id}, ${l.layout}, ${l.updated_at}::timestamptz)`
+        }
+        for (const [sid, expiresAt] of dump.revocations.sessions) {
+          await tx`INSERT INTO revoked_sessions (sid, expires_at) VALUES (${sid}, ${expiresAt})`
+        }
+        for (const [id, r] of dump.revocations.identities) {
+          await tx`INSERT INTO identity_revocations (identity_id, revoked_at, revoked_at_ms) VALUES (${id}, ${r.seconds}, ${r.ms})`
+        }
+        await announce(tx, 'settings', 'settings')
+        await announce(tx, 'revocations', 'revocations')
+        return { ok: true as const }
+      },
       600_000,
     )
   }
@@ -487,20 +510,18 @@ async function loadRevocations(sql: Sql | TransactionSQL): Promise<RevocationSna
   return { sessions, identities }
 }
 
-async function migrate(sql: Sql): Promise<void> {
+async function migrate(tx: TransactionSQL): Promise<void> {
   const known = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version
-  await sql.begin(async (tx) => {
-    // Whichever replica gets here first applies the migrations; the others wait, then find them done.
-    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY.toString()}::bigint)`
-    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)`
-    const rows: { version: number }[] = await tx`SELECT version FROM schema_migrations`
-    const applied = new Set(rows.map((row) => Number(row.version)))
-    const newest = Math.max(0, ...applied)
-    if (newest > known) throw new SchemaTooNewError(newest, known)
-    for (const migration of POSTGRES_MIGRATIONS) {
-      if (applied.has(migration.version)) continue
-      await tx.unsafe(migration.sql)
-      await tx`INSERT INTO schema_migrations (version, applied_at) VALUES (${migration.version}, now())`
-    }
-  })
+  // Whichever replica gets here first applies the migrations; the others wait, then find them done.
+  await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY.toString()}::bigint)`
+  await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)`
+  const rows: { version: number }[] = await tx`SELECT version FROM schema_migrations`
+  const applied = new Set(rows.map((row) => Number(row.version)))
+  const newest = Math.max(0, ...applied)
+  if (newest > known) throw new SchemaTooNewError(newest, known)
+  for (const migration of POSTGRES_MIGRATIONS) {
+    if (applied.has(migration.version)) continue
+    await tx.unsafe(migration.sql)
+    await tx`INSERT INTO schema_migrations (version, applied_at) VALUES (${migration.version}, now())`
+  }
 }
