@@ -7,6 +7,10 @@ import { SQL } from 'bun'
 import { startPostgres, type PostgresCluster } from './support/postgres.ts'
 import { startStack, type Stack } from './support/stack.ts'
 import { within } from './support/eventually.ts'
+import { randomKey } from './support/service.ts'
+import { runToEnd } from './support/process.ts'
+import { PostgresStorage } from '../src/db/postgres-storage.ts'
+import { join } from 'node:path'
 
 let pg: PostgresCluster
 
@@ -72,3 +76,37 @@ describe('a write answered 503 is not committed later', () => {
     expect((await call(stack, 'POST', '/api/settings', { key: `${prefix}.after`, value: 'v' })).status).toBe(201)
   }, 30_000)
 })
+
+test('once the owner has created the schema, a user that can only read and write the tables runs check-config and the service', async () => {
+  const url = await pg.createDatabase()
+  const first = await PostgresStorage.open(url)
+  if (!first.ok) throw new Error(first.error)
+  await first.storage.close()
+  const role = `rw_${Date.now().toString(36)}`
+  const password = randomKey(18).replace(/[^A-Za-z0-9]/g, 'x')
+  const owner = new SQL(url, { max: 1 })
+  try {
+    await owner.unsafe(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`)
+    await owner.unsafe(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`)
+    await owner.unsafe(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`)
+    await owner.unsafe(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`)
+    const [{ can }] = await owner.unsafe(`SELECT has_schema_privilege('${role}', 'public', 'CREATE') AS can`)
+    expect(can).toBe(false)
+  } finally {
+    await owner.close()
+  }
+  const limited = new URL(url)
+  limited.username = role
+  limited.password = password
+  const env = { SESSION_SIGNING_KEY: randomKey(), ENCRYPTION_KEY: randomKey(), HOME: process.env.HOME, DATABASE_URL: limited.href }
+  const checked = await runToEnd(['bun', join(import.meta.dir, '..', 'src', 'main.ts'), 'check-config'], env)
+  expect({ code: checked.code, stderr: checked.stderr }).toEqual({ code: 0, stderr: '' })
+  const stack = await startStack({ env: { DATABASE_URL: limited.href } })
+  try {
+    expect((await call(stack, 'POST', '/api/settings', { key: 'limited.user', value: 'v', encrypted: true })).status).toBe(201)
+    expect((await call(stack, 'POST', '/api/security/sessions/revoke', { identity_id: stack.viewer.id })).status).toBe(204)
+    expect((await call(stack, 'GET', '/api/security/audit')).json.events.map((e: { action: string }) => e.action)).toEqual(['sessions_revoke', 'settings_write'])
+  } finally {
+    await stack.stop()
+  }
+}, 30_000)

@@ -514,7 +514,10 @@ async function migrate(tx: TransactionSQL): Promise<void> {
   const known = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version
   // Whichever replica gets here first applies the migrations; the others wait, then find them done.
   await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY.toString()}::bigint)`
-  await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)`
+  // Looked up first: CREATE TABLE IF NOT EXISTS needs CREATE on the schema even when the table is
+  // there, and a replica may run as a user that can only read and write the tables.
+  const [{ exists }] = await tx`SELECT to_regclass('schema_migrations') IS NOT NULL AS exists`
+  if (!exists) await tx`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)`
   const rows: { version: number }[] = await tx`SELECT version FROM schema_migrations`
   const applied = new Set(rows.map((row) => Number(row.version)))
   const newest = Math.max(0, ...applied)
