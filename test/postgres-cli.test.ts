@@ -71,6 +71,15 @@ describe('settings commands against DATABASE_URL', () => {
     expect((await cli(['settings', 'get', 'smtp.password'], env)).code).toBe(1)
   })
 
+  test('set of a value with U+0000 (PostgreSQL cannot store it): exit 1 saying so, never the value; nothing stored', async () => {
+    const env = { DATABASE_URL: await pg.createDatabase() }
+    for (const flags of [[], ['--encrypted']]) {
+      const set = await cli(['settings', 'set', 'smtp.template', ...flags], env, 'Hello\u0000SECRET-AFTER\n')
+      expect({ code: set.code, stdout: set.stdout, stderr: set.stderr }).toEqual({ code: 1, stdout: '', stderr: 'admin-dashboard: Invalid field: value (U+0000 is not allowed).\n' })
+    }
+    expect((await cli(['settings', 'get', 'smtp.template'], env)).code).toBe(1)
+  })
+
   test('an unreachable database or a wrong password: a clear message naming DATABASE_URL, never the password', async () => {
     const wrong = await cli(['settings', 'list'], { DATABASE_URL: `postgres://${pg.user}:wrong-password-xyz@127.0.0.1:${pg.port}/postgres` })
     expect(wrong.code).toBe(1)
@@ -162,6 +171,49 @@ describe('import-sqlite', () => {
     expect((await cli(['settings', 'get', 'site.title'], { DATABASE_URL: url })).stdout).toBe('Ops\n')
     // Nothing of the copy it read is left behind.
     expect(readdirSync(scratch)).toEqual([])
+  })
+
+  test('a SQLite file holding U+0000 in a setting: exit 1 naming the setting, nothing imported; without it the rest moves, U+0000 in the audit trail as U+FFFD', async () => {
+    const path = join(dir, 'nul.db')
+    const opened = openSqliteStorage(path)
+    if (!opened.ok) throw new Error(opened.error)
+    const at = new Date().toISOString()
+    // As an older version accepted them.
+    opened.storage.db.run("INSERT INTO settings VALUES ('smtp.template', 'Hello' || char(0) || 'World', 0, NULL, ?)", [at])
+    opened.storage.db.run("INSERT INTO settings VALUES ('site.title', 'Ops', 0, 'mail' || char(0), ?)", [at])
+    opened.storage.db.run("INSERT INTO settings VALUES ('site.ok', 'fine', 0, NULL, ?)", [at])
+    await opened.storage.audit.append({ at, action: 'sessions_revoke', actor: 'admin-1', target: 'a\u0000b', detail: null })
+    await opened.storage.close()
+
+    const url = await pg.createDatabase()
+    const refused = await cli(['import-sqlite', path], { DATABASE_URL: url })
+    expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 1, stdout: '' })
+    expect(refused.stderr).toBe(
+      'admin-dashboard: PostgreSQL cannot store U+0000, which these hold; nothing was imported (change or delete them on the SQLite database first):\n' +
+        '  setting "site.title" (category)\n  setting "smtp.template" (value)\n',
+    )
+    const target = await PostgresStorage.open(url)
+    if (!target.ok) throw new Error(target.error)
+    try {
+      expect(await target.storage.settings.list()).toEqual([])
+      expect(await target.storage.audit.list({ limit: 10 })).toEqual([])
+    } finally {
+      await target.storage.close()
+    }
+
+    const fixed = new Database(path, { strict: true })
+    fixed.run("DELETE FROM settings WHERE key IN ('smtp.template', 'site.title')")
+    fixed.close()
+    const imported = await cli(['import-sqlite', path], { DATABASE_URL: url })
+    expect({ code: imported.code, stderr: imported.stderr }).toEqual({ code: 0, stderr: '' })
+    const after = await PostgresStorage.open(url)
+    if (!after.ok) throw new Error(after.error)
+    try {
+      expect((await after.storage.settings.list()).map((s) => s.key)).toEqual(['site.ok'])
+      expect((await after.storage.audit.list({ limit: 10 })).map((e) => e.target)).toEqual(['a\uFFFDb'])
+    } finally {
+      await after.storage.close()
+    }
   })
 
   test('a missing file or no DATABASE_URL is refused, and no file is created', async () => {

@@ -110,3 +110,46 @@ test('once the owner has created the schema, a user that can only read and write
     await stack.stop()
   }
 }, 30_000)
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  describe(`U+0000, which PostgreSQL's text cannot hold, is refused alike on ${engine}`, () => {
+    let stack: Stack
+    beforeAll(async () => {
+      stack = await startStack({ env: engine === 'postgres' ? { DATABASE_URL: await pg.createDatabase() } : {} })
+    })
+    afterAll(async () => {
+      await stack?.stop()
+    })
+
+    test('U+0000 in a setting value (encrypted or not), category or key → 400 bad_request naming the field, never the value; nothing stored; such a key in the path → 404', async () => {
+      const writes: [Record<string, unknown>, string][] = [
+        [{ key: 'nul.value', value: 'before\u0000SECRET-AFTER' }, 'Invalid field: value (U+0000 is not allowed).'],
+        [{ key: 'nul.encrypted', value: 'before\u0000SECRET-AFTER', encrypted: true }, 'Invalid field: value (U+0000 is not allowed).'],
+        [{ key: 'nul.category', value: 'v', category: 'mail\u0000SECRET-AFTER' }, 'Invalid field: category (U+0000 is not allowed).'],
+        [{ key: 'nul\u0000key', value: 'v' }, 'Invalid or missing field: key.'],
+      ]
+      for (const [body, message] of writes) {
+        const r = await call(stack, 'POST', '/api/settings', body)
+        expect({ key: body.key, status: r.status, json: r.json }).toEqual({ key: body.key, status: 400, json: { error: 'bad_request', message } })
+        expect(r.text).not.toContain('SECRET-AFTER')
+      }
+      expect((await call(stack, 'GET', '/api/settings')).json.filter((s: { key: string }) => s.key.startsWith('nul'))).toEqual([])
+      expect((await call(stack, 'GET', '/api/security/audit?action=settings_write')).json.events).toEqual([])
+      expect((await call(stack, 'GET', '/api/settings/nul%00key')).status).toBe(404)
+      expect((await call(stack, 'DELETE', '/api/settings/nul%00key')).status).toBe(404)
+    })
+
+    test('revoking the sessions of an identity id with U+0000 → 400 bad_request naming identity_id; nothing recorded', async () => {
+      const r = await call(stack, 'POST', '/api/security/sessions/revoke', { identity_id: `${stack.viewer.id}\u0000x` })
+      expect({ status: r.status, json: r.json }).toEqual({ status: 400, json: { error: 'bad_request', message: 'Invalid or missing field: identity_id.' } })
+      const events = (await call(stack, 'GET', '/api/security/audit?action=sessions_revoke')).json.events
+      expect(events).toEqual([])
+    })
+
+    test('an audit event whose target holds U+0000 is kept, with U+FFFD in its place', async () => {
+      await stack.service.services.audit.record('identity_search', stack.admin.id, 'who\u0000ever')
+      const events = (await call(stack, 'GET', '/api/security/audit?action=identity_search')).json.events
+      expect(events.map((e: { target: string }) => e.target)).toEqual(['who\uFFFDever'])
+    })
+  })
+}

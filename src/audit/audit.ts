@@ -39,6 +39,15 @@ export interface AuditQuery {
 
 const MAX_LIMIT = 1000
 
+/**
+ * U+0000 as U+FFFD. Inputs that reach the trail are checked before (setting keys, identity ids),
+ * but an event must never fail its request: PostgreSQL's text cannot hold U+0000, and both engines
+ * then keep the same text. (`detail` is JSON, where U+0000 is written escaped.)
+ */
+function storable(text: string | null): string | null {
+  return text === null ? null : text.replaceAll('\0', '\uFFFD')
+}
+
 export class AuditLog {
   constructor(
     private readonly storage: Storage,
@@ -47,7 +56,7 @@ export class AuditLog {
 
   /** The row for an event now; for units of work that commit it together with their change. */
   entry(action: AuditAction, actor: string | null, target: string | null, detail?: AuditEvent['detail']): AuditRecord {
-    return { at: new Date(this.clock.now()).toISOString(), action, actor, target, detail: detail ? JSON.stringify(detail) : null }
+    return { at: new Date(this.clock.now()).toISOString(), action, actor: storable(actor), target: storable(target), detail: detail ? JSON.stringify(detail) : null }
   }
 
   /** Appends one event; its own statement, so it commits with or after the change it describes. */

@@ -11,6 +11,7 @@ import { loadConfig } from '../config.ts'
 import { PostgresStorage } from '../db/postgres-storage.ts'
 import { openSqliteStorage } from '../db/sqlite-storage.ts'
 import { ApiError } from '../http/errors.ts'
+import type { StorageDump, StoredAuditEvent } from '../db/storage.ts'
 import type { CliIo } from './settings.ts'
 
 const IMPORT_USAGE = `Usage:
@@ -68,9 +69,14 @@ export async function runImportSqlite(args: string[], io: CliIo): Promise<number
   }
   try {
     const dump = await source.storage.dump()
+    const refused = textPostgresCannotHold(dump)
+    if (refused.length > 0) {
+      io.err(`admin-dashboard: PostgreSQL cannot store U+0000, which these hold; nothing was imported (change or delete them on the SQLite database first):\n${refused.map((line) => `  ${line}\n`).join('')}`)
+      return 1
+    }
     // The audit trail passes a page at a time; its events are counted on the way.
     let events = 0
-    const restored = await target.storage.restore({ ...dump, audit: counted(dump.audit, (page) => (events += page.length)) })
+    const restored = await target.storage.restore({ ...dump, audit: counted(withoutNul(dump.audit), (page) => (events += page.length)) })
     if (!restored.ok) {
       io.err('admin-dashboard: the PostgreSQL database already has data; nothing was imported (import into an empty database)\n')
       return 1
@@ -83,6 +89,12 @@ export async function runImportSqlite(args: string[], io: CliIo): Promise<number
   } catch (error) {
     if (error instanceof ApiError) {
       io.err('admin-dashboard: the database did not answer; nothing was imported\n')
+      return 1
+    }
+    // Rolled back: a row PostgreSQL refused. Its SQLSTATE only; the error text may quote the data.
+    const { errno } = (error ?? {}) as { errno?: unknown }
+    if (typeof errno === 'string' && /^[0-9A-Z]{5}$/.test(errno)) {
+      io.err(`admin-dashboard: PostgreSQL refused a row (SQLSTATE ${errno}); nothing was imported\n`)
       return 1
     }
     throw error
@@ -119,6 +131,32 @@ function snapshotOf(path: string): Snapshot {
     return { ok: false, error: 'the SQLite file is not a usable SQLite database (corrupt or not a database)' }
   } finally {
     db.close()
+  }
+}
+
+const hasNul = (text: string | null): boolean => text !== null && text.includes('\0')
+
+/** A name to print: U+0000 and other control characters escaped. */
+const printable = (text: string): string => JSON.stringify(text)
+
+/** What of the dump holds U+0000 (the audit trail aside), one line each; PostgreSQL's text cannot store it. */
+function textPostgresCannotHold(dump: StorageDump): string[] {
+  const found: string[] = []
+  for (const s of dump.settings) {
+    const fields = [hasNul(s.key) && 'key', hasNul(s.value) && 'value', hasNul(s.category) && 'category'].filter(Boolean)
+    if (fields.length > 0) found.push(`setting ${printable(s.key)} (${fields.join(', ')})`)
+  }
+  for (const l of dump.layouts) if (hasNul(l.identity_id) || hasNul(l.layout)) found.push(`the dashboard layout of ${printable(l.identity_id)}`)
+  for (const sid of dump.revocations.sessions.keys()) if (hasNul(sid)) found.push(`the revoked session ${printable(sid)}`)
+  for (const id of dump.revocations.identities.keys()) if (hasNul(id)) found.push(`the identity revocation of ${printable(id)}`)
+  return found
+}
+
+/** The audit trail as the service now writes it: U+0000 as U+FFFD (see AuditLog), so no event stops the import. */
+async function* withoutNul(pages: AsyncIterable<StoredAuditEvent[]>): AsyncGenerator<StoredAuditEvent[]> {
+  const clean = (text: string | null) => (text === null ? null : text.replaceAll('\0', '\uFFFD'))
+  for await (const page of pages) {
+    yield page.map((e) => ({ ...e, action: clean(e.action)!, actor: clean(e.actor), target: clean(e.target), detail: clean(e.detail) }))
   }
 }
 

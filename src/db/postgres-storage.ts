@@ -199,8 +199,10 @@ export class PostgresStorage implements Storage {
   // Settings ---------------------------------------------------------------------------------
 
   readonly settings = {
+    // PostgreSQL's text cannot hold U+0000: no stored key has it (and the query would be refused).
     get: (key: string): Promise<Setting | null> =>
       guarded(async () => {
+        if (key.includes('\0')) return null
         const rows: SettingRow[] = await this.sql`SELECT key, value, encrypted, category, updated_at FROM settings WHERE key = ${key}`
         return rows.length > 0 ? toSetting(rows[0]!) : null
       }),
@@ -223,6 +225,7 @@ export class PostgresStorage implements Storage {
 
     delete: (key: string, audit: AuditRecord): Promise<boolean> =>
       transaction(this.sql, async (tx) => {
+        if (key.includes('\0')) return false
         const deleted = await tx`DELETE FROM settings WHERE key = ${key} RETURNING key`
         if (deleted.length === 0) return false
         await appendAudit(tx, audit)

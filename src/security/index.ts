@@ -19,7 +19,8 @@ export function securityRoutes(services: Pick<Services, 'audit' | 'config' | 'en
         await services.audit.record('sessions_revoke', actor, canonicalUuid(body.identity_id))
         return new Response(null, { status: 204 })
       },
-      { body: t.Object({ identity_id: t.String({ minLength: 1, maxLength: 128 }) }) },
+      // No control characters: no identity id has them, and PostgreSQL's text cannot hold U+0000.
+      { body: t.Object({ identity_id: t.String({ minLength: 1, maxLength: 128, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]+$' }) }) },
     )
     // Newest first; `next_before` is the cursor for the next (older) page, null on the last one.
     .get('/api/security/audit', async ({ request }) => {

@@ -147,6 +147,8 @@ export class SettingsService {
   async write(input: SettingInput, actor: Actor): Promise<{ outcome: UpsertOutcome; setting: Setting }> {
     const problem = invalidField(input)
     if (problem) throw new ApiError('bad_request', { message: `Invalid or missing field: ${problem}.` })
+    const withNul = fieldWithNul(input)
+    if (withNul) throw new ApiError('bad_request', { message: `Invalid field: ${withNul} (U+0000 is not allowed).` })
     const encrypted = input.encrypted === true
     // Encrypt before the transaction: no crypto work while holding the write lock.
     const value = encrypted ? this.deps.cipher.encryptSetting(input.key, input.value) : input.value
@@ -202,6 +204,16 @@ function invalidField(input: SettingInput): 'key' | 'value' | 'encrypted' | 'cat
   if (category !== undefined && category !== null && (typeof category !== 'string' || characterCount(category) > MAX_CATEGORY_LENGTH)) {
     return 'category'
   }
+  return null
+}
+
+/**
+ * The first text field holding U+0000, which PostgreSQL's text cannot store: refused on either
+ * engine, so a setting written on SQLite can always move to PostgreSQL (the key's pattern has no room for it).
+ */
+function fieldWithNul(input: SettingInput): 'value' | 'category' | null {
+  if (input.value.includes('\0')) return 'value'
+  if (typeof input.category === 'string' && input.category.includes('\0')) return 'category'
   return null
 }
 
