@@ -11,6 +11,8 @@ import { randomKey } from './support/service.ts'
 import { runToEnd } from './support/process.ts'
 import { PostgresStorage } from '../src/db/postgres-storage.ts'
 import { join } from 'node:path'
+import { RecordingUpstream } from './support/upstream.ts'
+import { markSensitive } from './support/leaks.ts'
 
 let pg: PostgresCluster
 
@@ -153,3 +155,37 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     })
   })
 }
+
+test('PostgreSQL down: a public proxy prefix is forwarded with the API key read last (or none); one never read, and the admin prefixes, answer 503 database_unavailable', async () => {
+  const upstream = new RecordingUpstream()
+  const stack = await startStack({
+    env: { DATABASE_URL: await pg.createDatabase(), IDP_PUBLIC_URL: upstream.url, OAUTH_PUBLIC_URL: upstream.url, OAUTH_ADMIN_URL: upstream.url, IAM_IDP_PUBLIC_URL: upstream.url },
+  })
+  const key = `public-key-${randomKey(9)}`
+  markSensitive(key)
+  const forwarded = async (path: string) => {
+    const response = await fetch(stack.service.url + path)
+    const text = await response.text()
+    return { status: response.status, error: response.status >= 400 ? JSON.parse(text).error : undefined, authorization: response.status === 200 ? (upstream.last().headers.authorization ?? null) : undefined }
+  }
+  try {
+    expect((await call(stack, 'POST', '/api/settings', { key: 'proxy.oauth.api_key', value: key, encrypted: true })).status).toBe(201)
+    expect(await forwarded('/api/idp/self-service/login/browser')).toEqual({ status: 200, error: undefined, authorization: null })
+    expect(await forwarded('/api/oauth/.well-known/openid-configuration')).toEqual({ status: 200, error: undefined, authorization: `Bearer ${key}` })
+    await pg.stop()
+    try {
+      await Bun.sleep(1500) // past the window in which the settings cache is trusted
+      expect(await forwarded('/api/idp/self-service/login/browser')).toEqual({ status: 200, error: undefined, authorization: null })
+      expect(await forwarded('/api/oauth/.well-known/openid-configuration')).toEqual({ status: 200, error: undefined, authorization: `Bearer ${key}` })
+      // Never looked up since the start: what its key is cannot be known.
+      expect(await forwarded('/api/iam-idp/self-service/login/browser')).toEqual({ status: 503, error: 'database_unavailable', authorization: undefined })
+      const admin = await fetch(`${stack.service.url}/api/oauth-admin/admin/clients`, { headers: { cookie: stack.cookie.admin } })
+      expect({ status: admin.status, error: ((await admin.json()) as { error: string }).error }).toEqual({ status: 503, error: 'database_unavailable' })
+    } finally {
+      await pg.start()
+    }
+  } finally {
+    await stack.stop()
+    await upstream.stop()
+  }
+}, 30_000)

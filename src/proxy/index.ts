@@ -19,6 +19,7 @@ import { DeadlineClock } from './deadline.ts'
 import { basePathOf, isUnderBase, joinUpstreamUrl, pathUnderBase } from './url.ts'
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
+import { StorageUnavailableError } from '../db/storage.ts'
 
 const PLACEHOLDER_BASE = new URL('http://upstream.invalid/')
 const NO_BODY_METHODS = new Set(['GET', 'HEAD'])
@@ -77,6 +78,11 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
   // Our client never goes through an HTTP proxy: where the environment names one, plain-HTTP
   // upstreams stay with fetch, which uses it.
   const ownClient = !config.outboundHttpProxy
+  // The last API key (or none) read for each public prefix. While the database cannot be reached,
+  // public routes (the sign-in and sign-up flows) are forwarded with it rather than refused: it is
+  // what this process knew last, it goes only to the upstream it is for, and that upstream judges it.
+  // The admin prefixes are refused instead (503), as the gate refuses their sessions.
+  const lastPublicKey = new Map<ProxyPrefix['name'], string | null>()
   const plugin = new Elysia({ name: 'proxy' })
   for (const prefix of PROXY_PREFIXES) {
     plugin.all(`${prefix.path}/*`, async ({ request, set }) => {
@@ -110,12 +116,18 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
     let apiKey: string | null
     try {
       apiKey = await settings.apiKeyFor(prefix.name)
-    } catch {
-      // A key that cannot be read (ENCRYPTION_KEY changed or unset, the database down) is a failure
-      // of the proxy path like any other: 500 proxy_error, its cause only in the log (apiKeyFor logs it).
-      noteOn(request, { upstream_failure: 'api_key_unreadable' })
-      if (prefix.admin) await auditWrite(prefix, request, pathUnderBase(joined.url, base), null, 'api_key_unreadable')
-      throw new ApiError('proxy_error')
+      if (!prefix.admin) lastPublicKey.set(prefix.name, apiKey)
+    } catch (error) {
+      if (error instanceof StorageUnavailableError) {
+        if (prefix.admin || !lastPublicKey.has(prefix.name)) throw error // 503 database_unavailable, like the rest of the API
+        apiKey = lastPublicKey.get(prefix.name)!
+      } else {
+        // A key that cannot be decrypted (ENCRYPTION_KEY changed or unset) is a failure of the proxy
+        // path like any other: 500 proxy_error, its cause only in the log (apiKeyFor logs it).
+        noteOn(request, { upstream_failure: 'api_key_unreadable' })
+        if (prefix.admin) await auditWrite(prefix, request, pathUnderBase(joined.url, base), null, 'api_key_unreadable')
+        throw new ApiError('proxy_error')
+      }
     }
     const headers = forwardedRequestHeaders(request.headers, { apiKey, adminPrefix: prefix.admin })
     const deadline = deadlines.start()

@@ -11,7 +11,7 @@ import { ApiError } from '../http/errors.ts'
 import { describeError, type Logger } from '../log.ts'
 import { TtlCache } from './cache.ts'
 import { settingAad, SettingsCipher } from './cipher.ts'
-import { FRESHNESS_WINDOW_MS, type Setting, type Storage, type UpsertOutcome } from '../db/storage.ts'
+import { FRESHNESS_WINDOW_MS, StorageUnavailableError, type Setting, type Storage, type UpsertOutcome } from '../db/storage.ts'
 import { characterCount } from '../text.ts'
 
 export const SETTING_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$'
@@ -103,7 +103,8 @@ export class SettingsService {
       const value = await this.getDecrypted(key)
       return value === null || value === '' ? null : value
     } catch (error) {
-      this.deps.log.error('api_key_unreadable', { prefix, ...describeError(error), code: (error as ApiError).code })
+      // An unreachable database is logged as such by the storage (database_unreachable), not as a key problem.
+      if (!(error instanceof StorageUnavailableError)) this.deps.log.error('api_key_unreadable', { prefix, ...describeError(error), code: (error as ApiError).code })
       throw error
     }
   }
