@@ -117,6 +117,18 @@ describe('in the browser', () => {
       },
       { method, path, body },
     )
+  /** A client added to Hydra, its page open. */
+  async function openNewClient(fields: Record<string, unknown> & { client_name: string }) {
+    const client = harness.sandbox.hydra.addClient(fields)
+    await page.goto(url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
+    await page.getByRole('heading', { level: 1, name: fields.client_name }).waitFor()
+    return client
+  }
+  /** The browser reports a refused request in the console: that one is expected, and only that one. */
+  async function expectRefusalReported() {
+    for (let waited = 0; problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
+    expect(problems.splice(0)).toEqual([expect.stringContaining('500')])
+  }
   const proxyWrites = async (clientId: string, method: string) =>
     (await harness.sandbox.services.audit.list({ limit: 1000, action: 'proxy_write' })).filter(
       (event) => event.target === `/admin/clients/${clientId}` && (event.detail as { method?: string } | null)?.method === method,
@@ -160,9 +172,7 @@ describe('in the browser', () => {
 
   test('an edit keeps what someone else changed meanwhile: only the fields this form changed are written', async () => {
     const { hydra } = harness.sandbox
-    const client = hydra.addClient({ client_name: 'Shared app', redirect_uris: ['https://shared.example.com/callback'], metadata: { tier: 'bronze' } })
-    await page.goto(url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
-    await page.getByRole('heading', { level: 1, name: 'Shared app' }).waitFor()
+    const client = await openNewClient({ client_name: 'Shared app', redirect_uris: ['https://shared.example.com/callback'], metadata: { tier: 'bronze' } })
     await page.getByRole('button', { name: 'Edit client' }).click()
     await page.getByRole('textbox', { name: 'Client name' }).fill('Shared app (v2)')
 
@@ -192,9 +202,7 @@ describe('in the browser', () => {
 
   test('Delete pressed twice (a double click) sends one DELETE; Revoke pressed twice (Enter, Enter) revokes once', async () => {
     const { hydra } = harness.sandbox
-    const client = hydra.addClient({ client_name: 'Legacy kiosk', redirect_uris: ['https://kiosk.example.com/callback'] })
-    await page.goto(url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
-    await page.getByRole('heading', { level: 1, name: 'Legacy kiosk' }).waitFor()
+    const client = await openNewClient({ client_name: 'Legacy kiosk', redirect_uris: ['https://kiosk.example.com/callback'] })
     // Hydra answers slowly, so the second press arrives while the first request runs.
     hydra.delayMs = 400
     try {
@@ -225,13 +233,7 @@ describe('in the browser', () => {
 
   test('a refused Delete or Revoke says so inside its dialog, which stays open for another try; Cancel dismisses it', async () => {
     const { hydra } = harness.sandbox
-    const client = hydra.addClient({ client_name: 'Flaky partner', redirect_uris: ['https://flaky.example.com/callback'] })
-    await page.goto(url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
-    await page.getByRole('heading', { level: 1, name: 'Flaky partner' }).waitFor()
-    const expectRefusalReported = async () => {
-      for (let waited = 0; problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
-      expect(problems.splice(0)).toEqual([expect.stringContaining('500')])
-    }
+    const client = await openNewClient({ client_name: 'Flaky partner', redirect_uris: ['https://flaky.example.com/callback'] })
 
     hydra.failWith = 500
     try {
@@ -278,8 +280,7 @@ describe('in the browser', () => {
       await dialog.getByRole('button', { name: 'Create client' }).click()
       const alert = dialog.getByRole('alert')
       await alert.waitFor()
-      for (let waited = 0; problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
-      expect(problems.splice(0)).toEqual([expect.stringContaining('500')])
+      await expectRefusalReported()
       await page.waitForFunction(() => {
         const shown = document.querySelector('dialog[open] [role="alert"]')!.getBoundingClientRect()
         const frame = document.querySelector('dialog[open]')!.getBoundingClientRect()
@@ -295,9 +296,7 @@ describe('in the browser', () => {
 
   test('a Delete answered after the person went elsewhere does not pull them back to the list', async () => {
     const { hydra } = harness.sandbox
-    const client = hydra.addClient({ client_name: 'Slow to go', redirect_uris: ['https://slow.example.com/callback'] })
-    await page.goto(url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
-    await page.getByRole('heading', { level: 1, name: 'Slow to go' }).waitFor()
+    const client = await openNewClient({ client_name: 'Slow to go', redirect_uris: ['https://slow.example.com/callback'] })
     hydra.delayMs = 1500
     try {
       await page.getByRole('button', { name: 'Delete client' }).click()
