@@ -32,7 +32,10 @@ function prepareFiles(path: string): void {
       }
     }
   }
-  if (!existsSync(path)) return closeSync(openSync(path, 'a', FILE_MODE))
+  if (!existsSync(path)) {
+    closeSync(openSync(path, 'a', FILE_MODE))
+    return
+  }
   const stat = statSync(path)
   if (stat.isDirectory()) throw Object.assign(new Error('a directory'), { code: 'EISDIR' })
   if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' })
