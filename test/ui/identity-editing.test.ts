@@ -383,3 +383,23 @@ test('a bulk change Kratos refuses says why and for which identities, and leaves
   expect(await page.getByRole('alert').count()).toBe(0)
   expect(problems).toEqual([])
 })
+
+test('an announcement leaves the screen after 10 s, once it has been read out', async () => {
+  const other = await signedInPage(harness, 'admin', '/dashboard/identities?search=user16%40example.test')
+  try {
+    const { page: tab } = other
+    await tab.getByRole('link', { name: 'user16@example.test' }).click()
+    await tab.getByRole('heading', { level: 1, name: 'user16@example.test' }).waitFor()
+    await tab.clock.install()
+    await tab.getByRole('button', { name: 'Revoke session 1' }).click()
+    const status = tab.getByRole('status')
+    await status.getByText('Session revoked.').waitFor()
+    await tab.clock.runFor(9_000)
+    expect(await status.textContent()).toBe('Session revoked.')
+    await tab.clock.runFor(1_500)
+    await tab.waitForFunction(() => document.querySelector('[role="status"]')?.textContent === '')
+    expect(other.problems).toEqual([])
+  } finally {
+    await other.context.close()
+  }
+})
