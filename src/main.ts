@@ -9,6 +9,10 @@ import { createLogger } from './log.ts'
 import { VERSION } from './version.ts'
 import { processIo, runSettingsCommand } from './cli/settings.ts'
 import { runImportSqlite } from './cli/import-sqlite.ts'
+import { DATABASE_BUSY, isDatabaseBusy } from './db/database.ts'
+import { StorageUnavailableError, type Storage } from './db/storage.ts'
+import { SettingsCipher } from './settings/cipher.ts'
+import { checkEncryptionKeys, noKeyOpensMessage, type EncryptionKeyCheck } from './settings/key-check.ts'
 
 const USAGE = `admin-dashboard ${VERSION}: the admin dashboard backend for an Ory Kratos + Hydra identity platform.
 
@@ -40,12 +44,32 @@ function configFromEnvironment(): Config | Exit {
   return result.config
 }
 
+/**
+ * The configured keys tried on every stored encrypted setting: a start with a key that opens none
+ * of them is refused (it would write values no other replica reads); otherwise the verdict.
+ */
+async function checkStoredEncryption(config: Config, storage: Storage): Promise<{ ok: true; check: EncryptionKeyCheck } | { ok: false; error: string }> {
+  const cipher = new SettingsCipher(config.encryptionKey, config.encryptionKeyPrevious)
+  let check: EncryptionKeyCheck
+  try {
+    check = checkEncryptionKeys(await storage.settings.list(), cipher)
+  } catch (error) {
+    if (isDatabaseBusy(error)) return { ok: false, error: `the encryption keys could not be checked: ${DATABASE_BUSY}` }
+    if (error instanceof StorageUnavailableError) return { ok: false, error: 'the encryption keys could not be checked: the database did not answer; try again' }
+    throw error
+  }
+  if (check.verdict === 'none_open') return { ok: false, error: noKeyOpensMessage(check.encrypted, cipher) }
+  return { ok: true, check }
+}
+
 async function checkConfig(): Promise<Exit> {
   const config = configFromEnvironment()
   if (typeof config === 'number') return config
   const opened = await openStorage(config)
   if (!opened.ok) return fail([opened.error])
+  const keys = await checkStoredEncryption(config, opened.storage)
   await opened.storage.close()
+  if (!keys.ok) return fail([keys.error])
   const missing = missingLoginVariables(config)
   if (missing.length > 0) {
     process.stdout.write(`configuration valid; login is not configured (missing: ${missing.join(', ')})\n`)
@@ -53,6 +77,12 @@ async function checkConfig(): Promise<Exit> {
     process.stdout.write('configuration valid\n')
   }
   if (!config.encryptionKey) process.stdout.write('note: ENCRYPTION_KEY is not set; encrypted settings are unavailable\n')
+  if (keys.check.verdict === 'some_unreadable') {
+    const { unreadable, encrypted, keys: names } = keys.check
+    process.stdout.write(
+      `note: ${unreadable} of ${encrypted} encrypted settings open with neither ENCRYPTION_KEY nor ENCRYPTION_KEY_PREVIOUS: ${names.join(', ')}${names.length < unreadable ? ', …' : ''}\n`,
+    )
+  }
   return 0
 }
 
@@ -63,6 +93,18 @@ async function runServer(): Promise<Exit> {
   const opened = await openStorage(config, log)
   if (!opened.ok) return fail([opened.error])
   const { storage } = opened
+  const keys = await checkStoredEncryption(config, storage)
+  if (!keys.ok) {
+    await storage.close()
+    return fail([keys.error])
+  }
+  if (keys.check.verdict === 'some_unreadable') {
+    // Setting keys are names, not secrets (the audit trail and `settings list` show them); values never appear.
+    const { unreadable, encrypted, keys: names } = keys.check
+    log.warn('encrypted_settings_unreadable', { count: unreadable, encrypted, keys: names.join(',') })
+  } else if (keys.check.verdict === 'no_key') {
+    log.warn('encrypted_settings_unavailable', { encrypted: keys.check.encrypted, missing: 'ENCRYPTION_KEY' })
+  }
   const { app, services } = createApp({ config, storage, log })
   // Revocations loaded and the change feed current before the first request; a database that went
   // away meanwhile only delays this (the gate answers 503 until it is back).
