@@ -32,6 +32,8 @@ export interface RequestLine {
   body_bytes?: number
   error_name?: string
   error_code?: string
+  /** The shutdown's drain gave up on this request and closed its connection. */
+  cut?: 'shutdown'
 }
 
 export interface Logger {
@@ -235,6 +237,7 @@ function requestLine(f: RequestLine): string {
     body_bytes: f.body_bytes,
     error_name: f.error_name,
     error_code: f.error_code,
+    cut: f.cut,
   })}\n`
 }
 

@@ -7,7 +7,7 @@ import { errorCodeOf, errorResponse } from './http/errors.ts'
 import { SECURITY_HEADERS } from './http/gate.ts'
 import { attachedSession, pathnameOf, requestIdOf } from './http/request-context.ts'
 import { notesOf } from './http/request-notes.ts'
-import { describeError, type RequestLine } from './log.ts'
+import { describeError, type BodyEnd, type RequestLine } from './log.ts'
 
 /**
  * Bun's own ceiling, far above ours: the limits that answer are enforced in our code with the
@@ -15,6 +15,8 @@ import { describeError, type RequestLine } from './log.ts'
  */
 const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024
 const DRAIN_TIMEOUT_MS = 10_000
+/** After the cut, how long the bodies it cancelled may take to report how far they got. */
+const CUT_SETTLE_MS = 100
 
 export interface RunningServer {
   server: Server<undefined>
@@ -30,6 +32,16 @@ interface ServeOptions {
   log: Logger
   /** Sees every response before it is sent; the test suite checks error bodies here. */
   observe?: (request: Request, response: Response) => void
+  /** How long `stop()` waits for in-flight requests before it cuts them; DRAIN_TIMEOUT_MS unless a test shortens it. */
+  drainTimeoutMs?: number
+}
+
+/** A request whose log line is not written yet. */
+interface InFlight {
+  request: Request
+  started: number
+  /** Set once the handler has answered and the body is still streaming: the line, waiting for the body's end. */
+  answered: { line: RequestLine; completion: Promise<BodyEnd> } | null
 }
 
 function lastResort(): Response {
@@ -60,6 +72,30 @@ const milliseconds = (since: number) => Math.round((performance.now() - since) *
 export function serve(options: ServeOptions): RunningServer {
   const { app, log } = options
   const handle = app.fetch
+  const drainTimeoutMs = options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS
+  // Every request is here until its one line is written: a request cut at shutdown still gets it.
+  const inFlight = new Set<InFlight>()
+  /** Set when the drain gave up: bodies ended from then on were cut by the shutdown. */
+  let cutting = false
+  const writeLine = (entry: InFlight, line: RequestLine) => {
+    if (inFlight.delete(entry)) log.request(line)
+  }
+  /** The line of a request the shutdown cut before its handler answered: nothing was sent (status 0). */
+  const unansweredLine = (entry: InFlight): RequestLine => {
+    const { request } = entry
+    const notes = notesOf(request)
+    return {
+      request_id: requestIdOf(request) ?? crypto.randomUUID(),
+      method: request.method,
+      path: pathnameOf(request),
+      status: 0,
+      duration_ms: milliseconds(entry.started),
+      subject: notes?.subject ?? attachedSession(request)?.sub,
+      error: notes?.error,
+      upstream_failure: notes?.upstream_failure,
+      cut: 'shutdown',
+    }
+  }
   const server = Bun.serve({
     hostname: options.hostname,
     port: options.port,
@@ -68,6 +104,8 @@ export function serve(options: ServeOptions): RunningServer {
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
     async fetch(request) {
       const started = performance.now()
+      const entry: InFlight = { request, started, answered: null }
+      inFlight.add(entry)
       let response: Response
       let id: string | undefined
       try {
@@ -99,8 +137,15 @@ export function serve(options: ServeOptions): RunningServer {
         body_bytes: notes?.body_bytes,
       }
       // A streamed answer is logged when its body has really ended, with what happened to it.
-      if (notes?.completion) void notes.completion.then((ended) => log.request({ ...line, ...ended, duration_ms: milliseconds(started) }))
-      else log.request(line)
+      const completion = notes?.completion
+      if (completion) {
+        entry.answered = { line, completion }
+        void completion.then((ended) =>
+          writeLine(entry, { ...line, ...ended, duration_ms: milliseconds(started), cut: cutting && ended.body === 'incomplete' ? 'shutdown' : undefined }),
+        )
+      } else {
+        writeLine(entry, line)
+      }
       return response
     },
     error(error) {
@@ -113,10 +158,22 @@ export function serve(options: ServeOptions): RunningServer {
     url: new URL(`http://${urlHost(server.hostname ?? options.hostname)}:${server.port}`),
     async stop() {
       const drained = server.stop(false)
-      const timedOut = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), DRAIN_TIMEOUT_MS).unref())
-      if ((await Promise.race([drained.then(() => 'drained' as const), timedOut])) === 'timeout') {
-        log.warn('drain_timeout', { timeout_ms: DRAIN_TIMEOUT_MS })
-        await server.stop(true)
+      const timedOut = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), drainTimeoutMs).unref())
+      if ((await Promise.race([drained.then(() => 'drained' as const), timedOut])) === 'drained') return
+      log.warn('drain_timeout', { timeout_ms: drainTimeoutMs, in_flight: inFlight.size })
+      cutting = true
+      // Handlers that have not answered get their line now: the connection is closed without an
+      // answer, and what they might still return later is sent to no one (and logged no more).
+      for (const entry of inFlight) if (entry.answered === null) writeLine(entry, unansweredLine(entry))
+      // Closing the connections cancels the bodies still streaming; each reports how far it got.
+      const streaming = [...inFlight].flatMap((entry) => (entry.answered ? [entry.answered.completion] : []))
+      await server.stop(true)
+      if (streaming.length > 0) {
+        const settleTimeout = new Promise<void>((resolve) => setTimeout(resolve, CUT_SETTLE_MS).unref())
+        await Promise.race([Promise.allSettled(streaming), settleTimeout])
+      }
+      for (const entry of inFlight) {
+        if (entry.answered) writeLine(entry, { ...entry.answered.line, body: 'incomplete', duration_ms: milliseconds(entry.started), cut: 'shutdown' })
       }
     },
   }

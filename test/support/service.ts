@@ -38,6 +38,8 @@ export interface StartOptions {
   dir?: string
   /** The service's outbound fetch (Bun's own by default), e.g. one that trusts a test certificate. */
   fetch?: typeof fetch
+  /** How long `stop()` waits for in-flight requests before it cuts them (the server's 10 s by default). */
+  drainTimeoutMs?: number
 }
 
 export interface TestService {
@@ -92,6 +94,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     port: 0,
     log,
     observe: (request, response) => inspectResponse(request, response, isPassthrough),
+    drainTimeoutMs: options.drainTimeoutMs,
   })
   const nowSeconds = () => Math.floor(clock.now() / 1000)
   return {
