@@ -26,11 +26,18 @@ markSensitive(signingKey, rightKey, otherKey, thirdKey, ...VALUES)
 const secrets = [signingKey, rightKey, otherKey, thirdKey, ...VALUES]
 
 let databases = 0
-/** A new database file, its settings written with the given keys: [setting key, value, encryption key or null for plain]. */
+/**
+ * A new database file, its settings written with the given keys: [setting key, value, encryption
+ * key or null for plain]. A value under another key than the first is written as during a rotation,
+ * with the first key as ENCRYPTION_KEY_PREVIOUS (`set --encrypted` with a key that opens none of
+ * the stored values is refused).
+ */
 async function databaseWith(settings: [string, string, string | null][]): Promise<string> {
   const path = join(dir, `db-${++databases}.sqlite`)
+  const first = settings.find(([, , encryptionKey]) => encryptionKey !== null)?.[2]
   for (const [key, value, encryptionKey] of settings) {
-    const env: Environment = { SESSION_SIGNING_KEY: signingKey, DATABASE_PATH: path, ...(encryptionKey ? { ENCRYPTION_KEY: encryptionKey } : {}) }
+    const keys = encryptionKey ? { ENCRYPTION_KEY: encryptionKey, ...(first && first !== encryptionKey ? { ENCRYPTION_KEY_PREVIOUS: first } : {}) } : {}
+    const env: Environment = { SESSION_SIGNING_KEY: signingKey, DATABASE_PATH: path, ...keys }
     let err = ''
     const io: CliIo = { env, readStdin: async () => value, out: () => {}, err: (text) => void (err += text) }
     const status = await runSettingsCommand(['set', key, ...(encryptionKey ? ['--encrypted'] : [])], io)

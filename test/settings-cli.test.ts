@@ -13,12 +13,37 @@ const MAIN = join(import.meta.dir, '..', 'src', 'main.ts')
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-settings-cli-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
+const signingKey = randomKey()
+const rightKey = randomKey()
+const otherKey = randomKey()
+const thirdKey = randomKey()
+const SECRETS = ['smtp-secret-value-1', 'captcha-secret-value-2', 'new-secret-value-3']
+const noSecret = (text: string) => {
+  for (const secret of [signingKey, rightKey, otherKey, thirdKey, ...SECRETS]) expect(text).not.toContain(secret)
+}
+
 function cliFor(databasePath: string) {
   const env = { SESSION_SIGNING_KEY: randomKey(), ENCRYPTION_KEY: randomKey(), DATABASE_PATH: databasePath, HOME: process.env.HOME }
   return (args: string[], stdin?: string) => runToEnd(['bun', MAIN, 'settings', ...args], env, { stdin })
 }
 
 const noStackTrace = (text: string) => expect(text).not.toMatch(/^\s+at |SQLiteError|\bthrow\b|Bun v\d/m)
+
+type Keys = { ENCRYPTION_KEY?: string; ENCRYPTION_KEY_PREVIOUS?: string }
+function keyedCli(databasePath: string, keys: Keys) {
+  const env = { SESSION_SIGNING_KEY: signingKey, DATABASE_PATH: databasePath, HOME: process.env.HOME, ...keys }
+  return (args: string[], stdin?: string) => runToEnd(['bun', MAIN, 'settings', ...args], env, { stdin })
+}
+
+/** Every row of the settings and the audit trail, read straight from the file. */
+function contents(databasePath: string): unknown {
+  const db = new Database(databasePath)
+  try {
+    return { settings: db.query('SELECT * FROM settings ORDER BY key').all(), audit: db.query('SELECT * FROM audit_events ORDER BY id').all() }
+  } finally {
+    db.close()
+  }
+}
 
 describe('a database locked by another process', () => {
   test('every writing subcommand waits out the busy timeout, then says the database is busy and exits 1', async () => {
@@ -88,5 +113,94 @@ describe('settings list', () => {
     expect(lines[1]).toMatch(/^a\.key\s+plain\s+x\\ny\\tz\\u0007\s+\S+$/)
     expect(lines[2]).toMatch(/^b\.key\s+plain\s+plain\s+\S+$/)
     expect(lines[1]!.indexOf('x\\n')).toBe(lines[2]!.indexOf('plain', 'b.key'.length + 2 + 'plain'.length))
+  }, 30_000)
+})
+
+describe('settings commands that encrypt, with keys that open none of the stored encrypted values', () => {
+  // What another replica, or the next start, could not read: the rule `serve` applies at start.
+  const REFUSALS: [string, Keys, string][] = [
+    ['another ENCRYPTION_KEY', { ENCRYPTION_KEY: otherKey }, 'ENCRYPTION_KEY opens none of the 2 encrypted settings in the database (ENCRYPTION_KEY_PREVIOUS is not set)'],
+    [
+      'another ENCRYPTION_KEY and another ENCRYPTION_KEY_PREVIOUS',
+      { ENCRYPTION_KEY: otherKey, ENCRYPTION_KEY_PREVIOUS: thirdKey },
+      'neither ENCRYPTION_KEY nor ENCRYPTION_KEY_PREVIOUS opens any of the 2 encrypted settings in the database',
+    ],
+  ]
+  const ADVICE =
+    ': they were written with another key. Set ENCRYPTION_KEY to the key the database (and every other replica) uses; during a rotation, put the other key in ENCRYPTION_KEY_PREVIOUS'
+
+  let databases = 0
+  /** smtp.password and captcha.secret encrypted with rightKey, site.title plain. */
+  async function seeded(): Promise<string> {
+    const path = join(dir, `keys-${++databases}.db`)
+    const right = keyedCli(path, { ENCRYPTION_KEY: rightKey })
+    expect((await right(['set', 'smtp.password', '--encrypted', '--category', 'mail'], `${SECRETS[0]}\n`)).code).toBe(0)
+    expect((await right(['set', 'captcha.secret', '--encrypted'], `${SECRETS[1]}\n`)).code).toBe(0)
+    expect((await right(['set', 'site.title'], 'Console\n')).code).toBe(0)
+    return path
+  }
+
+  for (const [name, keys, opening] of REFUSALS) {
+    test(`${name}: set --encrypted exits 1 naming the variables, never a key or a value, and writes nothing`, async () => {
+      const path = await seeded()
+      const before = contents(path)
+      const cli = keyedCli(path, keys)
+      for (const args of [['set', 'new.secret', '--encrypted'], ['set', 'smtp.password', '--encrypted', '--category', 'mail']]) {
+        const result = await cli(args, `${SECRETS[2]}\n`)
+        expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+          args,
+          code: 1,
+          stdout: '',
+          stderr: `admin-dashboard: ${opening}${ADVICE}. Nothing was written.\n`,
+        })
+        noSecret(result.stderr)
+        noStackTrace(result.stderr)
+      }
+      // Not a row, not an audit event; the right key still reads every value.
+      expect(contents(path)).toEqual(before)
+      expect((await keyedCli(path, { ENCRYPTION_KEY: rightKey })(['get', 'smtp.password', '--decrypt'])).stdout).toBe(`${SECRETS[0]}\n`)
+    }, 30_000)
+
+    test(`${name}: reencrypt exits 1 naming the variables and, as before, every value that opens with neither key; nothing changed`, async () => {
+      const path = await seeded()
+      const before = contents(path)
+      const result = await keyedCli(path, keys)(['reencrypt'])
+      expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' })
+      expect(result.stderr).toBe(
+        `admin-dashboard: ${opening}${ADVICE}\n` +
+          'admin-dashboard: these settings decrypt with neither ENCRYPTION_KEY nor ENCRYPTION_KEY_PREVIOUS; nothing was changed:\n' +
+          '  captcha.secret\n  smtp.password\n',
+      )
+      noSecret(result.stderr)
+      expect(contents(path)).toEqual(before)
+    }, 30_000)
+  }
+
+  test('what the rule lets through: the right key as ENCRYPTION_KEY_PREVIOUS beside a new one (a rotation), a plain value, a database with no encrypted value yet', async () => {
+    const path = await seeded()
+    const rotating = keyedCli(path, { ENCRYPTION_KEY: otherKey, ENCRYPTION_KEY_PREVIOUS: rightKey })
+    expect(await rotating(['set', 'new.secret', '--encrypted'], `${SECRETS[2]}\n`)).toMatchObject({ code: 0, stdout: 'created new.secret (encrypted)\n' })
+    expect(await rotating(['reencrypt'])).toMatchObject({ code: 0, stdout: 're-encrypted 3 values under ENCRYPTION_KEY\n' })
+    // A plain value encrypts nothing, whatever the key.
+    expect((await keyedCli(path, { ENCRYPTION_KEY: thirdKey })(['set', 'site.title'], 'Renamed\n')).code).toBe(0)
+    // Nothing encrypted yet: nothing to check the key against.
+    const empty = keyedCli(join(dir, `keys-${++databases}.db`), { ENCRYPTION_KEY: thirdKey })
+    expect(await empty(['set', 'first.secret', '--encrypted'], `${SECRETS[2]}\n`)).toMatchObject({ code: 0, stdout: 'created first.secret (encrypted)\n' })
+  }, 30_000)
+
+  test('some values open and some do not: set --encrypted writes; reencrypt names only those that do not open and changes nothing', async () => {
+    const path = await seeded()
+    // captcha.secret rewritten under otherKey, as a replica past a rotation's swap would.
+    expect((await keyedCli(path, { ENCRYPTION_KEY: otherKey, ENCRYPTION_KEY_PREVIOUS: rightKey })(['set', 'captcha.secret', '--encrypted'], `${SECRETS[1]}\n`)).code).toBe(0)
+    const cli = keyedCli(path, { ENCRYPTION_KEY: rightKey })
+    expect((await cli(['set', 'new.secret', '--encrypted'], `${SECRETS[2]}\n`)).code).toBe(0)
+    const before = contents(path)
+    const refused = await cli(['reencrypt'])
+    expect({ code: refused.code, stdout: refused.stdout, stderr: refused.stderr }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'admin-dashboard: these settings decrypt with neither ENCRYPTION_KEY nor ENCRYPTION_KEY_PREVIOUS; nothing was changed:\n  captcha.secret\n',
+    })
+    expect(contents(path)).toEqual(before)
   }, 30_000)
 })

@@ -1,6 +1,8 @@
 // `admin-dashboard settings …`: the operator's way to the settings store, on the same database as
 // a running service: the SQLite file (WAL and busy_timeout make that safe) or PostgreSQL when
 // DATABASE_URL is set. Running services see these changes within 1 s. Values are printed by `get` only.
+// The commands that encrypt (`set --encrypted`, `reencrypt`) first check the keys as `serve` does
+// at start: keys that open none of the stored encrypted values are refused before anything is written.
 
 import { AuditLog } from '../audit/audit.ts'
 import { systemClock } from '../clock.ts'
@@ -9,6 +11,7 @@ import { DATABASE_BUSY, isDatabaseBusy } from '../db/database.ts'
 import { openStorage } from '../db/open.ts'
 import { ApiError } from '../http/errors.ts'
 import { createLogger } from '../log.ts'
+import { checkEncryptionKeys, noKeyOpensMessage } from '../settings/key-check.ts'
 import { createSettingsService, type SettingsService } from '../settings/service.ts'
 
 const SETTINGS_USAGE = `Usage:
@@ -143,6 +146,14 @@ async function execute(parsed: Parsed, settings: SettingsService, io: CliIo): Pr
       return 0
     }
     case 'set': {
+      // Checked before the value is read: no one types a secret only to have it refused.
+      if (parsed.encrypted) {
+        const unreadable = await keysOpeningNone(settings)
+        if (unreadable) {
+          io.err(`admin-dashboard: ${noKeyOpensMessage(unreadable.length, settings.cipher)}. Nothing was written.\n`)
+          return 1
+        }
+      }
       const value = (await io.readStdin()).replace(/\r?\n$/, '')
       const { outcome } = await settings.write(
         { key: parsed.key, value, encrypted: parsed.encrypted, category: parsed.category },
@@ -156,22 +167,41 @@ async function execute(parsed: Parsed, settings: SettingsService, io: CliIo): Pr
       io.out(`deleted ${parsed.key}\n`)
       return 0
     case 'reencrypt': {
+      // reencryptAll already refuses, inside its transaction, when any value does not open; this
+      // look beforehand adds why when none does: the keys are not the database's.
+      const unreadable = await keysOpeningNone(settings)
+      if (unreadable) {
+        io.err(`admin-dashboard: ${noKeyOpensMessage(unreadable.length, settings.cipher)}\n${undecryptable(unreadable)}`)
+        return 1
+      }
       const result = await settings.reencryptAll(null)
       if (result.ok) {
         io.out(`re-encrypted ${result.reencrypted} value${result.reencrypted === 1 ? '' : 's'} under ENCRYPTION_KEY\n`)
         return 0
       }
-      if (result.reason === 'unavailable') {
-        io.err('admin-dashboard: ENCRYPTION_KEY is not set; nothing was changed\n')
-      } else {
-        io.err(
-          'admin-dashboard: these settings decrypt with neither ENCRYPTION_KEY nor ENCRYPTION_KEY_PREVIOUS; nothing was changed:\n' +
-            result.keys.map((key) => `  ${key}\n`).join(''),
-        )
-      }
+      io.err(result.reason === 'unavailable' ? 'admin-dashboard: ENCRYPTION_KEY is not set; nothing was changed\n' : undecryptable(result.keys))
       return 1
     }
   }
+}
+
+/**
+ * The start's rule (settings/key-check.ts) for the commands that encrypt: keys that open none of the
+ * stored encrypted values are not the database's, and no replica with the right key could read what
+ * they encrypt. When that is so, the setting keys of the encrypted values (none opens); else null.
+ */
+async function keysOpeningNone(settings: SettingsService): Promise<string[] | null> {
+  const stored = await settings.list()
+  if (checkEncryptionKeys(stored, settings.cipher).verdict !== 'none_open') return null
+  return stored.filter((setting) => setting.encrypted).map((setting) => setting.key)
+}
+
+/** Setting keys are names, not secrets (`list` shows them); the values are never printed. */
+function undecryptable(keys: readonly string[]): string {
+  return (
+    'admin-dashboard: these settings decrypt with neither ENCRYPTION_KEY nor ENCRYPTION_KEY_PREVIOUS; nothing was changed:\n' +
+    keys.map((key) => `  ${key}\n`).join('')
+  )
 }
 
 function missing(io: CliIo): number {

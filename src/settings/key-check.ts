@@ -1,6 +1,7 @@
 // Whether the configured keys are the ones the stored settings were encrypted with. A process
 // started with another ENCRYPTION_KEY reads none of its replicas' encrypted values, and what it
-// writes the others cannot read; `serve` and `check-config` ask this before anything else.
+// writes the others cannot read; `serve` and `check-config` ask this before anything else, and
+// the settings commands that encrypt (`set --encrypted`, `reencrypt`) before they write.
 //
 // Every encrypted value is tried, so "none opens" means none of them, not none of a sample. It is
 // cheap: an AES-GCM open (or a failed one) of 1 KiB takes about 10 µs, and a start with 10,000
@@ -33,7 +34,7 @@ export function checkEncryptionKeys(settings: readonly Setting[], cipher: Settin
   return { verdict: 'some_unreadable', encrypted: encrypted.length, unreadable: unreadable.length, keys: unreadable.slice(0, MAX_NAMED_KEYS) }
 }
 
-/** Why `serve` and `check-config` refuse to start: names the variables, never a value. */
+/** Why a start, or a settings command that encrypts, is refused: names the variables, never a value. */
 export function noKeyOpensMessage(encrypted: number, cipher: SettingsCipher): string {
   const what = `${encrypted} encrypted setting${encrypted === 1 ? '' : 's'} in the database`
   const keys = !cipher.hasPreviousKey
