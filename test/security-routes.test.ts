@@ -191,6 +191,13 @@ describe('GET /api/security/posture', () => {
       })
       // Every warning says what to do about it; a pass does not.
       for (const check of checks) expect(typeof check.remedy === 'string' && check.remedy.length > 0).toBe(check.status !== 'pass')
+      // The previous key's advice holds in every phase of a rotation across replicas: with the new
+      // key still in ENCRYPTION_KEY_PREVIOUS, "reencrypt, then remove it" would abandon the rotation.
+      const previousKey = checks.find((check) => check.id === 'previous_key')!
+      expect(previousKey.message).toBe('ENCRYPTION_KEY_PREVIOUS is set: a key rotation is under way or was not finished.')
+      expect(previousKey.remedy).toBe(
+        'Finish the key rotation (see "Rotating the encryption key" in the README). If ENCRYPTION_KEY_PREVIOUS holds the new key, wait until every replica has it, then swap the two keys on every replica and restart each. Once every replica runs with the new key as ENCRYPTION_KEY, run `admin-dashboard settings reencrypt`, then remove ENCRYPTION_KEY_PREVIOUS and restart every replica.',
+      )
       expect(text).not.toMatch(/0\.0\.0\.0|4455|127\.0\.0\.1/)
       for (const key of [other.env.SESSION_SIGNING_KEY!, previous]) expect(text).not.toContain(key)
     } finally {

@@ -20,7 +20,10 @@ const REMEDIES = {
   signing_key_length: 'Generate a new key (openssl rand -base64 48), set SESSION_SIGNING_KEY and restart; everyone signs in again.',
   encryption_key_present: 'Generate a key (openssl rand -base64 48), set ENCRYPTION_KEY and restart; then store secrets with encryption on.',
   encryption_key_length: 'Generate a longer key, move the current one to ENCRYPTION_KEY_PREVIOUS, set the new one as ENCRYPTION_KEY and run `admin-dashboard settings reencrypt`.',
-  previous_key: 'Run `admin-dashboard settings reencrypt`, then remove ENCRYPTION_KEY_PREVIOUS and restart.',
+  // Right in every phase of a rotation across replicas (README, "Rotating the encryption key"):
+  // with the new key still in ENCRYPTION_KEY_PREVIOUS, a reencrypt and its removal would abandon it.
+  previous_key:
+    'Finish the key rotation (see "Rotating the encryption key" in the README). If ENCRYPTION_KEY_PREVIOUS holds the new key, wait until every replica has it, then swap the two keys on every replica and restart each. Once every replica runs with the new key as ENCRYPTION_KEY, run `admin-dashboard settings reencrypt`, then remove ENCRYPTION_KEY_PREVIOUS and restart every replica.',
   previous_key_length: 'Run `admin-dashboard settings reencrypt`, then remove ENCRYPTION_KEY_PREVIOUS and restart.',
 } as const
 type CheckId = keyof typeof REMEDIES
@@ -55,7 +58,7 @@ export function postureChecks(config: Config): PostureCheck[] {
   if (config.encryptionKeyPrevious === null) {
     add('previous_key', 'pass', 'No previous encryption key is set.')
   } else {
-    add('previous_key', 'warn', 'ENCRYPTION_KEY_PREVIOUS is still set; run `settings reencrypt`, then remove it.')
+    add('previous_key', 'warn', 'ENCRYPTION_KEY_PREVIOUS is set: a key rotation is under way or was not finished.')
     if (config.encryptionKeyPrevious.length < MIN_KEY_BYTES) {
       add('previous_key_length', 'fail', `ENCRYPTION_KEY_PREVIOUS is shorter than ${MIN_KEY_BYTES} bytes.`)
     }
