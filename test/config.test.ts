@@ -42,6 +42,9 @@ describe('the environment contract', () => {
     ['an encryption key equal to the signing key', { SESSION_SIGNING_KEY: key, ENCRYPTION_KEY: key }, 'ENCRYPTION_KEY'],
     ['the same key in url-safe spelling', { SESSION_SIGNING_KEY: key, ENCRYPTION_KEY: key.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '') }, 'ENCRYPTION_KEY'],
     ['a short encryption key', { SESSION_SIGNING_KEY: key, ENCRYPTION_KEY: 'c2hvcnQ=' }, 'ENCRYPTION_KEY'],
+    // One byte short: the security posture has no length check for the encryption keys because of these two.
+    ['an encryption key of 31 bytes', { SESSION_SIGNING_KEY: key, ENCRYPTION_KEY: Buffer.alloc(31, 8).toString('base64') }, 'ENCRYPTION_KEY'],
+    ['a previous encryption key of 31 bytes', { SESSION_SIGNING_KEY: key, ENCRYPTION_KEY_PREVIOUS: Buffer.alloc(31, 9).toString('base64') }, 'ENCRYPTION_KEY_PREVIOUS'],
     ['a non-numeric PORT', { SESSION_SIGNING_KEY: key, PORT: '80a' }, 'PORT'],
     ['a PORT out of range', { SESSION_SIGNING_KEY: key, PORT: '70000' }, 'PORT'],
     ['a URL that does not parse', { SESSION_SIGNING_KEY: key, IDP_ADMIN_URL: 'http//nope' }, 'IDP_ADMIN_URL'],

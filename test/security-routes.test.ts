@@ -166,7 +166,6 @@ describe('GET /api/security/posture', () => {
       secure_cookies: 'pass',
       signing_key_length: 'pass',
       encryption_key_present: 'pass',
-      encryption_key_length: 'pass',
       previous_key: 'pass',
     })
     for (const check of checks) expect(check.message.length).toBeGreaterThan(0)
