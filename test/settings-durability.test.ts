@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { Database } from 'bun:sqlite'
 import { startStack } from './support/stack.ts'
 import { KratosFixture } from './support/kratos.ts'
 import { markSensitive } from './support/leaks.ts'
@@ -126,6 +127,41 @@ describe('concurrent writers', () => {
       await stack.stop()
     }
   }, 30_000)
+})
+
+describe('a lock held by another process', () => {
+  test('a write that waited out the busy timeout answers 503 database_unavailable, writes nothing, and works once the lock is gone', async () => {
+    const stack = await startStack()
+    const other = new Database(stack.service.env.DATABASE_PATH!)
+    try {
+      // Another process (a shell, a second service) holds the write lock past the busy timeout.
+      other.run('BEGIN EXCLUSIVE')
+      const write = () =>
+        fetch(stack.service.url + '/api/settings', {
+          method: 'POST',
+          headers: { cookie: stack.cookie.admin, 'content-type': 'application/json' },
+          body: JSON.stringify({ key: 'site.locked', value: 'x' }),
+        })
+      const refused = await write()
+      expect(refused.status).toBe(503)
+      expect((await refused.json()).error).toBe('database_unavailable')
+      // Signing out must not claim success either: the session stays valid, and says so.
+      const session = stack.freshCookie('admin')
+      const logout = await fetch(stack.service.url + '/api/auth/logout', { method: 'POST', headers: { cookie: session, origin: 'http://admin.test' } })
+      expect(logout.status).toBe(503)
+      expect((await logout.json()).error).toBe('database_unavailable')
+      expect((await fetch(stack.service.url + '/api/auth/session', { headers: { cookie: session } })).status).toBe(200)
+      other.run('ROLLBACK')
+
+      expect((await fetch(stack.service.url + '/api/settings/site.locked', { headers: { cookie: stack.cookie.admin } })).status).toBe(404)
+      expect((await write()).status).toBe(201)
+      expect(stack.service.logLines.filter((line) => line.includes('"database_busy"'))).toHaveLength(2)
+      expect(stack.service.logLines.some((line) => line.includes('unhandled_error'))).toBe(false)
+    } finally {
+      other.close()
+      await stack.stop()
+    }
+  })
 })
 
 describe('kill -9', () => {

@@ -5,6 +5,7 @@ import { ApiError, errorCodeOf, errorResponse, type ErrorCode } from './errors.t
 import { noteOn } from './request-notes.ts'
 import { pathnameOf } from './request-context.ts'
 import { describeError, type Logger } from '../log.ts'
+import { isDatabaseBusy } from '../db/database.ts'
 
 interface RouteSignature {
   method: string
@@ -76,6 +77,12 @@ function enveloped(log: Logger, allowedMethods: (path: string) => string[]) {
           return errorResponse('bad_request', { message: 'The request body is not valid JSON.' })
         case 'INVALID_COOKIE_SIGNATURE':
           return errorResponse('not_authenticated')
+      }
+      // SQLite gave up waiting for a lock another process holds (the CLI, a second service, a
+      // shell): nothing was written, and trying again later can succeed, as with PostgreSQL.
+      if (isDatabaseBusy(error)) {
+        log.warn('database_busy', { path: pathnameOf(request) })
+        return errorResponse('database_unavailable')
       }
       const status = statusOf(error)
       if (status === 413) return errorResponse('payload_too_large')
