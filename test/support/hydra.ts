@@ -93,6 +93,11 @@ function hydraError(status: number, error: string, description: string): Respons
 const invalidMetadata = (description: string) => hydraError(400, 'invalid_client_metadata', `The value of one of the Client Metadata fields is invalid and the server has rejected this request. ${description}`)
 const notFound = () => hydraError(404, 'Not Found', 'Unable to locate the resource')
 const badRequest = (description: string) => hydraError(400, 'invalid_request', description)
+/**
+ * A page token Hydra cannot decrypt: keysetpagination's herodot error, written through Hydra's
+ * error enhancer (the OAuth shape, `error` from herodot's error text, the reason as description).
+ */
+const pageTokenRefused = () => hydraError(400, 'The request was malformed or contained invalid parameters', 'Unable to parse pagination parameters: invalid pagination token')
 
 function listOfStrings(value: unknown, field: string): string[] | string {
   if (value === undefined || value === null) return []
@@ -183,7 +188,7 @@ export class HydraFixture {
         if (!after.startsWith('c:')) throw new Error('not ours')
         after = after.slice(2)
       } catch {
-        return badRequest('The page token is invalid, do not craft your own page tokens')
+        return pageTokenRefused()
       }
     }
     const name = url.searchParams.get('client_name')

@@ -123,6 +123,19 @@ const badRequest = (reason: string) =>
   kratosError(400, 'Bad Request', 'The request was malformed or contained invalid parameters', reason)
 const notFound = () => kratosError(404, 'Not Found', 'Unable to locate the resource')
 
+/**
+ * What each list answers for a page token it cannot use. The identities list checks the token's
+ * UUID itself (`x.PageTokenInvalid`). The session list parses its base64 map token first and
+ * answers a token that is not base64 with the message of its page_size check (as Kratos words it),
+ * one without a UUID id with `x.PageTokenInvalid`. The courier's encrypted tokens fail with
+ * keysetpagination's "invalid pagination token", in the message and without a reason.
+ */
+type TokenRefusal = (token: string) => Response
+const identityTokenRefused: TokenRefusal = () => badRequest('The page token is invalid, do not craft your own page tokens')
+const sessionTokenRefused: TokenRefusal = (token) =>
+  /^[A-Za-z0-9+/]*$/.test(token) && token.length % 4 !== 1 ? identityTokenRefused(token) : kratosError(400, 'Bad Request', 'could not parse parameter page_size')
+const messageTokenRefused: TokenRefusal = () => kratosError(400, 'Bad Request', 'invalid pagination token')
+
 export interface KratosFixtureOptions {
   /** When set, every /admin request must carry `Authorization: Bearer <apiKey>` (as Ory Network). */
   apiKey?: string
@@ -383,10 +396,10 @@ export class KratosFixture {
 
   private listMessages(url: URL): Response {
     const status = url.searchParams.get('status')
-    if (status !== null && !['queued', 'sent', 'processing', 'abandoned'].includes(status)) return badRequest('status must be one of queued, sent, processing, abandoned')
+    if (status !== null && !['queued', 'sent', 'processing', 'abandoned'].includes(status)) return badRequest('Message status is not valid')
     const recipient = url.searchParams.get('recipient')
     const rows = this.messages.filter((m) => (status === null || m.status === status) && (recipient === null || recipient === '' || m.recipient === recipient))
-    const page = this.page(url, '/admin/courier/messages', rows)
+    const page = this.page(url, '/admin/courier/messages', rows, messageTokenRefused)
     if (page instanceof Response) return page
     // The list carries no dispatches; a message's own page does.
     return Response.json(
@@ -495,13 +508,11 @@ export class KratosFixture {
   }
 
   /** Keyset paging: rows ordered by id, the token is the last id of the previous page. */
-  private page<T extends { id: string }>(url: URL, path: string, rows: T[]): { rows: T[]; link: string } | Response {
+  private page<T extends { id: string }>(url: URL, path: string, rows: T[], refuseToken: TokenRefusal): { rows: T[]; link: string } | Response {
     const size = this.pageSize(url)
     if (size instanceof Response) return size
     const token = url.searchParams.get('page_token')
-    if (token !== null && token !== '' && !UUID.test(token)) {
-      return badRequest('The page token is invalid, do not craft your own page tokens')
-    }
+    if (token !== null && token !== '' && !UUID.test(token)) return refuseToken(token)
     const after = token && token !== '' ? token.toLowerCase() : FIRST_TOKEN
     const sorted = rows.filter((row) => row.id.toLowerCase() > after).sort((a, b) => (a.id < b.id ? -1 : 1))
     const pageRows = sorted.slice(0, size + 1)
@@ -530,7 +541,7 @@ export class KratosFixture {
     if (similar !== null) rows = rows.filter((identity) => identity.identifiers.some((id) => id.startsWith(similar)))
     const ids = url.searchParams.getAll('ids')
     if (ids.length > 0) rows = rows.filter((identity) => ids.includes(identity.id))
-    const page = this.page(url, '/admin/identities', rows)
+    const page = this.page(url, '/admin/identities', rows, identityTokenRefused)
     if (page instanceof Response) return page
     return Response.json(
       page.rows.map((identity) => this.render(identity, withCredentials)),
@@ -541,7 +552,7 @@ export class KratosFixture {
   private listSessions(url: URL): Response {
     const activeOnly = url.searchParams.get('active') === 'true'
     const rows = this.sessions.filter((session) => !activeOnly || session.active)
-    const page = this.page(url, '/admin/sessions', rows)
+    const page = this.page(url, '/admin/sessions', rows, sessionTokenRefused)
     if (page instanceof Response) return page
     const expandIdentity = url.searchParams.getAll('expand').includes('identity')
     return Response.json(
