@@ -1,5 +1,6 @@
-// Loading, failure and retry for a region: aria-busy while loading, the envelope's message and a
-// Retry button on failure.
+// Loading, failure and retry for a region: aria-busy while loading; on failure the envelope's
+// message with a Retry button when a new attempt can mend it, or, for a list whose link names a
+// page or a filter its service refuses, the way back to the first page or the unfiltered list.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import type { ApiFailure, ApiResult } from '../api.ts'
@@ -43,23 +44,67 @@ function refreshed<T>(value: { key: unknown[]; loaded: Loaded<T> }, deps: unknow
   return { state: 'ready', data: value.loaded.data, refreshing: true }
 }
 
-export function Region<T>(props: { loaded: Loaded<T>; retry: () => void; label: string; children: (data: T) => ComponentChildren; class?: string }) {
-  const { loaded } = props
+/**
+ * Where a list's link has taken it (a page token or cursor, a filter), as the links back to safe
+ * ground: the same list from its first page with the filter kept, and the list without the filter.
+ */
+export interface LinkPlace {
+  /** null when the link names no page beyond the first. */
+  firstPage: string | null
+  /** null when the link has no filter. */
+  unfiltered: string | null
+}
+
+/** A failure that a new attempt may mend: the network, the service or its upstream, a garbled answer. */
+export function retryable(failure: ApiFailure): boolean {
+  return failure.error === 'unreachable' || failure.error === 'invalid_response' || failure.status >= 500 || failure.status === 408 || failure.status === 429
+}
+
+/**
+ * The list's service refused the request itself as malformed (Kratos, Hydra and our routes answer
+ * 400): when the link carries a page token or a filter, those are what it refused, as the page
+ * sends nothing else that could be wrong.
+ */
+function refusedTheLink(failure: ApiFailure, place: LinkPlace | undefined): place is LinkPlace {
+  return place !== undefined && (failure.status === 400 || failure.status === 422) && (place.firstPage !== null || place.unfiltered !== null)
+}
+
+export function Region<T>(props: { loaded: Loaded<T>; retry: () => void; label: string; children: (data: T) => ComponentChildren; class?: string; place?: LinkPlace }) {
+  const { loaded, place } = props
   return (
     <div class={props.class} aria-busy={loaded.state === 'loading' || (loaded.state === 'ready' && loaded.refreshing) ? 'true' : 'false'}>
       {loaded.state === 'loading' && <p class="muted">Loading {props.label}…</p>}
-      {loaded.state === 'failed' && <ErrorView failure={loaded.failure} retry={props.retry} />}
+      {loaded.state === 'failed' &&
+        (refusedTheLink(loaded.failure, place) ? (
+          <LinkRefused place={place} />
+        ) : (
+          <ErrorView failure={loaded.failure} retry={retryable(loaded.failure) ? props.retry : undefined} loading />
+        ))}
       {loaded.state === 'ready' && props.children(loaded.data)}
     </div>
   )
 }
 
-export function ErrorView({ failure, retry }: { failure: ApiFailure; retry?: () => void }) {
+/** A link whose page or filter the service refused: no Retry (the same link fails again), the ways out instead. */
+function LinkRefused({ place }: { place: LinkPlace }) {
+  const what = place.firstPage && place.unfiltered ? 'The page or the filter' : place.firstPage ? 'The page' : 'The filter'
+  return (
+    <div class="error-view" role="alert">
+      <p>{what} in this link is not valid: the link may be old or changed by hand.</p>
+      <p class="actions">
+        {place.firstPage && <a href={place.firstPage}>Go to the first page</a>}
+        {place.unfiltered && <a href={place.unfiltered}>Clear the filter</a>}
+      </p>
+    </div>
+  )
+}
+
+export function ErrorView({ failure, retry, loading = false }: { failure: ApiFailure; retry?: () => void; /** A region's failure to load. */ loading?: boolean }) {
   const ref = useRef<HTMLDivElement>(null)
-  // An action's failure (no Retry: the person acts again) is brought into view where it appears,
-  // in the page or in a dialog that scrolls; a region that failed to load stays where it is.
+  // An action's failure (the person acts again) is brought into view where it appears, in the
+  // page or in a dialog that scrolls; a region that failed to load stays where it is.
   useEffect(() => {
-    if (!retry) ref.current?.scrollIntoView({ block: 'nearest' })
+    if (!retry && !loading) ref.current?.scrollIntoView({ block: 'nearest' })
   }, [failure])
   return (
     <div class="error-view" role="alert" ref={ref}>

@@ -1,6 +1,7 @@
 // Token paging whose place lives in the URL: `page_token` for this page, `trail` for the tokens of
 // the pages before it (so Previous page, reload and back keep the place), `page_size`.
 import { navigate, queryParam, withQuery } from '../router.ts'
+import type { LinkPlace } from './load.tsx'
 
 export const PAGE_SIZES = [25, 50, 100, 250]
 const TRAIL_SEPARATOR = '~'
@@ -17,6 +18,8 @@ interface TokenPaging {
   previous(): void
   /** Query changes (filters) that start again from the first page. */
   restart(changes: Record<string, string | null>): void
+  /** This place as links back to the first page and to the list without the named filters. */
+  place(filters: string[]): LinkPlace
 }
 
 export function useTokenPaging(): TokenPaging {
@@ -31,6 +34,10 @@ export function useTokenPaging(): TokenPaging {
     next: (nextToken) => navigate(withQuery({ page_token: nextToken, trail: writeTrail([...trail, token]) })),
     previous: () => navigate(withQuery({ page_token: trail[trail.length - 1] || null, trail: writeTrail(trail.slice(0, -1)) })),
     restart: (changes) => navigate(withQuery({ ...changes, page_token: null, trail: null })),
+    place: (filters) => ({
+      firstPage: token ? withQuery({ page_token: null, trail: null }) : null,
+      unfiltered: filters.some((name) => queryParam(name)) ? withQuery({ ...Object.fromEntries(filters.map((name) => [name, null])), page_token: null, trail: null }) : null,
+    }),
   }
 }
 

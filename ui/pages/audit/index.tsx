@@ -94,7 +94,15 @@ export function AuditPage() {
           </select>
         </label>
       </div>
-      <Region loaded={loaded} retry={retry} label="audit events">
+      <Region
+        loaded={loaded}
+        retry={retry}
+        label="audit events"
+        place={{
+          firstPage: before ? withQuery({ before: null, trail: null }) : null,
+          unfiltered: action || actor ? withQuery({ action: null, actor: null, before: null, trail: null }) : null,
+        }}
+      >
         {({ events, next_before }) => (
           <>
             {events.length === 0 ? (

@@ -118,7 +118,15 @@ export function IdentitiesPage() {
         ))}
       </div>
       {bulkFailure && <ErrorView failure={bulkFailure} />}
-      <Region loaded={loaded} retry={retry} label="identities">
+      <Region
+        loaded={loaded}
+        retry={retry}
+        label="identities"
+        place={{
+          firstPage: token ? withQuery({ page_token: null, trail: null }) : null,
+          unfiltered: filter ? withQuery({ search: null, page_token: null, trail: null }) : null,
+        }}
+      >
         {(page) =>
           page.identities.length === 0 ? (
             <p class="empty">{filter ? `No identity has the identifier “${filter}”.` : 'There are no identities yet.'}</p>

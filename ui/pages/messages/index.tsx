@@ -45,7 +45,7 @@ export function MessagesPage() {
           </select>
         </label>
       </div>
-      <Region loaded={loaded} retry={retry} label="messages">
+      <Region loaded={loaded} retry={retry} label="messages" place={paging.place(['status', 'recipient'])}>
         {({ items }) =>
           items.length === 0 ? (
             <p class="empty">{status || recipient ? 'No message matches this filter.' : 'No messages.'}</p>

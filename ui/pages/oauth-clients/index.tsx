@@ -64,7 +64,7 @@ export function OAuthClientsPage() {
           Create client
         </button>
       </div>
-      <Region loaded={loaded} retry={retry} label="OAuth clients">
+      <Region loaded={loaded} retry={retry} label="OAuth clients" place={paging.place(['name'])}>
         {({ items }) =>
           items.length === 0 ? (
             <p class="empty">{name ? 'No client has this name.' : 'There are no OAuth clients yet.'}</p>

@@ -50,7 +50,7 @@ export function SessionsPage() {
       <Heading>Sessions</Heading>
       <p class="muted">Active sessions of the identity store across all identities.</p>
       {failure && !revoking && <ErrorView failure={failure} />}
-      <Region loaded={loaded} retry={retry} label="sessions">
+      <Region loaded={loaded} retry={retry} label="sessions" place={paging.place([])}>
         {({ items }) =>
           items.length === 0 ? (
             <p class="empty">{paging.page === 1 ? 'There are no active sessions.' : 'No more sessions.'}</p>

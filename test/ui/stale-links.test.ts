@@ -1,0 +1,198 @@
+// A link whose page token or filter the list's service refuses (a stale bookmark, an edited link,
+// a token Kratos or Hydra no longer accepts): every paged list says that the link's page or filter
+// is not valid and offers the way back to the first page or to the list without the filter, instead
+// of a Retry that can never help. Retry stays for what a retry can mend (a 5xx, the network).
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { BrowserContext, Page } from 'playwright-core'
+import { KratosFixture } from '../support/kratos.ts'
+import { HydraFixture } from '../support/hydra.ts'
+import { signedInPage, startHarness, sweep, tabTo, type Harness } from './harness.ts'
+
+describe('the stand-ins refuse a page token as Kratos and Hydra do', () => {
+  let kratos: KratosFixture
+  let hydra: HydraFixture
+  beforeAll(() => {
+    kratos = new KratosFixture().start()
+    hydra = new HydraFixture().start()
+  })
+  afterAll(async () => {
+    await kratos?.stop()
+    await hydra?.stop()
+  })
+  const answer = async (base: string, path: string) => {
+    const response = await fetch(`${base}${path}`)
+    return { status: response.status, body: await response.json() }
+  }
+
+  test('Kratos: 400 with its error body, worded per list', async () => {
+    const malformed = 'The request was malformed or contained invalid parameters'
+    expect(await answer(kratos.url, '/admin/identities?page_token=not-a-token')).toEqual({
+      status: 400,
+      body: { error: { code: 400, status: 'Bad Request', message: malformed, reason: 'The page token is invalid, do not craft your own page tokens' } },
+    })
+    // The session list reads a base64 map token before its page size, and says so in its words.
+    expect(await answer(kratos.url, '/admin/sessions?page_token=not-a-token!')).toEqual({
+      status: 400,
+      body: { error: { code: 400, status: 'Bad Request', message: 'could not parse parameter page_size' } },
+    })
+    expect(await answer(kratos.url, '/admin/courier/messages?page_token=not-a-token')).toEqual({
+      status: 400,
+      body: { error: { code: 400, status: 'Bad Request', message: 'invalid pagination token' } },
+    })
+    expect((await answer(kratos.url, '/admin/courier/messages?status=bogus')).body.error.reason).toBe('Message status is not valid')
+    // A token of the right form that no longer exists is no error: the rows after it come.
+    expect((await answer(kratos.url, `/admin/identities?page_token=${crypto.randomUUID()}`)).status).toBe(200)
+  })
+
+  test('Hydra: 400 in its OAuth error shape', async () => {
+    expect(await answer(hydra.url, '/admin/clients?page_token=not-a-token')).toEqual({
+      status: 400,
+      body: { error: 'The request was malformed or contained invalid parameters', error_description: 'Unable to parse pagination parameters: invalid pagination token' },
+    })
+  })
+})
+
+describe('in the browser', () => {
+  let harness: Harness
+  let context: BrowserContext
+  let page: Page
+  let problems: string[]
+
+  beforeAll(async () => {
+    harness = await startHarness()
+    ;({ context, page, problems } = await signedInPage(harness, 'admin'))
+  }, 60_000)
+  afterAll(async () => {
+    await context?.close()
+    await harness?.stop()
+  })
+
+  const url = (path: string) => `${harness.sandbox.url}${path}`
+  const settled = () => page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
+  const query = () => new URL(page.url()).searchParams
+  /** The refused load's console line (the browser logs every 4xx answer); nothing else. */
+  const onlyRefusals = () => {
+    expect(problems.filter((problem) => !/status of 400\b/.test(problem))).toEqual([])
+    problems.length = 0
+  }
+
+  /** Opens a list at a link its service refuses; returns the alert after checking it offers no Retry. */
+  async function openRefused(path: string, says: string | RegExp) {
+    await page.goto(url(path))
+    const alert = page.getByRole('alert')
+    await alert.getByText(says).waitFor()
+    await settled()
+    expect(await alert.getByRole('button', { name: 'Retry' }).count()).toBe(0)
+    // Nothing of the service's own error is shown.
+    expect(await alert.textContent()).not.toMatch(/craft|pagination|parse|HTTP 400|page_token/)
+    return alert
+  }
+
+  const PAGE = 'The page in this link is not valid: the link may be old or changed by hand.'
+  const FILTER = 'The filter in this link is not valid: the link may be old or changed by hand.'
+  const BOTH = 'The page or the filter in this link is not valid: the link may be old or changed by hand.'
+
+  test('Identities: a stale page token, then a search the route refuses; with the keyboard alone', async () => {
+    const alert = await openRefused('/dashboard/identities?page_token=not-a-token&trail=.', PAGE)
+    expect(harness.sandbox.kratos.callsTo('/admin/identities').at(-1)?.query.get('page_token')).toBe('not-a-token')
+    expect(await alert.getByRole('link', { name: 'Clear the filter' }).count()).toBe(0)
+    expect(await sweep(page, 'identities-stale-link', () => alert.waitFor())).toEqual([])
+    // Keyboard only: the way out is in the tab order, and taking it puts focus on the page's heading.
+    await tabTo(page, 'Go to the first page')
+    await page.keyboard.press('Enter')
+    await page.getByRole('table', { name: /Identities/ }).waitFor()
+    expect(query().get('page_token')).toBeNull()
+    expect(query().get('trail')).toBeNull()
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1')
+    expect(await page.getByRole('alert').count()).toBe(0)
+    expect(await page.getByText('Page 1', { exact: true }).count()).toBe(1)
+
+    // An identifier longer than the route takes (255 characters) is the filter's fault.
+    const long = `${'x'.repeat(300)}@example.test`
+    const refused = await openRefused(`/dashboard/identities?search=${long}`, FILTER)
+    expect(await refused.getByRole('link', { name: 'Go to the first page' }).count()).toBe(0)
+    await refused.getByRole('link', { name: 'Clear the filter' }).click()
+    await page.getByRole('table', { name: /Identities/ }).waitFor()
+    expect(query().get('search')).toBeNull()
+    onlyRefusals()
+  })
+
+  test('Sessions: a token Kratos cannot parse', async () => {
+    const alert = await openRefused('/dashboard/sessions?page_token=stale-bookmark!&trail=.', PAGE)
+    expect(await sweep(page, 'sessions-stale-link', () => alert.waitFor())).toEqual([])
+    await alert.getByRole('link', { name: 'Go to the first page' }).click()
+    await page.getByRole('table', { name: 'Active sessions' }).waitFor()
+    expect(query().get('page_token')).toBeNull()
+    onlyRefusals()
+  })
+
+  test('Messages: a stale token with a filter keeps the filter on the first page; a status Kratos does not know is cleared', async () => {
+    const alert = await openRefused('/dashboard/messages?status=abandoned&page_token=not-a-token', BOTH)
+    expect(await sweep(page, 'messages-stale-link', () => alert.waitFor())).toEqual([])
+    await alert.getByRole('link', { name: 'Go to the first page' }).click()
+    await page.getByRole('table', { name: 'Messages' }).waitFor()
+    await settled()
+    expect(query().get('status')).toBe('abandoned')
+    expect(query().get('page_token')).toBeNull()
+    expect(new Set(await page.getByRole('table', { name: 'Messages' }).locator('tbody tr td:nth-child(3)').allTextContents())).toEqual(new Set(['abandoned']))
+
+    const refused = await openRefused('/dashboard/messages?status=bogus&recipient=user03%40example.test', FILTER)
+    await refused.getByRole('link', { name: 'Clear the filter' }).click()
+    await page.getByRole('table', { name: 'Messages' }).waitFor()
+    expect([...query().keys()]).toEqual([])
+    onlyRefusals()
+  })
+
+  test('OAuth clients: a token Hydra cannot decrypt', async () => {
+    const alert = await openRefused('/dashboard/oauth-clients?page_token=not-a-token&trail=.~x', PAGE)
+    expect(await sweep(page, 'oauth-clients-stale-link', () => alert.waitFor())).toEqual([])
+    await alert.getByRole('link', { name: 'Go to the first page' }).click()
+    await page.getByRole('table', { name: 'OAuth clients' }).waitFor()
+    expect(query().get('page_token')).toBeNull()
+    expect(query().get('trail')).toBeNull()
+    onlyRefusals()
+  })
+
+  test('Audit log: a cursor and an action the route refuses', async () => {
+    const alert = await openRefused('/dashboard/audit?before=yesterday&trail=0', PAGE)
+    expect(await sweep(page, 'audit-stale-link', () => alert.waitFor())).toEqual([])
+    await alert.getByRole('link', { name: 'Go to the first page' }).click()
+    await page.getByRole('table').waitFor()
+    expect(query().get('before')).toBeNull()
+
+    const refused = await openRefused('/dashboard/audit?action=everything&before=12', BOTH)
+    await refused.getByRole('link', { name: 'Clear the filter' }).click()
+    await page.getByRole('table').waitFor()
+    expect([...query().keys()]).toEqual([])
+    onlyRefusals()
+  })
+
+  test('a failure a retry can mend still offers Retry, even on a link with a page token', async () => {
+    const { kratos } = harness.sandbox
+    const token = [...kratos.sessions].map((session) => session.id).sort()[3]!
+    kratos.failWith = 500
+    try {
+      await page.goto(url(`/dashboard/sessions?page_token=${token}&trail=.`))
+      const alert = page.getByRole('alert')
+      await alert.getByRole('button', { name: 'Retry' }).waitFor()
+      expect(await alert.getByRole('link').count()).toBe(0)
+    } finally {
+      kratos.failWith = null
+    }
+    await page.getByRole('alert').getByRole('button', { name: 'Retry' }).click()
+    await page.getByRole('table', { name: 'Active sessions' }).waitFor()
+    expect(query().get('page_token')).toBe(token)
+    expect(problems.filter((problem) => !/status of 500\b/.test(problem))).toEqual([])
+    problems.length = 0
+  })
+
+  test('a refusal a retry cannot mend offers none: an identity that does not exist', async () => {
+    await page.goto(url(`/dashboard/identities/${crypto.randomUUID()}`))
+    const alert = page.getByRole('alert')
+    await alert.waitFor()
+    await settled()
+    expect(await alert.getByRole('button', { name: 'Retry' }).count()).toBe(0)
+    expect(problems.filter((problem) => !/status of 404\b/.test(problem))).toEqual([])
+    problems.length = 0
+  })
+})
