@@ -99,6 +99,10 @@ const badRequest = (description: string) => hydraError(400, 'invalid_request', d
  */
 const pageTokenRefused = () => hydraError(400, 'The request was malformed or contained invalid parameters', 'Unable to parse pagination parameters: invalid pagination token')
 
+/** Turns a client or a list as stored into the JSON a test wants served instead (any shape at all). */
+export type Reshape = (json: Record<string, unknown>) => unknown
+export type ReshapeList = (rows: unknown[]) => unknown
+
 function listOfStrings(value: unknown, field: string): string[] | string {
   if (value === undefined || value === null) return []
   if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) return `${field} must be an array of strings.`
@@ -112,6 +116,10 @@ export class HydraFixture {
   readonly revokedTokens: string[] = []
   delayMs = 0
   failWith: number | null = null
+  /** Clients served in another shape than Hydra's, by client id: on their own page and in the list. */
+  readonly malformedRecords = new Map<string, Reshape>()
+  /** Lists served in another shape, by path (`/admin/clients`). */
+  readonly malformedLists = new Map<string, ReshapeList>()
   private server: ReturnType<typeof Bun.serve> | null = null
   private sequence = 0
 
@@ -153,7 +161,7 @@ export class HydraFixture {
       const client = parts[2] === undefined ? undefined : this.clients.get(parts[2])
       if (parts.length === 3) {
         if (!client) return notFound()
-        if (method === 'GET') return Response.json(this.render(client))
+        if (method === 'GET') return Response.json(this.served(client))
         if (method === 'PUT') return this.replace(client, request)
         if (method === 'PATCH') return this.patch(client, request)
         if (method === 'DELETE') {
@@ -200,10 +208,9 @@ export class HydraFixture {
     const page = rows.slice(0, size)
     const links = [`</admin/clients?page_size=${size}&page_token=>; rel="first"`]
     if (rows.length > size) links.push(`</admin/clients?page_size=${size}&page_token=${Buffer.from(`c:${page[page.length - 1]!.client_id}`).toString('base64url')}>; rel="next"`)
-    return Response.json(
-      page.map((client) => this.render(client)),
-      { headers: { link: links.join(',') } },
-    )
+    const rendered = page.map((client) => this.served(client))
+    const reshapeList = this.malformedLists.get('/admin/clients')
+    return Response.json(reshapeList ? reshapeList(rendered) : rendered, { headers: { link: links.join(',') } })
   }
 
   private async create(request: Request): Promise<Response> {
@@ -376,6 +383,12 @@ export class HydraFixture {
   private newId(): string {
     // Random ids (Hydra uses UUIDs); a sequence prefix keeps the seeded order stable for paging.
     return `${String(++this.sequence).padStart(4, '0')}${randomUUID().slice(4)}`
+  }
+
+  /** A client as a test wants it served (see `malformedRecords`); as Hydra answers it otherwise. */
+  private served(client: FixtureClient): unknown {
+    const reshape = this.malformedRecords.get(client.client_id)
+    return reshape ? reshape(this.render(client)) : this.render(client)
   }
 
   /** A client as Hydra answers it: never the secret (create alone adds it). */

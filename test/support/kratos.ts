@@ -136,6 +136,10 @@ const sessionTokenRefused: TokenRefusal = (token) =>
   /^[A-Za-z0-9+/]*$/.test(token) && token.length % 4 !== 1 ? identityTokenRefused(token) : kratosError(400, 'Bad Request', 'could not parse parameter page_size')
 const messageTokenRefused: TokenRefusal = () => kratosError(400, 'Bad Request', 'invalid pagination token')
 
+/** Turns a record or a list as stored into the JSON a test wants served instead (any shape at all). */
+export type Reshape = (json: Record<string, unknown>) => unknown
+export type ReshapeList = (rows: unknown[]) => unknown
+
 export interface KratosFixtureOptions {
   /** When set, every /admin request must carry `Authorization: Bearer <apiKey>` (as Ory Network). */
   apiKey?: string
@@ -169,6 +173,13 @@ export class KratosFixture {
   delayMs = 0
   /** When set, every /admin request answers this status with a Kratos error body. */
   failWith: number | null = null
+  /**
+   * Records served in another shape than Kratos's, by id (identity, session or message): wherever
+   * the record appears (its own page, a list, a session's identity) it is answered reshaped.
+   */
+  readonly malformedRecords = new Map<string, Reshape>()
+  /** Lists served in another shape, by path (`/admin/sessions`, `/admin/identities/<id>/sessions`…). */
+  readonly malformedLists = new Map<string, ReshapeList>()
   apiKey: string | undefined
   /** Paths the public port was asked for (self-hosted only). */
   readonly publicCalls: string[] = []
@@ -298,7 +309,7 @@ export class KratosFixture {
     if (parts[1] === 'identities' && parts.length === 2 && request.method === 'POST') return this.createIdentity(request)
     if (parts[1] === 'identities' && parts.length === 3) {
       const identity = this.identities.get(kratosId(decodeURIComponent(parts[2]!)) ?? '')
-      if (request.method === 'GET') return identity ? Response.json(this.render(identity, url.searchParams.getAll('include_credential').length > 0)) : notFound()
+      if (request.method === 'GET') return identity ? Response.json(this.served(identity.id, this.render(identity, url.searchParams.getAll('include_credential').length > 0))) : notFound()
       if (request.method === 'PUT') return identity ? this.updateIdentity(identity, request) : notFound()
       if (request.method === 'PATCH') return identity ? this.patchIdentity(identity, request) : notFound()
       if (request.method === 'DELETE') {
@@ -311,7 +322,8 @@ export class KratosFixture {
     if (parts[1] === 'identities' && parts.length === 4 && parts[3] === 'sessions' && request.method === 'GET') {
       const id = kratosId(decodeURIComponent(parts[2]!))
       if (id === null) return badRequest('The identity id is not a valid UUID')
-      return Response.json(this.sessions.filter((s) => s.identityId === id).map((s) => this.renderSession(s, false)))
+      const rows = this.sessions.filter((s) => s.identityId === id).map((s) => this.renderSession(s, false))
+      return Response.json(this.servedList(url.pathname, rows))
     }
     if (parts[1] === 'sessions' && parts.length === 2 && request.method === 'GET') return this.listSessions(url)
     return notFound()
@@ -388,7 +400,7 @@ export class KratosFixture {
       if (parts.length === 3 && method === 'GET') return this.listMessages(url)
       if (parts.length === 4 && method === 'GET') {
         const message = this.messages.find((m) => m.id === parts[3])
-        return message ? Response.json(message) : notFound()
+        return message ? Response.json(this.served(message.id, { ...message })) : notFound()
       }
     }
     return null
@@ -403,7 +415,7 @@ export class KratosFixture {
     if (page instanceof Response) return page
     // The list carries no dispatches; a message's own page does.
     return Response.json(
-      page.rows.map(({ dispatches: _dispatches, ...message }) => message),
+      this.servedList('/admin/courier/messages', page.rows.map(({ dispatches: _dispatches, ...message }) => this.served(message.id, message))),
       { headers: { link: page.link } },
     )
   }
@@ -544,7 +556,7 @@ export class KratosFixture {
     const page = this.page(url, '/admin/identities', rows, identityTokenRefused)
     if (page instanceof Response) return page
     return Response.json(
-      page.rows.map((identity) => this.render(identity, withCredentials)),
+      this.servedList('/admin/identities', page.rows.map((identity) => this.served(identity.id, this.render(identity, withCredentials)))),
       { headers: { link: page.link } },
     )
   }
@@ -556,7 +568,7 @@ export class KratosFixture {
     if (page instanceof Response) return page
     const expandIdentity = url.searchParams.getAll('expand').includes('identity')
     return Response.json(
-      page.rows.map((session) => this.renderSession(session, expandIdentity)),
+      this.servedList('/admin/sessions', page.rows.map((session) => this.renderSession(session, expandIdentity))),
       { headers: { link: page.link } },
     )
   }
@@ -579,17 +591,28 @@ export class KratosFixture {
     }
   }
 
-  private renderSession(session: FixtureSession, withIdentity: boolean): Record<string, unknown> {
+  private renderSession(session: FixtureSession, withIdentity: boolean): unknown {
     const identity = this.identities.get(session.identityId)
-    return {
+    return this.served(session.id, {
       id: session.id,
       active: session.active,
       expires_at: session.expires_at,
       authenticated_at: session.authenticated_at,
       issued_at: session.issued_at,
       devices: session.devices,
-      ...(withIdentity && identity ? { identity: this.render(identity, false) } : {}),
-    }
+      ...(withIdentity && identity ? { identity: this.served(identity.id, this.render(identity, false)) } : {}),
+    })
+  }
+
+  /** A record as a test wants it served (see `malformedRecords`); as rendered otherwise. */
+  private served(id: string, json: Record<string, unknown>): unknown {
+    const reshape = this.malformedRecords.get(id)
+    return reshape ? reshape(structuredClone(json)) : json
+  }
+
+  private servedList(path: string, rows: unknown[]): unknown {
+    const reshape = this.malformedLists.get(path)
+    return reshape ? reshape(rows) : rows
   }
 }
 
