@@ -1,6 +1,20 @@
 // The one way the UI calls the service: our own /api/** routes only. Every failure comes back as
 // our envelope's { error, message }; a page never parses or shows an upstream body.
 import type { PatchOp } from './components/json-patch.ts'
+import {
+  readClient,
+  readIdentity,
+  readMessage,
+  readRecoveryCode,
+  readRecoveryLink,
+  readSchemas,
+  readSession,
+  type Identity,
+  type IdentitySchema,
+  type KratosSession,
+  type OAuthClient,
+  type ClientLifespan,
+} from './ory-records.ts'
 
 export interface ApiFailure {
   error: string
@@ -56,131 +70,20 @@ export interface PostureCheck {
 }
 export type Layout = Record<string, unknown>
 
-// Kratos's admin shapes (Ory's API reference), as far as the pages read them.
-interface VerifiableAddress {
-  id?: string
-  value: string
-  via: string
-  verified: boolean
-  status: string
-}
-interface RecoveryAddress {
-  id?: string
-  value: string
-  via: string
-}
-interface Credential {
-  type: string
-  identifiers?: string[]
-  version?: number
-  created_at?: string
-}
-export interface Identity {
-  id: string
-  schema_id: string
-  state?: 'active' | 'inactive'
-  traits: Record<string, unknown>
-  metadata_public?: unknown
-  metadata_admin?: unknown
-  verifiable_addresses?: VerifiableAddress[]
-  recovery_addresses?: RecoveryAddress[]
-  credentials?: Record<string, Credential>
-  created_at?: string
-  updated_at?: string
-}
+export type { CourierMessage, ClientLifespan, Identity, JsonSchema, KratosSession, OAuthClient } from './ory-records.ts'
+export { CLIENT_LIFESPANS } from './ory-records.ts'
 export interface IdentityPage {
   identities: Identity[]
   next_page_token: string | null
   has_more: boolean
+  /** Rows that could not be read (see ory-records.ts), left out of `identities`. */
+  skipped: number
 }
-export interface KratosSession {
-  id: string
-  active?: boolean
-  authenticated_at?: string
-  issued_at?: string
-  expires_at?: string
-  devices?: { id: string; ip_address?: string; user_agent?: string; location?: string }[]
-  identity?: Identity
-}
-interface MessageDispatch {
-  id: string
-  status: 'failed' | 'success' | string
-  error?: unknown
-  created_at?: string
-}
-export interface CourierMessage {
-  id: string
-  status: 'queued' | 'sent' | 'processing' | 'abandoned' | string
-  type?: string
-  channel?: string
-  recipient: string
-  subject?: string
-  body?: string
-  template_type?: string
-  send_count?: number
-  created_at?: string
-  updated_at?: string
-  dispatches?: MessageDispatch[]
-}
-export const CLIENT_LIFESPANS = [
-  'authorization_code_grant_access_token_lifespan',
-  'authorization_code_grant_id_token_lifespan',
-  'authorization_code_grant_refresh_token_lifespan',
-  'client_credentials_grant_access_token_lifespan',
-  'implicit_grant_access_token_lifespan',
-  'implicit_grant_id_token_lifespan',
-  'refresh_token_grant_access_token_lifespan',
-  'refresh_token_grant_id_token_lifespan',
-  'refresh_token_grant_refresh_token_lifespan',
-] as const
-export type ClientLifespan = (typeof CLIENT_LIFESPANS)[number]
-export interface OAuthClient extends Partial<Record<ClientLifespan, string | null>> {
-  client_id: string
-  client_name?: string
-  client_secret?: string
-  redirect_uris?: string[] | null
-  post_logout_redirect_uris?: string[] | null
-  grant_types?: string[] | null
-  response_types?: string[] | null
-  scope?: string
-  audience?: string[] | null
-  token_endpoint_auth_method?: string
-  skip_consent?: boolean
-  owner?: string
-  created_at?: string
-  updated_at?: string
-}
-/** A page of an Ory list: the rows and the token of the next page (from the `Link` header). */
-interface Paged<T> {
+/** A list of Ory records: the ones that can be read, how many could not, and the token of the next page (from the `Link` header). */
+export interface Paged<T> {
   items: T[]
+  skipped: number
   next: string | null
-}
-interface IdentitySchema {
-  id: string
-  schema: JsonSchema
-}
-export interface JsonSchema {
-  type?: string | string[]
-  title?: string
-  format?: string
-  enum?: unknown[]
-  properties?: Record<string, JsonSchema>
-  required?: string[]
-  minLength?: number
-  maxLength?: number
-  minimum?: number
-  maximum?: number
-  pattern?: string
-  'ory.sh/kratos'?: { credentials?: { password?: { identifier?: boolean }; code?: { identifier?: boolean } }; verification?: unknown; recovery?: unknown }
-}
-interface RecoveryLink {
-  recovery_link: string
-  expires_at?: string
-}
-interface RecoveryCode {
-  recovery_link: string
-  recovery_code: string
-  expires_at?: string
 }
 export interface GeoAnswer {
   country?: string | null
@@ -209,6 +112,37 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   return (await send<T>(method, path, body)).result
 }
 
+/** Who answered an upstream record, in the words of the pages' messages. */
+type Upstream = 'The identity store' | 'Hydra'
+const KRATOS_ANSWERS: Upstream = 'The identity store'
+const HYDRA_ANSWERS: Upstream = 'Hydra'
+
+/** A 200 whose body is not what the page reads: as unusable as a 502, and told as such. */
+function unreadable(from: Upstream): ApiResult<never> {
+  return { ok: false, failure: { error: 'invalid_response', message: `${from} answered with data this page cannot show.`, status: 200 } }
+}
+
+/** An upstream record through its reader (ory-records.ts): refused when it is not one. */
+async function requestRecord<T>(from: Upstream, read: (value: unknown) => T | null, method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
+  const result = await request<unknown>(method, path, body)
+  if (!result.ok) return result
+  const record = read(result.data)
+  return record === null ? unreadable(from) : { ok: true, data: record }
+}
+
+/** The records of a list that can be read, and how many cannot; refused when the answer is no list. */
+function readRows<T>(rows: unknown[], read: (value: unknown) => T | null): { items: T[]; skipped: number } {
+  const items = rows.map(read).filter((item): item is T => item !== null)
+  return { items, skipped: rows.length - items.length }
+}
+
+async function requestList<T>(from: Upstream, read: (value: unknown) => T | null, path: string): Promise<ApiResult<Paged<T>>> {
+  const { result, headers } = await send<unknown>('GET', path)
+  if (!result.ok) return result
+  if (!Array.isArray(result.data)) return unreadable(from)
+  return { ok: true, data: { ...readRows(result.data, read), next: nextPageToken(headers?.get('link') ?? null) } }
+}
+
 /** Ory's lists page with a `Link` header whose rel="next" URL carries the next `page_token`. */
 export function nextPageToken(link: string | null): string | null {
   if (!link) return null
@@ -219,13 +153,6 @@ export function nextPageToken(link: string | null): string | null {
   return null
 }
 
-async function requestPage<T>(path: string): Promise<ApiResult<Paged<T>>> {
-  const { result, headers } = await send<T[]>('GET', path)
-  if (!result.ok) return result
-  if (!Array.isArray(result.data)) return { ok: false, failure: { error: 'invalid_response', message: 'The service sent an answer the page cannot read.', status: 200 } }
-  return { ok: true, data: { items: result.data, next: nextPageToken(headers?.get('link') ?? null) } }
-}
-
 /**
  * Kratos serves identity schemas on its public API. A self-hosted Kratos's admin API only redirects
  * there, to an address the page may not reach (and its policy forbids): the public prefix is asked
@@ -233,8 +160,12 @@ async function requestPage<T>(path: string): Promise<ApiResult<Paged<T>>> {
  * redirect is never followed.
  */
 async function identitySchemas(from: 'idp' | 'idp-admin'): Promise<ApiResult<IdentitySchema[]>> {
-  const { result } = await send<IdentitySchema[]>('GET', `/api/${from}/schemas`, undefined, 'manual')
-  if (result.ok || result.failure.error !== 'redirected') return result
+  const { result } = await send<unknown>('GET', `/api/${from}/schemas`, undefined, 'manual')
+  if (result.ok) {
+    const schemas = readSchemas(result.data)
+    return schemas ? { ok: true, data: schemas } : unreadable(KRATOS_ANSWERS)
+  }
+  if (result.failure.error !== 'redirected') return result
   return { ok: false, failure: { ...result.failure, message: 'Kratos sends the identity schemas to its public API. Set IDP_PUBLIC_URL to the address of Kratos’s public API.' } }
 }
 
@@ -310,34 +241,44 @@ export const api = {
   geo: (ip: string) => request<GeoAnswer>('GET', `/api/geo${q({ ip })}`),
   endDashboardSessions: (identityId: string) => request<void>('POST', '/api/security/sessions/revoke', { identity_id: identityId }),
 
-  identities: (params: { page_size: number; page_token?: string; credentials_identifier?: string }) =>
-    request<IdentityPage>('GET', `/api/identities${q(params)}`),
-  identity: (identityId: string) => request<Identity>('GET', `${KRATOS}/identities/${id(identityId)}?include_credential=password&include_credential=oidc&include_credential=webauthn&include_credential=totp&include_credential=lookup_secret&include_credential=code&include_credential=passkey`),
+  identities: async (params: { page_size: number; page_token?: string; credentials_identifier?: string }): Promise<ApiResult<IdentityPage>> => {
+    // Our route has already checked each row (an id at least); its traits come as Kratos sent them.
+    const result = await request<{ identities: unknown[]; next_page_token: string | null; has_more: boolean }>('GET', `/api/identities${q(params)}`)
+    if (!result.ok) return result
+    const { items, skipped } = readRows(result.data.identities, readIdentity)
+    return { ok: true, data: { ...result.data, identities: items, skipped } }
+  },
+  identity: (identityId: string) =>
+    requestRecord(KRATOS_ANSWERS, readIdentity, 'GET', `${KRATOS}/identities/${id(identityId)}?include_credential=password&include_credential=oidc&include_credential=webauthn&include_credential=totp&include_credential=lookup_secret&include_credential=code&include_credential=passkey`),
   createIdentity: (body: { schema_id: string; traits: Record<string, unknown>; credentials?: unknown; state?: string }) =>
-    request<Identity>('POST', `${KRATOS}/identities`, body),
-  patchIdentity: (identityId: string, patch: PatchOp[]) => request<Identity>('PATCH', `${KRATOS}/identities/${id(identityId)}`, patch),
+    requestRecord(KRATOS_ANSWERS, readIdentity, 'POST', `${KRATOS}/identities`, body),
+  patchIdentity: (identityId: string, patch: PatchOp[]) => requestRecord(KRATOS_ANSWERS, readIdentity, 'PATCH', `${KRATOS}/identities/${id(identityId)}`, patch),
   setState: (identityId: string, state: 'active' | 'inactive') =>
-    request<Identity>('PATCH', `${KRATOS}/identities/${id(identityId)}`, [{ op: 'replace', path: '/state', value: state }]),
+    requestRecord(KRATOS_ANSWERS, readIdentity, 'PATCH', `${KRATOS}/identities/${id(identityId)}`, [{ op: 'replace', path: '/state', value: state }]),
   deleteIdentity: (identityId: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}`),
   deleteCredential: (identityId: string, type: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}/credentials/${id(type)}`),
-  identitySessions: (identityId: string) => request<KratosSession[]>('GET', `${KRATOS}/identities/${id(identityId)}/sessions`),
+  identitySessions: (identityId: string) => requestList(KRATOS_ANSWERS, readSession, `${KRATOS}/identities/${id(identityId)}/sessions`),
   revokeSession: (sessionId: string) => request<void>('DELETE', `${KRATOS}/sessions/${id(sessionId)}`),
   revokeAllSessions: (identityId: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}/sessions`),
   schemas: identitySchemas,
-  recoveryLink: (identityId: string) => request<RecoveryLink>('POST', `${KRATOS}/recovery/link`, { identity_id: identityId }),
+  recoveryLink: (identityId: string) => requestRecord(KRATOS_ANSWERS, readRecoveryLink, 'POST', `${KRATOS}/recovery/link`, { identity_id: identityId }),
   sessions: (params: { page_size: number; page_token?: string }) =>
-    requestPage<KratosSession>(`${KRATOS}/sessions${q({ ...params, active: 'true' })}&expand=identity&expand=devices`),
-  extendSession: (sessionId: string) => request<KratosSession | undefined>('PATCH', `${KRATOS}/sessions/${id(sessionId)}/extend`),
+    requestList(KRATOS_ANSWERS, readSession, `${KRATOS}/sessions${q({ ...params, active: 'true' })}&expand=identity&expand=devices`),
+  /** The extended session; undefined when Kratos answered none (older versions: 204) or none that can be read. */
+  extendSession: async (sessionId: string): Promise<ApiResult<KratosSession | undefined>> => {
+    const result = await request<unknown>('PATCH', `${KRATOS}/sessions/${id(sessionId)}/extend`)
+    return result.ok ? { ok: true, data: readSession(result.data) ?? undefined } : result
+  },
   messages: (params: { page_size: number; page_token?: string; status?: string; recipient?: string }) =>
-    requestPage<CourierMessage>(`${KRATOS}/courier/messages${q(params)}`),
-  message: (messageId: string) => request<CourierMessage>('GET', `${KRATOS}/courier/messages/${id(messageId)}`),
-  clients: (params: { page_size: number; page_token?: string; client_name?: string }) => requestPage<OAuthClient>(`${HYDRA}/clients${q(params)}`),
-  client: (clientId: string) => request<OAuthClient>('GET', `${HYDRA}/clients/${id(clientId)}`),
-  createClient: (client: Partial<OAuthClient>) => request<OAuthClient>('POST', `${HYDRA}/clients`, client),
-  patchClient: (clientId: string, patch: PatchOp[]) => request<OAuthClient>('PATCH', `${HYDRA}/clients/${id(clientId)}`, patch),
+    requestList(KRATOS_ANSWERS, readMessage, `${KRATOS}/courier/messages${q(params)}`),
+  message: (messageId: string) => requestRecord(KRATOS_ANSWERS, readMessage, 'GET', `${KRATOS}/courier/messages/${id(messageId)}`),
+  clients: (params: { page_size: number; page_token?: string; client_name?: string }) => requestList(HYDRA_ANSWERS, readClient, `${HYDRA}/clients${q(params)}`),
+  client: (clientId: string) => requestRecord(HYDRA_ANSWERS, readClient, 'GET', `${HYDRA}/clients/${id(clientId)}`),
+  createClient: (client: Partial<OAuthClient>) => requestRecord(HYDRA_ANSWERS, readClient, 'POST', `${HYDRA}/clients`, client),
+  patchClient: (clientId: string, patch: PatchOp[]) => requestRecord(HYDRA_ANSWERS, readClient, 'PATCH', `${HYDRA}/clients/${id(clientId)}`, patch),
   setClientLifespans: (clientId: string, lifespans: Partial<Record<ClientLifespan, string | null>>) =>
-    request<OAuthClient>('PUT', `${HYDRA}/clients/${id(clientId)}/lifespans`, lifespans),
+    requestRecord(HYDRA_ANSWERS, readClient, 'PUT', `${HYDRA}/clients/${id(clientId)}/lifespans`, lifespans),
   deleteClient: (clientId: string) => request<void>('DELETE', `${HYDRA}/clients/${id(clientId)}`),
   revokeClientTokens: (clientId: string) => request<void>('DELETE', `${HYDRA}/oauth2/tokens${q({ client_id: clientId })}`),
-  recoveryCode: (identityId: string) => request<RecoveryCode>('POST', `${KRATOS}/recovery/code`, { identity_id: identityId }),
+  recoveryCode: (identityId: string) => requestRecord(KRATOS_ANSWERS, readRecoveryCode, 'POST', `${KRATOS}/recovery/code`, { identity_id: identityId }),
 }

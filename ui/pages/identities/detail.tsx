@@ -11,6 +11,7 @@ import { announce } from '../../components/status.ts'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { schemasFrom } from '../../session.ts'
 import { location, navigateFrom } from '../../router.ts'
+import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { identityWriteFailure, primaryIdentifier } from './describe.ts'
 import { traitsSchema } from './create.tsx'
 
@@ -20,7 +21,7 @@ const REMOVABLE_CREDENTIALS = new Set(['oidc', 'saml', 'totp', 'lookup_secret', 
 export function IdentityPage({ params }: { params: Record<string, string> }) {
   const identityId = params.id!
   const [loaded, retry, replace] = useLoad(() => api.identity(identityId), [identityId])
-  const title = loaded.state === 'ready' ? primaryIdentifier(loaded.data) : loaded.state === 'failed' ? 'Identity' : 'Identity'
+  const title = loaded.state === 'ready' ? primaryIdentifier(loaded.data) : 'Identity'
   return (
     <>
       <p class="breadcrumb">
@@ -34,6 +35,15 @@ export function IdentityPage({ params }: { params: Record<string, string> }) {
   )
 }
 
+/**
+ * The identity after a write: Kratos's answer, with the credentials as loaded (a write's answer
+ * carries none), and whether they could be read.
+ */
+function afterWrite(identity: Identity, answer: Identity): Identity {
+  const unreadable = [...(answer.unreadable ?? []).filter((field) => field !== 'credentials'), ...(identity.unreadable ?? []).filter((field) => field === 'credentials')]
+  return { ...identity, ...answer, credentials: identity.credentials, unreadable: unreadable.length > 0 ? unreadable : undefined }
+}
+
 function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: (identity: Identity) => void }) {
   const [schemas, retrySchemas] = useLoad(() => api.schemas(schemasFrom()), [])
   const schema: JsonSchema | null = schemas.state === 'ready' ? (schemas.data.find((s) => s.id === identity.schema_id)?.schema ?? null) : null
@@ -41,7 +51,14 @@ function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: 
     schemas.state === 'failed'
       ? { ...schemas.failure, message: `The identity schemas cannot be read, so the traits cannot be edited here. ${schemas.failure.message}` }
       : schemas.state === 'ready' && !schema
-        ? { error: 'not_found', message: `The identity store has no schema “${identity.schema_id}”, so the traits cannot be edited here.`, status: 404 }
+        ? {
+            error: 'not_found',
+            message:
+              identity.schema_id === undefined
+                ? 'The identity store answered this identity without its schema, so the traits cannot be edited here.'
+                : `The identity store has no schema “${identity.schema_id}”, so the traits cannot be edited here.`,
+            status: 404,
+          }
         : null
   const [stateBusy, setStateBusy] = useState(false)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
@@ -53,7 +70,7 @@ function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: 
     setStateBusy(false)
     if (!result.ok) return setFailure(result.failure)
     setFailure(null)
-    onChange({ ...identity, ...result.data, credentials: identity.credentials })
+    onChange(afterWrite(identity, result.data))
     announce(inactive ? 'Identity activated.' : 'Identity deactivated.')
   }
 
@@ -65,7 +82,7 @@ function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: 
           <dt>ID</dt>
           <dd class="mono">{identity.id}</dd>
           <dt>Schema</dt>
-          <dd>{identity.schema_id}</dd>
+          <dd>{identity.schema_id ?? '—'}</dd>
           <dt>State</dt>
           <dd>
             <span class={`state state-${identity.state ?? 'active'}`}>{inactive ? 'Inactive' : 'Active'}</span>{' '}
@@ -125,14 +142,17 @@ function TraitsSection(props: { identity: Identity; schema: JsonSchema | null; s
       setFailure(null)
       setBase(result.data.traits ?? {})
       setValues(result.data.traits ?? {})
-      onChange({ ...identity, ...result.data, credentials: identity.credentials })
+      onChange(afterWrite(identity, result.data))
       announce('Traits saved.')
     })
   }
   return (
     <section aria-labelledby="traits-h" class="card">
       <h2 id="traits-h">Traits</h2>
-      {props.schemaFailure ? (
+      {identity.traits === undefined ? (
+        // An empty form here would invite a Save that overwrites traits this page never saw.
+        <UnreadableField what="this identity's traits" from="kratos" consequence="They cannot be edited here." />
+      ) : props.schemaFailure ? (
         <ErrorView failure={props.schemaFailure} retry={props.retry} />
       ) : !traits ? (
         <p class="muted" aria-busy="true">Loading the identity schema…</p>
@@ -188,7 +208,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
       setBase({ public: result.data.metadata_public, admin: result.data.metadata_admin })
       setPub(text(result.data.metadata_public))
       setAdm(text(result.data.metadata_admin))
-      onChange({ ...identity, ...result.data, credentials: identity.credentials })
+      onChange(afterWrite(identity, result.data))
       announce('Metadata saved.')
     })
   }
@@ -232,14 +252,15 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
 }
 
 function AddressesSection({ identity }: { identity: Identity }) {
-  const verifiable = identity.verifiable_addresses ?? []
-  const recovery = identity.recovery_addresses ?? []
+  const verifiable = identity.verifiable_addresses
+  const recovery = identity.recovery_addresses
   return (
     <section aria-labelledby="addresses-h" class="card">
       <h2 id="addresses-h">Addresses</h2>
       <h3>Verifiable addresses</h3>
+      {isUnreadable(identity, 'verifiable_addresses') && <UnreadableField what="some verifiable addresses" from="kratos" />}
       {verifiable.length === 0 ? (
-        <p class="empty">No verifiable address.</p>
+        !isUnreadable(identity, 'verifiable_addresses') && <p class="empty">No verifiable address.</p>
       ) : (
         <ul class="plain">
           {verifiable.map((address) => (
@@ -250,8 +271,9 @@ function AddressesSection({ identity }: { identity: Identity }) {
         </ul>
       )}
       <h3>Recovery addresses</h3>
+      {isUnreadable(identity, 'recovery_addresses') && <UnreadableField what="some recovery addresses" from="kratos" />}
       {recovery.length === 0 ? (
-        <p class="empty">No recovery address.</p>
+        !isUnreadable(identity, 'recovery_addresses') && <p class="empty">No recovery address.</p>
       ) : (
         <ul class="plain">
           {recovery.map((address) => (
@@ -283,8 +305,9 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
   return (
     <section aria-labelledby="credentials-h" class="card">
       <h2 id="credentials-h">Credentials</h2>
+      {isUnreadable(identity, 'credentials') && <UnreadableField what="the credentials" from="kratos" consequence={credentials.length > 0 ? 'Those below could be read.' : undefined} />}
       {credentials.length === 0 ? (
-        <p class="empty">No credentials.</p>
+        !isUnreadable(identity, 'credentials') && <p class="empty">No credentials.</p>
       ) : (
         <ul class="plain">
           {credentials.map((credential) => (
@@ -346,7 +369,7 @@ function SessionsSection({ identity }: { identity: Identity }) {
     setBusy(null)
     if (!result.ok) return setFailure(result.failure)
     setFailure(null)
-    replace(loaded.data.filter((s) => s.id !== session.id))
+    replace({ ...loaded.data, items: loaded.data.items.filter((s) => s.id !== session.id) })
     announce('Session revoked.')
   }
   const [allBusy, oneAtATime] = useOneAtATime()
@@ -369,11 +392,12 @@ function SessionsSection({ identity }: { identity: Identity }) {
   return (
     <section aria-labelledby="sessions-h" class="card">
       <h2 id="sessions-h">Sessions</h2>
+      {loaded.state === 'ready' && <UnreadableRows count={loaded.data.skipped} noun={['session', 'sessions']} from="kratos" />}
       <Region loaded={loaded} retry={retry} label="sessions">
-        {(sessions) => {
-          const active = sessions.filter((s) => s.active !== false)
+        {({ items, skipped }) => {
+          const active = items.filter((s) => s.active !== false)
           return active.length === 0 ? (
-            <p class="empty">This identity has no active session.</p>
+            skipped === 0 && <p class="empty">This identity has no active session.</p>
           ) : (
             <div class="table-wrap" tabIndex={0}>
               <table class="data">
@@ -391,7 +415,7 @@ function SessionsSection({ identity }: { identity: Identity }) {
                 </thead>
                 <tbody>
                   {active.map((session, index) => {
-                    const device = session.devices?.[0]
+                    const device = session.devices[0]
                     return (
                       <tr key={session.id}>
                         <td>{device?.user_agent || '—'}</td>

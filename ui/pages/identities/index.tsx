@@ -6,6 +6,7 @@ import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
+import { UnreadableRows } from '../../components/unreadable.tsx'
 import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
 import { CreateIdentity } from './create.tsx'
 import { displayName, primaryIdentifier } from './describe.ts'
@@ -118,6 +119,7 @@ export function IdentitiesPage() {
         ))}
       </div>
       {bulkFailure && <ErrorView failure={bulkFailure} />}
+      {loaded.state === 'ready' && <UnreadableRows count={loaded.data.skipped} noun={['identity', 'identities']} from="kratos" />}
       <Region
         loaded={loaded}
         retry={retry}
@@ -129,7 +131,7 @@ export function IdentitiesPage() {
       >
         {(page) =>
           page.identities.length === 0 ? (
-            <p class="empty">{filter ? `No identity has the identifier “${filter}”.` : 'There are no identities yet.'}</p>
+            page.skipped === 0 && <p class="empty">{filter ? `No identity has the identifier “${filter}”.` : 'There are no identities yet.'}</p>
           ) : (
             <div class="table-wrap" tabIndex={0}>
               <table class="data">

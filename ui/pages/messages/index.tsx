@@ -6,11 +6,13 @@ import { Heading } from '../../components/heading.tsx'
 import { Region, useLoad } from '../../components/load.tsx'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
+import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { location, queryParam, useQueryText } from '../../router.ts'
 
 const STATUSES = ['queued', 'processing', 'sent', 'abandoned']
 
 function StatusBadge({ status }: { status: string }) {
+  if (!status) return <span class="muted">—</span>
   const tone = status === 'sent' ? 'state-active' : status === 'abandoned' ? 'state-inactive' : 'state-warn'
   return <span class={`state ${tone}`}>{status}</span>
 }
@@ -45,10 +47,11 @@ export function MessagesPage() {
           </select>
         </label>
       </div>
+      {loaded.state === 'ready' && <UnreadableRows count={loaded.data.skipped} noun={['message', 'messages']} from="kratos" />}
       <Region loaded={loaded} retry={retry} label="messages" place={paging.place(['status', 'recipient'])}>
-        {({ items }) =>
+        {({ items, skipped }) =>
           items.length === 0 ? (
-            <p class="empty">{status || recipient ? 'No message matches this filter.' : 'No messages.'}</p>
+            skipped === 0 && <p class="empty">{status || recipient ? 'No message matches this filter.' : 'No messages.'}</p>
           ) : (
             <div class="table-wrap" tabIndex={0} aria-label="Messages">
               <table class="data">
@@ -117,14 +120,14 @@ function errorText(error: unknown): string {
 }
 
 function MessageDetail({ message }: { message: CourierMessage }) {
-  const dispatches = message.dispatches ?? []
+  const dispatches = message.dispatches
   return (
     <div class="sections">
       <section class="card" aria-labelledby="message-facts-h">
         <h2 id="message-facts-h">Details</h2>
         <dl class="facts">
           <dt>Recipient</dt>
-          <dd>{message.recipient}</dd>
+          <dd>{message.recipient || '—'}</dd>
           <dt>Status</dt>
           <dd>
             <StatusBadge status={message.status} />
@@ -147,19 +150,26 @@ function MessageDetail({ message }: { message: CourierMessage }) {
       </section>
       <section class="card" aria-labelledby="message-body-h">
         <h2 id="message-body-h">Body</h2>
-        <p class="muted">Shown as text: the message's HTML is not rendered.</p>
-        <pre class="message-body" tabIndex={0} aria-label="Message body">
-          {message.body ?? ''}
-        </pre>
+        {message.body === undefined ? (
+          <UnreadableField what="this message's body" from="kratos" />
+        ) : (
+          <>
+            <p class="muted">Shown as text: the message's HTML is not rendered.</p>
+            <pre class="message-body" tabIndex={0} aria-label="Message body">
+              {message.body}
+            </pre>
+          </>
+        )}
       </section>
       <section class="card" aria-labelledby="dispatches-h">
         <h2 id="dispatches-h">Dispatch attempts</h2>
+        {isUnreadable(message, 'dispatches') && <UnreadableField what="some dispatch attempts" from="kratos" />}
         {dispatches.length === 0 ? (
-          <p class="empty">No dispatch attempt yet.</p>
+          !isUnreadable(message, 'dispatches') && <p class="empty">No dispatch attempt yet.</p>
         ) : (
           <ol class="plain">
-            {dispatches.map((dispatch) => (
-              <li key={dispatch.id}>
+            {dispatches.map((dispatch, index) => (
+              <li key={dispatch.id ?? index}>
                 <Time value={dispatch.created_at} /> <span class={`state ${dispatch.status === 'success' ? 'state-active' : 'state-inactive'}`}>{dispatch.status}</span>
                 {errorText(dispatch.error) && <span class="mono"> {errorText(dispatch.error)}</span>}
               </li>

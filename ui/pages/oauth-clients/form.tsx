@@ -89,6 +89,20 @@ export function validateDraft(draft: ClientDraft): DraftErrors {
   return errors
 }
 
+/** The client fields the form shows and sends. */
+export const FORM_FIELDS: readonly string[] = [
+  'client_name',
+  'redirect_uris',
+  'post_logout_redirect_uris',
+  'grant_types',
+  'response_types',
+  'scope',
+  'audience',
+  'token_endpoint_auth_method',
+  'skip_consent',
+  ...CLIENT_LIFESPANS,
+]
+
 /** The client body Hydra takes; never a secret (Hydra keeps the existing one on update). */
 export function clientBody(draft: ClientDraft): Partial<OAuthClient> {
   const body: Partial<OAuthClient> = {

@@ -3,6 +3,7 @@
 // tokens and deletes it.
 import { useEffect, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
+import type { ComponentChildren } from 'preact'
 import { api, type ApiFailure, type OAuthClient } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
@@ -11,8 +12,9 @@ import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
+import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { location, navigate, navigateFrom, queryParam, useQueryText } from '../../router.ts'
-import { ClientForm, clientBody, clientPatch, draftOf, type ClientDraft } from './form.tsx'
+import { ClientForm, clientBody, clientPatch, draftOf, FORM_FIELDS, type ClientDraft } from './form.tsx'
 
 /** The secret of the client just created: in memory only, shown once on its page, gone on reload. */
 const createdSecret = signal<{ clientId: string; secret: string } | null>(null)
@@ -64,10 +66,11 @@ export function OAuthClientsPage() {
           Create client
         </button>
       </div>
+      {loaded.state === 'ready' && <UnreadableRows count={loaded.data.skipped} noun={['client', 'clients']} from="hydra" />}
       <Region loaded={loaded} retry={retry} label="OAuth clients" place={paging.place(['name'])}>
-        {({ items }) =>
+        {({ items, skipped }) =>
           items.length === 0 ? (
-            <p class="empty">{name ? 'No client has this name.' : 'There are no OAuth clients yet.'}</p>
+            skipped === 0 && <p class="empty">{name ? 'No client has this name.' : 'There are no OAuth clients yet.'}</p>
           ) : (
             <div class="table-wrap" tabIndex={0} aria-label="OAuth clients">
               <table class="data">
@@ -199,6 +202,10 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   // A refusal is shown in the dialog it answers; closing the dialog dismisses it.
   const closeConfirm = () => (setConfirm(null), setFailure(null))
   const list = (values: string[] | null | undefined) => (values && values.length > 0 ? values.join(', ') : '—')
+  // A field Hydra sent in another shape is marked, never shown as empty; when the form has it, the
+  // form (which would fill it with its defaults and send them) is not offered.
+  const editable = !isUnreadable(client, ...FORM_FIELDS)
+  const shown = (field: string, value: ComponentChildren) => (isUnreadable(client, field) ? <span class="muted unreadable-value">Cannot be shown</span> : value)
   return (
     <div class="sections">
       <OneTimeSecret clientId={client.client_id} />
@@ -211,41 +218,46 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       ) : (
         <section class="card" aria-labelledby="client-h">
           <h2 id="client-h">Client</h2>
+          {client.unreadable && (
+            <UnreadableField
+              what="some of this client's fields"
+              from="hydra"
+              consequence={editable ? 'They are marked below.' : 'They are marked below, and the client cannot be edited here.'}
+            />
+          )}
           <dl class="facts">
             <dt>Client ID</dt>
             <dd class="mono">{client.client_id}</dd>
             <dt>Type</dt>
-            <dd>{isPublic(client) ? 'Public (no secret)' : 'Confidential'}</dd>
+            <dd>{shown('token_endpoint_auth_method', isPublic(client) ? 'Public (no secret)' : 'Confidential')}</dd>
             <dt>Authentication</dt>
-            <dd class="mono">{client.token_endpoint_auth_method ?? 'client_secret_basic'}</dd>
+            <dd class="mono">{shown('token_endpoint_auth_method', client.token_endpoint_auth_method ?? 'client_secret_basic')}</dd>
             <dt>Redirect URIs</dt>
-            <dd class="mono">{list(client.redirect_uris)}</dd>
+            <dd class="mono">{shown('redirect_uris', list(client.redirect_uris))}</dd>
             <dt>Post-logout redirect URIs</dt>
-            <dd class="mono">{list(client.post_logout_redirect_uris)}</dd>
+            <dd class="mono">{shown('post_logout_redirect_uris', list(client.post_logout_redirect_uris))}</dd>
             <dt>Grant types</dt>
-            <dd>{list(client.grant_types)}</dd>
+            <dd>{shown('grant_types', list(client.grant_types))}</dd>
             <dt>Response types</dt>
-            <dd>{list(client.response_types)}</dd>
+            <dd>{shown('response_types', list(client.response_types))}</dd>
             <dt>Scope</dt>
-            <dd class="mono">{client.scope || '—'}</dd>
+            <dd class="mono">{shown('scope', client.scope || '—')}</dd>
             <dt>Audience</dt>
-            <dd class="mono">{list(client.audience)}</dd>
+            <dd class="mono">{shown('audience', list(client.audience))}</dd>
             <dt>Skip consent</dt>
-            <dd>{client.skip_consent ? 'Yes' : 'No'}</dd>
+            <dd>{shown('skip_consent', client.skip_consent ? 'Yes' : 'No')}</dd>
             <dt>Created</dt>
-            <dd>
-              <Time value={client.created_at} />
-            </dd>
+            <dd>{shown('created_at', <Time value={client.created_at} />)}</dd>
             <dt>Updated</dt>
-            <dd>
-              <Time value={client.updated_at} />
-            </dd>
+            <dd>{shown('updated_at', <Time value={client.updated_at} />)}</dd>
           </dl>
-          <div class="actions">
-            <button type="button" class="primary" onClick={() => (setFailure(null), setEditing(true))}>
-              Edit client
-            </button>
-          </div>
+          {editable && (
+            <div class="actions">
+              <button type="button" class="primary" onClick={() => (setFailure(null), setEditing(true))}>
+                Edit client
+              </button>
+            </div>
+          )}
         </section>
       )}
       <section class="card danger-zone" aria-labelledby="client-danger-h">

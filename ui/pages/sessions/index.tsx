@@ -8,6 +8,7 @@ import { Dialog } from '../../components/dialog.tsx'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
+import { UnreadableRows } from '../../components/unreadable.tsx'
 import { location } from '../../router.ts'
 import { Location } from '../identities/detail.tsx'
 import { primaryIdentifier } from '../identities/describe.ts'
@@ -50,10 +51,11 @@ export function SessionsPage() {
       <Heading>Sessions</Heading>
       <p class="muted">Active sessions of the identity store across all identities.</p>
       {failure && !revoking && <ErrorView failure={failure} />}
+      {loaded.state === 'ready' && <UnreadableRows count={loaded.data.skipped} noun={['session', 'sessions']} from="kratos" />}
       <Region loaded={loaded} retry={retry} label="sessions" place={paging.place([])}>
-        {({ items }) =>
+        {({ items, skipped }) =>
           items.length === 0 ? (
-            <p class="empty">{paging.page === 1 ? 'There are no active sessions.' : 'No more sessions.'}</p>
+            skipped === 0 && <p class="empty">{paging.page === 1 ? 'There are no active sessions.' : 'No more sessions.'}</p>
           ) : (
             <div class="table-wrap" tabIndex={0} aria-label="Active sessions">
               <table class="data">
@@ -73,7 +75,7 @@ export function SessionsPage() {
                 </thead>
                 <tbody>
                   {items.map((session) => {
-                    const device = session.devices?.[0]
+                    const device = session.devices[0]
                     const who = session.identity ? primaryIdentifier(session.identity) : 'an unknown identity'
                     return (
                       <tr key={session.id}>

@@ -1,0 +1,307 @@
+// Kratos's and Hydra's records as the pages read them (Ory's API reference), checked on arrival.
+// A record that is not one (not an object, no id) is refused; a field in another shape than Ory's
+// is left out and named in `unreadable`, so that a page shows the rest and says what it cannot
+// show. A page never reads an upstream field it has not been given through here.
+
+type Json = Record<string, unknown>
+
+export const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isString = (value: unknown): value is string => typeof value === 'string'
+const isId = (value: unknown): value is string => typeof value === 'string' && value !== ''
+const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean'
+const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value)
+const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString)
+const isAnything = (_value: unknown): _value is unknown => true
+
+/** Reads the fields of one record, noting each one that is there in another shape. */
+function fieldsOf(source: Json) {
+  const unreadable: string[] = []
+  const note = (name: string) => {
+    if (!unreadable.includes(name)) unreadable.push(name)
+  }
+  /** The field when it has the expected shape; missing (or null) is no fault unless it is `required`. */
+  function field<T>(name: string, check: (value: unknown) => value is T, required = false): T | undefined {
+    const value = source[name]
+    if (check(value)) return value
+    if (required || (value !== undefined && value !== null)) note(name)
+    return undefined
+  }
+  /** A list of sub-records: the ones that can be read; the field is noted when any cannot. */
+  function list<T>(name: string, read: (value: unknown) => T | null): T[] {
+    const value = source[name]
+    if (value === undefined || value === null) return []
+    if (!Array.isArray(value)) {
+      note(name)
+      return []
+    }
+    const items = value.map(read).filter((item): item is T => item !== null)
+    if (items.length < value.length) note(name)
+    return items
+  }
+  return { field, list, note, unreadable }
+}
+
+/** The record with its checked fields over the fields it came with (which no page reads). */
+function checked<T>(source: Json, fields: T, unreadable: string[]): T & { unreadable?: string[] } {
+  return { ...source, ...fields, ...(unreadable.length > 0 ? { unreadable } : {}) } as T & { unreadable?: string[] }
+}
+
+// Kratos (identities, sessions, courier messages).
+
+interface VerifiableAddress {
+  value: string
+  via?: string
+  verified: boolean
+}
+interface RecoveryAddress {
+  value: string
+  via?: string
+}
+interface Credential {
+  type: string
+  identifiers: string[]
+}
+export interface Identity {
+  id: string
+  schema_id?: string
+  state?: 'active' | 'inactive'
+  /** Left out when Kratos sent none or something else than an object: then it is in `unreadable`. */
+  traits?: Record<string, unknown>
+  metadata_public?: unknown
+  metadata_admin?: unknown
+  verifiable_addresses: VerifiableAddress[]
+  recovery_addresses: RecoveryAddress[]
+  credentials?: Record<string, Credential>
+  created_at?: string
+  updated_at?: string
+  /** The fields that came in another shape and are left out above. */
+  unreadable?: string[]
+}
+
+const isState = (value: unknown): value is 'active' | 'inactive' => value === 'active' || value === 'inactive'
+
+function readVerifiableAddress(value: unknown): VerifiableAddress | null {
+  if (!isRecord(value) || !isString(value.value)) return null
+  return { value: value.value, via: isString(value.via) ? value.via : undefined, verified: value.verified === true }
+}
+
+function readRecoveryAddress(value: unknown): RecoveryAddress | null {
+  if (!isRecord(value) || !isString(value.value)) return null
+  return { value: value.value, via: isString(value.via) ? value.via : undefined }
+}
+
+export function readIdentity(value: unknown): Identity | null {
+  if (!isRecord(value) || !isId(value.id)) return null
+  const { field, list, note, unreadable } = fieldsOf(value)
+  let credentials: Record<string, Credential> | undefined
+  const rawCredentials = field('credentials', isRecord)
+  if (rawCredentials) {
+    credentials = {}
+    for (const [type, credential] of Object.entries(rawCredentials)) {
+      if (!isRecord(credential) || (credential.identifiers !== undefined && credential.identifiers !== null && !isStrings(credential.identifiers))) {
+        note('credentials')
+        continue
+      }
+      credentials[type] = { type: isId(credential.type) ? credential.type : type, identifiers: credential.identifiers ?? [] }
+    }
+  }
+  return checked(
+    value,
+    {
+      id: value.id,
+      schema_id: field('schema_id', isString),
+      state: field('state', isState),
+      traits: field('traits', isRecord, true),
+      metadata_public: field('metadata_public', isAnything),
+      metadata_admin: field('metadata_admin', isAnything),
+      verifiable_addresses: list('verifiable_addresses', readVerifiableAddress),
+      recovery_addresses: list('recovery_addresses', readRecoveryAddress),
+      credentials,
+      created_at: field('created_at', isString),
+      updated_at: field('updated_at', isString),
+    },
+    unreadable,
+  )
+}
+
+interface Device {
+  ip_address?: string
+  user_agent?: string
+  location?: string
+}
+export interface KratosSession {
+  id: string
+  active?: boolean
+  authenticated_at?: string
+  issued_at?: string
+  expires_at?: string
+  devices: Device[]
+  identity?: Identity
+  unreadable?: string[]
+}
+
+function readDevice(value: unknown): Device | null {
+  if (!isRecord(value)) return null
+  const text = (name: string) => (isString(value[name]) ? (value[name] as string) : undefined)
+  return { ip_address: text('ip_address'), user_agent: text('user_agent'), location: text('location') }
+}
+
+export function readSession(value: unknown): KratosSession | null {
+  if (!isRecord(value) || !isId(value.id)) return null
+  const { field, list, note, unreadable } = fieldsOf(value)
+  const identity = value.identity === undefined || value.identity === null ? undefined : (readIdentity(value.identity) ?? undefined)
+  if (value.identity !== undefined && value.identity !== null && !identity) note('identity')
+  return checked(
+    value,
+    {
+      id: value.id,
+      active: field('active', isBoolean),
+      authenticated_at: field('authenticated_at', isString),
+      issued_at: field('issued_at', isString),
+      expires_at: field('expires_at', isString),
+      devices: list('devices', readDevice),
+      identity,
+    },
+    unreadable,
+  )
+}
+
+interface MessageDispatch {
+  id?: string
+  status: string
+  error?: unknown
+  created_at?: string
+}
+export interface CourierMessage {
+  id: string
+  status: string
+  type?: string
+  channel?: string
+  recipient: string
+  subject?: string
+  /** Left out when Kratos sent none or not a text: then it is in `unreadable`. */
+  body?: string
+  template_type?: string
+  send_count?: number
+  created_at?: string
+  updated_at?: string
+  dispatches: MessageDispatch[]
+  unreadable?: string[]
+}
+
+function readDispatch(value: unknown): MessageDispatch | null {
+  if (!isRecord(value) || !isString(value.status)) return null
+  return { id: isString(value.id) ? value.id : undefined, status: value.status, error: value.error, created_at: isString(value.created_at) ? value.created_at : undefined }
+}
+
+export function readMessage(value: unknown): CourierMessage | null {
+  if (!isRecord(value) || !isId(value.id)) return null
+  const { field, list, unreadable } = fieldsOf(value)
+  return checked(
+    value,
+    {
+      id: value.id,
+      status: field('status', isString, true) ?? '',
+      type: field('type', isString),
+      channel: field('channel', isString),
+      recipient: field('recipient', isString, true) ?? '',
+      subject: field('subject', isString),
+      body: field('body', isString, true),
+      template_type: field('template_type', isString),
+      send_count: field('send_count', isNumber),
+      created_at: field('created_at', isString),
+      updated_at: field('updated_at', isString),
+      dispatches: list('dispatches', readDispatch),
+    },
+    unreadable,
+  )
+}
+
+export interface JsonSchema {
+  type?: string | string[]
+  title?: string
+  format?: string
+  enum?: unknown[]
+  properties?: Record<string, JsonSchema>
+  required?: string[]
+  minLength?: number
+  maxLength?: number
+  minimum?: number
+  maximum?: number
+  pattern?: string
+  'ory.sh/kratos'?: { credentials?: { password?: { identifier?: boolean }; code?: { identifier?: boolean } }; verification?: unknown; recovery?: unknown }
+}
+export interface IdentitySchema {
+  id: string
+  schema: JsonSchema
+}
+
+/** The identity schemas that can be read (an id and a JSON Schema object); null when the answer is no list. */
+export function readSchemas(value: unknown): IdentitySchema[] | null {
+  if (!Array.isArray(value)) return null
+  return value.filter((entry): entry is IdentitySchema => isRecord(entry) && isId(entry.id) && isRecord(entry.schema))
+}
+
+export interface RecoveryLink {
+  recovery_link: string
+  expires_at?: string
+}
+export interface RecoveryCode extends RecoveryLink {
+  recovery_code: string
+}
+
+export function readRecoveryLink(value: unknown): RecoveryLink | null {
+  if (!isRecord(value) || !isId(value.recovery_link)) return null
+  return { recovery_link: value.recovery_link, expires_at: isString(value.expires_at) ? value.expires_at : undefined }
+}
+
+export function readRecoveryCode(value: unknown): RecoveryCode | null {
+  const link = readRecoveryLink(value)
+  if (!link || !isRecord(value) || !isId(value.recovery_code)) return null
+  return { ...link, recovery_code: value.recovery_code }
+}
+
+// Hydra (OAuth 2.0 clients).
+
+export const CLIENT_LIFESPANS = [
+  'authorization_code_grant_access_token_lifespan',
+  'authorization_code_grant_id_token_lifespan',
+  'authorization_code_grant_refresh_token_lifespan',
+  'client_credentials_grant_access_token_lifespan',
+  'implicit_grant_access_token_lifespan',
+  'implicit_grant_id_token_lifespan',
+  'refresh_token_grant_access_token_lifespan',
+  'refresh_token_grant_id_token_lifespan',
+  'refresh_token_grant_refresh_token_lifespan',
+] as const
+export type ClientLifespan = (typeof CLIENT_LIFESPANS)[number]
+export interface OAuthClient extends Partial<Record<ClientLifespan, string | null>> {
+  client_id: string
+  client_name?: string
+  client_secret?: string
+  redirect_uris?: string[] | null
+  post_logout_redirect_uris?: string[] | null
+  grant_types?: string[] | null
+  response_types?: string[] | null
+  scope?: string
+  audience?: string[] | null
+  token_endpoint_auth_method?: string
+  skip_consent?: boolean
+  owner?: string
+  created_at?: string
+  updated_at?: string
+  unreadable?: string[]
+}
+
+const CLIENT_STRINGS = ['client_name', 'client_secret', 'scope', 'token_endpoint_auth_method', 'owner', 'created_at', 'updated_at'] as const
+const CLIENT_LISTS = ['redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'audience'] as const
+
+export function readClient(value: unknown): OAuthClient | null {
+  if (!isRecord(value) || !isId(value.client_id)) return null
+  const { field, unreadable } = fieldsOf(value)
+  const fields: Record<string, unknown> = { client_id: value.client_id, skip_consent: field('skip_consent', isBoolean) }
+  for (const name of CLIENT_STRINGS) fields[name] = field(name, isString)
+  for (const name of CLIENT_LISTS) fields[name] = field(name, isStrings)
+  for (const name of CLIENT_LIFESPANS) fields[name] = field(name, isString)
+  return checked(value, fields as unknown as OAuthClient, unreadable)
+}
