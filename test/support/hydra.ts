@@ -121,6 +121,7 @@ export class HydraFixture {
   /** Lists served in another shape, by path (`/admin/clients`). */
   readonly malformedLists = new Map<string, ReshapeList>()
   private server: ReturnType<typeof Bun.serve> | null = null
+  private port = 0
   private sequence = 0
 
   get url(): string {
@@ -129,7 +130,8 @@ export class HydraFixture {
   }
 
   start(): this {
-    this.server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => this.handle(request) })
+    this.server = Bun.serve({ hostname: '127.0.0.1', port: this.port, fetch: (request) => this.handle(request) })
+    this.port = this.server.port ?? 0 // a restart after stop() comes back on the same port
     return this
   }
 
