@@ -1,7 +1,8 @@
 // The overview and the shell around every page, for an administrator and for a viewer.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page, Request } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
+import { within } from '../support/eventually.ts'
 import { PHONE, DESKTOP, signedInPage, startHarness, sweep, type Harness } from './harness.ts'
 
 let harness: Harness
@@ -101,6 +102,142 @@ test('a viewer sees only Overview, and a direct visit to an admin page says no a
     expect(viewer.problems).toEqual([])
   } finally {
     await viewer.context.close()
+  }
+}, 60_000)
+
+const isHealthCheck = (request: Request) => new URL(request.url()).pathname === '/api/services/health'
+
+/**
+ * Shows or hides the page as a switch of tab or a minimised window would. Headless Chromium always
+ * reports a page as visible, so the page is told what the browser would say.
+ */
+async function setHidden(page: Page, hidden: boolean): Promise<void> {
+  await page.evaluate((hidden) => {
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => hidden })
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => (hidden ? 'hidden' : 'visible') })
+    document.dispatchEvent(new Event('visibilitychange'))
+  }, hidden)
+}
+
+/** An overview of its own, on a fake clock, that counts the service checks it makes. */
+async function watchedOverview(): Promise<{ context: BrowserContext; page: Page; problems: string[]; checks: () => number }> {
+  const watched = await signedInPage(harness, 'admin')
+  let checks = 0
+  watched.page.on('request', (request) => {
+    if (isHealthCheck(request)) checks++
+  })
+  await watched.page.clock.install()
+  await watched.page.reload()
+  await watched.page.getByRole('region', { name: 'Services' }).getByText('Up', { exact: true }).first().waitFor()
+  return { ...watched, checks: () => checks }
+}
+
+test('on a wall screen the service cards follow an upstream that goes down and comes back, in place, announcing only the change', async () => {
+  const { context, page, problems, checks } = await watchedOverview()
+  const { hydra } = harness.sandbox
+  let hydraDown = false
+  try {
+    const services = page.getByRole('region', { name: 'Services' })
+    const card = services.getByRole('listitem').filter({ hasText: 'Hydra admin API' })
+    await card.getByText('Up', { exact: true }).waitFor()
+    const customize = page.getByRole('button', { name: 'Customize' })
+    await customize.focus()
+    // From here on: everything the status region says, and any card taken down and rebuilt.
+    await page.evaluate(() => {
+      const record: { said: string[]; rebuilt: number } = { said: [], rebuilt: 0 }
+      ;(window as unknown as { seen: typeof record }).seen = record
+      const status = document.querySelector('[role="status"]')!
+      new MutationObserver(() => status.textContent && record.said.push(status.textContent)).observe(status, { childList: true, subtree: true, characterData: true })
+      new MutationObserver((changes) => {
+        for (const change of changes) for (const node of change.removedNodes) if (node instanceof Element && (node.matches('.service-card, .service-cards') || node.querySelector('.service-card'))) record.rebuilt++
+      }).observe(document.getElementById('services-h')!.parentElement!, { childList: true, subtree: true })
+    })
+    const seen = () => page.evaluate(() => (window as unknown as { seen: { said: string[]; rebuilt: number } }).seen)
+    const shownCard = await card.elementHandle()
+
+    // Nothing changed: checked again after 30 s, and nothing is said.
+    const before = checks()
+    await page.clock.runFor(25_000)
+    await Bun.sleep(300)
+    expect(checks()).toBe(before)
+    let answered = page.waitForResponse((response) => isHealthCheck(response.request()))
+    await page.clock.runFor(5_000)
+    await answered
+    expect(checks()).toBe(before + 1)
+
+    await hydra.stop()
+    hydraDown = true
+    answered = page.waitForResponse((response) => isHealthCheck(response.request()))
+    await page.clock.runFor(30_000)
+    await answered
+    await card.getByText('Down', { exact: true }).waitFor()
+    expect(await card.textContent()).toContain('—')
+    await page.getByRole('status').getByText('Hydra admin API is down.').waitFor()
+
+    hydra.start()
+    hydraDown = false
+    await page.clock.runFor(30_000)
+    await card.getByText('Up', { exact: true }).waitFor()
+    await page.getByRole('status').getByText('Hydra admin API is up.').waitFor()
+
+    expect(checks()).toBe(before + 3)
+    expect(await seen()).toEqual({ said: ['Hydra admin API is down.', 'Hydra admin API is up.'], rebuilt: 0 })
+    expect(await shownCard!.evaluate((element) => element.isConnected)).toBe(true)
+    expect(await services.locator('[aria-busy="true"]').count()).toBe(0)
+    expect(await customize.evaluate((element) => element === document.activeElement)).toBe(true)
+    await services.getByText(/^Checked .+, and again every 30 seconds while this page is shown\.$/).waitFor()
+    expect(problems).toEqual([])
+  } finally {
+    if (hydraDown) hydra.start()
+    await context.close()
+  }
+}, 60_000)
+
+test('a hidden overview checks nothing, and checks at once when it is shown again', async () => {
+  const { context, page, problems, checks } = await watchedOverview()
+  try {
+    const before = checks()
+    await setHidden(page, true)
+    await page.clock.runFor(5 * 30_000)
+    await Bun.sleep(500)
+    expect(checks()).toBe(before)
+    const answered = page.waitForResponse((response) => isHealthCheck(response.request()))
+    await setHidden(page, false)
+    await answered
+    expect(checks()).toBe(before + 1)
+    // And every 30 s from then on.
+    await page.clock.runFor(30_000)
+    expect(await within(5_000, () => checks() === before + 2)).not.toBeNull()
+    expect(problems).toEqual([])
+  } finally {
+    await context.close()
+  }
+}, 60_000)
+
+test('a slow check is never doubled: the next waits until it has answered', async () => {
+  const { context, page, problems, checks } = await watchedOverview()
+  const { hydra } = harness.sandbox
+  try {
+    const before = checks()
+    hydra.delayMs = 2_000
+    await page.clock.runFor(30_000)
+    expect(await within(5_000, () => checks() === before + 1)).not.toBeNull()
+    const answered = page.waitForResponse((response) => isHealthCheck(response.request()))
+    // While it waits: more intervals pass, and the page is hidden and shown again.
+    await page.clock.runFor(3 * 30_000)
+    await setHidden(page, true)
+    await setHidden(page, false)
+    await answered
+    expect(checks()).toBe(before + 1)
+    hydra.delayMs = 0
+    await page.clock.runFor(30_000)
+    expect(await within(5_000, () => checks() === before + 2)).not.toBeNull()
+    await Bun.sleep(300)
+    expect(checks()).toBe(before + 2)
+    expect(problems).toEqual([])
+  } finally {
+    hydra.delayMs = 0
+    await context.close()
   }
 }, 60_000)
 

@@ -1,8 +1,9 @@
-// Overview (both roles): the upstream services, the session map, and for admins the latest audit
-// events; each identity arranges them (Customize), saved through the layout route.
+// Overview (both roles): the upstream services (checked again every 30 s while shown), the session
+// map, and for admins the latest audit events; each identity arranges them (Customize), saved
+// through the layout route.
 import type { JSX } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, type ApiFailure, type Layout, type LocationPoint } from '../../api.ts'
+import { api, type ApiFailure, type Layout, type LocationPoint, type ServiceHealth } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { Dialog } from '../../components/dialog.tsx'
@@ -10,6 +11,7 @@ import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { config, hasUpstream, isAdmin } from '../../session.ts'
 import { arrange, DEFAULT_ARRANGEMENT, toLayout, type Arrangement, type WidgetId } from './arrangement.ts'
+import { useLiveLoad } from './live.ts'
 
 const SERVICE_NAMES: Record<string, string> = {
   idp: 'Kratos public API',
@@ -152,33 +154,54 @@ function CustomizeDialog(props: { open: boolean; arrangement: Arrangement; previ
   )
 }
 
+/** How often the service cards are checked again while the overview is shown. */
+const SERVICES_EVERY_MS = 30_000
+const serviceName = (service: ServiceHealth) => SERVICE_NAMES[service.name] ?? service.name
+
+/** Only a service that went down or came back is announced, not every check. */
+function announceServiceChanges(before: { services: ServiceHealth[] }, after: { services: ServiceHealth[] }): void {
+  const changed = after.services.filter((service) => {
+    const earlier = before.services.find((candidate) => candidate.name === service.name)
+    return service.configured && earlier?.configured === true && earlier.healthy !== service.healthy
+  })
+  if (changed.length > 0) announce(changed.map((service) => `${serviceName(service)} is ${service.healthy ? 'up' : 'down'}.`).join(' '))
+}
+
 function Services() {
-  const [loaded, retry] = useLoad(() => api.servicesHealth(), [])
+  const [loaded, retry] = useLiveLoad(api.servicesHealth, SERVICES_EVERY_MS, announceServiceChanges)
+  const checkedAt = loaded.state === 'ready' ? loaded.checkedAt : null
+  const stale = loaded.state === 'ready' ? loaded.stale : null
   return (
     <section aria-labelledby="services-h" class="card">
       <h2 id="services-h">Services</h2>
+      {stale && <ErrorView failure={{ ...stale, message: `The services could not be checked again; the last check is shown. ${stale.message}` }} retry={retry} />}
       <Region loaded={loaded} retry={retry} label="services">
         {({ services }) => {
           const configured = services.filter((s) => s.configured)
           if (configured.length === 0) return <p class="empty">No upstream service is configured.</p>
           return (
-            <ul class="service-cards">
-              {configured.map((service) => (
-                <li key={service.name} class="service-card">
-                  <h3>{SERVICE_NAMES[service.name] ?? service.name}</h3>
-                  <p class="mono muted">{service.name}</p>
-                  <p>
-                    <span class={service.healthy ? 'state state-active' : 'state state-inactive'}>{service.healthy ? 'Up' : 'Down'}</span>
-                  </p>
-                  <dl class="facts">
-                    <dt>Version</dt>
-                    <dd>{service.version ?? 'unknown'}</dd>
-                    <dt>Response time</dt>
-                    <dd>{service.response_ms === null || service.response_ms === undefined ? '—' : `${service.response_ms} ms`}</dd>
-                  </dl>
-                </li>
-              ))}
-            </ul>
+            <>
+              <ul class="service-cards">
+                {configured.map((service) => (
+                  <li key={service.name} class="service-card">
+                    <h3>{serviceName(service)}</h3>
+                    <p class="mono muted">{service.name}</p>
+                    <p>
+                      <span class={service.healthy ? 'state state-active' : 'state state-inactive'}>{service.healthy ? 'Up' : 'Down'}</span>
+                    </p>
+                    <dl class="facts">
+                      <dt>Version</dt>
+                      <dd>{service.version ?? 'unknown'}</dd>
+                      <dt>Response time</dt>
+                      <dd>{service.response_ms === null || service.response_ms === undefined ? '—' : `${service.response_ms} ms`}</dd>
+                    </dl>
+                  </li>
+                ))}
+              </ul>
+              <p class="muted checked">
+                Checked <Time value={checkedAt} />, and again every {SERVICES_EVERY_MS / 1000} seconds while this page is shown.
+              </p>
+            </>
           )
         }}
       </Region>

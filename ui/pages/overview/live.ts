@@ -1,0 +1,65 @@
+// A widget that stays current while the overview is on screen (a wall display): loaded once, then
+// again every `everyMs` while the page is visible, and at once when it becomes visible again.
+// One request at a time: the next is scheduled only when the last has answered, so a slow upstream
+// never piles requests up. A later answer changes what is shown in place (never back to "Loading…"),
+// so nothing flickers, nothing that has focus is rebuilt, and nothing is announced by itself.
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import type { ApiFailure, ApiResult } from '../../api.ts'
+
+export type LiveLoaded<T> =
+  | { state: 'loading' }
+  | { state: 'failed'; failure: ApiFailure }
+  /** `stale`: the last check failed, and what is shown is from `checkedAt`. */
+  | { state: 'ready'; data: T; checkedAt: string; stale: ApiFailure | null }
+
+/**
+ * `load` and `onChange` are read once, when the widget appears. `onChange` hears of every answer
+ * after the first, with the one before it. The second value checks again now (a Retry button),
+ * unless a check is already under way.
+ */
+export function useLiveLoad<T>(load: () => Promise<ApiResult<T>>, everyMs: number, onChange?: (before: T, after: T) => void): [LiveLoaded<T>, () => void] {
+  const [loaded, setLoaded] = useState<LiveLoaded<T>>({ state: 'loading' })
+  const checkNow = useRef<() => void>(() => {})
+  useEffect(() => {
+    let mounted = true
+    let running = false
+    let last: { data: T } | null = null
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const schedule = () => {
+      clearTimeout(timer)
+      // A hidden page is not checked: the check resumes when it is shown again.
+      timer = document.hidden ? undefined : setTimeout(check, everyMs)
+    }
+    const check = async () => {
+      if (running) return
+      running = true
+      clearTimeout(timer)
+      const result = await load()
+      running = false
+      if (!mounted) return
+      if (result.ok) {
+        if (last) onChange?.(last.data, result.data)
+        last = { data: result.data }
+        setLoaded({ state: 'ready', data: result.data, checkedAt: new Date().toISOString(), stale: null })
+      } else {
+        setLoaded((previous) => (previous.state === 'ready' ? { ...previous, stale: result.failure } : { state: 'failed', failure: result.failure }))
+      }
+      schedule()
+    }
+    const onVisibility = () => {
+      if (document.hidden) clearTimeout(timer)
+      else void check()
+    }
+    checkNow.current = () => void check()
+    document.addEventListener('visibilitychange', onVisibility)
+    void check()
+    return () => {
+      mounted = false
+      clearTimeout(timer)
+      document.removeEventListener('visibilitychange', onVisibility)
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [])
+  const retry = useCallback(() => checkNow.current(), [])
+  return [loaded, retry]
+}
