@@ -1,10 +1,11 @@
 // The shell (ui.md "Shell"): header, Main navigation, the page, one status region.
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import { api, whenForbidden, whenUnauthenticated } from './api.ts'
 import { location, navigate } from './router.ts'
 import { config, hasUpstream, isAdmin, user } from './session.ts'
 import { theme, type ThemeChoice } from './theme.ts'
+import { useMenuDismissal } from './menu.ts'
 import { statusMessage } from './components/status.ts'
 import { ErrorView } from './components/load.tsx'
 import { Heading, focusHeadingAfterNavigation } from './components/heading.tsx'
@@ -123,11 +124,18 @@ export function App() {
 
 function Shell() {
   const current = user.value!
-  const path = location.value.path
-  // The menu belongs to the page it was opened on: it is closed in the very render that shows the
-  // next page (an effect would close it only after that page had been drawn under it).
-  const [menuOpenOn, setMenuOpenOn] = useState<string | null>(null)
-  const menuOpen = menuOpenOn === path
+  const here = location.value
+  const path = here.path
+  // The menu belongs to the location it was opened at: it is closed in the very render that shows
+  // the next one (an effect would close it only after that page had been drawn under it), also when
+  // the link chosen is the page already shown.
+  const [menuOpenAt, setMenuOpenAt] = useState<typeof here | null>(null)
+  const menuOpen = menuOpenAt === here
+  const closeMenu = () => setMenuOpenAt(null)
+  const topBar = useRef<HTMLElement>(null)
+  const menuButton = useRef<HTMLButtonElement>(null)
+  const nav = useRef<HTMLElement>(null)
+  useMenuDismissal(menuOpen, closeMenu, menuButton, [topBar, nav])
   const found = findRoute(path)
   const links = NAV.filter((link) => (!link.admin || isAdmin()) && (!link.needs || hasUpstream(link.needs)))
   const activeHref = [...links].reverse().find((link) => path === link.href || path.startsWith(link.href + '/'))?.href
@@ -146,11 +154,11 @@ function Shell() {
       <a class="skip-link" href="#main" onClick={skipToContent}>
         Skip to content
       </a>
-      <header class="topbar">
+      <header class="topbar" ref={topBar}>
         <a class="brand" href="/dashboard">
           admin-dashboard
         </a>
-        <button type="button" class="menu-button" aria-expanded={menuOpen ? 'true' : 'false'} aria-controls="main-nav" onClick={() => setMenuOpenOn(menuOpen ? null : path)}>
+        <button type="button" class="menu-button" ref={menuButton} aria-expanded={menuOpen ? 'true' : 'false'} aria-controls="main-nav" onClick={() => setMenuOpenAt(menuOpen ? null : here)}>
           Menu
         </button>
         <div class="account">
@@ -176,7 +184,7 @@ function Shell() {
           </button>
         </div>
       </header>
-      <nav id="main-nav" aria-label="Main" class={menuOpen ? 'nav open' : 'nav'}>
+      <nav id="main-nav" aria-label="Main" class={menuOpen ? 'nav open' : 'nav'} ref={nav}>
         <ul>
           {links.map((link) => (
             <li key={link.href}>

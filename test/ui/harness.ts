@@ -141,10 +141,13 @@ export async function sweep(page: Page, name: string, ready: () => Promise<unkno
   return found
 }
 
-/** Presses Tab until the focused element has this accessible text (its text or aria-label); fails after `limit` presses. */
-export async function tabTo(page: Page, name: string, limit = 80): Promise<void> {
+/**
+ * Presses Tab (or Shift+Tab) until the focused element has this accessible text (its text or
+ * aria-label); fails after `limit` presses.
+ */
+export async function tabTo(page: Page, name: string, limit = 80, key: 'Tab' | 'Shift+Tab' = 'Tab'): Promise<void> {
   for (let i = 0; i < limit; i++) {
-    await page.keyboard.press('Tab')
+    await page.keyboard.press(key)
     const focused = await page.evaluate(() => {
       const element = document.activeElement as HTMLElement | null
       if (!element) return ''

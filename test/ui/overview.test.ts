@@ -2,8 +2,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { BrowserContext, Page, Request } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
+import { join } from 'node:path'
 import { within } from '../support/eventually.ts'
-import { PHONE, DESKTOP, signedInPage, startHarness, sweep, type Harness } from './harness.ts'
+import { PHONE, DESKTOP, axeFindings, SCREENSHOT_DIR, sidewaysScroll, signedInPage, startHarness, sweep, tabTo, type Harness } from './harness.ts'
 
 let harness: Harness
 let admin: { context: BrowserContext; page: Page; problems: string[] }
@@ -76,6 +77,93 @@ test('on a phone the navigation sits behind the Menu button', async () => {
   await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
   expect(await nav.isVisible()).toBe(false)
   await page.setViewportSize(DESKTOP)
+})
+
+test('keyboard only on a phone: Menu opens the navigation; Escape, a chosen link and focus moving on close it', async () => {
+  const phone = await signedInPage(harness, 'admin')
+  try {
+    const { page, problems } = phone
+    await page.setViewportSize(PHONE)
+    await page.reload()
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+    const menu = page.getByRole('button', { name: 'Menu' })
+    const nav = page.getByRole('navigation', { name: 'Main' })
+    const focusedText = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '')
+    const isOpen = async () => {
+      const expanded = await menu.getAttribute('aria-expanded')
+      expect(await nav.isVisible()).toBe(expanded === 'true')
+      return expanded === 'true'
+    }
+
+    await tabTo(page, 'Menu')
+    await page.keyboard.press('Enter')
+    expect(await isOpen()).toBe(true)
+    expect(await sidewaysScroll(page)).toBe(0)
+    expect(await axeFindings(page)).toEqual([])
+    await page.screenshot({ path: join(SCREENSHOT_DIR, 'menu-open-light-phone.png') })
+    await page.keyboard.press('Escape')
+    expect(await isOpen()).toBe(false)
+    expect(await menu.evaluate((element) => element === document.activeElement)).toBe(true)
+
+    // Open again: the account controls between the button and the links keep it open; a link closes it.
+    await page.keyboard.press('Enter')
+    await tabTo(page, 'Identities')
+    expect(await isOpen()).toBe(true)
+    await page.keyboard.press('Escape')
+    expect(await isOpen()).toBe(false)
+    expect(await focusedText()).toBe('Menu')
+    await page.keyboard.press('Enter')
+    await tabTo(page, 'Identities')
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
+    expect(page.url()).toBe(url('/dashboard/identities'))
+    expect(await isOpen()).toBe(false)
+    expect(await focusedText()).toBe('Identities')
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1')
+
+    // The link of the page already shown closes it too.
+    await tabTo(page, 'Menu', 20, 'Shift+Tab')
+    await page.keyboard.press('Enter')
+    expect(await isOpen()).toBe(true)
+    await tabTo(page, 'Identities')
+    await page.keyboard.press('Enter')
+    expect(await isOpen()).toBe(false)
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1')
+
+    // Tabbing on past the last link, into the page, closes it.
+    await tabTo(page, 'Menu', 20, 'Shift+Tab')
+    await page.keyboard.press('Enter')
+    await tabTo(page, 'Security')
+    expect(await isOpen()).toBe(true)
+    await page.keyboard.press('Tab')
+    expect(await isOpen()).toBe(false)
+    expect(await page.evaluate(() => document.querySelector('main')!.contains(document.activeElement))).toBe(true)
+    expect(problems).toEqual([])
+  } finally {
+    await phone.context.close()
+  }
+}, 60_000)
+
+test('on a phone a click outside the menu and the top bar closes it; one inside leaves it open', async () => {
+  const phone = await signedInPage(harness, 'admin')
+  try {
+    const { page, problems } = phone
+    await page.setViewportSize(PHONE)
+    const menu = page.getByRole('button', { name: 'Menu' })
+    const nav = page.getByRole('navigation', { name: 'Main' })
+    await menu.click()
+    await nav.getByRole('link', { name: 'Security' }).waitFor()
+    await page.getByRole('banner').getByText(SANDBOX_USERS.admin).click()
+    await nav.click({ position: { x: 5, y: 5 } })
+    expect(await menu.getAttribute('aria-expanded')).toBe('true')
+    expect(await nav.isVisible()).toBe(true)
+    await page.getByRole('region', { name: 'Services' }).getByRole('heading', { name: 'Services' }).click()
+    expect(await menu.getAttribute('aria-expanded')).toBe('false')
+    expect(await nav.isVisible()).toBe(false)
+    expect(problems).toEqual([])
+  } finally {
+    await phone.context.close()
+  }
 })
 
 test('a viewer sees only Overview, and a direct visit to an admin page says no access without any admin request', async () => {
