@@ -12,9 +12,12 @@ import { Heading, focusHeadingAfterNavigation } from './components/heading.tsx'
 import { findRoute, NAV, type Upstream } from './routes.tsx'
 import type { ApiFailure } from './api.ts'
 
+/** The page shown now, as the sign-in's return_to (the server keeps it only when it is a plain /dashboard path). */
+const currentPage = () => window.location.pathname + window.location.search
+const signInHref = (returnTo: string) => `/api/auth/login?return_to=${encodeURIComponent(returnTo)}`
+
 function signIn(): void {
-  const here = window.location.pathname + window.location.search
-  window.location.assign(`/api/auth/login?return_to=${encodeURIComponent(here)}`)
+  window.location.assign(signInHref(currentPage()))
 }
 
 /** Survives the trip through the sign-in (this tab only): a change that the ended session refused. */
@@ -41,7 +44,8 @@ function dismissLostWrite(): void {
   document.getElementById('page-title')?.focus()
 }
 
-const signedOut = signal(false)
+/** Where the operator signed out (null while signed in): Sign in again comes back there. */
+const signedOutFrom = signal<string | null>(null)
 
 /** The skip link moves focus to the page's h1, without a history entry of its own. */
 function skipToContent(event: MouseEvent): void {
@@ -93,13 +97,13 @@ export function App() {
     })
   }, [])
 
-  if (signedOut.value) {
+  if (signedOutFrom.value !== null) {
     return (
       <main id="main" class="page page-alone">
         <Heading>Signed out</Heading>
         <p>You are signed out of the dashboard.</p>
         <p>
-          <a href="/api/auth/login?return_to=%2Fdashboard">Sign in again</a>
+          <a href={signInHref(signedOutFrom.value)}>Sign in again</a>
         </p>
       </main>
     )
@@ -175,8 +179,9 @@ function Shell() {
           <button
             type="button"
             onClick={async () => {
+              const from = currentPage()
               await api.logout()
-              signedOut.value = true
+              signedOutFrom.value = from
               user.value = null
             }}
           >

@@ -4,7 +4,7 @@ import type { BrowserContext, Page, Request } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { join } from 'node:path'
 import { within } from '../support/eventually.ts'
-import { PHONE, DESKTOP, axeFindings, SCREENSHOT_DIR, sidewaysScroll, signedInPage, startHarness, sweep, tabTo, type Harness } from './harness.ts'
+import { PHONE, DESKTOP, axeFindings, SCREENSHOT_DIR, sidewaysScroll, signIn, signedInPage, startHarness, sweep, tabTo, type Harness } from './harness.ts'
 
 let harness: Harness
 let admin: { context: BrowserContext; page: Page; problems: string[] }
@@ -165,6 +165,43 @@ test('on a phone a click outside the menu and the top bar closes it; one inside 
     await phone.context.close()
   }
 })
+
+test('Sign in again, after signing out, returns to the page where the operator signed out', async () => {
+  const identity = [...harness.sandbox.kratos.identities.values()].find((candidate) => candidate.traits.email === 'user16@example.test')!
+  const identityPage = `/dashboard/identities/${identity.id}`
+  const other = await signedInPage(harness, 'admin', identityPage)
+  try {
+    const { page, context, problems } = other
+    await page.getByRole('heading', { level: 1, name: 'user16@example.test' }).waitFor()
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+    expect((await context.request.get(url('/api/auth/session'))).status()).toBe(401)
+    // The provider forgets the admin too: its sign-in form is shown.
+    await context.clearCookies()
+    await page.getByRole('link', { name: 'Sign in again' }).click()
+    await signIn(page, harness.sandbox, 'admin')
+    await page.getByRole('heading', { level: 1 }).waitFor()
+    expect(page.url()).toBe(url(identityPage))
+    await page.getByRole('heading', { level: 1, name: 'user16@example.test' }).waitFor()
+
+    // A filtered list; this time the provider may remember the admin and send the browser straight back.
+    const filteredList = '/dashboard/audit?action=login'
+    await page.goto(url(filteredList))
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+    await page.getByRole('link', { name: 'Sign in again' }).click()
+    await page.waitForURL((u) => u.origin === harness.sandbox.providerUrl || (u.origin === harness.sandbox.url && u.pathname.startsWith('/dashboard')))
+    if (new URL(page.url()).origin === harness.sandbox.providerUrl) await signIn(page, harness.sandbox, 'admin')
+    await page.getByRole('heading', { level: 1 }).waitFor()
+    expect(page.url()).toBe(url(filteredList))
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+    expect(await page.getByRole('combobox', { name: 'Action' }).inputValue()).toBe('login')
+    expect(problems).toEqual([])
+  } finally {
+    await other.context.close()
+  }
+}, 60_000)
 
 test('a viewer sees only Overview, and a direct visit to an admin page says no access without any admin request', async () => {
   const viewer = await signedInPage(harness, 'viewer')
