@@ -44,8 +44,32 @@ function dismissLostWrite(): void {
   document.getElementById('page-title')?.focus()
 }
 
-/** Where the operator signed out (null while signed in): Sign in again comes back there. */
-const signedOutFrom = signal<string | null>(null)
+/**
+ * Signing out, from the page `from` (Sign in again and Back to the dashboard come back there); null
+ * while signed in. "Signed out" is shown only once the service has confirmed it: while it has not,
+ * the session is still valid, and someone leaving a shared computer must not be told otherwise.
+ */
+type SignOut = { from: string; state: 'pending' } | { from: string; state: 'failed'; failure: ApiFailure } | { from: string; state: 'done' }
+const signOut = signal<SignOut | null>(null)
+
+async function signOutFrom(from: string): Promise<void> {
+  if (signOut.peek()?.state === 'pending') return
+  signOut.value = { from, state: 'pending' }
+  const result = await api.logout()
+  // A 401 means there was no session to end (it had expired, or ended in another tab).
+  if (result.ok || result.failure.status === 401) {
+    user.value = null
+    signOut.value = { from, state: 'done' }
+  } else {
+    signOut.value = { from, state: 'failed', failure: result.failure }
+  }
+}
+
+/** Back to the page the sign-out was tried from, as it was: the session is still there. */
+function backToDashboard(event: MouseEvent): void {
+  event.preventDefault()
+  signOut.value = null
+}
 
 /** The skip link moves focus to the page's h1, without a history entry of its own. */
 function skipToContent(event: MouseEvent): void {
@@ -97,17 +121,7 @@ export function App() {
     })
   }, [])
 
-  if (signedOutFrom.value !== null) {
-    return (
-      <main id="main" class="page page-alone">
-        <Heading>Signed out</Heading>
-        <p>You are signed out of the dashboard.</p>
-        <p>
-          <a href={signInHref(signedOutFrom.value)}>Sign in again</a>
-        </p>
-      </main>
-    )
-  }
+  if (signOut.value !== null) return <SignOutView progress={signOut.value} />
   if (failure) {
     return (
       <main id="main" class="page page-alone">
@@ -176,15 +190,7 @@ function Shell() {
               <option value="dark">Dark</option>
             </select>
           </label>
-          <button
-            type="button"
-            onClick={async () => {
-              const from = currentPage()
-              await api.logout()
-              signedOutFrom.value = from
-              user.value = null
-            }}
-          >
+          <button type="button" onClick={() => void signOutFrom(currentPage())}>
             Sign out
           </button>
         </div>
@@ -220,6 +226,44 @@ function Shell() {
         </a>
       </footer>
     </div>
+  )
+}
+
+/**
+ * Each state is a view of its own (keyed), so the heading that appears takes focus and is read out
+ * in place of the one that went.
+ */
+function SignOutView({ progress }: { progress: SignOut }) {
+  if (progress.state === 'pending') {
+    return (
+      <main id="main" key="pending" class="page page-alone" aria-busy="true">
+        <Heading>Signing out</Heading>
+        <p class="muted">Signing out…</p>
+      </main>
+    )
+  }
+  if (progress.state === 'failed') {
+    return (
+      <main id="main" key="failed" class="page page-alone">
+        <Heading>Sign-out failed</Heading>
+        <p>You are still signed in: the service did not end your session.</p>
+        <ErrorView failure={progress.failure} retry={() => void signOutFrom(progress.from)} />
+        <p>
+          <a href={progress.from} onClick={backToDashboard}>
+            Back to the dashboard
+          </a>
+        </p>
+      </main>
+    )
+  }
+  return (
+    <main id="main" key="done" class="page page-alone">
+      <Heading>Signed out</Heading>
+      <p>You are signed out of the dashboard.</p>
+      <p>
+        <a href={signInHref(progress.from)}>Sign in again</a>
+      </p>
+    </main>
   )
 }
 

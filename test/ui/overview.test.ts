@@ -1,5 +1,6 @@
 // The overview and the shell around every page, for an administrator and for a viewer.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
 import type { BrowserContext, Page, Request } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { join } from 'node:path'
@@ -199,6 +200,63 @@ test('Sign in again, after signing out, returns to the page where the operator s
     expect(await page.getByRole('combobox', { name: 'Action' }).inputValue()).toBe('login')
     expect(problems).toEqual([])
   } finally {
+    await other.context.close()
+  }
+}, 60_000)
+
+test('a sign-out the service could not record says so, keeps the session, and can be tried again', async () => {
+  const identity = [...harness.sandbox.kratos.identities.values()].find((candidate) => candidate.traits.email === 'user17@example.test')!
+  const identityPage = `/dashboard/identities/${identity.id}`
+  const other = await signedInPage(harness, 'admin', identityPage)
+  // Another connection holds the database's write lock: the sign-out cannot be recorded, and the
+  // service answers with an error once its busy timeout (5 s) has passed.
+  const holder = new Database(harness.sandbox.env.DATABASE_PATH!)
+  let locked = false
+  const lock = () => {
+    holder.run('BEGIN EXCLUSIVE')
+    locked = true
+  }
+  const unlock = () => {
+    holder.run('ROLLBACK')
+    locked = false
+  }
+  try {
+    const { page, context, problems } = other
+    const sessionStatus = async () => (await context.request.get(url('/api/auth/session'))).status()
+    await page.getByRole('heading', { level: 1, name: 'user17@example.test' }).waitFor()
+    lock()
+    const answered = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/auth/logout')
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    expect((await answered).status()).toBeGreaterThanOrEqual(500)
+    const outcome = page.getByRole('heading', { level: 1, name: /^(Signed out|Sign-out failed)$/ })
+    expect(await outcome.textContent()).toBe('Sign-out failed')
+    expect(await page.getByRole('main').textContent()).toContain('You are still signed in')
+    await page.getByRole('alert').getByText('Something unexpected happened.').waitFor()
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Sign-out failed')
+    await page.waitForFunction(() => document.title === 'Sign-out failed · admin-dashboard')
+    expect(await sessionStatus()).toBe(200)
+    expect(await axeFindings(page)).toEqual([])
+    await page.screenshot({ path: join(SCREENSHOT_DIR, 'sign-out-failed-light-desktop.png') })
+
+    // Back to where the operator was, still signed in.
+    await page.getByRole('link', { name: 'Back to the dashboard' }).click()
+    await page.getByRole('heading', { level: 1, name: 'user17@example.test' }).waitFor()
+    expect(page.url()).toBe(url(identityPage))
+
+    // Still failing, then the database answers again: Retry signs out.
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Sign-out failed' }).waitFor()
+    expect(await sessionStatus()).toBe(200)
+    unlock()
+    await page.getByRole('button', { name: 'Retry' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+    expect(await sessionStatus()).toBe(401)
+    await page.getByRole('link', { name: 'Sign in again' }).waitFor()
+    // The failed requests' own console lines are the browser's, not the page's.
+    expect(problems.filter((problem) => !problem.includes('/api/auth/logout'))).toEqual([])
+  } finally {
+    if (locked) unlock()
+    holder.close()
     await other.context.close()
   }
 }, 60_000)
