@@ -120,6 +120,8 @@ export class HydraFixture {
   readonly malformedRecords = new Map<string, Reshape>()
   /** Lists served in another shape, by path (`/admin/clients`). */
   readonly malformedLists = new Map<string, ReshapeList>()
+  /** What `/version` answers. */
+  version = 'v26.2.0'
   private server: ReturnType<typeof Bun.serve> | null = null
   private port = 0
   private sequence = 0
@@ -153,7 +155,7 @@ export class HydraFixture {
     this.calls.push({ method: request.method, path: url.pathname, query: url.searchParams, headers: request.headers })
     if (this.delayMs > 0) await Bun.sleep(this.delayMs)
     if (url.pathname === '/health/alive' || url.pathname === '/health/ready') return Response.json({ status: 'ok' })
-    if (url.pathname === '/version') return Response.json({ version: 'v26.2.0' })
+    if (url.pathname === '/version') return Response.json({ version: this.version })
     if (this.failWith !== null) return hydraError(this.failWith, 'server_error', 'The authorization server encountered an unexpected condition.')
     const parts = url.pathname.split('/').filter(Boolean).map((part) => decodeURIComponent(part))
     const method = request.method
