@@ -288,6 +288,62 @@ test('a viewer sees only Overview, and a direct visit to an admin page says no a
   }
 }, 60_000)
 
+test('on a Down service card the Version “unknown” is never broken mid-word, at any width from 1280 px down to 320 px', async () => {
+  const { context, page, problems } = await signedInPage(harness, 'admin')
+  const { hydra } = harness.sandbox
+  await hydra.stop()
+  try {
+    await page.reload()
+    const card = page.getByRole('region', { name: 'Services' }).getByRole('listitem').filter({ hasText: 'Hydra admin API' })
+    await card.getByText('Down', { exact: true }).waitFor()
+    const version = card.getByRole('definition').first()
+    expect(await version.textContent()).toBe('unknown')
+    // One line box: the text's range has a single client rect.
+    const lines = () => version.evaluate((element) => {
+      const range = document.createRange()
+      range.selectNodeContents(element)
+      return range.getClientRects().length
+    })
+    await page.screenshot({ path: join(SCREENSHOT_DIR, 'overview-service-down-light-desktop.png') })
+    expect(await lines()).toBe(1)
+    const found: string[] = []
+    for (let width = DESKTOP.width; width >= 320; width -= 8) {
+      await page.setViewportSize({ width, height: DESKTOP.height })
+      const count = await lines()
+      if (count !== 1) found.push(`${width}px: "unknown" on ${count} lines`)
+      const overflow = await sidewaysScroll(page)
+      if (overflow > 0) found.push(`${width}px: scrolls sideways by ${overflow}px`)
+    }
+    expect(found).toEqual([])
+    expect(problems).toEqual([])
+  } finally {
+    hydra.start()
+    await context.close()
+  }
+}, 60_000)
+
+test('a long unbroken version string wraps inside its service card: nothing scrolls sideways on a phone or a desktop', async () => {
+  const { context, page, problems } = await signedInPage(harness, 'admin')
+  const { hydra } = harness.sandbox
+  const long = `v26.2.0+build.${'0123456789abcdef'.repeat(3)}`
+  hydra.version = long
+  try {
+    const card = page.getByRole('region', { name: 'Services' }).getByRole('listitem').filter({ hasText: 'Hydra admin API' })
+    for (const viewport of [PHONE, DESKTOP]) {
+      await page.setViewportSize(viewport)
+      await page.reload()
+      await card.getByRole('definition').getByText(long).waitFor()
+      expect(await sidewaysScroll(page)).toBe(0)
+      expect(await card.evaluate((element) => element.scrollWidth - element.clientWidth)).toBe(0)
+    }
+    await page.screenshot({ path: join(SCREENSHOT_DIR, 'overview-long-version-light-desktop.png') })
+    expect(problems).toEqual([])
+  } finally {
+    hydra.version = 'v26.2.0'
+    await context.close()
+  }
+}, 60_000)
+
 const isHealthCheck = (request: Request) => new URL(request.url()).pathname === '/api/services/health'
 
 /**
