@@ -63,8 +63,7 @@ describe('a write answered 503 is not committed later', () => {
       expect(writes.map((w) => w.status)).toEqual(Array(12).fill(503))
       expect(writes.every((w) => w.json.error === 'database_unavailable')).toBe(true)
       expect(performance.now() - started).toBeLessThan(6000)
-      // The queries given up on are not left holding the pool: reads are answered again while the lock
-      // stays (at once, but for the gate's freshness poll, which shares the pool and may have missed a turn).
+      // The queries given up on are not left holding the pool: reads are answered again while the lock stays.
       readsServed = await within(2000, async () => (await call(stack, 'GET', '/api/settings')).status === 200)
     } finally {
       letGo()
@@ -77,6 +76,66 @@ describe('a write answered 503 is not committed later', () => {
     // And the service writes again once the lock is gone.
     expect((await call(stack, 'POST', '/api/settings', { key: `${prefix}.after`, value: 'v' })).status).toBe(201)
   }, 30_000)
+})
+
+describe('requests that exhaust the pool do not starve the gate', () => {
+  let stack: Stack
+  let other: InstanceType<typeof SQL>
+  let replica: PostgresStorage
+  beforeAll(async () => {
+    const url = await pg.createDatabase()
+    stack = await startStack({ env: { DATABASE_URL: url } })
+    other = new SQL(url, { max: 2 })
+    // Another replica on the same database.
+    const opened = await PostgresStorage.open(url)
+    if (!opened.ok) throw new Error(opened.error)
+    replica = opened.storage
+  })
+  afterAll(async () => {
+    await replica?.close()
+    await other?.close()
+    await stack?.stop()
+  })
+
+  test('settings locked elsewhere and every pooled connection held by a stuck write: past the freshness window a valid session is still accepted, and a logout on another replica is honoured within 1 s', async () => {
+    const sid = `pool-full-${Date.now()}`
+    const exp = Math.floor(stack.service.clock.now() / 1000) + 3600
+    const cookie = `admin-session=${stack.service.sign({ sub: stack.viewer.id, role: 'viewer', sid, exp })}`
+    const session = async (cookieHeader: string) => (await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie: cookieHeader } })).status
+    expect(await session(cookie)).toBe(200)
+    // The service's connections that wait for the lock: writes that hold a connection of the pool.
+    const stuckWrites = async () =>
+      (await other`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'admin-dashboard' AND datname = current_database() AND wait_event_type = 'Lock'`)[0].n as number
+
+    const { promise: release, resolve: letGo } = Promise.withResolvers<void>()
+    const holding = other.begin(async (tx) => {
+      await tx`LOCK TABLE settings IN SHARE ROW EXCLUSIVE MODE`
+      await release
+    })
+    // More writers than the pool has connections (10), each sending its next write when the last is answered 503.
+    let writing = true
+    const writers = Array.from({ length: 14 }, async (_, w) => {
+      for (let n = 0; writing; n++) await call(stack, 'POST', '/api/settings', { key: `pool.full.${w}.${n}`, value: 'v' })
+    })
+    let seen: { poolFull: boolean; accepted: number; otherAccepted: number; logoutHonoured: boolean } | null = null
+    try {
+      const poolFull = (await within(3000, async () => (await stuckWrites()) >= 10)) !== null
+      await Bun.sleep(1500) // past the 1 s in which the gate trusts what it knew
+      const accepted = await session(cookie)
+      const otherAccepted = await session(stack.cookie.admin)
+      // A logout on the other replica: its row, its version, its notification.
+      await replica.revocations.revokeSession(sid, exp)
+      const logoutHonoured = (await within(1000, async () => (await session(cookie)) === 401)) !== null
+      seen = { poolFull: poolFull && (await stuckWrites()) >= 10, accepted, otherAccepted, logoutHonoured }
+    } finally {
+      writing = false
+      letGo()
+      await holding
+      await Promise.all(writers)
+    }
+    expect(seen).toEqual({ poolFull: true, accepted: 200, otherAccepted: 200, logoutHonoured: true })
+    expect((await call(stack, 'POST', '/api/settings', { key: 'pool.full.after', value: 'v' })).status).toBe(201)
+  }, 60_000)
 })
 
 test('once the owner has created the schema, a user that can only read and write the tables runs check-config and the service', async () => {

@@ -7,6 +7,9 @@
 // arrive at once) and polls the versions every POLL_MS: a poll that started at t and whose
 // changes the listeners have applied proves that everything committed before t is known here
 // (`freshAt`). Notifications lost while the listening connection was down are caught by the poll.
+// The poll and the revocation reloads it starts run on a connection of their own (`watch`), not
+// on the pool: requests that fill the pool (writes waiting for a lock held elsewhere) cannot keep
+// the gate from staying fresh. Bun's client opens it again after it breaks.
 //
 // Failures: a query that cannot reach the database, or takes longer than OPERATION_TIMEOUT_MS,
 // throws StorageUnavailableError (503). Error texts are never logged: only codes. PostgreSQL keeps
@@ -156,7 +159,10 @@ export class PostgresStorage implements Storage {
   private closed = false
 
   private constructor(
+    /** The pool for requests and the command line. */
     private readonly sql: Sql,
+    /** One connection for the change feed and the revocations the gate reads: requests never wait for it, nor it for them. */
+    private readonly watch: Sql,
     private readonly log: Logger | undefined,
   ) {
     const { promise, resolve } = Promise.withResolvers<void>()
@@ -172,13 +178,16 @@ export class PostgresStorage implements Storage {
       return { ok: false, error: 'DATABASE_URL is not a valid URL' }
     }
     let sql: Sql
+    let watch: Sql
     try {
-      sql = new SQL(url, {
+      const connect = {
         ...(parsed.searchParams.has('connect_timeout') ? {} : { connectionTimeout: CONNECT_TIMEOUT_SECONDS }),
-        ...(options.max !== undefined ? { max: options.max } : {}),
         // A plain query is cancelled by the database before `guarded` gives up on it; transactions set their own.
         connection: { application_name: 'admin-dashboard', statement_timeout: String(OPERATION_TIMEOUT_MS - COMMIT_MARGIN_MS) },
-      })
+      }
+      sql = new SQL(url, { ...connect, ...(options.max !== undefined ? { max: options.max } : {}) })
+      // Connects on its first query; a URL's `max` does not apply to it.
+      watch = new SQL(url, { ...connect, max: 1 })
     } catch (error) {
       // The driver refuses an option it cannot read (config.ts checks the known ones); its message quotes the value.
       return { ok: false, error: `DATABASE_URL (with any PG* environment variables) is not a usable connection URL (${unavailableReason(error)})` }
@@ -186,14 +195,14 @@ export class PostgresStorage implements Storage {
     try {
       await transaction(sql, migrate, 30_000)
     } catch (error) {
-      await sql.close({ timeout: 0 }).catch(() => {})
+      await Promise.all([sql.close({ timeout: 0 }).catch(() => {}), watch.close({ timeout: 0 }).catch(() => {})])
       if (error instanceof SchemaTooNewError) return { ok: false, error: `DATABASE_URL: ${error.message}` }
       if (error instanceof StorageUnavailableError) {
         return { ok: false, error: `DATABASE_URL: the database cannot be reached or refused the login (${error.reason})` }
       }
       return { ok: false, error: `DATABASE_URL: the database could not be prepared (${unavailableReason(error)})` }
     }
-    return { ok: true, storage: new PostgresStorage(sql, options.log) }
+    return { ok: true, storage: new PostgresStorage(sql, watch, options.log) }
   }
 
   // Settings ---------------------------------------------------------------------------------
@@ -288,7 +297,8 @@ export class PostgresStorage implements Storage {
   // Revocations ------------------------------------------------------------------------------
 
   readonly revocations = {
-    load: (): Promise<RevocationSnapshot> => guarded(() => loadRevocations(this.sql)),
+    // The change feed reloads through it: a reload stuck behind requests would stall the feed.
+    load: (): Promise<RevocationSnapshot> => guarded(() => loadRevocations(this.watch)),
 
     revokeSession: (sid: string, expiresAt: number): Promise<void> =>
       transaction(this.sql, async (tx) => {
@@ -382,7 +392,7 @@ export class PostgresStorage implements Storage {
     const started = performance.now()
     try {
       const rows: { topic: string; version: string }[] = await guarded(
-        () => this.sql`SELECT topic, version::text AS version FROM storage_versions`,
+        () => this.watch`SELECT topic, version::text AS version FROM storage_versions`,
         POLL_TIMEOUT_MS,
       )
       for (const { topic, version } of rows) {
@@ -483,7 +493,7 @@ export class PostgresStorage implements Storage {
     this.firstPoll.resolve()
     const subscription = await this.subscription?.catch(() => null)
     await subscription?.unlisten().catch(() => {})
-    await this.sql.close({ timeout: 5 }).catch(() => {})
+    await Promise.all([this.sql.close({ timeout: 5 }).catch(() => {}), this.watch.close({ timeout: 5 }).catch(() => {})])
   }
 }
 

@@ -134,7 +134,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
         '-c', 'fsync=off',
         '-c', 'full_page_writes=off',
         '-c', 'shared_buffers=32MB',
-        '-c', 'max_connections=200',
+        '-c', 'max_connections=300',
         ...extra,
       ],
       { stdout: 'ignore', stderr: 'pipe', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' } },
