@@ -138,6 +138,55 @@ describe('requests that exhaust the pool do not starve the gate', () => {
   }, 60_000)
 })
 
+describe('connections ended by the server', () => {
+  let stack: Stack
+  let other: InstanceType<typeof SQL>
+  beforeAll(async () => {
+    const url = await pg.createDatabase()
+    stack = await startStack({ env: { DATABASE_URL: url } })
+    other = new SQL(url, { max: 1 })
+  })
+  afterAll(async () => {
+    await other?.close()
+    await stack?.stop()
+  })
+
+  test('every backend of the service ended with pg_terminate_backend (as in a failover): the next reads, session checks and writes are answered, none 503; each write is made once', async () => {
+    const unanswered: string[] = []
+    // Several pooled connections open, then all of them (and the poll's, and the listening one) ended.
+    const endEveryConnection = async () => {
+      const reads = await Promise.all(Array.from({ length: 12 }, () => call(stack, 'GET', '/api/settings')))
+      for (const r of reads) if (r.status !== 200) unanswered.push(`GET /api/settings → ${r.status}`)
+      const ended = await other`
+        SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name = 'admin-dashboard' AND datname = current_database() AND pid <> pg_backend_pid()`
+      expect(ended.length).toBeGreaterThan(0)
+    }
+    for (let round = 0; round < 5; round++) {
+      await endEveryConnection()
+      const write = await call(stack, 'POST', '/api/settings', { key: `ended.round.${round}`, value: 'v' })
+      if (write.status !== 201) unanswered.push(`round ${round}: POST /api/settings → ${write.status}`)
+      await endEveryConnection()
+      const answers = await Promise.all([
+        ...Array.from({ length: 12 }, () => call(stack, 'GET', '/api/settings').then((r) => ['GET /api/settings', r.status] as const)),
+        call(stack, 'GET', '/api/security/audit').then((r) => ['GET /api/security/audit', r.status] as const),
+        call(stack, 'GET', '/api/dashboard/layout').then((r) => ['GET /api/dashboard/layout', r.status] as const),
+        call(stack, 'GET', '/api/auth/session').then((r) => ['GET /api/auth/session', r.status] as const),
+      ])
+      for (const [what, status] of answers) if (status !== 200) unanswered.push(`round ${round}: ${what} → ${status}`)
+      // Past the freshness window: the poll has its connection back.
+      await Bun.sleep(1200)
+      const session = await call(stack, 'GET', '/api/auth/session')
+      if (session.status !== 200) unanswered.push(`round ${round}: GET /api/auth/session later → ${session.status}`)
+    }
+    expect(unanswered).toEqual([])
+    const rows = await other`SELECT key FROM settings WHERE key LIKE 'ended.round.%' ORDER BY key`
+    const events = await other`SELECT target FROM audit_events WHERE action = 'settings_write' AND target LIKE 'ended.round.%' ORDER BY target`
+    const expected = Array.from({ length: 5 }, (_, round) => `ended.round.${round}`)
+    expect({ rows: rows.map((r: { key: string }) => r.key), events: events.map((e: { target: string }) => e.target) }).toEqual({ rows: expected, events: expected })
+  }, 60_000)
+})
+
 test('once the owner has created the schema, a user that can only read and write the tables runs check-config and the service', async () => {
   const url = await pg.createDatabase()
   const first = await PostgresStorage.open(url)

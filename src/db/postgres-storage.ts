@@ -15,7 +15,9 @@
 // throws StorageUnavailableError (503). Error texts are never logged: only codes. PostgreSQL keeps
 // the deadline too (statement_timeout, and writes commit only in time, see `transaction`), so what
 // was answered 503 is not done later: no write committed after the answer, no query left holding
-// a connection of the pool.
+// a connection of the pool. Connections the server ended (a failover, pg_terminate_backend) fail
+// the next query sent on them: a read is tried again on another connection, and so is a
+// transaction whose BEGIN failed that way; a transaction under way is never repeated.
 
 import { SQL, type TransactionSQL } from 'bun'
 import type { Logger } from '../log.ts'
@@ -81,6 +83,41 @@ function unavailableReason(error: unknown): string {
   return typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : 'unknown'
 }
 
+/** SQLSTATEs of a session the server ended: pg_terminate_backend or a shutdown, a crash of another backend, idle_session_timeout. */
+const SESSION_ENDED = new Set(['57P01', '57P02', '57P05'])
+
+/**
+ * Whether a query failed because its connection had been ended (by the server, or its socket
+ * closed). Bun's pool finds a dead idle connection out only by sending a query on it: after a
+ * failover or pg_terminate_backend, every dead connection of the pool fails the next query it gets.
+ */
+function onEndedConnection(error: unknown): boolean {
+  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown }
+  if (code === 'ERR_POSTGRES_CONNECTION_CLOSED') return true
+  return code === 'ERR_POSTGRES_SERVER_ERROR' && typeof errno === 'string' && SESSION_ENDED.has(errno)
+}
+
+/**
+ * `attempt` again while it fails on an ended connection and `repeatable()` still holds: at most
+ * once per connection of the pool and once more, as each such failure retires a dead connection
+ * at once (no wait) and the pool may hold several.
+ */
+async function onLiveConnection<T>(sql: Sql, attempt: () => Promise<T>, repeatable: () => boolean = () => true): Promise<T> {
+  const attempts = (sql.options.max ?? 10) + 1
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt()
+    } catch (error) {
+      if (n >= attempts || !onEndedConnection(error) || !repeatable()) throw error
+    }
+  }
+}
+
+/** A read (safe to repeat) under a deadline, tried again when its connection turns out to have been ended. */
+function read<T>(sql: Sql, query: (sql: Sql) => Promise<T>, timeoutMs = OPERATION_TIMEOUT_MS): Promise<T> {
+  return guarded(() => onLiveConnection(sql, () => query(sql)), timeoutMs)
+}
+
 /** Runs `work` with a deadline; connection failures become StorageUnavailableError. */
 async function guarded<T>(work: () => Promise<T>, timeoutMs = OPERATION_TIMEOUT_MS): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -107,7 +144,9 @@ async function guarded<T>(work: () => Promise<T>, timeoutMs = OPERATION_TIMEOUT_
 function transaction<T>(sql: Sql, work: (tx: TransactionSQL) => Promise<T>, timeoutMs = OPERATION_TIMEOUT_MS, mode?: string): Promise<T> {
   const endBy = performance.now() + timeoutMs - COMMIT_MARGIN_MS
   const left = () => Math.floor(endBy - performance.now())
+  let began = false
   const body = async (tx: TransactionSQL): Promise<T> => {
+    began = true
     // Waiting for a connection of the pool counts too.
     if (left() <= 0) throw new StorageUnavailableError('timeout')
     await tx`SELECT set_config('statement_timeout', ${String(left())}, true)`
@@ -115,7 +154,10 @@ function transaction<T>(sql: Sql, work: (tx: TransactionSQL) => Promise<T>, time
     if (left() <= 0) throw new StorageUnavailableError('timeout')
     return result
   }
-  return guarded(() => (mode === undefined ? sql.begin(body) : sql.begin(mode, body)), timeoutMs)
+  // Until `body` has begun, nothing but BEGIN was sent (no statement of `work`, no COMMIT): a
+  // BEGIN that failed on an ended connection may be sent again. Once begun, never repeated.
+  const attempt = () => (mode === undefined ? sql.begin(body) : sql.begin(mode, body))
+  return guarded(() => onLiveConnection(sql, attempt, () => !began), timeoutMs)
 }
 
 const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString()
@@ -210,13 +252,13 @@ export class PostgresStorage implements Storage {
   readonly settings = {
     // PostgreSQL's text cannot hold U+0000: no stored key has it (and the query would be refused).
     get: (key: string): Promise<Setting | null> =>
-      guarded(async () => {
+      read(this.sql, async (sql) => {
         if (key.includes('\0')) return null
-        const rows: SettingRow[] = await this.sql`SELECT key, value, encrypted, category, updated_at FROM settings WHERE key = ${key}`
+        const rows: SettingRow[] = await sql`SELECT key, value, encrypted, category, updated_at FROM settings WHERE key = ${key}`
         return rows.length > 0 ? toSetting(rows[0]!) : null
       }),
 
-    list: (): Promise<Setting[]> => guarded(() => this.listSettings(this.sql)),
+    list: (): Promise<Setting[]> => read(this.sql, (sql) => this.listSettings(sql)),
 
     upsert: (setting: Setting, audit: (outcome: UpsertOutcome) => AuditRecord): Promise<UpsertOutcome> =>
       transaction(this.sql, async (tx) => {
@@ -270,9 +312,9 @@ export class PostgresStorage implements Storage {
     append: (record: AuditRecord): Promise<void> => transaction(this.sql, (tx) => appendAudit(tx, record)),
 
     list: (filter: AuditFilter): Promise<StoredAuditEvent[]> =>
-      guarded(async () => {
-        const { sql, params } = auditListQuery(filter, (n) => `$${n}`)
-        const rows: AuditRow[] = await this.sql.unsafe(sql, params)
+      read(this.sql, async (sql) => {
+        const query = auditListQuery(filter, (n) => `$${n}`)
+        const rows: AuditRow[] = await sql.unsafe(query.sql, query.params)
         return rows.map(toAuditEvent)
       }),
   }
@@ -281,8 +323,8 @@ export class PostgresStorage implements Storage {
 
   readonly layouts = {
     get: (identityId: string): Promise<string | null> =>
-      guarded(async () => {
-        const rows: { layout: string }[] = await this.sql`SELECT layout FROM dashboard_layouts WHERE identity_id = ${identityId}`
+      read(this.sql, async (sql) => {
+        const rows: { layout: string }[] = await sql`SELECT layout FROM dashboard_layouts WHERE identity_id = ${identityId}`
         return rows[0]?.layout ?? null
       }),
 
@@ -298,7 +340,7 @@ export class PostgresStorage implements Storage {
 
   readonly revocations = {
     // The change feed reloads through it: a reload stuck behind requests would stall the feed.
-    load: (): Promise<RevocationSnapshot> => guarded(() => loadRevocations(this.watch)),
+    load: (): Promise<RevocationSnapshot> => read(this.watch, loadRevocations),
 
     revokeSession: (sid: string, expiresAt: number): Promise<void> =>
       transaction(this.sql, async (tx) => {
@@ -391,8 +433,9 @@ export class PostgresStorage implements Storage {
     this.polling = true
     const started = performance.now()
     try {
-      const rows: { topic: string; version: string }[] = await guarded(
-        () => this.watch`SELECT topic, version::text AS version FROM storage_versions`,
+      const rows: { topic: string; version: string }[] = await read(
+        this.watch,
+        (sql) => sql`SELECT topic, version::text AS version FROM storage_versions`,
         POLL_TIMEOUT_MS,
       )
       for (const { topic, version } of rows) {
@@ -421,7 +464,7 @@ export class PostgresStorage implements Storage {
 
   async ping(): Promise<boolean> {
     try {
-      const rows = await guarded(() => this.sql`SELECT 1 AS one`, POLL_TIMEOUT_MS)
+      const rows = await read(this.sql, (sql) => sql`SELECT 1 AS one`, POLL_TIMEOUT_MS)
       return rows[0]?.one === 1
     } catch {
       return false
