@@ -113,6 +113,7 @@ async function runServer(): Promise<Exit> {
   try {
     running = serve({ app, hostname: config.host, port: config.port, log })
   } catch (error) {
+    services.close()
     await storage.close()
     return fail([`cannot listen on HOST/PORT (${(error as { code?: string }).code ?? 'error'})`])
   }
@@ -127,6 +128,7 @@ async function runServer(): Promise<Exit> {
       stopping = true
       log.info('stopping', { signal })
       await running.stop()
+      services.close()
       await storage.close()
       log.info('stopped')
       // Every line written so far reaches the output before the process ends (bounded wait).

@@ -21,6 +21,8 @@ export interface AppDeps {
   clock?: Clock
   /** Outbound HTTP for upstream calls. */
   fetch?: typeof fetch
+  /** How often expired revoked sessions are forgotten (PRUNE_EVERY_MS unless a test shortens it). */
+  revocationPruneEveryMs?: number
 }
 
 export interface Services {
@@ -42,6 +44,8 @@ export interface Services {
   endSessionsOf(identityId: string): Promise<void>
   /** Settles when what the gate needs from the storage is loaded. */
   ready(): Promise<void>
+  /** Stops the timers (revocation pruning); the storage is closed by whoever opened it. */
+  close(): void
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -49,7 +53,7 @@ export function createServices(deps: AppDeps): Services {
   const outbound = deps.fetch ?? fetch
   const { config, log } = deps
   const { storage } = deps
-  const revocations = new RevocationStore(storage, Math.floor(clock.now() / 1000), log)
+  const revocations = new RevocationStore(storage, { clock, log, pruneEveryMs: deps.revocationPruneEveryMs })
   const audit = new AuditLog(storage, clock)
   const settings = createSettingsService({ config, storage, audit, clock, log })
   // A Kratos admin API, called with the API key of its own prefix.
@@ -78,5 +82,6 @@ export function createServices(deps: AppDeps): Services {
   const ready = async () => {
     await Promise.all([revocations.ready, storage.changes.ready()])
   }
-  return { config, storage, log, clock, fetch: outbound, revocations, verifier, managedStore, loginStore, audit, settings, endSessionsOf, ready }
+  const close = () => revocations.close()
+  return { config, storage, log, clock, fetch: outbound, revocations, verifier, managedStore, loginStore, audit, settings, endSessionsOf, ready, close }
 }

@@ -193,12 +193,28 @@ for (const engine of engines) {
       expect((await storage.revocations.load()).sessions.get('sid-twice')).toBe(5_000_000_000)
     })
 
+    test('revocations: several processes forgetting expired sessions at once all succeed, keep the rest, and lose no revocation written meanwhile', async () => {
+      const database = await engine.fresh()
+      const processes = await Promise.all(Array.from({ length: 4 }, () => database.open()))
+      const writer = processes[0]!
+      for (let i = 0; i < 60; i++) await writer.revocations.revokeSession(`sid-${String(i).padStart(2, '0')}`, i < 40 ? 1000 + i : 5_000_000_000)
+      await Promise.all([
+        ...processes.flatMap((process) => [process.revocations.forgetExpired(2000), process.revocations.forgetExpired(2000)]),
+        // An expired one revoked again, for longer, while they prune.
+        writer.revocations.revokeSession('sid-00', 5_000_000_001),
+      ])
+      const left = (await writer.revocations.load()).sessions
+      expect([...left.keys()].sort()).toEqual(['sid-00', ...Array.from({ length: 20 }, (_, i) => `sid-${i + 40}`)])
+      expect(left.get('sid-00')).toBe(5_000_000_001)
+    })
+
     test('revocations: a session issued between a newer revocation (one process) and an older one committed later (another) stays refused on both', async () => {
       const database = await engine.fresh()
       const [first, second] = [await database.open(), await database.open()]
       const now = Date.now()
-      const storeA = new RevocationStore(first, Math.floor(now / 1000))
-      const storeB = new RevocationStore(second, Math.floor(now / 1000))
+      const clock = { now: () => now }
+      const storeA = new RevocationStore(first, { clock })
+      const storeB = new RevocationStore(second, { clock })
       await Promise.all([storeA.ready, storeB.ready, first.changes.ready(), second.changes.ready()])
       const olderMs = now - 2000
       const between = { sid: 'sid-between', sub: 'identity-between', iat: Math.floor((now - 1000) / 1000), iatMs: now - 1000 }
@@ -212,7 +228,7 @@ for (const engine of engines) {
       await Bun.sleep(600) // both have reloaded since
       expect(storeA.revocationOf(between)).toBe('revoked')
       expect(storeB.revocationOf(between)).toBe('revoked')
-      const storeC = new RevocationStore(await database.open(), Math.floor(now / 1000))
+      const storeC = new RevocationStore(await database.open(), { clock })
       await storeC.ready
       expect(storeC.revocationOf(between)).toBe('revoked')
     })

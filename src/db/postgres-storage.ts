@@ -378,7 +378,11 @@ export class PostgresStorage implements Storage {
 
     forgetExpired: (nowSeconds: number): Promise<void> =>
       transaction(this.sql, async (tx) => {
-        await tx`DELETE FROM revoked_sessions WHERE expires_at <= ${nowSeconds}`
+        // Every replica prunes: each deletes the rows no other transaction holds (another replica
+        // deleting them, a revocation extending one), never waiting for them nor deadlocking.
+        await tx`
+          DELETE FROM revoked_sessions WHERE sid IN (
+            SELECT sid FROM revoked_sessions WHERE expires_at <= ${nowSeconds} FOR UPDATE SKIP LOCKED)`
       }),
   }
 

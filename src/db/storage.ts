@@ -89,7 +89,7 @@ interface RevocationsTable {
   load(): Promise<RevocationSnapshot>
   revokeSession(sid: string, expiresAt: number): Promise<void>
   revokeIdentity(identityId: string, revocation: { seconds: number; ms: number }): Promise<void>
-  /** Forgets revoked sessions whose cookies can no longer verify anyway. */
+  /** Forgets revoked sessions whose cookies can no longer verify anyway; several processes may do it at once. */
   forgetExpired(nowSeconds: number): Promise<void>
 }
 

@@ -3,13 +3,26 @@
 // another process on the same SQLite file) reach memory through the storage's change feed, which
 // reloads them. What memory says "not revoked" counts only while the feed has had news from the
 // database within FRESHNESS_WINDOW_MS; past that the answer is "unknown" and the gate fails closed.
+// A revoked session is kept until its cookie's own expiry: then it is forgotten, at start and every
+// PRUNE_EVERY_MS after, so a long-running service does not accumulate them.
 
+import type { Clock } from '../clock.ts'
 import { FRESHNESS_WINDOW_MS, type IdentityRevocation, type RevocationSnapshot, type Storage } from '../db/storage.ts'
 import { describeError, type Logger } from '../log.ts'
 
 export type Revocation = 'revoked' | 'not_revoked' | 'unknown'
 
 type LocalChange = { kind: 'session'; sid: string; expiresAt: number } | { kind: 'identity'; id: string; revocation: IdentityRevocation }
+
+/** How often revoked sessions past their expiry are forgotten. */
+export const PRUNE_EVERY_MS = 60 * 60 * 1000
+
+export interface RevocationStoreOptions {
+  clock: Clock
+  log?: Logger
+  /** PRUNE_EVERY_MS unless a test shortens it. */
+  pruneEveryMs?: number
+}
 
 export class RevocationStore {
   private revokedSessions = new Map<string, number>()
@@ -21,17 +34,53 @@ export class RevocationStore {
   private sinceLoad: LocalChange[] | null = null
   /** Settles (never rejects) once the first load is done or has failed. */
   readonly ready: Promise<void>
+  private readonly clock: Clock
+  private readonly log: Logger | undefined
+  private readonly pruneTimer: ReturnType<typeof setInterval>
+  private pruning = false
 
   constructor(
     private readonly storage: Storage,
-    nowSeconds: number,
-    private readonly log?: Logger,
+    options: RevocationStoreOptions,
   ) {
+    this.clock = options.clock
+    this.log = options.log
     storage.changes.subscribe((change) => (change.topic === 'revocations' ? this.reload() : undefined))
     this.ready = storage.revocations
-      .forgetExpired(nowSeconds)
+      .forgetExpired(this.nowSeconds())
       .then(() => this.reload())
       .catch((error: unknown) => this.log?.error('revocations_load_failed', describeError(error)))
+    // Unref'd: it never keeps the process alive.
+    this.pruneTimer = setInterval(() => void this.prune(), options.pruneEveryMs ?? PRUNE_EVERY_MS)
+    this.pruneTimer.unref?.()
+  }
+
+  private nowSeconds(): number {
+    return Math.floor(this.clock.now() / 1000)
+  }
+
+  /**
+   * Forgets the revoked sessions whose cookies can no longer verify (their expiry has passed), in
+   * the database and in memory. Other replicas may do the same at the same moment (the storage
+   * allows it); a failure waits for the next turn.
+   */
+  private async prune(): Promise<void> {
+    if (this.pruning) return
+    this.pruning = true
+    const nowSeconds = this.nowSeconds()
+    try {
+      await this.storage.revocations.forgetExpired(nowSeconds)
+    } catch (error) {
+      this.log?.warn('revocations_prune_failed', describeError(error))
+    } finally {
+      this.pruning = false
+    }
+    for (const [sid, expiresAt] of this.revokedSessions) if (expiresAt <= nowSeconds) this.revokedSessions.delete(sid)
+  }
+
+  /** Stops the periodic pruning (at shutdown, before the storage is closed). */
+  close(): void {
+    clearInterval(this.pruneTimer)
   }
 
   /** One load at a time; a change that arrives during a load gets one more load after it. */

@@ -40,6 +40,8 @@ export interface StartOptions {
   fetch?: typeof fetch
   /** How long `stop()` waits for in-flight requests before it cuts them (the server's 10 s by default). */
   drainTimeoutMs?: number
+  /** How often the service forgets expired revoked sessions (an hour by default). */
+  revocationPruneEveryMs?: number
 }
 
 export interface TestService {
@@ -86,7 +88,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
   if (!opened.ok) throw new Error(opened.error)
   const { storage } = opened
   const clock = options.clock ?? new TestClock()
-  const { app, services } = createApp({ config: loaded.config, storage, log, clock, fetch: options.fetch })
+  const { app, services } = createApp({ config: loaded.config, storage, log, clock, fetch: options.fetch, revocationPruneEveryMs: options.revocationPruneEveryMs })
   await services.ready()
   const running: RunningServer = serve({
     app,
@@ -122,6 +124,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     },
     async stop({ keepDir = false } = {}) {
       await running.stop()
+      services.close()
       await storage.close()
       if (!keepDir && !options.dir) rmSync(dir, { recursive: true, force: true })
     },

@@ -1,0 +1,87 @@
+// Revoked sessions are forgotten once their cookies have expired, by the running service and not
+// only at its start, on a real SQLite file and a real PostgreSQL database: a test clock moves past
+// the expiry and the pruning interval is a few milliseconds instead of an hour.
+
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { SQL } from 'bun'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startPostgres, type PostgresCluster } from './support/postgres.ts'
+import { startStack } from './support/stack.ts'
+import { TestClock } from './support/service.ts'
+import { within } from './support/eventually.ts'
+
+const PRUNE_EVERY_MS = 25
+
+let pg: PostgresCluster
+
+beforeAll(async () => {
+  pg = await startPostgres()
+}, 60_000)
+
+afterAll(async () => {
+  await pg?.destroy()
+})
+
+/** The revoked session ids as stored, read through a connection of the test's own. */
+interface RevokedRows {
+  sids(): Promise<string[]>
+  close(): Promise<void>
+}
+
+function sqliteRows(path: string): RevokedRows {
+  const db = new Database(path, { readonly: true })
+  return {
+    sids: async () => db.query<{ sid: string }, []>('SELECT sid FROM revoked_sessions ORDER BY sid').all().map((row) => row.sid),
+    close: async () => db.close(),
+  }
+}
+
+function postgresRows(url: string): RevokedRows {
+  const sql = new SQL(url, { max: 1 })
+  return {
+    sids: async () => (await sql`SELECT sid FROM revoked_sessions ORDER BY sid`).map((row: { sid: string }) => row.sid),
+    close: () => sql.close(),
+  }
+}
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  test(`${engine}: a logged-out session is forgotten once its cookie has expired, while the service runs; one not yet expired stays refused; the pruning stops with the service`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-pruning-'))
+    const databaseUrl = engine === 'postgres' ? await pg.createDatabase() : null
+    const clock = new TestClock()
+    const stack = await startStack({ dir, clock, revocationPruneEveryMs: PRUNE_EVERY_MS, env: databaseUrl ? { DATABASE_URL: databaseUrl } : {} })
+    const rows = databaseUrl ? postgresRows(databaseUrl) : sqliteRows(join(dir, 'admin-dashboard.db'))
+    let stopped = false
+    try {
+      const now = Math.floor(clock.now() / 1000)
+      const cookie = (sid: string, exp: number) => `admin-session=${stack.service.sign({ sub: stack.viewer.id, role: 'viewer', sid, exp })}`
+      const sessionStatus = async (header: string) => (await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie: header } })).status
+      const logout = async (header: string) => (await fetch(`${stack.service.url}/api/auth/logout`, { method: 'POST', headers: { cookie: header, origin: 'http://admin.test' } })).status
+      const short = cookie('sid-short', now + 60)
+      const long = cookie('sid-long', now + 7200)
+      expect([await logout(short), await logout(long)]).toEqual([204, 204])
+      expect(await rows.sids()).toEqual(['sid-long', 'sid-short'])
+
+      clock.advance(120)
+      // Many turns of the timer later the short one is gone; the long one is kept and still refused.
+      expect(await within(5000, async () => (await rows.sids()).join() === 'sid-long')).not.toBeNull()
+      expect(await sessionStatus(long)).toBe(401)
+
+      clock.advance(7200)
+      expect(await within(5000, async () => (await rows.sids()).length === 0)).not.toBeNull()
+
+      await stack.stop()
+      stopped = true
+      // A timer left running would find the storage closed and say so in the log.
+      await Bun.sleep(PRUNE_EVERY_MS * 10)
+      expect(stack.service.logLines.filter((line) => line.includes('revocations_prune_failed'))).toEqual([])
+    } finally {
+      await rows.close()
+      if (!stopped) await stack.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 30_000)
+}
