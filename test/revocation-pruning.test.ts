@@ -1,6 +1,7 @@
-// Revoked sessions are forgotten once their cookies have expired, by the running service and not
-// only at its start, on a real SQLite file and a real PostgreSQL database: a test clock moves past
-// the expiry and the pruning interval is a few milliseconds instead of an hour.
+// Revoked sessions are forgotten an hour (PRUNE_MARGIN_SECONDS) after their cookies have expired,
+// by the running service and not only at its start, on a real SQLite file and a real PostgreSQL
+// database: a test clock moves past the expiry and the pruning interval is a few milliseconds
+// instead of an hour. The margin is for replicas whose clocks are behind the pruning one's.
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
@@ -10,7 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startPostgres, type PostgresCluster } from './support/postgres.ts'
 import { startStack } from './support/stack.ts'
-import { TestClock } from './support/service.ts'
+import { startService, TestClock } from './support/service.ts'
+import { PRUNE_MARGIN_SECONDS } from '../src/session/revocations.ts'
 import { within } from './support/eventually.ts'
 
 const PRUNE_EVERY_MS = 25
@@ -48,7 +50,7 @@ function postgresRows(url: string): RevokedRows {
 }
 
 for (const engine of ['sqlite', 'postgres'] as const) {
-  test(`${engine}: a logged-out session is forgotten once its cookie has expired, while the service runs; one not yet expired stays refused; the pruning stops with the service`, async () => {
+  test(`${engine}: a logged-out session is forgotten an hour after its cookie has expired, while the service runs; one not yet expired stays refused; the pruning stops with the service`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-pruning-'))
     const databaseUrl = engine === 'postgres' ? await pg.createDatabase() : null
     const clock = new TestClock()
@@ -65,7 +67,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       expect([await logout(short), await logout(long)]).toEqual([204, 204])
       expect(await rows.sids()).toEqual(['sid-long', 'sid-short'])
 
-      clock.advance(120)
+      clock.advance(60 + PRUNE_MARGIN_SECONDS + 1)
       // Many turns of the timer later the short one is gone; the long one is kept and still refused.
       expect(await within(5000, async () => (await rows.sids()).join() === 'sid-long')).not.toBeNull()
       expect(await sessionStatus(long)).toBe(401)
@@ -81,6 +83,59 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     } finally {
       await rows.close()
       if (!stopped) await stack.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 30_000)
+}
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  test(`${engine}: a replica whose clock is behind the pruning one's still refuses a logged-out cookie that has expired by the pruning one's clock; the row goes once the margin has passed`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-pruning-'))
+    const databaseUrl = engine === 'postgres' ? await pg.createDatabase() : null
+    const base = Date.now()
+    // `ahead` prunes with its clock 10 minutes ahead of `behind`'s.
+    const aheadClock = new TestClock(base + 600_000)
+    const behindClock = new TestClock(base)
+    const database = databaseUrl ? { DATABASE_URL: databaseUrl } : {}
+    const stack = await startStack({ dir, clock: aheadClock, revocationPruneEveryMs: PRUNE_EVERY_MS, env: database })
+    const ahead = stack.service
+    const behind = await startService({
+      dir,
+      clock: behindClock,
+      revocationPruneEveryMs: PRUNE_EVERY_MS,
+      env: { ...database, IDP_ADMIN_URL: stack.kratos.url, SESSION_SIGNING_KEY: ahead.env.SESSION_SIGNING_KEY, ENCRYPTION_KEY: ahead.env.ENCRYPTION_KEY },
+    })
+    const rows = databaseUrl ? postgresRows(databaseUrl) : sqliteRows(join(dir, 'admin-dashboard.db'))
+    try {
+      const now = Math.floor(base / 1000)
+      // Both replicas take these cookies (issued by `behind`'s clock, not expired by `ahead`'s).
+      const cookie = (sid: string, exp: number) => `admin-session=${behind.sign({ sub: stack.viewer.id, role: 'viewer', sid, iat: now, exp })}`
+      const sessionStatus = async (url: string, header: string) => (await fetch(`${url}/api/auth/session`, { headers: { cookie: header } })).status
+      const logout = async (url: string, header: string) =>
+        (await fetch(`${url}/api/auth/logout`, { method: 'POST', headers: { cookie: header, origin: 'http://admin.test' } })).status
+      // Expired on `ahead`'s clock (5 minutes ago), not on `behind`'s (in 5 minutes).
+      const skewed = cookie('sid-skewed', now + 300)
+      const other = cookie('sid-other', now + 3600)
+      expect(await logout(behind.url, skewed)).toBe(204)
+      expect(await sessionStatus(behind.url, skewed)).toBe(401)
+      expect(await sessionStatus(behind.url, other)).toBe(200)
+
+      await Bun.sleep(PRUNE_EVERY_MS * 10) // many turns of `ahead`'s pruning
+      expect(await rows.sids()).toEqual(['sid-skewed'])
+      // Another revocation makes `behind` reload what the database holds: the row is still there.
+      expect(await logout(ahead.url, other)).toBe(204)
+      expect(await within(2000, async () => (await sessionStatus(behind.url, other)) === 401)).not.toBeNull()
+      expect(await sessionStatus(behind.url, skewed)).toBe(401)
+
+      // An hour later by both clocks, `ahead` forgets it; by then it has expired on `behind` too.
+      aheadClock.advance(PRUNE_MARGIN_SECONDS)
+      behindClock.advance(PRUNE_MARGIN_SECONDS)
+      expect(await within(5000, async () => (await rows.sids()).join() === 'sid-other')).not.toBeNull()
+      expect(await sessionStatus(behind.url, skewed)).toBe(401)
+    } finally {
+      await rows.close()
+      await behind.stop()
+      await stack.stop()
       rmSync(dir, { recursive: true, force: true })
     }
   }, 30_000)

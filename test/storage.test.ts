@@ -13,8 +13,9 @@ import { openStorage } from '../src/db/open.ts'
 import { PostgresStorage } from '../src/db/postgres-storage.ts'
 import { DUMP_PAGE_SIZE, StorageUnavailableError, type AuditRecord, type Change, type Storage } from '../src/db/storage.ts'
 import { wholeDump } from './support/dump.ts'
-import { RevocationStore } from '../src/session/revocations.ts'
+import { PRUNE_MARGIN_SECONDS, RevocationStore } from '../src/session/revocations.ts'
 import { within } from './support/eventually.ts'
+import { TestClock } from './support/service.ts'
 
 let pg: PostgresCluster
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-storage-'))
@@ -231,6 +232,48 @@ for (const engine of engines) {
       const storeC = new RevocationStore(await database.open(), { clock })
       await storeC.ready
       expect(storeC.revocationOf(between)).toBe('revoked')
+    })
+
+    test('revocations: a revoked session is kept for PRUNE_MARGIN_SECONDS past its expiry, at start and while running, in the database and in memory', async () => {
+      const database = await engine.fresh()
+      const storage = await database.open()
+      const base = 1_800_000_000
+      const expiresAt = base + 300
+      await storage.revocations.revokeSession('sid-skew', expiresAt)
+      const session = { sid: 'sid-skew', sub: 'identity-skew', iat: base }
+      const stores: RevocationStore[] = []
+      const storeAt = async (clock: TestClock) => {
+        const store = new RevocationStore(storage, { clock, pruneEveryMs: 10 })
+        stores.push(store)
+        await Promise.all([store.ready, storage.changes.ready()])
+        return store
+      }
+      const stored = async () => (await storage.revocations.load()).sessions.has('sid-skew')
+      try {
+        // A process starting with its clock past the expiry, but within the margin, keeps the row.
+        await storeAt(new TestClock((expiresAt + PRUNE_MARGIN_SECONDS - 1) * 1000))
+        expect(await stored()).toBe(true)
+
+        // One running since before the expiry keeps it in memory and in the database past the expiry…
+        const clock = new TestClock(base * 1000)
+        const running = await storeAt(clock)
+        expect(running.revocationOf(session)).toBe('revoked')
+        clock.advance(300 + PRUNE_MARGIN_SECONDS - 1)
+        await Bun.sleep(200) // many turns of the pruning
+        expect(running.revocationOf(session)).toBe('revoked')
+        expect(await stored()).toBe(true)
+        // …and forgets it once the margin has passed too.
+        clock.advance(1)
+        expect(await within(2000, async () => running.revocationOf(session) === 'not_revoked' && !(await stored()))).not.toBeNull()
+        running.close()
+
+        // A process starting past the margin forgets it at once.
+        await storage.revocations.revokeSession('sid-skew', expiresAt)
+        await storeAt(new TestClock((expiresAt + PRUNE_MARGIN_SECONDS) * 1000))
+        expect(await stored()).toBe(false)
+      } finally {
+        for (const store of stores) store.close()
+      }
     })
 
     test('changes made through another connection reach a subscriber within 1 s (settings and revocations)', async () => {

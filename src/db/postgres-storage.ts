@@ -376,13 +376,13 @@ export class PostgresStorage implements Storage {
           SELECT pg_notify(${CHANGE_CHANNEL}, 'revocations') FROM bumped`
       }),
 
-    forgetExpired: (nowSeconds: number): Promise<void> =>
+    forgetExpired: (expiredBy: number): Promise<void> =>
       transaction(this.sql, async (tx) => {
         // Every replica prunes: each deletes the rows no other transaction holds (another replica
         // deleting them, a revocation extending one), never waiting for them nor deadlocking.
         await tx`
           DELETE FROM revoked_sessions WHERE sid IN (
-            SELECT sid FROM revoked_sessions WHERE expires_at <= ${nowSeconds} FOR UPDATE SKIP LOCKED)`
+            SELECT sid FROM revoked_sessions WHERE expires_at <= ${expiredBy} FOR UPDATE SKIP LOCKED)`
       }),
   }
 

@@ -187,8 +187,8 @@ export class SqliteStorage implements Storage {
         .run(identityId, revocation.seconds, revocation.ms)
     },
 
-    forgetExpired: async (nowSeconds: number): Promise<void> => {
-      this.db.query('DELETE FROM revoked_sessions WHERE expires_at <= ?').run(nowSeconds)
+    forgetExpired: async (expiredBy: number): Promise<void> => {
+      this.db.query('DELETE FROM revoked_sessions WHERE expires_at <= ?').run(expiredBy)
     },
   }
 

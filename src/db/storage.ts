@@ -89,8 +89,8 @@ interface RevocationsTable {
   load(): Promise<RevocationSnapshot>
   revokeSession(sid: string, expiresAt: number): Promise<void>
   revokeIdentity(identityId: string, revocation: { seconds: number; ms: number }): Promise<void>
-  /** Forgets revoked sessions whose cookies can no longer verify anyway; several processes may do it at once. */
-  forgetExpired(nowSeconds: number): Promise<void>
+  /** Forgets revoked sessions that expired by `expiredBy` (epoch seconds); several processes may do it at once. */
+  forgetExpired(expiredBy: number): Promise<void>
 }
 
 /** What changed, as far as the storage can tell: `key: null` means any setting. */

@@ -3,8 +3,9 @@
 // another process on the same SQLite file) reach memory through the storage's change feed, which
 // reloads them. What memory says "not revoked" counts only while the feed has had news from the
 // database within FRESHNESS_WINDOW_MS; past that the answer is "unknown" and the gate fails closed.
-// A revoked session is kept until its cookie's own expiry: then it is forgotten, at start and every
-// PRUNE_EVERY_MS after, so a long-running service does not accumulate them.
+// A revoked session is kept until PRUNE_MARGIN_SECONDS after its cookie's own expiry: then it is
+// forgotten, at start and every PRUNE_EVERY_MS after, so a long-running service does not
+// accumulate them.
 
 import type { Clock } from '../clock.ts'
 import { FRESHNESS_WINDOW_MS, type IdentityRevocation, type RevocationSnapshot, type Storage } from '../db/storage.ts'
@@ -16,6 +17,14 @@ type LocalChange = { kind: 'session'; sid: string; expiresAt: number } | { kind:
 
 /** How often revoked sessions past their expiry are forgotten. */
 export const PRUNE_EVERY_MS = 60 * 60 * 1000
+
+/**
+ * How long a revocation is kept after the last cookie it refuses has expired. Replicas' clocks
+ * differ: on one whose clock is behind the pruning replica's, that cookie has not expired yet, and
+ * once the row is gone (and its memory reloaded) it would accept it. An hour is far beyond the
+ * skew of any host whose clock is kept in time, and costs only an hour's worth of rows.
+ */
+export const PRUNE_MARGIN_SECONDS = 60 * 60
 
 export interface RevocationStoreOptions {
   clock: Clock
@@ -47,7 +56,7 @@ export class RevocationStore {
     this.log = options.log
     storage.changes.subscribe((change) => (change.topic === 'revocations' ? this.reload() : undefined))
     this.ready = storage.revocations
-      .forgetExpired(this.nowSeconds())
+      .forgetExpired(this.expiredBy())
       .then(() => this.reload())
       .catch((error: unknown) => this.log?.error('revocations_load_failed', describeError(error)))
     // Unref'd: it never keeps the process alive.
@@ -55,27 +64,28 @@ export class RevocationStore {
     this.pruneTimer.unref?.()
   }
 
-  private nowSeconds(): number {
-    return Math.floor(this.clock.now() / 1000)
+  /** Revoked sessions that expired by then (epoch seconds) may be forgotten, on every replica. */
+  private expiredBy(): number {
+    return Math.floor(this.clock.now() / 1000) - PRUNE_MARGIN_SECONDS
   }
 
   /**
-   * Forgets the revoked sessions whose cookies can no longer verify (their expiry has passed), in
-   * the database and in memory. Other replicas may do the same at the same moment (the storage
-   * allows it); a failure waits for the next turn.
+   * Forgets the revoked sessions whose cookies can no longer verify on any replica (their expiry
+   * passed more than PRUNE_MARGIN_SECONDS ago), in the database and in memory. Other replicas may
+   * do the same at the same moment (the storage allows it); a failure waits for the next turn.
    */
   private async prune(): Promise<void> {
     if (this.pruning) return
     this.pruning = true
-    const nowSeconds = this.nowSeconds()
+    const expiredBy = this.expiredBy()
     try {
-      await this.storage.revocations.forgetExpired(nowSeconds)
+      await this.storage.revocations.forgetExpired(expiredBy)
     } catch (error) {
       this.log?.warn('revocations_prune_failed', describeError(error))
     } finally {
       this.pruning = false
     }
-    for (const [sid, expiresAt] of this.revokedSessions) if (expiresAt <= nowSeconds) this.revokedSessions.delete(sid)
+    for (const [sid, expiresAt] of this.revokedSessions) if (expiresAt <= expiredBy) this.revokedSessions.delete(sid)
   }
 
   /** Stops the periodic pruning (at shutdown, before the storage is closed). */
