@@ -1,5 +1,6 @@
 // Revoked sessions are forgotten an hour (PRUNE_MARGIN_SECONDS) after their cookies have expired,
-// by the running service and not only at its start, on a real SQLite file and a real PostgreSQL
+// identity revocations an hour after the longest session they refuse could have expired, by the
+// running service and not only at its start, on a real SQLite file and a real PostgreSQL
 // database: a test clock moves past the expiry and the pruning interval is a few milliseconds
 // instead of an hour. The margin is for replicas whose clocks are behind the pruning one's.
 
@@ -13,6 +14,7 @@ import { startPostgres, type PostgresCluster } from './support/postgres.ts'
 import { startStack } from './support/stack.ts'
 import { startService, TestClock } from './support/service.ts'
 import { PRUNE_MARGIN_SECONDS } from '../src/session/revocations.ts'
+import { MAX_SESSION_SECONDS } from '../src/session/cookie.ts'
 import { within } from './support/eventually.ts'
 
 const PRUNE_EVERY_MS = 25
@@ -134,6 +136,92 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       expect(await sessionStatus(behind.url, skewed)).toBe(401)
     } finally {
       await rows.close()
+      await behind.stop()
+      await stack.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 30_000)
+}
+
+/** The identity revocations as stored, read through a connection of the test's own. */
+async function identityRows(engine: 'sqlite' | 'postgres', location: string): Promise<string[]> {
+  if (engine === 'postgres') {
+    const sql = new SQL(location, { max: 1 })
+    try {
+      return (await sql`SELECT identity_id FROM identity_revocations ORDER BY identity_id`).map((row: { identity_id: string }) => row.identity_id)
+    } finally {
+      await sql.close()
+    }
+  }
+  const db = new Database(location, { readonly: true })
+  try {
+    return db.query<{ identity_id: string }, []>('SELECT identity_id FROM identity_revocations ORDER BY identity_id').all().map((row) => row.identity_id)
+  } finally {
+    db.close()
+  }
+}
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  test(`${engine}: after "end dashboard sessions", a session issued before stays refused until its own expiry, on a replica whose clock is behind too; the revocation is forgotten 8 hours and the margin after it, the audit event stays`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-pruning-'))
+    const databaseUrl = engine === 'postgres' ? await pg.createDatabase() : null
+    const base = Date.now()
+    // `ahead` prunes with its clock 10 minutes ahead of `behind`'s.
+    const aheadClock = new TestClock(base + 600_000)
+    const behindClock = new TestClock(base)
+    const database = databaseUrl ? { DATABASE_URL: databaseUrl } : {}
+    const stack = await startStack({ dir, clock: aheadClock, revocationPruneEveryMs: PRUNE_EVERY_MS, env: database })
+    const ahead = stack.service
+    const behind = await startService({
+      dir,
+      clock: behindClock,
+      revocationPruneEveryMs: PRUNE_EVERY_MS,
+      env: { ...database, IDP_ADMIN_URL: stack.kratos.url, SESSION_SIGNING_KEY: ahead.env.SESSION_SIGNING_KEY, ENCRYPTION_KEY: ahead.env.ENCRYPTION_KEY },
+    })
+    const stored = () => identityRows(engine, databaseUrl ?? join(dir, 'admin-dashboard.db'))
+    try {
+      const sessionStatus = async (url: string, header: string) => (await fetch(`${url}/api/auth/session`, { headers: { cookie: header } })).status
+      const statuses = async (header: string) => [await sessionStatus(ahead.url, header), await sessionStatus(behind.url, header)]
+      const viewerCookie = (iat: number) =>
+        `admin-session=${behind.sign({ sub: stack.viewer.id, role: 'viewer', iat, iatMs: iat * 1000, exp: iat + MAX_SESSION_SECONDS })}`
+      const now = Math.floor(base / 1000)
+      // The longest session there can be, issued just before the revocation (both by `behind`'s clock).
+      const before = viewerCookie(now)
+      expect(await statuses(before)).toEqual([200, 200])
+
+      const admin = `admin-session=${behind.sign({ sub: stack.admin.id, role: 'admin' })}`
+      const revoke = await fetch(`${behind.url}/api/security/sessions/revoke`, {
+        method: 'POST',
+        headers: { cookie: admin, origin: 'http://admin.test', 'content-type': 'application/json' },
+        body: JSON.stringify({ identity_id: stack.viewer.id }),
+      })
+      expect(revoke.status).toBe(204)
+      expect(await within(2000, async () => (await statuses(before)).join() === '401,401')).not.toBeNull()
+      expect(await stored()).toEqual([stack.viewer.id])
+
+      // 8 hours on: `ahead`'s clock is past the session's expiry (and the revocation's 8 hours),
+      // `behind`'s is not (5 minutes to go).
+      aheadClock.advance(MAX_SESSION_SECONDS - 300)
+      behindClock.advance(MAX_SESSION_SECONDS - 300)
+      await Bun.sleep(PRUNE_EVERY_MS * 10) // many turns of both replicas' pruning
+      expect(await stored()).toEqual([stack.viewer.id])
+      // Another revocation makes `behind` reload what the database holds: the row is still there.
+      const other = viewerCookie(now + MAX_SESSION_SECONDS - 300)
+      expect(await sessionStatus(behind.url, other)).toBe(200)
+      const logout = await fetch(`${ahead.url}/api/auth/logout`, { method: 'POST', headers: { cookie: other, origin: 'http://admin.test' } })
+      expect(logout.status).toBe(204)
+      expect(await within(2000, async () => (await sessionStatus(behind.url, other)) === 401)).not.toBeNull()
+      expect(await sessionStatus(behind.url, before)).toBe(401)
+
+      // The margin later, `ahead` forgets it; by then the session has expired everywhere.
+      aheadClock.advance(PRUNE_MARGIN_SECONDS)
+      behindClock.advance(PRUNE_MARGIN_SECONDS)
+      expect(await within(5000, async () => (await stored()).length === 0)).not.toBeNull()
+      expect(await statuses(before)).toEqual([401, 401])
+      // The audit trail is another table: the revocation is still listed there.
+      const events = await ahead.storage.audit.list({ limit: 10, action: 'sessions_revoke' })
+      expect(events.map((event) => event.target)).toEqual([stack.viewer.id])
+    } finally {
       await behind.stop()
       await stack.stop()
       rmSync(dir, { recursive: true, force: true })

@@ -16,6 +16,7 @@ import { wholeDump } from './support/dump.ts'
 import { PRUNE_MARGIN_SECONDS, RevocationStore } from '../src/session/revocations.ts'
 import { within } from './support/eventually.ts'
 import { TestClock } from './support/service.ts'
+import { MAX_SESSION_SECONDS } from '../src/session/cookie.ts'
 
 let pg: PostgresCluster
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-storage-'))
@@ -61,6 +62,9 @@ const engines: Engine[] = [
     },
   },
 ]
+
+/** A cutoff for revoked sessions only: every identity revocation of these tests is later. */
+const sessionsUpTo = (sessionsExpiredBy: number) => ({ sessionsExpiredBy, identitiesRevokedBy: 0 })
 
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 2, 3, 4, 5) + ms).toISOString()
 const event = (action: string, overrides: Partial<AuditRecord> = {}): AuditRecord => ({
@@ -171,7 +175,7 @@ for (const engine of engines) {
         ['sid-old', 1000],
       ])
       expect(snapshot.identities.get('identity-x')).toEqual({ seconds: 1_800_000_000, ms: 1_800_000_000_123 })
-      await fresh.revocations.forgetExpired(1000)
+      await fresh.revocations.forgetExpired(sessionsUpTo(1000))
       snapshot = await fresh.revocations.load()
       expect([...snapshot.sessions.keys()]).toEqual(['sid-new'])
     })
@@ -190,7 +194,7 @@ for (const engine of engines) {
       // A second revocation of a session with an earlier expiry does not make it forgotten sooner.
       await storage.revocations.revokeSession('sid-twice', 5_000_000_000)
       await storage.revocations.revokeSession('sid-twice', 1000)
-      await storage.revocations.forgetExpired(2000)
+      await storage.revocations.forgetExpired(sessionsUpTo(2000))
       expect((await storage.revocations.load()).sessions.get('sid-twice')).toBe(5_000_000_000)
     })
 
@@ -200,13 +204,38 @@ for (const engine of engines) {
       const writer = processes[0]!
       for (let i = 0; i < 60; i++) await writer.revocations.revokeSession(`sid-${String(i).padStart(2, '0')}`, i < 40 ? 1000 + i : 5_000_000_000)
       await Promise.all([
-        ...processes.flatMap((process) => [process.revocations.forgetExpired(2000), process.revocations.forgetExpired(2000)]),
+        ...processes.flatMap((process) => [process.revocations.forgetExpired(sessionsUpTo(2000)), process.revocations.forgetExpired(sessionsUpTo(2000))]),
         // An expired one revoked again, for longer, while they prune.
         writer.revocations.revokeSession('sid-00', 5_000_000_001),
       ])
       const left = (await writer.revocations.load()).sessions
       expect([...left.keys()].sort()).toEqual(['sid-00', ...Array.from({ length: 20 }, (_, i) => `sid-${i + 40}`)])
       expect(left.get('sid-00')).toBe(5_000_000_001)
+    })
+
+    test('revocations: identity revocations made by the cutoff are forgotten (one from before millisecond times too), later ones kept, one moved forward meanwhile kept, by several processes at once', async () => {
+      const database = await engine.fresh()
+      const processes = await Promise.all(Array.from({ length: 4 }, () => database.open()))
+      const writer = processes[0]!
+      const legacy = new Map([['identity-legacy', { seconds: 1000, ms: null }]])
+      await writer.restore({ settings: [], audit: (async function* () {})(), layouts: [], revocations: { sessions: new Map(), identities: legacy } })
+      const id = (i: number) => `identity-${String(i).padStart(2, '0')}`
+      for (let i = 0; i < 40; i++) {
+        const seconds = i < 30 ? 1000 + i : 5_000_000_000
+        await writer.revocations.revokeIdentity(id(i), { seconds, ms: seconds * 1000 + 7 })
+      }
+      const cutoff = { sessionsExpiredBy: 0, identitiesRevokedBy: 1029 }
+      await Promise.all([
+        ...processes.flatMap((process) => [process.revocations.forgetExpired(cutoff), process.revocations.forgetExpired(cutoff)]),
+        // An old one revoked again, now, while they prune.
+        writer.revocations.revokeIdentity(id(0), { seconds: 5_000_000_001, ms: 5_000_000_001_000 }),
+      ])
+      const left = (await writer.revocations.load()).identities
+      expect([...left.keys()].sort()).toEqual([id(0), ...Array.from({ length: 10 }, (_, i) => id(i + 30))])
+      expect(left.get(id(0))).toEqual({ seconds: 5_000_000_001, ms: 5_000_000_001_000 })
+      expect(left.get(id(30))).toEqual({ seconds: 5_000_000_000, ms: 5_000_000_000_007 })
+      // Connections are for the tests after this one (the server's are limited).
+      await Promise.all(processes.map((process) => process.close()))
     })
 
     test('revocations: a session issued between a newer revocation (one process) and an older one committed later (another) stays refused on both', async () => {
@@ -273,6 +302,56 @@ for (const engine of engines) {
         expect(await stored()).toBe(false)
       } finally {
         for (const store of stores) store.close()
+        await storage.close()
+      }
+    })
+
+    test('revocations: an identity revocation refuses a session issued before it until that session expires; it is forgotten MAX_SESSION_SECONDS + PRUNE_MARGIN_SECONDS after it, at start and while running', async () => {
+      const database = await engine.fresh()
+      const storage = await database.open()
+      const revokedMs = 1_800_000_000_500
+      const revokedAt = Math.floor(revokedMs / 1000)
+      const forgetAt = revokedAt + MAX_SESSION_SECONDS + PRUNE_MARGIN_SECONDS
+      // The longest session it refuses: issued a moment before, expiring MAX_SESSION_SECONDS later.
+      const before = { sid: 'sid-before', sub: 'identity-gone', iat: revokedAt, iatMs: revokedMs - 1 }
+      const after = { sid: 'sid-after', sub: 'identity-gone', iat: revokedAt, iatMs: revokedMs + 1 }
+      const stores: RevocationStore[] = []
+      const storeAt = async (clock: TestClock) => {
+        const store = new RevocationStore(storage, { clock, pruneEveryMs: 10 })
+        stores.push(store)
+        await Promise.all([store.ready, storage.changes.ready()])
+        return store
+      }
+      const stored = async () => (await storage.revocations.load()).identities.has('identity-gone')
+      try {
+        const clock = new TestClock(revokedMs)
+        const running = await storeAt(clock)
+        await running.revokeIdentity('identity-gone', revokedMs)
+        expect([running.revocationOf(before), running.revocationOf(after)]).toEqual(['revoked', 'not_revoked'])
+
+        // Until the session's own expiry, and for the margin after it, nothing is forgotten.
+        clock.advance(MAX_SESSION_SECONDS - 1)
+        await Bun.sleep(200) // many turns of the pruning
+        expect(running.revocationOf(before)).toBe('revoked')
+        clock.advance(PRUNE_MARGIN_SECONDS)
+        await Bun.sleep(200)
+        expect(running.revocationOf(before)).toBe('revoked')
+        expect(await stored()).toBe(true)
+        // A process starting now keeps it too.
+        await storeAt(new TestClock((forgetAt - 1) * 1000))
+        expect(await stored()).toBe(true)
+
+        clock.advance(1)
+        expect(await within(2000, async () => running.revocationOf(before) === 'not_revoked' && !(await stored()))).not.toBeNull()
+        running.close()
+
+        // A process starting past it forgets it at once.
+        await storage.revocations.revokeIdentity('identity-gone', { seconds: revokedAt, ms: revokedMs })
+        await storeAt(new TestClock(forgetAt * 1000))
+        expect(await stored()).toBe(false)
+      } finally {
+        for (const store of stores) store.close()
+        await storage.close()
       }
     })
 

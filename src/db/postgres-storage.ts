@@ -32,6 +32,7 @@ import {
   type Change,
   type ChangeListener,
   type IdentityRevocation,
+  type RevocationCutoff,
   type RevocationSnapshot,
   type Setting,
   type Storage,
@@ -376,13 +377,17 @@ export class PostgresStorage implements Storage {
           SELECT pg_notify(${CHANGE_CHANNEL}, 'revocations') FROM bumped`
       }),
 
-    forgetExpired: (expiredBy: number): Promise<void> =>
+    forgetExpired: (cutoff: RevocationCutoff): Promise<void> =>
       transaction(this.sql, async (tx) => {
         // Every replica prunes: each deletes the rows no other transaction holds (another replica
-        // deleting them, a revocation extending one), never waiting for them nor deadlocking.
+        // deleting them, a revocation extending or moving one forward), never waiting for them nor
+        // deadlocking. A row moved forward since is judged by its new time (and kept).
         await tx`
           DELETE FROM revoked_sessions WHERE sid IN (
-            SELECT sid FROM revoked_sessions WHERE expires_at <= ${expiredBy} FOR UPDATE SKIP LOCKED)`
+            SELECT sid FROM revoked_sessions WHERE expires_at <= ${cutoff.sessionsExpiredBy} FOR UPDATE SKIP LOCKED)`
+        await tx`
+          DELETE FROM identity_revocations WHERE identity_id IN (
+            SELECT identity_id FROM identity_revocations WHERE revoked_at <= ${cutoff.identitiesRevokedBy} FOR UPDATE SKIP LOCKED)`
       }),
   }
 

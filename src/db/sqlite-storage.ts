@@ -15,6 +15,7 @@ import {
   type AuditRecord,
   type ChangeListener,
   type IdentityRevocation,
+  type RevocationCutoff,
   type RevocationSnapshot,
   type Setting,
   type Storage,
@@ -187,9 +188,13 @@ export class SqliteStorage implements Storage {
         .run(identityId, revocation.seconds, revocation.ms)
     },
 
-    forgetExpired: async (expiredBy: number): Promise<void> => {
-      this.db.query('DELETE FROM revoked_sessions WHERE expires_at <= ?').run(expiredBy)
-    },
+    forgetExpired: async (cutoff: RevocationCutoff): Promise<void> =>
+      this.db
+        .transaction(() => {
+          this.db.query('DELETE FROM revoked_sessions WHERE expires_at <= ?').run(cutoff.sessionsExpiredBy)
+          this.db.query('DELETE FROM identity_revocations WHERE revoked_at <= ?').run(cutoff.identitiesRevokedBy)
+        })
+        .immediate(),
   }
 
   private loadRevocations(): RevocationSnapshot {

@@ -50,6 +50,14 @@ export interface IdentityRevocation {
   ms: number | null
 }
 
+/** What may be forgotten (epoch seconds, inclusive); the caller decides, with its margins. */
+export interface RevocationCutoff {
+  /** Revoked sessions whose cookies expired by then. */
+  sessionsExpiredBy: number
+  /** Identity revocations made by then (their time in seconds). */
+  identitiesRevokedBy: number
+}
+
 export interface RevocationSnapshot {
   /** sid → the session's expiry (epoch seconds). */
   sessions: Map<string, number>
@@ -89,8 +97,8 @@ interface RevocationsTable {
   load(): Promise<RevocationSnapshot>
   revokeSession(sid: string, expiresAt: number): Promise<void>
   revokeIdentity(identityId: string, revocation: { seconds: number; ms: number }): Promise<void>
-  /** Forgets revoked sessions that expired by `expiredBy` (epoch seconds); several processes may do it at once. */
-  forgetExpired(expiredBy: number): Promise<void>
+  /** Forgets the revoked sessions and identity revocations up to `cutoff`, in one transaction; several processes may do it at once. */
+  forgetExpired(cutoff: RevocationCutoff): Promise<void>
 }
 
 /** What changed, as far as the storage can tell: `key: null` means any setting. */

@@ -5,6 +5,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 
 export const SESSION_COOKIE = 'admin-session'
+/** No cookie verifies longer after its issue; identity revocations are forgotten only this long (and a margin) after they were made. */
 export const MAX_SESSION_SECONDS = 28_800
 /** A cookie longer than this is refused before any work is done on it. */
 const MAX_COOKIE_LENGTH = 2048

@@ -3,19 +3,21 @@
 // another process on the same SQLite file) reach memory through the storage's change feed, which
 // reloads them. What memory says "not revoked" counts only while the feed has had news from the
 // database within FRESHNESS_WINDOW_MS; past that the answer is "unknown" and the gate fails closed.
-// A revoked session is kept until PRUNE_MARGIN_SECONDS after its cookie's own expiry: then it is
-// forgotten, at start and every PRUNE_EVERY_MS after, so a long-running service does not
-// accumulate them.
+// A revocation is kept until PRUNE_MARGIN_SECONDS after the last cookie it refuses has expired: a
+// revoked session until its cookie's own expiry, an identity revocation until MAX_SESSION_SECONDS
+// after it (every session it refuses was issued before it). Then it is forgotten, at start and
+// every PRUNE_EVERY_MS after, so a long-running service does not accumulate them.
 
 import type { Clock } from '../clock.ts'
-import { FRESHNESS_WINDOW_MS, type IdentityRevocation, type RevocationSnapshot, type Storage } from '../db/storage.ts'
+import { FRESHNESS_WINDOW_MS, type IdentityRevocation, type RevocationCutoff, type RevocationSnapshot, type Storage } from '../db/storage.ts'
 import { describeError, type Logger } from '../log.ts'
+import { MAX_SESSION_SECONDS } from './cookie.ts'
 
 export type Revocation = 'revoked' | 'not_revoked' | 'unknown'
 
 type LocalChange = { kind: 'session'; sid: string; expiresAt: number } | { kind: 'identity'; id: string; revocation: IdentityRevocation }
 
-/** How often revoked sessions past their expiry are forgotten. */
+/** How often revocations that no longer refuse any live cookie are forgotten. */
 export const PRUNE_EVERY_MS = 60 * 60 * 1000
 
 /**
@@ -56,7 +58,7 @@ export class RevocationStore {
     this.log = options.log
     storage.changes.subscribe((change) => (change.topic === 'revocations' ? this.reload() : undefined))
     this.ready = storage.revocations
-      .forgetExpired(this.expiredBy())
+      .forgetExpired(this.cutoff())
       .then(() => this.reload())
       .catch((error: unknown) => this.log?.error('revocations_load_failed', describeError(error)))
     // Unref'd: it never keeps the process alive.
@@ -64,28 +66,34 @@ export class RevocationStore {
     this.pruneTimer.unref?.()
   }
 
-  /** Revoked sessions that expired by then (epoch seconds) may be forgotten, on every replica. */
-  private expiredBy(): number {
-    return Math.floor(this.clock.now() / 1000) - PRUNE_MARGIN_SECONDS
+  /** What may be forgotten now, on every replica. */
+  private cutoff(): RevocationCutoff {
+    const expiredBy = Math.floor(this.clock.now() / 1000) - PRUNE_MARGIN_SECONDS
+    // A session an identity revocation refuses was issued at or before it, and no cookie verifies
+    // longer than MAX_SESSION_SECONDS after its issue (verifySessionCookie): all of them have
+    // expired MAX_SESSION_SECONDS after the revocation. An older revocation written after it is
+    // forgotten (a late replica) refuses only sessions that have expired too.
+    return { sessionsExpiredBy: expiredBy, identitiesRevokedBy: expiredBy - MAX_SESSION_SECONDS }
   }
 
   /**
-   * Forgets the revoked sessions whose cookies can no longer verify on any replica (their expiry
-   * passed more than PRUNE_MARGIN_SECONDS ago), in the database and in memory. Other replicas may
-   * do the same at the same moment (the storage allows it); a failure waits for the next turn.
+   * Forgets the revocations that refuse no cookie still alive on any replica, in the database and
+   * in memory. Other replicas may do the same at the same moment (the storage allows it); a failure
+   * waits for the next turn.
    */
   private async prune(): Promise<void> {
     if (this.pruning) return
     this.pruning = true
-    const expiredBy = this.expiredBy()
+    const cutoff = this.cutoff()
     try {
-      await this.storage.revocations.forgetExpired(expiredBy)
+      await this.storage.revocations.forgetExpired(cutoff)
     } catch (error) {
       this.log?.warn('revocations_prune_failed', describeError(error))
     } finally {
       this.pruning = false
     }
-    for (const [sid, expiresAt] of this.revokedSessions) if (expiresAt <= expiredBy) this.revokedSessions.delete(sid)
+    for (const [sid, expiresAt] of this.revokedSessions) if (expiresAt <= cutoff.sessionsExpiredBy) this.revokedSessions.delete(sid)
+    for (const [id, revocation] of this.revokedIdentities) if (revocation.seconds <= cutoff.identitiesRevokedBy) this.revokedIdentities.delete(id)
   }
 
   /** Stops the periodic pruning (at shutdown, before the storage is closed). */
