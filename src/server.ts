@@ -42,6 +42,43 @@ interface InFlight {
   started: number
   /** Set once the handler has answered and the body is still streaming: the line, waiting for the body's end. */
   answered: { line: RequestLine; completion: Promise<BodyEnd> } | null
+  /** Its index in `InFlightRequests`; -1 once its line is written. */
+  slot: number
+}
+
+/**
+ * The requests whose line is not written yet: an array with swap-removal, O(1) both ways. (A Set,
+ * churned by every request, kept about 14 MiB more resident under load at c256.)
+ */
+class InFlightRequests {
+  private readonly entries: InFlight[] = []
+
+  get size(): number {
+    return this.entries.length
+  }
+
+  add(entry: InFlight): void {
+    entry.slot = this.entries.length
+    this.entries.push(entry)
+  }
+
+  /** Whether it was still in flight (its line not yet written). */
+  delete(entry: InFlight): boolean {
+    const { slot } = entry
+    if (slot < 0) return false
+    const last = this.entries.pop()!
+    if (last !== entry) {
+      this.entries[slot] = last
+      last.slot = slot
+    }
+    entry.slot = -1
+    return true
+  }
+
+  /** A copy: writing a line removes its entry. */
+  list(): InFlight[] {
+    return [...this.entries]
+  }
 }
 
 function lastResort(): Response {
@@ -74,7 +111,7 @@ export function serve(options: ServeOptions): RunningServer {
   const handle = app.fetch
   const drainTimeoutMs = options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS
   // Every request is here until its one line is written: a request cut at shutdown still gets it.
-  const inFlight = new Set<InFlight>()
+  const inFlight = new InFlightRequests()
   /** Set when the drain gave up: bodies ended from then on were cut by the shutdown. */
   let cutting = false
   const writeLine = (entry: InFlight, line: RequestLine) => {
@@ -104,7 +141,7 @@ export function serve(options: ServeOptions): RunningServer {
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
     async fetch(request) {
       const started = performance.now()
-      const entry: InFlight = { request, started, answered: null }
+      const entry: InFlight = { request, started, answered: null, slot: -1 }
       inFlight.add(entry)
       let response: Response
       let id: string | undefined
@@ -164,15 +201,15 @@ export function serve(options: ServeOptions): RunningServer {
       cutting = true
       // Handlers that have not answered get their line now: the connection is closed without an
       // answer, and what they might still return later is sent to no one (and logged no more).
-      for (const entry of inFlight) if (entry.answered === null) writeLine(entry, unansweredLine(entry))
+      for (const entry of inFlight.list()) if (entry.answered === null) writeLine(entry, unansweredLine(entry))
       // Closing the connections cancels the bodies still streaming; each reports how far it got.
-      const streaming = [...inFlight].flatMap((entry) => (entry.answered ? [entry.answered.completion] : []))
+      const streaming = inFlight.list().flatMap((entry) => (entry.answered ? [entry.answered.completion] : []))
       await server.stop(true)
       if (streaming.length > 0) {
         const settleTimeout = new Promise<void>((resolve) => setTimeout(resolve, CUT_SETTLE_MS).unref())
         await Promise.race([Promise.allSettled(streaming), settleTimeout])
       }
-      for (const entry of inFlight) {
+      for (const entry of inFlight.list()) {
         if (entry.answered) writeLine(entry, { ...entry.answered.line, body: 'incomplete', duration_ms: milliseconds(entry.started), cut: 'shutdown' })
       }
     },
