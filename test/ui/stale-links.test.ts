@@ -1,7 +1,7 @@
 // A link whose page token or filter the list's service refuses (a stale bookmark, an edited link,
 // a token Kratos or Hydra no longer accepts): every paged list says that the link's page or filter
-// is not valid and offers the way back to the first page or to the list without the filter, instead
-// of a Retry that can never help. Retry stays for what a retry can mend (a 5xx, the network).
+// is not valid and offers the way back to the first page or to the list without the filter, before
+// the Retry every error keeps (ui.md).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
 import { KratosFixture } from '../support/kratos.ts'
@@ -76,13 +76,14 @@ describe('in the browser', () => {
     problems.length = 0
   }
 
-  /** Opens a list at a link its service refuses; returns the alert after checking it offers no Retry. */
+  /** Opens a list at a link its service refuses; returns the alert after checking it keeps Retry after the ways out. */
   async function openRefused(path: string, says: string | RegExp) {
     await page.goto(url(path))
     const alert = page.getByRole('alert')
     await alert.getByText(says).waitFor()
     await settled()
-    expect(await alert.getByRole('button', { name: 'Retry' }).count()).toBe(0)
+    expect(await alert.getByRole('button', { name: 'Retry' }).count()).toBe(1)
+    expect(await alert.locator('a, button').last().textContent()).toBe('Retry')
     // Nothing of the service's own error is shown.
     expect(await alert.textContent()).not.toMatch(/craft|pagination|parse|HTTP 400|page_token/)
     return alert
@@ -186,12 +187,13 @@ describe('in the browser', () => {
     problems.length = 0
   })
 
-  test('a refusal a retry cannot mend offers none: an identity that does not exist', async () => {
+  test('an identity that does not exist: its message, and Retry as every error has (ui.md)', async () => {
     await page.goto(url(`/dashboard/identities/${crypto.randomUUID()}`))
     const alert = page.getByRole('alert')
     await alert.waitFor()
     await settled()
-    expect(await alert.getByRole('button', { name: 'Retry' }).count()).toBe(0)
+    expect(await alert.getByRole('button', { name: 'Retry' }).count()).toBe(1)
+    expect(await alert.textContent()).toContain('not found')
     expect(problems.filter((problem) => !/status of 404\b/.test(problem))).toEqual([])
     problems.length = 0
   })

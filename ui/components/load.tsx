@@ -1,6 +1,6 @@
 // Loading, failure and retry for a region: aria-busy while loading; on failure the envelope's
-// message with a Retry button when a new attempt can mend it, or, for a list whose link names a
-// page or a filter its service refuses, the way back to the first page or the unfiltered list.
+// message with a Retry button, and for a list whose link names a page or a filter its service
+// refuses, the way back to the first page or the unfiltered list before it.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import type { ApiFailure, ApiResult } from '../api.ts'
@@ -55,11 +55,6 @@ export interface LinkPlace {
   unfiltered: string | null
 }
 
-/** A failure that a new attempt may mend: the network, the service or its upstream, a garbled answer. */
-export function retryable(failure: ApiFailure): boolean {
-  return failure.error === 'unreachable' || failure.error === 'invalid_response' || failure.status >= 500 || failure.status === 408 || failure.status === 429
-}
-
 /**
  * The list's service refused the request itself as malformed (Kratos, Hydra and our routes answer
  * 400): when the link carries a page token or a filter, those are what it refused, as the page
@@ -76,17 +71,20 @@ export function Region<T>(props: { loaded: Loaded<T>; retry: () => void; label: 
       {loaded.state === 'loading' && <p class="muted">Loading {props.label}…</p>}
       {loaded.state === 'failed' &&
         (refusedTheLink(loaded.failure, place) ? (
-          <LinkRefused place={place} />
+          <LinkRefused place={place} retry={props.retry} />
         ) : (
-          <ErrorView failure={loaded.failure} retry={retryable(loaded.failure) ? props.retry : undefined} loading />
+          <ErrorView failure={loaded.failure} retry={props.retry} loading />
         ))}
       {loaded.state === 'ready' && props.children(loaded.data)}
     </div>
   )
 }
 
-/** A link whose page or filter the service refused: no Retry (the same link fails again), the ways out instead. */
-function LinkRefused({ place }: { place: LinkPlace }) {
+/**
+ * A link whose page or filter the service refused: the ways out first, as the same link fails
+ * again; Retry stays (every error offers it, ui.md), for a service that refused by mistake.
+ */
+function LinkRefused({ place, retry }: { place: LinkPlace; retry: () => void }) {
   const what = place.firstPage && place.unfiltered ? 'The page or the filter' : place.firstPage ? 'The page' : 'The filter'
   return (
     <div class="error-view" role="alert">
@@ -94,6 +92,9 @@ function LinkRefused({ place }: { place: LinkPlace }) {
       <p class="actions">
         {place.firstPage && <a href={place.firstPage}>Go to the first page</a>}
         {place.unfiltered && <a href={place.unfiltered}>Clear the filter</a>}
+        <button type="button" onClick={retry}>
+          Retry
+        </button>
       </p>
     </div>
   )
