@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startStack, type Stack } from './support/stack.ts'
 import { startService, TestClock } from './support/service.ts'
 import { markSensitive } from './support/leaks.ts'
+import { within } from './support/eventually.ts'
+import { openSqliteStorage } from '../src/db/sqlite-storage.ts'
 
 let stack: Stack
 const clock = new TestClock()
@@ -69,13 +71,34 @@ describe('GET /api/connections/social', () => {
     expect((await stack.service.services.audit.list({ limit: 1000, action: 'settings_decrypt_read' })).length).toBe(decryptsBefore)
   })
 
-  test('disabling is seen at once; a newly enabled provider within the cache time-to-live', async () => {
+  test('disabling and enabling are seen at once, a provider new to the list included', async () => {
     const settings = stack.service.services.settings
-    settings.write({ key: 'social.bitbucket.enabled', value: 'false' }, null)
+    await settings.write({ key: 'social.bitbucket.enabled', value: 'false' }, null)
     expect((await social()).body.providers.map((p) => p.id)).toEqual(['google', 'github', 'azure'])
-    settings.write({ key: 'social.amazon.enabled', value: 'true' }, null)
-    clock.advance(stack.service.services.config.settingsCacheTtlSeconds + 1)
+    await settings.write({ key: 'social.amazon.enabled', value: 'true' }, null)
     expect((await social()).body.providers.map((p) => p.id)).toEqual(['google', 'github', 'amazon', 'azure'])
+    await settings.remove('social.amazon.enabled', null)
+    expect((await social()).body.providers.map((p) => p.id)).toEqual(['google', 'github', 'azure'])
+  })
+
+  test('a provider enabled by another process (the command line, a replica) is listed within 1 s, not after the cache time-to-live', async () => {
+    const opened = openSqliteStorage(stack.service.env.DATABASE_PATH!)
+    if (!opened.ok) throw new Error(opened.error)
+    const ids = async () => (await social()).body.providers.map((p) => p.id)
+    try {
+      expect(await ids()).not.toContain('yandex')
+      const at = new Date().toISOString()
+      await opened.storage.settings.upsert({ key: 'social.yandex.enabled', value: 'true', encrypted: false, category: null, updated_at: at }, () => ({
+        at,
+        action: 'setting_created',
+        actor: 'cli',
+        target: 'social.yandex.enabled',
+        detail: null,
+      }))
+      expect(await within(1500, async () => (await ids()).includes('yandex'))).not.toBeNull()
+    } finally {
+      await opened.storage.close()
+    }
   })
 
   test('HEAD works without a session; other methods are not served', async () => {

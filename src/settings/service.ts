@@ -57,10 +57,21 @@ export class SettingsService {
     })
   }
 
+  private readonly changeListeners = new Set<(key: string | null) => void>()
+
   private invalidate(key: string | null): void {
     this.generation++
     if (key === null) this.cache.clear()
     else this.cache.delete(key)
+    for (const listener of this.changeListeners) listener(key)
+  }
+
+  /**
+   * Hears of every change this process's cache hears of (its own writes at once, other processes'
+   * within 1 s): the key, or null for any. For caches derived from the settings.
+   */
+  onChange(listener: (key: string | null) => void): void {
+    this.changeListeners.add(listener)
   }
 
   /** Whether the change feed has news from the database within the window (real time, as the replicas act in real time). */

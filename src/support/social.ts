@@ -18,6 +18,8 @@ interface SocialSettings {
   getSetting(key: string): Promise<Readonly<Setting> | null>
   /** Every setting; only the key names are used here. */
   list(): Promise<Setting[]>
+  /** Every change to the settings, as the settings cache hears of it: a key, or null for any. */
+  onChange(listener: (key: string | null) => void): void
 }
 
 const ENABLED_KEY = /^social\.([A-Za-z0-9][A-Za-z0-9_-]{0,63})\.enabled$/
@@ -26,8 +28,14 @@ const MAX_DISPLAY_NAME = 100
 const PRINTABLE = /^[^\u0000-\u001f\u007f-\u009f]+$/
 
 export class SocialConnections {
-  /** The candidate ids (keys that end in `.enabled`): a public route must not list the whole table per request. */
+  /**
+   * The candidate ids (keys that end in `.enabled`): a public route must not list the whole table
+   * per request. Forgotten when such a key changes, as the settings cache forgets the key itself,
+   * so a provider enabled here or elsewhere is listed as soon as its flag is read fresh.
+   */
   private readonly candidates: TtlCache<string[]>
+  /** Raised by every change of a candidate key: a listing that started before one is not kept. */
+  private generation = 0
 
   constructor(
     private readonly settings: SocialSettings,
@@ -35,6 +43,11 @@ export class SocialConnections {
     ttlSeconds: number,
   ) {
     this.candidates = new TtlCache(clock, ttlSeconds * 1000)
+    settings.onChange((key) => {
+      if (key !== null && !ENABLED_KEY.test(key)) return
+      this.generation++
+      this.candidates.clear()
+    })
   }
 
   async providers(): Promise<SocialProvider[]> {
@@ -59,12 +72,13 @@ export class SocialConnections {
   private async candidateIds(): Promise<string[]> {
     let ids = this.candidates.get('ids')
     if (ids === undefined) {
+      const generation = this.generation
       ids = []
       for (const { key } of await this.settings.list()) {
         const match = ENABLED_KEY.exec(key)
         if (match) ids.push(match[1]!)
       }
-      this.candidates.set('ids', ids)
+      if (generation === this.generation) this.candidates.set('ids', ids)
     }
     return [...ids]
   }
