@@ -1,7 +1,8 @@
 // Kratos's and Hydra's records as the pages read them: a record that is none is refused, a field
 // in another shape is left out and named, everything else is kept as it came.
 import { describe, expect, test } from 'bun:test'
-import { readClient, readIdentity, readMessage, readRecoveryCode, readSchemas, readSession } from '../ui/ory-records.ts'
+import { readClient, readIdentity, readMessage, readRecoveryCode, readSchemas, readSession, readTraitsSchema } from '../ui/ory-records.ts'
+import { DEFAULT_SCHEMA } from './support/kratos.ts'
 
 const IDENTITY = {
   id: '7f0c2a4e-0000-4000-8000-000000000001',
@@ -98,13 +99,129 @@ describe('readSession, readMessage, readClient', () => {
 })
 
 describe('the smaller answers', () => {
-  test('identity schemas: entries without an id or a schema object are left out; an answer that is no list is refused', () => {
-    expect(readSchemas([{ id: 'default', schema: { type: 'object' } }, { id: 'broken', schema: 'x' }, null])).toEqual([{ id: 'default', schema: { type: 'object' } }])
+  test('identity schemas: entries without an id are left out, one that cannot be a form is kept without traits; an answer that is no list is refused', () => {
+    expect(readSchemas([{ id: 'default', schema: DEFAULT_SCHEMA }, { id: 'broken', schema: 'x' }, { schema: DEFAULT_SCHEMA }, null])).toEqual([
+      { id: 'default', title: 'Person', traits: readTraitsSchema(DEFAULT_SCHEMA) },
+      { id: 'broken', traits: null },
+    ])
+    expect(readSchemas([{ id: 'odd', schema: { ...DEFAULT_SCHEMA, title: { en: 'Person' } } }])).toEqual([{ id: 'odd', traits: readTraitsSchema(DEFAULT_SCHEMA) }])
     expect(readSchemas({ id: 'default' })).toBeNull()
   })
 
   test('a recovery code needs its code and its link', () => {
     expect(readRecoveryCode({ recovery_link: 'https://kratos.example/recovery', recovery_code: '123456' })).toEqual({ recovery_link: 'https://kratos.example/recovery', recovery_code: '123456', expires_at: undefined })
     expect(readRecoveryCode({ recovery_link: 'https://kratos.example/recovery' })).toBeNull()
+  })
+})
+
+describe('an identity schema as the traits form reads it', () => {
+  const person = (traits: unknown) => ({ ...DEFAULT_SCHEMA, properties: { traits } })
+  const field = (definition: unknown) => person({ type: 'object', properties: { name: definition } })
+
+  test("Kratos's preset: every keyword the form uses, the login identifier marked, nothing else", () => {
+    expect(readTraitsSchema(DEFAULT_SCHEMA)).toEqual({
+      type: 'object',
+      properties: {
+        email: { type: 'string', format: 'email', title: 'E-mail', minLength: 3, maxLength: 320, identifier: true },
+        name: { type: 'string', title: 'Name', maxLength: 256 },
+        role: { type: 'string', title: 'Role', enum: ['admin', 'viewer'] },
+      },
+      required: ['email'],
+    })
+  })
+
+  test('nested objects, nullable types, numbers, booleans and enums of numbers', () => {
+    const read = readTraitsSchema(
+      person({
+        properties: {
+          name: { type: ['object', 'null'], title: 'Full name', properties: { first: { type: 'string' }, last: { type: ['null', 'string'] } }, required: ['first'] },
+          age: { type: 'integer', minimum: 0, maximum: 150 },
+          score: { type: 'number', enum: [1, 2.5, null] },
+          newsletter: { type: 'boolean' },
+          code: { pattern: '^[A-Z]+$' },
+        },
+      }),
+    )
+    expect(read).toEqual({
+      type: 'object',
+      properties: {
+        name: { type: 'object', title: 'Full name', properties: { first: { type: 'string' }, last: { type: 'string' } }, required: ['first'] },
+        age: { type: 'integer', minimum: 0, maximum: 150 },
+        score: { type: 'number', enum: [1, 2.5] },
+        newsletter: { type: 'boolean' },
+        code: { type: 'string', pattern: '^[A-Z]+$' },
+      },
+    })
+  })
+
+  test('local $refs are followed, into definitions and through a chain', () => {
+    const schema = {
+      definitions: { name: { $ref: '#/definitions/text' }, text: { type: 'string', title: 'Text' }, 'a/b': { type: 'boolean' } },
+      properties: { traits: { $ref: '#/definitions/traits' } },
+    }
+    const withTraits = { ...schema, definitions: { ...schema.definitions, traits: { type: 'object', properties: { name: { $ref: '#/definitions/name' }, flag: { $ref: '#/definitions/a~1b' } } } } }
+    expect(readTraitsSchema(withTraits)).toEqual({ type: 'object', properties: { name: { type: 'string', title: 'Text' }, flag: { type: 'boolean' } } })
+  })
+
+  test('a pattern this browser cannot compile is left to Kratos; the rest of the field stays', () => {
+    expect(readTraitsSchema(field({ type: 'string', pattern: '(?i)^[a-z]+$', maxLength: 5 }))).toEqual({ type: 'object', properties: { name: { type: 'string', maxLength: 5 } } })
+  })
+
+  const unreadable: [string, unknown][] = [
+    ['no schema at all', null],
+    ['a schema that is a text', 'schema'],
+    ['no properties', { ...DEFAULT_SCHEMA, properties: undefined }],
+    ['properties that are a list', { ...DEFAULT_SCHEMA, properties: [] }],
+    ['no traits', { ...DEFAULT_SCHEMA, properties: {} }],
+    ['traits that are a text', person('traits')],
+    ['traits that are no object', person({ type: 'string' })],
+    ['traits without properties', person({ type: 'object' })],
+    ['traits whose properties are a text', person({ type: 'object', properties: 'email' })],
+    ['required that is no list', person({ type: 'object', properties: {}, required: 'email' })],
+    ['required that is no list of names', person({ type: 'object', properties: {}, required: [1] })],
+    ['a field that is no object', field('string')],
+    ['a field that is null', field(null)],
+    ['a type that is no text', field({ type: 5 })],
+    ['a type that is an object', field({ type: { name: 'string' } })],
+    ['a type the form cannot show (array)', field({ type: 'array', items: { type: 'string' } })],
+    ['a type no one knows', field({ type: 'text' })],
+    ['two types at once', field({ type: ['string', 'number'] })],
+    ['only null', field({ type: ['null'] })],
+    ['a title that is no text', field({ type: 'string', title: { en: 'Name' } })],
+    ['a format that is no text', field({ type: 'string', format: ['email'] })],
+    ['an enum that is no list', field({ type: 'string', enum: 'admin,viewer' })],
+    ['an enum of objects', field({ type: 'string', enum: [{ value: 'admin' }] })],
+    ['a bound that is a text', field({ type: 'string', maxLength: '10' })],
+    ['a bound that is not finite', field({ type: 'number', minimum: null })],
+    ['a pattern that is no text', field({ type: 'string', pattern: 7 })],
+    ['a nested object without properties', field({ type: 'object' })],
+    ['nested garbage', field({ type: 'object', properties: { first: { type: 'object', properties: { x: [] } } } })],
+    ['a field without a name', person({ type: 'object', properties: { ' ': { type: 'string' } } })],
+    ['a field named __proto__', JSON.parse('{"properties":{"traits":{"type":"object","properties":{"__proto__":{"type":"string"}}}}}')],
+    ['a $ref that is no text', field({ $ref: 7 })],
+    ['a $ref to another document', field({ $ref: 'https://example.test/name.schema.json' })],
+    ['a $ref to nothing', field({ $ref: '#/definitions/missing' })],
+    ['a $ref with a broken escape', field({ $ref: '#/definitions/%E0%A4%A' })],
+    ['a $ref that points at itself', { definitions: { loop: { $ref: '#/definitions/loop' } }, properties: { traits: { type: 'object', properties: { name: { $ref: '#/definitions/loop' } } } } }],
+    ['a $ref cycle through two definitions', { definitions: { a: { $ref: '#/definitions/b' }, b: { $ref: '#/definitions/a' } }, properties: { traits: { $ref: '#/definitions/a' } } }],
+    ['a $ref cycle through properties', { definitions: { node: { type: 'object', properties: { child: { $ref: '#/definitions/node' } } } }, properties: { traits: { $ref: '#/definitions/node' } } }],
+    ['a $ref to the whole document', field({ $ref: '#' })],
+  ]
+  for (const [name, schema] of unreadable) {
+    test(`cannot be a form: ${name}`, () => {
+      expect(readTraitsSchema(schema)).toBeNull()
+    })
+  }
+
+  test('objects nested too deep, and refs that multiply into too many fields, are refused without reading them all', () => {
+    let deep: Record<string, unknown> = { type: 'string' }
+    for (let i = 0; i < 40; i++) deep = { type: 'object', properties: { inner: deep } }
+    expect(readTraitsSchema(person(deep))).toBeNull()
+    // Ten fields, each of the next definition, ten levels down: 10^10 fields if read out.
+    const definitions: Record<string, unknown> = { d10: { type: 'string' } }
+    for (let i = 9; i >= 0; i--) definitions[`d${i}`] = { type: 'object', properties: Object.fromEntries(Array.from({ length: 10 }, (_, n) => [`f${n}`, { $ref: `#/definitions/d${i + 1}` }])) }
+    const started = performance.now()
+    expect(readTraitsSchema({ definitions, properties: { traits: { $ref: '#/definitions/d0' } } })).toBeNull()
+    expect(performance.now() - started).toBeLessThan(1000)
   })
 })

@@ -2,12 +2,12 @@
 // refuses with which message, and the traits it sends.
 import { describe, expect, test } from 'bun:test'
 import { mergeTraits, toTraits, validate } from '../ui/components/schema-form.tsx'
-import type { JsonSchema } from '../ui/api.ts'
+import type { FormSchema } from '../ui/api.ts'
 
-const traits: JsonSchema = {
+const traits: FormSchema = {
   type: 'object',
   properties: {
-    email: { type: 'string', format: 'email', title: 'E-mail', 'ory.sh/kratos': { credentials: { password: { identifier: true } } } },
+    email: { type: 'string', format: 'email', title: 'E-mail', identifier: true },
     name: { type: 'object', properties: { first: { type: 'string', title: 'First name', maxLength: 5 }, last: { type: 'string' } }, required: ['first'] },
     age: { type: 'integer', minimum: 18, maximum: 130 },
     score: { type: 'number' },

@@ -70,7 +70,7 @@ export interface PostureCheck {
 }
 export type Layout = Record<string, unknown>
 
-export type { CourierMessage, ClientLifespan, Identity, JsonSchema, KratosSession, OAuthClient } from './ory-records.ts'
+export type { CourierMessage, ClientLifespan, FormSchema, Identity, IdentitySchema, KratosSession, OAuthClient } from './ory-records.ts'
 export { CLIENT_LIFESPANS } from './ory-records.ts'
 export interface IdentityPage {
   identities: Identity[]

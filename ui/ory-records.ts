@@ -217,29 +217,180 @@ export function readMessage(value: unknown): CourierMessage | null {
   )
 }
 
-export interface JsonSchema {
-  type?: string | string[]
+/** The kinds of field the traits form can show. */
+export type FieldType = 'string' | 'number' | 'integer' | 'boolean' | 'object'
+
+/**
+ * An identity schema's traits as the form reads them: only the JSON Schema keywords it uses, each
+ * checked (see `readTraitsSchema`), local `$ref`s already followed.
+ */
+export interface FormSchema {
+  type: FieldType
   title?: string
   format?: string
-  enum?: unknown[]
-  properties?: Record<string, JsonSchema>
+  enum?: (string | number | boolean)[]
+  properties?: Record<string, FormSchema>
   required?: string[]
   minLength?: number
   maxLength?: number
   minimum?: number
   maximum?: number
+  /** Only a pattern this browser can compile; Kratos checks every pattern on save anyway. */
   pattern?: string
-  'ory.sh/kratos'?: { credentials?: { password?: { identifier?: boolean }; code?: { identifier?: boolean } }; verification?: unknown; recovery?: unknown }
+  /** A login identifier (Kratos's `ory.sh/kratos` extension). */
+  identifier?: boolean
 }
 export interface IdentitySchema {
   id: string
-  schema: JsonSchema
+  /** The schema's own title, when it has one in text. */
+  title?: string
+  /** The traits as a form; null when the schema cannot be shown as one. */
+  traits: FormSchema | null
 }
 
-/** The identity schemas that can be read (an id and a JSON Schema object); null when the answer is no list. */
+/**
+ * The identity schemas with an id (an entry without one cannot be chosen); null when the answer is
+ * no list. A schema whose traits cannot be read as a form is kept, with `traits` null, so a page
+ * can say which schema that is.
+ */
 export function readSchemas(value: unknown): IdentitySchema[] | null {
   if (!Array.isArray(value)) return null
-  return value.filter((entry): entry is IdentitySchema => isRecord(entry) && isId(entry.id) && isRecord(entry.schema))
+  return value
+    .filter((entry): entry is Json & { id: string } => isRecord(entry) && isId(entry.id))
+    .map((entry) => {
+      const title = isRecord(entry.schema) && isString(entry.schema.title) && entry.schema.title.trim() !== '' ? entry.schema.title : undefined
+      return { id: entry.id, ...(title !== undefined ? { title } : {}), traits: readTraitsSchema(entry.schema) }
+    })
+}
+
+const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'integer', 'boolean', 'object']
+/** Objects nested deeper, or more fields than this, are not a form anyone fills in (and bound the reading: refs can repeat a part). */
+const MAX_DEPTH = 16
+const MAX_FIELDS = 500
+const NUMERIC_KEYWORDS = ['minLength', 'maxLength', 'minimum', 'maximum'] as const
+const isOption = (value: unknown): value is string | number | boolean | null => value === null || isString(value) || isNumber(value) || isBoolean(value)
+
+/**
+ * `properties.traits` of an identity schema as a form, or null when any part the form would use is
+ * in another shape than JSON Schema gives it, or is something the form cannot edit faithfully (an
+ * array, a field of several types, an object without properties): a form that showed only part of
+ * it, or guessed, would send traits that overwrite what it did not understand. `$ref`s within the
+ * document are followed (a cycle is refused); `$ref`s to other documents are not.
+ */
+export function readTraitsSchema(document: unknown): FormSchema | null {
+  if (!isRecord(document) || !isRecord(document.properties)) return null
+
+  /** The node a `$ref` chain ends at, with the refs followed on the way down to it. */
+  const resolve = (node: unknown, followed: string[]): { node: Json; followed: string[] } | null => {
+    let current = node
+    let chain = followed
+    while (isRecord(current) && current.$ref !== undefined) {
+      const ref = current.$ref
+      if (!isString(ref) || chain.includes(ref)) return null
+      chain = [...chain, ref]
+      current = pointTo(document, ref)
+    }
+    return isRecord(current) ? { node: current, followed: chain } : null
+  }
+
+  const readObject = (raw: Json, depth: number, followed: string[]): FormSchema | null => {
+    if (depth > MAX_DEPTH || !isRecord(raw.properties)) return null
+    if (raw.required !== undefined && !isStrings(raw.required)) return null
+    const properties: [string, FormSchema][] = []
+    for (const [key, value] of Object.entries(raw.properties)) {
+      // A field needs a name to be labelled by; `__proto__` would not survive as a trait's key.
+      if (key.trim() === '' || key === '__proto__') return null
+      const field = readField(value, depth, followed)
+      if (!field) return null
+      properties.push([key, field])
+    }
+    return { type: 'object', properties: Object.fromEntries(properties), ...(raw.required ? { required: [...raw.required] } : {}) }
+  }
+
+  let fields = 0
+  const readField = (value: unknown, depth: number, followed: string[]): FormSchema | null => {
+    if (++fields > MAX_FIELDS) return null
+    const resolved = resolve(value, followed)
+    if (!resolved) return null
+    const raw = resolved.node
+    const type = typeOf(raw)
+    if (!type) return null
+    if (raw.title !== undefined && !isString(raw.title)) return null
+    const title = isString(raw.title) && raw.title.trim() !== '' ? { title: raw.title } : {}
+    if (type === 'object') {
+      const object = readObject(raw, depth + 1, resolved.followed)
+      return object && { ...object, ...title }
+    }
+    const field: FormSchema = { type, ...title }
+    if (raw.format !== undefined) {
+      if (!isString(raw.format)) return null
+      field.format = raw.format
+    }
+    for (const keyword of NUMERIC_KEYWORDS) {
+      const bound = raw[keyword]
+      if (bound === undefined) continue
+      if (!isNumber(bound)) return null
+      field[keyword] = bound
+    }
+    if (raw.enum !== undefined) {
+      if (!Array.isArray(raw.enum) || !raw.enum.every(isOption)) return null
+      // null among the options is "no value", which the form's empty choice already is.
+      field.enum = raw.enum.filter((option): option is string | number | boolean => option !== null)
+    }
+    if (raw.pattern !== undefined) {
+      if (!isString(raw.pattern)) return null
+      if (compiles(raw.pattern)) field.pattern = raw.pattern
+    }
+    if (isLoginIdentifier(raw['ory.sh/kratos'])) field.identifier = true
+    return field
+  }
+
+  const traits = resolve(document.properties.traits, [])
+  if (!traits || (traits.node.type !== undefined && typeOf(traits.node) !== 'object')) return null
+  return readObject(traits.node, 0, traits.followed)
+}
+
+/** One kind of field: a JSON Schema `type` (or a list of one type and "null"); none means text, or an object when it has properties. */
+function typeOf(raw: Json): FieldType | null {
+  const type = raw.type
+  if (type === undefined) return raw.properties !== undefined ? 'object' : 'string'
+  const named = isString(type) ? [type] : isStrings(type) ? type.filter((name) => name !== 'null') : []
+  const only = named.length === 1 ? named[0] : undefined
+  return FIELD_TYPES.find((kind) => kind === only) ?? null
+}
+
+/** The value a `#/…` JSON Pointer names within `document`; undefined when there is none. */
+function pointTo(document: Json, ref: string): unknown {
+  if (ref === '#') return document
+  if (!ref.startsWith('#/')) return undefined
+  let node: unknown = document
+  for (const part of ref.slice(2).split('/')) {
+    let name: string
+    try {
+      name = decodeURIComponent(part).replaceAll('~1', '/').replaceAll('~0', '~')
+    } catch {
+      return undefined
+    }
+    if (!(isRecord(node) || Array.isArray(node)) || !Object.hasOwn(node, name)) return undefined
+    node = (node as Record<string, unknown>)[name]
+  }
+  return node
+}
+
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern, 'u')
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Kratos's extension marks a login identifier under `credentials.password` or `credentials.code`. */
+function isLoginIdentifier(extension: unknown): boolean {
+  if (!isRecord(extension) || !isRecord(extension.credentials)) return false
+  const { password, code } = extension.credentials
+  return (isRecord(password) && password.identifier === true) || (isRecord(code) && code.identifier === true)
 }
 
 export interface RecoveryLink {

@@ -180,6 +180,8 @@ export class KratosFixture {
   readonly malformedRecords = new Map<string, Reshape>()
   /** Lists served in another shape, by path (`/admin/sessions`, `/admin/identities/<id>/sessions`…). */
   readonly malformedLists = new Map<string, ReshapeList>()
+  /** Identity schemas served in another shape, by schema id: in the list of schemas and at their own address. */
+  readonly malformedSchemas = new Map<string, Reshape>()
   apiKey: string | undefined
   /** Paths the public port was asked for (self-hosted only). */
   readonly publicCalls: string[] = []
@@ -342,11 +344,12 @@ export class KratosFixture {
   }
 
   private schemas(url: URL): Response {
-    const entry = { id: 'default', schema: DEFAULT_SCHEMA }
-    if (url.pathname === '/schemas') return Response.json([entry])
+    const reshape = this.malformedSchemas.get('default')
+    const schema = reshape ? reshape(structuredClone(DEFAULT_SCHEMA) as Record<string, unknown>) : DEFAULT_SCHEMA
+    if (url.pathname === '/schemas') return Response.json([{ id: 'default', schema }])
     const id = decodeURIComponent(url.pathname.slice('/schemas/'.length))
     // Kratos addresses a schema by its id, base64url-encoded in schema_url.
-    return id === 'default' || id === 'ZGVmYXVsdA' ? Response.json(DEFAULT_SCHEMA) : kratosError(404, 'Not Found', 'Unable to locate the resource', 'The requested identity schema does not exist')
+    return id === 'default' || id === 'ZGVmYXVsdA' ? Response.json(schema) : kratosError(404, 'Not Found', 'Unable to locate the resource', 'The requested identity schema does not exist')
   }
 
   /** The endpoints beyond listing and reading: writes, sessions, recovery, courier. */

@@ -141,6 +141,98 @@ test('Identity that is no identity (null, a text, a list, no id): the page says 
   expect(problems).toEqual([])
 })
 
+/** The preset schema with one field of its traits replaced. */
+const withField = (name: string, definition: unknown): Reshape => (schema) => {
+  const properties = schema.properties as { traits: { properties: Record<string, unknown> } }
+  properties.traits.properties[name] = definition
+  return schema
+}
+
+test('An identity schema that cannot be a form: Create identity and the identity page say so, keep the rest, and send no traits', async () => {
+  const { kratos } = harness.sandbox
+  const identity = freshIdentity('odd-schema@example.test')
+  const traitsNote = 'The identity schema “default” cannot be shown as a form, so the traits cannot be edited here.'
+  const createNote = 'The identity schema “default” cannot be shown as a form, so no identity can be created with it here.'
+  const shapes: [string, Reshape][] = [
+    ['no properties', ({ properties: _properties, ...rest }) => rest],
+    ['traits that are a text', (schema) => ({ ...schema, properties: { traits: 'email' } })],
+    ['a type that is no text', withField('email', { type: 5, format: 'email' })],
+    ['a title that is no text', withField('name', { type: 'string', title: { en: 'Name' } })],
+    ['an enum that is no list', withField('role', { type: 'string', enum: 'admin,viewer' })],
+    ['nested garbage', withField('name', { type: 'object', properties: { first: [], last: { type: 'string' } } })],
+    ['a $ref cycle', (schema) => ({ ...withField('name', { $ref: '#/definitions/a' })(schema) as object, definitions: { a: { $ref: '#/definitions/b' }, b: { $ref: '#/definitions/a' } } })],
+  ]
+  const traits = page.getByRole('region', { name: 'Traits' })
+  const dialog = page.getByRole('dialog', { name: 'Create identity' })
+  const openIdentity = async () => {
+    await page.goto(url(`/dashboard/identities/${identity.id}`))
+    await page.getByRole('heading', { level: 1, name: 'odd-schema@example.test' }).waitFor()
+    await settled()
+  }
+  const openCreate = async () => {
+    await page.goto(url('/dashboard/identities'))
+    await page.getByRole('table', { name: /Identities/ }).waitFor()
+    await page.getByRole('button', { name: 'Create identity' }).click()
+    await dialog.waitFor()
+  }
+  for (const [name, reshape] of shapes) {
+    await served(kratos.malformedSchemas, 'default', reshape, async () => {
+      await openIdentity()
+      await traits.getByRole('alert').getByText(traitsNote).waitFor({ timeout: 5000 }).catch(() => {
+        throw new Error(`identity page, ${name}: no note that the schema cannot be a form`)
+      })
+      await traits.getByRole('alert').getByRole('button', { name: 'Retry' }).waitFor()
+      expect(await traits.getByRole('button', { name: 'Save' }).count()).toBe(0)
+      expect(await traits.getByRole('textbox').count()).toBe(0)
+      // The rest of the page is there.
+      await page.getByRole('region', { name: 'Metadata' }).getByRole('button', { name: 'Save' }).waitFor()
+      await page.getByRole('button', { name: 'Revoke session 1' }).waitFor()
+
+      await openCreate()
+      await dialog.getByRole('alert').getByText(createNote).waitFor({ timeout: 5000 }).catch(() => {
+        throw new Error(`Create identity, ${name}: no note that the schema cannot be a form`)
+      })
+      await dialog.getByRole('alert').getByRole('button', { name: 'Retry' }).waitFor()
+      expect(await dialog.getByRole('button', { name: 'Create identity' }).count()).toBe(0)
+      expect(await dialog.getByRole('textbox').count()).toBe(0)
+      await dialog.getByRole('button', { name: 'Cancel' }).click()
+      await dialog.waitFor({ state: 'hidden' })
+    })
+    expect(problems, name).toEqual([])
+  }
+
+  // What the identity page still does: its metadata is saved, and not a trait is touched.
+  await served(kratos.malformedSchemas, 'default', withField('role', { type: 'string', enum: 'admin,viewer' }), async () => {
+    await openIdentity()
+    await traits.getByText(traitsNote).waitFor()
+    await swept('identity-unreadable-schema', () => traits.getByText(traitsNote).waitFor())
+    const patches = kratos.calls.filter((call) => call.method === 'PATCH').length
+    const metadata = page.getByRole('region', { name: 'Metadata' })
+    await metadata.getByLabel('Public metadata').fill('{"plan": "team"}')
+    await metadata.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Metadata saved.').waitFor()
+    expect(kratos.calls.filter((call) => call.method === 'PATCH')).toHaveLength(patches + 1)
+    expect(kratos.identities.get(identity.id)!.traits).toEqual({ email: 'odd-schema@example.test', name: 'Shape Check' })
+    expect(kratos.identities.get(identity.id)!.metadata_public).toEqual({ plan: 'team' })
+
+    await openCreate()
+    await dialog.getByText(createNote).waitFor()
+    await swept('create-identity-unreadable-schema', () => dialog.getByText(createNote).waitFor())
+  })
+
+  // Once Kratos answers a schema the form can read, Retry brings the form.
+  await dialog.getByRole('button', { name: 'Retry' }).click()
+  await dialog.getByRole('textbox', { name: /E-mail/ }).waitFor()
+  await dialog.getByRole('button', { name: 'Create identity' }).waitFor()
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+  await served(kratos.malformedSchemas, 'default', () => 'schema', openIdentity)
+  await traits.getByText(traitsNote).waitFor()
+  await traits.getByRole('button', { name: 'Retry' }).click()
+  await traits.getByRole('textbox', { name: /E-mail/ }).waitFor()
+  await traits.getByRole('button', { name: 'Save' }).waitFor()
+  expect(problems).toEqual([])
+}, 120_000)
+
 test("Identity's sessions: a list that is no list fails that section alone; a row that is no session is counted, the others listed", async () => {
   const identity = freshIdentity('odd-sessions@example.test')
   const path = `/admin/identities/${identity.id}/sessions`

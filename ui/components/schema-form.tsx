@@ -1,30 +1,25 @@
 // A form generated from an identity schema's traits (JSON Schema): strings with formats, numbers,
 // booleans, enums, nested objects and required fields, each with its validation message beside it.
-import type { JsonSchema } from '../api.ts'
+// It shows a schema only as ory-records.ts has read it (`readTraitsSchema`): every keyword it uses
+// is there in its own shape, so nothing here second-guesses the schema.
+import type { FormSchema } from '../api.ts'
 
 export type Values = Record<string, unknown>
 export type Errors = Record<string, string>
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
-function typeOf(schema: JsonSchema): string {
-  return Array.isArray(schema.type) ? (schema.type.find((t) => t !== 'null') ?? 'string') : (schema.type ?? 'string')
-}
-function labelOf(key: string, schema: JsonSchema): string {
+function labelOf(key: string, schema: FormSchema): string {
   return schema.title ?? key.replace(/[_-]/g, ' ').replace(/^./, (c) => c.toUpperCase())
-}
-const isIdentifier = (schema: JsonSchema) => {
-  const credentials = schema['ory.sh/kratos']?.credentials
-  return Boolean(credentials?.password?.identifier || credentials?.code?.identifier)
 }
 
 /** Messages for every invalid field, keyed by the field's path ("name.first"). */
-export function validate(schema: JsonSchema, values: Values, prefix = ''): Errors {
+export function validate(schema: FormSchema, values: Values, prefix = ''): Errors {
   const errors: Errors = {}
   for (const [key, field] of Object.entries(schema.properties ?? {})) {
     const path = prefix + key
     const value = values[key]
-    const type = typeOf(field)
+    const type = field.type
     const required = schema.required?.includes(key) ?? false
     const empty = value === undefined || value === '' || value === null
     if (type === 'object') {
@@ -55,11 +50,11 @@ export function validate(schema: JsonSchema, values: Values, prefix = ''): Error
 }
 
 /** The form's values as traits: numbers as numbers, empty optional fields left out. */
-export function toTraits(schema: JsonSchema, values: Values): Values {
+export function toTraits(schema: FormSchema, values: Values): Values {
   const traits: Values = {}
   for (const [key, field] of Object.entries(schema.properties ?? {})) {
     const value = values[key]
-    const type = typeOf(field)
+    const type = field.type
     if (type === 'object') {
       const nested = toTraits(field, (value as Values) ?? {})
       if (Object.keys(nested).length > 0) traits[key] = nested
@@ -77,11 +72,11 @@ export function toTraits(schema: JsonSchema, values: Values): Values {
  * the form holds, so a field emptied in the form is removed rather than kept by the merge. Traits
  * the schema does not show are kept as they are.
  */
-export function mergeTraits(schema: JsonSchema, existing: Values, values: Values): Values {
+export function mergeTraits(schema: FormSchema, existing: Values, values: Values): Values {
   const merged: Values = { ...existing }
   const edited = toTraits(schema, values)
   for (const [key, field] of Object.entries(schema.properties ?? {})) {
-    if (typeOf(field) === 'object') {
+    if (field.type === 'object') {
       const inner = existing[key]
       const nested = mergeTraits(field, isValues(inner) ? inner : {}, (values[key] as Values) ?? {})
       if (Object.keys(nested).length > 0) merged[key] = nested
@@ -99,7 +94,7 @@ function inputType(type: string, format: string | undefined): string {
   return ({ email: 'email', date: 'date', uri: 'url', tel: 'tel' } as Record<string, string>)[format ?? ''] ?? 'text'
 }
 
-export function SchemaFields(props: { schema: JsonSchema; values: Values; errors: Errors; onChange: (values: Values) => void; idPrefix: string; pathPrefix?: string }) {
+export function SchemaFields(props: { schema: FormSchema; values: Values; errors: Errors; onChange: (values: Values) => void; idPrefix: string; pathPrefix?: string }) {
   const { schema, values, errors, onChange, idPrefix } = props
   const prefix = props.pathPrefix ?? ''
   return (
@@ -107,7 +102,7 @@ export function SchemaFields(props: { schema: JsonSchema; values: Values; errors
       {Object.entries(schema.properties ?? {}).map(([key, field]) => {
         const path = prefix + key
         const id = `${idPrefix}-${path.replace(/\./g, '-')}`
-        const type = typeOf(field)
+        const type = field.type
         const label = labelOf(key, field)
         const required = schema.required?.includes(key) ?? false
         const set = (value: unknown) => onChange({ ...values, [key]: value })
@@ -121,7 +116,7 @@ export function SchemaFields(props: { schema: JsonSchema; values: Values; errors
         }
         const error = errors[path]
         const describedBy = error ? `${id}-error` : undefined
-        const hint = isIdentifier(field) ? <span class="hint"> (sign-in identifier)</span> : null
+        const hint = field.identifier ? <span class="hint"> (sign-in identifier)</span> : null
         if (type === 'boolean') {
           return (
             <div key={path} class="field checkbox">

@@ -1,15 +1,11 @@
 // Create identity: pick a schema, fill the form generated from its traits, optionally a password.
 import { useState } from 'preact/hooks'
-import { api, type Identity, type JsonSchema } from '../../api.ts'
+import { api, type Identity } from '../../api.ts'
 import { Region, useLoad, ErrorView } from '../../components/load.tsx'
 import { SchemaFields, toTraits, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { schemasFrom } from '../../session.ts'
-import { identityWriteFailure } from './describe.ts'
+import { identityWriteFailure, unshowableSchema } from './describe.ts'
 import type { ApiFailure } from '../../api.ts'
-
-export function traitsSchema(schema: JsonSchema): JsonSchema {
-  return schema.properties?.traits ?? { type: 'object', properties: {} }
-}
 
 export function CreateIdentity(props: { onCreated: (identity: Identity) => void; onCancel: () => void }) {
   const [loaded, retry] = useLoad(() => api.schemas(schemasFrom()), [])
@@ -26,10 +22,13 @@ export function CreateIdentity(props: { onCreated: (identity: Identity) => void;
       <Region loaded={loaded} retry={retry} label="identity schemas">
         {(schemas) => {
           if (schemas.length === 0) return <p class="empty">The identity store has no identity schema.</p>
-          const chosen = schemas.find((s) => s.id === schemaId) ?? schemas[0]!
-          const traits = traitsSchema(chosen.schema)
+          // The first schema that can be shown, until the person chooses.
+          const chosen = schemas.find((s) => s.id === schemaId) ?? schemas.find((s) => s.traits !== null) ?? schemas[0]!
+          const traits = chosen.traits
           const submit = async (event: Event) => {
             event.preventDefault()
+            // No form, nothing to send: traits guessed from a schema that cannot be read are not sent.
+            if (!traits) return
             const found = validate(traits, values)
             setErrors(found)
             if (Object.keys(found).length > 0) {
@@ -55,22 +54,30 @@ export function CreateIdentity(props: { onCreated: (identity: Identity) => void;
                   <select id="create-schema" value={chosen.id} onChange={(e) => (setSchemaId(e.currentTarget.value), setValues({}), setErrors({}))}>
                     {schemas.map((s) => (
                       <option key={s.id} value={s.id}>
-                        {s.schema.title ? `${s.schema.title} (${s.id})` : s.id}
+                        {s.title ? `${s.title} (${s.id})` : s.id}
                       </option>
                     ))}
                   </select>
                 </div>
               )}
-              <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="create" />
-              <div class="field">
-                <label for="create-password">Initial password (optional)</label>
-                <input id="create-password" type="password" autocomplete="new-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-              </div>
+              {traits ? (
+                <>
+                  <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="create" />
+                  <div class="field">
+                    <label for="create-password">Initial password (optional)</label>
+                    <input id="create-password" type="password" autocomplete="new-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+                  </div>
+                </>
+              ) : (
+                <ErrorView failure={unshowableSchema(chosen.id, 'no identity can be created with it here')} retry={retry} loading />
+              )}
               {failure && <ErrorView failure={failure} />}
               <div class="actions">
-                <button type="submit" class="primary" disabled={busy}>
-                  Create identity
-                </button>
+                {traits && (
+                  <button type="submit" class="primary" disabled={busy}>
+                    Create identity
+                  </button>
+                )}
                 <button type="button" onClick={props.onCancel}>
                   Cancel
                 </button>

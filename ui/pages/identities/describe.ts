@@ -27,3 +27,11 @@ export function identityWriteFailure(failure: ApiFailure): ApiFailure {
   if (failure.status === 400) return { ...failure, message: 'The identity store refused these values. Check them against the identity schema.' }
   return failure
 }
+
+/**
+ * An identity schema whose traits cannot be read as a form (see ory-records.ts): a failure to
+ * show with Retry, as Kratos may answer it well next time. `consequence` says what it withholds.
+ */
+export function unshowableSchema(schemaId: string, consequence: string): ApiFailure {
+  return { error: 'invalid_response', message: `The identity schema “${schemaId}” cannot be shown as a form, so ${consequence}.`, status: 200 }
+}

@@ -1,6 +1,6 @@
 // Identity (admin): traits, state, metadata, addresses, credentials, sessions, recovery, deletion.
 import { useEffect, useState } from 'preact/hooks'
-import { api, type ApiFailure, type Identity, type JsonSchema, type KratosSession } from '../../api.ts'
+import { api, type ApiFailure, type FormSchema, type Identity, type KratosSession } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { Dialog } from '../../components/dialog.tsx'
@@ -12,8 +12,7 @@ import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '.
 import { schemasFrom } from '../../session.ts'
 import { location, navigateFrom } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
-import { identityWriteFailure, primaryIdentifier } from './describe.ts'
-import { traitsSchema } from './create.tsx'
+import { identityWriteFailure, primaryIdentifier, unshowableSchema } from './describe.ts'
 
 // Kratos refuses to delete the password credential and the like through this endpoint.
 const REMOVABLE_CREDENTIALS = new Set(['oidc', 'saml', 'totp', 'lookup_secret', 'webauthn', 'passkey'])
@@ -46,20 +45,26 @@ function afterWrite(identity: Identity, answer: Identity): Identity {
 
 function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: (identity: Identity) => void }) {
   const [schemas, retrySchemas] = useLoad(() => api.schemas(schemasFrom()), [])
-  const schema: JsonSchema | null = schemas.state === 'ready' ? (schemas.data.find((s) => s.id === identity.schema_id)?.schema ?? null) : null
+  const entry = schemas.state === 'ready' ? schemas.data.find((s) => s.id === identity.schema_id) : undefined
+  const schema: FormSchema | null = entry?.traits ?? null
   const schemaFailure: ApiFailure | null =
     schemas.state === 'failed'
       ? { ...schemas.failure, message: `The identity schemas cannot be read, so the traits cannot be edited here. ${schemas.failure.message}` }
-      : schemas.state === 'ready' && !schema
-        ? {
-            error: 'not_found',
-            message:
-              identity.schema_id === undefined
-                ? 'The identity store answered this identity without its schema, so the traits cannot be edited here.'
-                : `The identity store has no schema “${identity.schema_id}”, so the traits cannot be edited here.`,
-            status: 404,
-          }
-        : null
+      : schemas.state !== 'ready'
+        ? null
+        : !entry
+          ? {
+              error: 'not_found',
+              message:
+                identity.schema_id === undefined
+                  ? 'The identity store answered this identity without its schema, so the traits cannot be edited here.'
+                  : `The identity store has no schema “${identity.schema_id}”, so the traits cannot be edited here.`,
+              status: 404,
+            }
+          : // A form from a schema it cannot read would send traits that overwrite what it did not show.
+            !schema
+            ? unshowableSchema(entry.id, 'the traits cannot be edited here')
+            : null
   const [stateBusy, setStateBusy] = useState(false)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const inactive = identity.state === 'inactive'
@@ -117,15 +122,14 @@ function focusFirstInvalid(form: HTMLFormElement): void {
   requestAnimationFrame(() => form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus())
 }
 
-function TraitsSection(props: { identity: Identity; schema: JsonSchema | null; schemaFailure: ApiFailure | null; retry: () => void; onChange: (identity: Identity) => void }) {
-  const { identity, schema, onChange } = props
+function TraitsSection(props: { identity: Identity; schema: FormSchema | null; schemaFailure: ApiFailure | null; retry: () => void; onChange: (identity: Identity) => void }) {
+  const { identity, schema: traits, onChange } = props
   const [values, setValues] = useState<Values>(identity.traits ?? {})
   // The traits this form was filled from: what its edit is measured against.
   const [base, setBase] = useState<Values>(identity.traits ?? {})
   const [errors, setErrors] = useState<Errors>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, oneAtATime] = useOneAtATime()
-  const traits = schema ? traitsSchema(schema) : null
   const save = (event: Event) => {
     event.preventDefault()
     if (!traits) return
