@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
-import { markSensitive } from './support/leaks.ts'
+import { leakProblems, markSensitive } from './support/leaks.ts'
 import { startService, type TestService } from './support/service.ts'
 import { startStack, type Stack } from './support/stack.ts'
 import { nextPageToken, parseLinkHeader } from '../src/upstream/client.ts'
@@ -314,10 +314,12 @@ describe('upstream failures', () => {
     }
   })
 
-  test('a store that is down → 502 bad_gateway', async () => {
+  test('a store that is down → 502 bad_gateway, saying it cannot be reached', async () => {
     await stack.kratos.stop()
     try {
-      await expectError(502, 'bad_gateway')
+      const response = await get(stack, '/api/identities')
+      expect(response.status).toBe(502)
+      expect(await response.json()).toEqual({ error: 'bad_gateway', message: 'Unable to reach upstream service.' })
     } finally {
       stack.kratos.start()
     }
@@ -344,6 +346,32 @@ describe('upstream failures', () => {
       stack.kratos.failWith = null
     }
   })
+
+  // Kratos was reached and answered 200, with something that is not a page of identities: the
+  // contract's 502 code, in words that do not send the operator looking for a network fault.
+  const UNREADABLE_SHAPES: [string, (rows: unknown[]) => unknown][] = [
+    ['an object instead of the list', (rows) => ({ identities: rows, detail: 'upstream-secret-detail' })],
+    ['a text instead of the list', () => 'upstream-secret-detail'],
+    ['a row that is no identity', (rows) => [...rows, 'upstream-secret-detail']],
+    ['a row without an id', (rows) => [...rows, { traits: { email: 'hidden.row@example.test' }, note: 'upstream-secret-detail' }]],
+    ['null', () => null],
+  ]
+  for (const [name, reshape] of UNREADABLE_SHAPES) {
+    test(`a store answering ${name} → 502 bad_gateway saying the answer cannot be read, nothing of it echoed`, async () => {
+      markSensitive('upstream-secret-detail', 'hidden.row@example.test')
+      stack.kratos.malformedLists.set(LIST, reshape)
+      try {
+        const response = await get(stack, '/api/identities')
+        expect(response.status).toBe(502)
+        const text = await response.text()
+        expect(JSON.parse(text)).toEqual({ error: 'bad_gateway', message: 'The identity store answered with data that cannot be read.' })
+        expect(leakProblems(response.status, response.headers.get('content-type'), text)).toEqual([])
+      } finally {
+        stack.kratos.malformedLists.delete(LIST)
+      }
+      expect((await get(stack, '/api/identities')).status).toBe(200)
+    })
+  }
 
   test('IDP_ADMIN_URL unset → 503 upstream_not_configured', async () => {
     // The admins live in a separate login store here, so the gate still has somewhere to ask.

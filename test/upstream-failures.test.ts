@@ -126,6 +126,11 @@ describe('through every caller', () => {
     }
   }
 
+  test('GET /api/identities, upstream non-json: the message says the store answered what cannot be read, not that it was unreachable', async () => {
+    const response = await call('GET /api/identities', 'non-json')
+    expect(await response.json()).toEqual({ error: 'bad_gateway', message: 'The identity store answered with data that cannot be read.' })
+  })
+
   for (const mode of MODES) {
     test(`services health with the upstream ${mode}: 200, the Kratos and Hydra admin APIs down, nothing of theirs shown`, async () => {
       const { service, cookie } = setups.get(mode)!

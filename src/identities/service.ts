@@ -10,7 +10,13 @@ import type { IdentityStoreClient } from './store.ts'
 import { errorCodeFor, nextPageToken, type UpstreamFailure } from '../upstream/client.ts'
 import { parseListQuery, requestedFilter, summarizeIdentity, type IdentityPage, type IdentitySummary, type ListQuery } from './model.ts'
 
-type ListOutcome = { ok: true; page: IdentityPage } | { ok: false; code: ErrorCode; failure?: UpstreamFailure }
+/**
+ * A failure, with the upstream failure class for the log; `unreadable` when the store answered
+ * (200) with something that is not a page of identities: reached, so "unreachable" would mislead.
+ */
+type ListOutcome = { ok: true; page: IdentityPage } | { ok: false; code: ErrorCode; failure?: UpstreamFailure; unreadable?: true }
+
+const UNREADABLE: ListOutcome = { ok: false, code: 'bad_gateway', failure: 'invalid_response', unreadable: true }
 
 const PAGE_TOKEN_COMPLAINT = /page[ _-]?token/i
 
@@ -46,6 +52,8 @@ export class IdentitiesService {
     if (query.credentialsIdentifier !== null) upstreamQuery.set('credentials_identifier', query.credentialsIdentifier)
 
     const answer = await store.json('/admin/identities', { query: upstreamQuery })
+    // A 200 whose body is no JSON.
+    if (!answer.ok && answer.failure === 'invalid_response' && answer.status === 200) return UNREADABLE
     if (!answer.ok) {
       const code = answer.failure === 'rejected' ? refusalCode(answer.status ?? 0, answer.text ?? '', query) : errorCodeFor(answer.failure)
       return { ok: false, code, failure: code === 'invalid_page_token' ? undefined : answer.failure }
@@ -53,14 +61,14 @@ export class IdentitiesService {
     const rows = answer.body
     if (!Array.isArray(rows)) {
       log.warn('identity_list_body', { reason: 'not an array' })
-      return { ok: false, code: 'bad_gateway', failure: 'invalid_response' }
+      return UNREADABLE
     }
     const identities: IdentitySummary[] = []
     for (const row of rows) {
       const identity = summarizeIdentity(row)
       if (!identity) {
         log.warn('identity_list_body', { reason: 'row is not an identity' })
-        return { ok: false, code: 'bad_gateway', failure: 'invalid_response' }
+        return UNREADABLE
       }
       identities.push(identity)
     }
@@ -69,7 +77,7 @@ export class IdentitiesService {
     if (token === null) {
       // A next page we could not ask for would strand the caller: treat it as a broken answer.
       log.warn('identity_list_link', { reason: 'next link without a page token' })
-      return { ok: false, code: 'bad_gateway', failure: 'invalid_response' }
+      return UNREADABLE
     }
     return { ok: true, page: { identities, next_page_token: token ?? null, has_more: token !== undefined } }
   }

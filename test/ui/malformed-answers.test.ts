@@ -401,7 +401,10 @@ test('Identities list: rows with traits of the wrong shape are listed by their i
   )
   await served(kratos.malformedLists, '/admin/identities', (rows) => ({ identities: rows }), async () => {
     await page.goto(url('/dashboard/identities'))
+    // Our route's words: the store answered, with something that is not a page of identities.
+    await page.getByRole('alert').getByText('The identity store answered with data that cannot be read.').waitFor()
     await page.getByRole('alert').getByRole('button', { name: 'Retry' }).waitFor()
+    await swept('identities-unreadable-list', () => page.getByRole('alert').waitFor())
   })
   await page.getByRole('button', { name: 'Retry' }).click()
   await table.waitFor()
