@@ -85,6 +85,48 @@ test('an admin finds one identity by its exact identifier, and a near miss says 
   expect(await box.inputValue()).toBe('user07@example')
 })
 
+test('the search box takes no more than the 255 characters the route accepts, typed or pasted; a longer link is still refused', async () => {
+  await page.goto(url('/dashboard/identities'))
+  await table().waitFor()
+  const box = page.getByRole('searchbox', { name: 'Search identities' })
+  const long = `${'a'.repeat(290)}@example.test`
+  const kept = long.slice(0, 255)
+  const searched = async () => {
+    await page.keyboard.press('Enter')
+    await page.getByText(`No identity has the identifier “${kept}”.`).waitFor()
+    expect(new URL(page.url()).searchParams.get('search')).toBe(kept)
+    expect(await page.getByRole('alert').count()).toBe(0)
+  }
+
+  // Typed key by key.
+  await box.click()
+  await page.keyboard.type(long, { delay: 0 })
+  expect(await box.inputValue()).toBe(kept)
+  await searched()
+  expect(await sweep(page, 'identities-longest-search', () => page.getByText(`No identity has the identifier “${kept}”.`).waitFor())).toEqual([])
+
+  // Pasted from the clipboard in place of what the box held; nothing more goes in after it.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness.sandbox.url })
+  await page.goto(url('/dashboard/identities'))
+  await table().waitFor()
+  await page.evaluate((text) => navigator.clipboard.writeText(text), long)
+  await box.fill('user07@example.test')
+  await box.selectText()
+  await page.keyboard.press('ControlOrMeta+V')
+  expect(await box.inputValue()).toBe(kept)
+  await page.keyboard.type('zz')
+  expect(await box.inputValue()).toBe(kept)
+  await searched()
+  await context.clearPermissions()
+
+  // A link that carries a longer search is not cut short behind the person's back: the route refuses it, and the page says so.
+  await page.goto(url(`/dashboard/identities?search=${encodeURIComponent(long)}`))
+  await page.getByRole('alert').getByText('The filter in this link is not valid: the link may be old or changed by hand.').waitFor()
+  expect(await box.inputValue()).toBe(long)
+  expect(problems.filter((problem) => !/status of 400\b/.test(problem))).toEqual([])
+  problems.length = 0
+})
+
 test('an admin opens an identity: its identifier is the heading, its sessions are listed', async () => {
   await page.goto(url('/dashboard/identities?search=user05%40example.test'))
   await page.getByRole('link', { name: 'user05@example.test' }).click()

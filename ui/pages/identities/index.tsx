@@ -12,6 +12,10 @@ import { CreateIdentity } from './create.tsx'
 import { displayName, primaryIdentifier } from './describe.ts'
 
 const PAGE_SIZES = [25, 50, 100, 250]
+// GET /api/identities refuses a longer credentials_identifier (admin-api.md, src/identities/model.ts):
+// the box takes no more, so a search typed or pasted there is never refused for its length. (The
+// browser counts UTF-16 units and the route characters, so the box is, if anything, the stricter.)
+const MAX_SEARCH_LENGTH = 255
 // The tokens of the pages before this one travel in the URL (`trail`), so Previous page, reload
 // and back keep the place; the first page's empty token is written as FIRST.
 const TRAIL_SEPARATOR = '~'
@@ -98,7 +102,14 @@ export function IdentitiesPage() {
           }}
         >
           <label for="identity-search">Search identities</label>
-          <input id="identity-search" type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="Exact e-mail or username" />
+          <input
+            id="identity-search"
+            type="search"
+            value={query}
+            maxLength={MAX_SEARCH_LENGTH}
+            onInput={(e) => setQuery(e.currentTarget.value)}
+            placeholder="Exact e-mail or username"
+          />
           <button type="submit">Search</button>
           {filter && (
             <button type="button" onClick={() => (setQuery(''), go({ search: null, page_token: null, trail: null }))}>
