@@ -144,6 +144,38 @@ describe('in the browser', () => {
     onlyRefusals()
   })
 
+  /** The select's chosen option as a person (and a screen reader) gets it: its value and its text. */
+  const chosen = (name: string) =>
+    page.getByRole('combobox', { name }).evaluate((select: HTMLSelectElement) => ({ value: select.value, text: select.selectedOptions[0]?.textContent ?? null }))
+
+  test('A status or an action the page does not know: the dropdown says so rather than going blank, and any choice mends the link', async () => {
+    for (const { page: name, param, value, label, unknown, all, pick, rows } of [
+      { page: 'messages', param: 'status', value: 'bogus', label: 'Status', unknown: 'Unknown status', all: 'All statuses', pick: 'sent', rows: () => page.getByRole('table', { name: 'Messages' }) },
+      { page: 'audit', param: 'action', value: 'everything', label: 'Action', unknown: 'Unknown action', all: 'All actions', pick: 'login', rows: () => page.getByRole('table') },
+    ]) {
+      const path = `/dashboard/${name}?${param}=${value}`
+      await openRefused(path, FILTER)
+      expect(await chosen(label)).toEqual({ value, text: unknown })
+      expect(await sweep(page, `${name}-unknown-filter`, () => page.getByRole('alert').waitFor())).toEqual([])
+
+      // "All" is a change from the unknown value, so choosing it clears the filter.
+      await page.getByRole('combobox', { name: label }).selectOption('')
+      await rows().waitFor()
+      await settled()
+      expect([...query().keys()]).toEqual([])
+      expect(await chosen(label)).toEqual({ value: '', text: all })
+      expect(await page.getByRole('combobox', { name: label }).getByRole('option', { name: unknown }).count()).toBe(0)
+
+      await openRefused(path, FILTER)
+      await page.getByRole('combobox', { name: label }).selectOption(pick)
+      await rows().waitFor()
+      await settled()
+      expect(query().get(param)).toBe(pick)
+      expect((await chosen(label)).value).toBe(pick)
+    }
+    onlyRefusals()
+  })
+
   test('OAuth clients: a token Hydra cannot decrypt', async () => {
     const alert = await openRefused('/dashboard/oauth-clients?page_token=not-a-token&trail=.~x', PAGE)
     expect(await sweep(page, 'oauth-clients-stale-link', () => alert.waitFor())).toEqual([])

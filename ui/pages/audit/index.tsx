@@ -2,13 +2,16 @@
 // and actor; targets and actors that are identities link to their pages.
 import { useState } from 'preact/hooks'
 import { api, type AuditEvent } from '../../api.ts'
+import { FilterSelect } from '../../components/filter-select.tsx'
 import { Heading } from '../../components/heading.tsx'
 import { Region, useLoad } from '../../components/load.tsx'
 import { Time } from '../../components/time.tsx'
 import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
 
 const PAGE = 50
-const ACTIONS = ['login', 'logout', 'identity_search', 'sessions_revoke', 'proxy_write', 'settings_write', 'settings_delete', 'settings_decrypt_read', 'settings_reencrypt']
+const ACTIONS = ['login', 'logout', 'identity_search', 'sessions_revoke', 'proxy_write', 'settings_write', 'settings_delete', 'settings_decrypt_read', 'settings_reencrypt'].map(
+  (name) => ({ value: name, label: name.replace(/_/g, ' ') }),
+)
 const TRAIL_SEPARATOR = '~'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // Actions whose target is an identity id.
@@ -82,17 +85,14 @@ export function AuditPage() {
             </p>
           )}
         </form>
-        <label class="page-size">
-          <span>Action</span>
-          <select value={action} onChange={(e) => navigate(withQuery({ action: e.currentTarget.value || null, before: null, trail: null }))}>
-            <option value="">All actions</option>
-            {ACTIONS.map((name) => (
-              <option key={name} value={name}>
-                {name.replace(/_/g, ' ')}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect
+          label="Action"
+          value={action}
+          all="All actions"
+          options={ACTIONS}
+          unknown="Unknown action"
+          onChange={(chosen) => navigate(withQuery({ action: chosen, before: null, trail: null }))}
+        />
       </div>
       <Region
         loaded={loaded}

@@ -2,6 +2,7 @@
 // detail shows its subject and body as text (mail bodies are untrusted HTML: never rendered as
 // HTML), and its dispatch attempts with their errors.
 import { api, type CourierMessage } from '../../api.ts'
+import { FilterSelect } from '../../components/filter-select.tsx'
 import { Heading } from '../../components/heading.tsx'
 import { Region, useLoad } from '../../components/load.tsx'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
@@ -9,7 +10,7 @@ import { Time } from '../../components/time.tsx'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { location, queryParam, useQueryText } from '../../router.ts'
 
-const STATUSES = ['queued', 'processing', 'sent', 'abandoned']
+const STATUSES = ['queued', 'processing', 'sent', 'abandoned'].map((name) => ({ value: name, label: name }))
 
 function StatusBadge({ status }: { status: string }) {
   if (!status) return <span class="muted">—</span>
@@ -35,17 +36,7 @@ export function MessagesPage() {
           <input id="messages-recipient" type="search" value={typed} autocomplete="off" onInput={(e) => setTyped(e.currentTarget.value)} />
           <button type="submit">Filter</button>
         </form>
-        <label class="page-size">
-          <span>Status</span>
-          <select value={status} onChange={(e) => paging.restart({ status: e.currentTarget.value || null })}>
-            <option value="">All statuses</option>
-            {STATUSES.map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect label="Status" value={status} all="All statuses" options={STATUSES} unknown="Unknown status" onChange={(chosen) => paging.restart({ status: chosen })} />
       </div>
       {loaded.state === 'ready' && <UnreadableRows count={loaded.data.skipped} noun={['message', 'messages']} from="kratos" />}
       <Region loaded={loaded} retry={retry} label="messages" place={paging.place(['status', 'recipient'])}>
