@@ -311,7 +311,7 @@ export class KratosFixture {
     if (parts[1] === 'identities' && parts.length === 2 && request.method === 'POST') return this.createIdentity(request)
     if (parts[1] === 'identities' && parts.length === 3) {
       const identity = this.identities.get(kratosId(decodeURIComponent(parts[2]!)) ?? '')
-      if (request.method === 'GET') return identity ? Response.json(this.served(identity.id, this.render(identity, url.searchParams.getAll('include_credential').length > 0))) : notFound()
+      if (request.method === 'GET') return identity ? Response.json(this.served(identity.id, this.render(identity, url.searchParams.getAll('include_credential')))) : notFound()
       if (request.method === 'PUT') return identity ? this.updateIdentity(identity, request) : notFound()
       if (request.method === 'PATCH') return identity ? this.patchIdentity(identity, request) : notFound()
       if (request.method === 'DELETE') {
@@ -457,7 +457,7 @@ export class KratosFixture {
       this.passwords.set(identity.id, password)
       identity.credentials = { password: { type: 'password', identifiers: identity.identifiers, version: 0 } }
     }
-    return Response.json(this.render(identity, false), { status: 201 })
+    return Response.json(this.render(identity, null), { status: 201 })
   }
 
   private applyChanges(identity: FixtureIdentity, next: Record<string, unknown>): Response | null {
@@ -480,7 +480,7 @@ export class KratosFixture {
     const body = (await request.json().catch(() => null)) as Record<string, unknown> | null
     if (!body || typeof body !== 'object') return badRequest('The request body is not valid JSON')
     const refused = this.applyChanges(identity, { ...body, state: body.state ?? identity.state })
-    return refused ?? Response.json(this.render(identity, false))
+    return refused ?? Response.json(this.render(identity, null))
   }
 
   /** RFC 6902 on the identity's JSON (add, replace, remove; `test` too), then the schema's rules. */
@@ -510,7 +510,7 @@ export class KratosFixture {
       } else return badRequest('unsupported JSON Patch operation')
     }
     const refused = this.applyChanges(identity, doc)
-    return refused ?? Response.json(this.render(identity, false))
+    return refused ?? Response.json(this.render(identity, null))
   }
 
   private pageSize(url: URL): number | Response {
@@ -559,7 +559,7 @@ export class KratosFixture {
     const page = this.page(url, '/admin/identities', rows, identityTokenRefused)
     if (page instanceof Response) return page
     return Response.json(
-      this.servedList('/admin/identities', page.rows.map((identity) => this.served(identity.id, this.render(identity, withCredentials)))),
+      this.servedList('/admin/identities', page.rows.map((identity) => this.served(identity.id, this.render(identity, withCredentials ? 'all' : null)))),
       { headers: { link: page.link } },
     )
   }
@@ -576,21 +576,26 @@ export class KratosFixture {
     )
   }
 
-  private render(identity: FixtureIdentity, withCredentials: boolean): Record<string, unknown> {
+  /**
+   * An identity as Kratos emits it. `declassify`: null leaves the credentials out (a list without
+   * a filter or `include_credential`); otherwise every credential is there with its type and
+   * identifiers, and the config (a password's hash) only for the types named, or all of them
+   * (`WithDeclassifiedCredentials` in Kratos's identity/identity.go).
+   */
+  private render(identity: FixtureIdentity, declassify: readonly string[] | 'all' | null): Record<string, unknown> {
     const { identifiers, credentials, ...json } = identity
     const verified = identifiers.filter((id) => id.includes('@'))
     const addresses = {
       verifiable_addresses: verified.map((value) => ({ id: `${identity.id}-v`, value, via: 'email', verified: true, status: 'completed' })),
       recovery_addresses: verified.map((value) => ({ id: `${identity.id}-r`, value, via: 'email' })),
     }
-    if (!withCredentials) return { ...json, ...addresses }
+    if (declassify === null) return { ...json, ...addresses }
     const all = credentials ?? { password: { type: 'password', identifiers, version: 0 } }
+    const config = (type: string) => (type === 'password' && (declassify === 'all' || declassify.includes(type)) ? { hashed_password: '$argon2id$v=19$secret-hash' } : {})
     return {
       ...json,
       ...addresses,
-      credentials: Object.fromEntries(
-        Object.entries(all).map(([type, credential]) => [type, type === 'password' ? { ...credential, config: { hashed_password: '$argon2id$v=19$secret-hash' } } : { ...credential, config: {} }]),
-      ),
+      credentials: Object.fromEntries(Object.entries(all).map(([type, credential]) => [type, { ...credential, config: config(type) }])),
     }
   }
 
@@ -603,7 +608,7 @@ export class KratosFixture {
       authenticated_at: session.authenticated_at,
       issued_at: session.issued_at,
       devices: session.devices,
-      ...(withIdentity && identity ? { identity: this.served(identity.id, this.render(identity, false)) } : {}),
+      ...(withIdentity && identity ? { identity: this.served(identity.id, this.render(identity, null)) } : {}),
     })
   }
 

@@ -172,6 +172,36 @@ test('an admin creates a recovery link, shown once with a Copy button', async ()
   await page.getByRole('button', { name: 'Copy' }).waitFor()
 })
 
+test('an identity page lists its credentials by type and identifier, and no credential secret reaches the browser', async () => {
+  const person = stored('user11@example.test')!
+  person.credentials = {
+    password: { type: 'password', identifiers: ['user11@example.test'], version: 0 },
+    totp: { type: 'totp', identifiers: [person.id], version: 0 },
+  }
+  const bodies: Promise<string>[] = []
+  const asked: string[] = []
+  const listen = (response: import('playwright-core').Response) => {
+    if (!new URL(response.url()).pathname.startsWith('/api/')) return
+    asked.push(response.url())
+    bodies.push(response.text().catch(() => ''))
+  }
+  page.on('response', listen)
+  try {
+    await openIdentity('user11@example.test')
+    const credentials = page.getByRole('region', { name: 'Credentials' })
+    await credentials.getByText('totp').waitFor()
+    expect(await credentials.textContent()).toContain('password')
+    expect(await credentials.textContent()).toContain('user11@example.test')
+  } finally {
+    page.off('response', listen)
+  }
+  // Kratos sends a credential's config (a password's hash, a TOTP secret, OIDC tokens) only when asked.
+  expect(asked.filter((address) => address.includes('include_credential'))).toEqual([])
+  expect(harness.sandbox.kratos.calls.some((call) => call.query.has('include_credential'))).toBe(false)
+  for (const body of await Promise.all(bodies)) expect(body).not.toContain('hashed_password')
+  expect(problems).toEqual([])
+})
+
 test('deleting a second factor leaves the rest of the page as it was: unsaved edits, the recovery link shown once, focus', async () => {
   const person = stored('user10@example.test')!
   person.credentials = {
