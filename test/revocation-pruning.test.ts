@@ -228,3 +228,34 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     }
   }, 30_000)
 }
+
+test('sqlite: a start whose prune finds the file locked by another process still loads the revocations; sessions are not refused once the lock is gone', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-pruning-'))
+  const first = await startStack({ dir })
+  const sid = crypto.randomUUID()
+  const loggedOut = `admin-session=${first.service.sign({ sub: first.admin.id, role: 'admin', email: 'ada.admin@example.test', sid })}`
+  expect((await fetch(`${first.service.url}/api/auth/logout`, { method: 'POST', headers: { cookie: loggedOut, origin: 'http://admin.test' } })).status).toBe(204)
+  await first.service.stop({ keepDir: true })
+  await first.kratos.stop()
+
+  // Another process holds the write lock past the busy timeout while the service starts.
+  const holder = new Database(join(dir, 'admin-dashboard.db'))
+  holder.run('BEGIN EXCLUSIVE')
+  let locked = true
+  const stack = await startStack({ dir }).finally(() => {
+    holder.run('ROLLBACK')
+    locked = false
+  })
+  try {
+    const session = async (cookie: string) => (await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie } })).status
+    expect(await session(stack.freshCookie('admin'))).toBe(200)
+    // The session logged out before the restart is still refused: the revocations were loaded.
+    expect(await session(`admin-session=${stack.service.sign({ sub: stack.admin.id, role: 'admin', email: 'ada.admin@example.test', sid })}`)).toBe(401)
+    expect(stack.service.logLines.some((line) => line.includes('"revocations_prune_failed"'))).toBe(true)
+  } finally {
+    if (locked) holder.run('ROLLBACK')
+    holder.close()
+    await stack.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}, 30_000)

@@ -17,6 +17,9 @@ export type Revocation = 'revoked' | 'not_revoked' | 'unknown'
 
 type LocalChange = { kind: 'session'; sid: string; expiresAt: number } | { kind: 'identity'; id: string; revocation: IdentityRevocation }
 
+/** How soon a first load that failed is tried again. */
+const LOAD_RETRY_MS = 1000
+
 /** How often revocations that no longer refuse any live cookie are forgotten. */
 export const PRUNE_EVERY_MS = 60 * 60 * 1000
 
@@ -49,6 +52,9 @@ export class RevocationStore {
   private readonly log: Logger | undefined
   private readonly pruneTimer: ReturnType<typeof setInterval>
   private pruning = false
+  /** Set while the first load waits to be tried again. */
+  private retryTimer: ReturnType<typeof setTimeout> | null = null
+  private closed = false
 
   constructor(
     private readonly storage: Storage,
@@ -57,10 +63,12 @@ export class RevocationStore {
     this.clock = options.clock
     this.log = options.log
     storage.changes.subscribe((change) => (change.topic === 'revocations' ? this.reload() : undefined))
+    // The load does not wait on the prune: a prune refused (a lock held elsewhere, on SQLite) must
+    // not leave the gate without revocations, failing closed, until another process writes.
     this.ready = storage.revocations
       .forgetExpired(this.cutoff())
-      .then(() => this.reload())
-      .catch((error: unknown) => this.log?.error('revocations_load_failed', describeError(error)))
+      .catch((error: unknown) => this.log?.warn('revocations_prune_failed', describeError(error)))
+      .then(() => this.loadAtStart())
     // Unref'd: it never keeps the process alive.
     this.pruneTimer = setInterval(() => void this.prune(), options.pruneEveryMs ?? PRUNE_EVERY_MS)
     this.pruneTimer.unref?.()
@@ -96,9 +104,29 @@ export class RevocationStore {
     for (const [id, revocation] of this.revokedIdentities) if (revocation.seconds <= cutoff.identitiesRevokedBy) this.revokedIdentities.delete(id)
   }
 
-  /** Stops the periodic pruning (at shutdown, before the storage is closed). */
+  /**
+   * The first load, tried again every LOAD_RETRY_MS until it succeeds: until then the gate fails
+   * closed, and on SQLite nothing else would load them unless another process wrote. Settles after
+   * the first try.
+   */
+  private async loadAtStart(): Promise<void> {
+    try {
+      await this.reload()
+      if (this.retryTimer !== null) this.log?.info('revocations_loaded')
+      this.retryTimer = null
+    } catch (error) {
+      if (this.loaded || this.closed) return
+      if (this.retryTimer === null) this.log?.error('revocations_load_failed', describeError(error))
+      this.retryTimer = setTimeout(() => void this.loadAtStart(), LOAD_RETRY_MS)
+      this.retryTimer.unref?.()
+    }
+  }
+
+  /** Stops the periodic pruning and any retry of the first load (at shutdown, before the storage is closed). */
   close(): void {
+    this.closed = true
     clearInterval(this.pruneTimer)
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer)
   }
 
   /** One load at a time; a change that arrives during a load gets one more load after it. */
