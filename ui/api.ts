@@ -267,7 +267,7 @@ export const api = {
   recoveryLink: (identityId: string) => requestRecord(KRATOS_ANSWERS, readRecoveryLink, 'POST', `${KRATOS}/recovery/link`, { identity_id: identityId }),
   sessions: (params: { page_size: number; page_token?: string }) =>
     requestList(KRATOS_ANSWERS, readSession, `${KRATOS}/sessions${q({ ...params, active: 'true' })}&expand=identity&expand=devices`),
-  /** The extended session; undefined when Kratos answered none (older versions: 204) or none that can be read. */
+  /** The extended session; undefined when Kratos answered none (204 with `feature_flags.faster_session_extend`) or none that can be read. */
   extendSession: async (sessionId: string): Promise<ApiResult<KratosSession | undefined>> => {
     const result = await request<unknown>('PATCH', `${KRATOS}/sessions/${id(sessionId)}/extend`)
     return result.ok ? { ok: true, data: readSession(result.data) ?? undefined } : result

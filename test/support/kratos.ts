@@ -29,6 +29,8 @@ export interface FixtureSession {
   id: string
   identityId: string
   active: boolean
+  /** When Kratos stored the session: its list's order, never part of the JSON (`json:"-"`). */
+  created_at: string
   authenticated_at: string
   issued_at: string
   expires_at: string
@@ -136,6 +138,38 @@ const sessionTokenRefused: TokenRefusal = (token) =>
   /^[A-Za-z0-9+/]*$/.test(token) && token.length % 4 !== 1 ? identityTokenRefused(token) : kratosError(400, 'Bad Request', 'could not parse parameter page_size')
 const messageTokenRefused: TokenRefusal = () => kratosError(400, 'Bad Request', 'invalid pagination token')
 
+/** Go's `strconv.ParseBool`; undefined where it fails. */
+function goParseBool(text: string): boolean | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false
+  return undefined
+}
+
+/** A session's `expand` values (`session.ParseExpandable`, any case); a Response for one Kratos does not know. */
+function sessionExpand(url: URL): { identity: boolean; devices: boolean } | Response {
+  const expand = { identity: false, devices: false }
+  for (const value of url.searchParams.getAll('expand')) {
+    const known = value.toLowerCase()
+    if (known !== 'identity' && known !== 'devices') return badRequest(`Could not parse expand option: ${value}`)
+    expand[known] = true
+  }
+  return expand
+}
+
+/** The `active` filter (`strconv.ParseBool`): null for none, a Response for a value Go cannot read. */
+function activeFilter(url: URL): boolean | null | Response {
+  const raw = url.searchParams.get('active') ?? ''
+  if (raw === '') return null
+  return goParseBool(raw) ?? kratosError(400, 'Bad Request', 'could not parse parameter active')
+}
+
+/** The database's `active = true AND expires_at >= now` (or its negation for active=false). */
+function matchesActive(session: FixtureSession, active: boolean | null, now: number): boolean {
+  if (active === null) return true
+  const live = session.active && Date.parse(session.expires_at) >= now
+  return active ? live : !live
+}
+
 /** Turns a record or a list as stored into the JSON a test wants served instead (any shape at all). */
 export type Reshape = (json: Record<string, unknown>) => unknown
 export type ReshapeList = (rows: unknown[]) => unknown
@@ -182,6 +216,8 @@ export class KratosFixture {
   readonly malformedLists = new Map<string, ReshapeList>()
   /** Identity schemas served in another shape, by schema id: in the list of schemas and at their own address. */
   readonly malformedSchemas = new Map<string, Reshape>()
+  /** Kratos's `feature_flags.faster_session_extend` (off by default): extending answers 204 without the session. */
+  fasterSessionExtend = false
   apiKey: string | undefined
   /** Paths the public port was asked for (self-hosted only). */
   readonly publicCalls: string[] = []
@@ -251,6 +287,7 @@ export class KratosFixture {
       id: randomUUID(),
       identityId,
       active: true,
+      created_at: issued.toISOString(),
       authenticated_at: issued.toISOString(),
       issued_at: issued.toISOString(),
       expires_at: new Date(issued.getTime() + 30 * 86_400_000).toISOString(),
@@ -317,14 +354,22 @@ export class KratosFixture {
       if (request.method === 'DELETE') {
         if (!identity) return notFound()
         this.identities.delete(identity.id)
-        for (const session of this.sessions) if (session.identityId === identity.id) session.active = false
+        // Its sessions go with it (`sessions.identity_id` references identities ON DELETE CASCADE).
+        for (let i = this.sessions.length - 1; i >= 0; i--) if (this.sessions[i]!.identityId === identity.id) this.sessions.splice(i, 1)
         return new Response(null, { status: 204 })
       }
     }
     if (parts[1] === 'identities' && parts.length === 4 && parts[3] === 'sessions' && request.method === 'GET') {
       const id = kratosId(decodeURIComponent(parts[2]!))
       if (id === null) return badRequest('The identity id is not a valid UUID')
-      const rows = this.sessions.filter((s) => s.identityId === id).map((s) => this.renderSession(s, false))
+      const active = activeFilter(url)
+      if (active instanceof Response) return active
+      // ListSessionsByIdentity: newest first, with devices and the identity (`ExpandEverything`).
+      const now = Date.now()
+      const rows = this.sessions
+        .filter((s) => s.identityId === id && matchesActive(s, active, now))
+        .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))
+        .map((s) => this.renderSession(s, { identity: true, devices: true }))
       return Response.json(this.servedList(url.pathname, rows))
     }
     if (parts[1] === 'sessions' && parts.length === 2 && request.method === 'GET') return this.listSessions(url)
@@ -374,7 +419,11 @@ export class KratosFixture {
     }
     if (parts[1] === 'sessions' && parts.length >= 3) {
       const session = this.sessions.find((s) => s.id === parts[2])
-      if (parts.length === 3 && method === 'GET') return session ? Response.json(this.renderSession(session, url.searchParams.getAll('expand').includes('identity'))) : notFound()
+      if (parts.length === 3 && method === 'GET') {
+        const expand = sessionExpand(url)
+        if (expand instanceof Response) return expand
+        return session ? Response.json(this.renderSession(session, expand)) : notFound()
+      }
       if (parts.length === 3 && method === 'DELETE') {
         if (!session) return notFound()
         session.active = false
@@ -384,7 +433,9 @@ export class KratosFixture {
         if (!session || !session.active) return notFound()
         // Kratos extends by the configured session lifespan from now (here 30 days).
         session.expires_at = new Date(Date.now() + 30 * 86_400_000).toISOString()
-        return Response.json(this.renderSession(session, false))
+        if (this.fasterSessionExtend) return new Response(null, { status: 204 })
+        // Read again with `ExpandDefault`: the identity, and no devices.
+        return Response.json(this.renderSession(session, { identity: true, devices: false }))
       }
     }
     if (parts[1] === 'recovery' && parts.length === 3 && method === 'POST' && (parts[2] === 'link' || parts[2] === 'code')) {
@@ -565,13 +616,16 @@ export class KratosFixture {
   }
 
   private listSessions(url: URL): Response {
-    const activeOnly = url.searchParams.get('active') === 'true'
-    const rows = this.sessions.filter((session) => !activeOnly || session.active)
+    const active = activeFilter(url)
+    if (active instanceof Response) return active
+    const expand = sessionExpand(url)
+    if (expand instanceof Response) return expand
+    const now = Date.now()
+    const rows = this.sessions.filter((session) => matchesActive(session, active, now))
     const page = this.page(url, '/admin/sessions', rows, sessionTokenRefused)
     if (page instanceof Response) return page
-    const expandIdentity = url.searchParams.getAll('expand').includes('identity')
     return Response.json(
-      this.servedList('/admin/sessions', page.rows.map((session) => this.renderSession(session, expandIdentity))),
+      this.servedList('/admin/sessions', page.rows.map((session) => this.renderSession(session, expand, true))),
       { headers: { link: page.link } },
     )
   }
@@ -599,16 +653,22 @@ export class KratosFixture {
     }
   }
 
-  private renderSession(session: FixtureSession, withIdentity: boolean): unknown {
-    const identity = this.identities.get(session.identityId)
+  /**
+   * A session as Kratos marshals it: `active` is `IsActive()` (not revoked, not expired, and its
+   * identity active when that was read); `identity` is null and `devices` empty unless expanded
+   * (null in a list, which reads no devices at all).
+   */
+  private renderSession(session: FixtureSession, expand: { identity: boolean; devices: boolean }, listed = false): unknown {
+    const identity = expand.identity ? this.identities.get(session.identityId) : undefined
+    const active = session.active && Date.parse(session.expires_at) > Date.now() && (identity === undefined || identity.state === 'active')
     return this.served(session.id, {
       id: session.id,
-      active: session.active,
+      active,
       expires_at: session.expires_at,
       authenticated_at: session.authenticated_at,
       issued_at: session.issued_at,
-      devices: session.devices,
-      ...(withIdentity && identity ? { identity: this.served(identity.id, this.render(identity, null)) } : {}),
+      identity: identity ? this.served(identity.id, this.render(identity, null)) : null,
+      devices: expand.devices ? session.devices : listed ? null : [],
     })
   }
 

@@ -39,9 +39,10 @@ export function SessionsPage() {
     setBusy(null)
     if (!result.ok) return setFailure(result.failure)
     setFailure(null)
-    // Kratos answers the extended session (older versions: 204, then read it again).
+    // Kratos answers the extended session (with faster_session_extend: 204, then read it again). It
+    // reads that session without its devices, so the row keeps the devices and identity it listed.
     if (result.data && typeof result.data === 'object' && result.data.id === session.id) {
-      replace({ ...loaded.data, items: loaded.data.items.map((s) => (s.id === session.id ? { ...s, ...result.data, identity: s.identity } : s)) })
+      replace({ ...loaded.data, items: loaded.data.items.map((s) => (s.id === session.id ? { ...s, ...result.data, identity: s.identity, devices: s.devices } : s)) })
     } else retry()
     announce(`Session of ${who} extended.`)
   }
