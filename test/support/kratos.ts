@@ -1,11 +1,26 @@
 // A stand-in for the Ory Kratos admin API that behaves as shared/reference/ory-upstreams.md and
-// Ory's API reference describe: keyset paging by id with a `Link` header, bare JSON arrays, Kratos
-// error bodies, exact (lower-cased) identifier matching; identity schemas, identity create / update
-// / JSON Patch / delete, credentials and sessions per identity, the session list with `expand`,
-// extend and disable, recovery links and codes, courier messages with their dispatches.
+// Ory's sources describe: keyset paging with a `Link` header, each list in its own order and with
+// its own tokens (kratos-paging.ts), bare JSON arrays, Kratos error bodies, exact (lower-cased)
+// identifier matching; identity schemas, identity create / update / JSON Patch / delete,
+// credentials and sessions per identity, the session list with `expand`, extend and disable,
+// recovery links and codes, courier messages with their dispatches.
 // Used by the tests and by `bun run dev`.
 
 import { randomUUID } from 'node:crypto'
+import {
+  FIRST_POSITION,
+  NIL_UUID,
+  firstNonEmpty,
+  firstSessionToken,
+  goAtoi,
+  goParseBool,
+  keysetLink,
+  pageSizeOf,
+  readSessionToken,
+  rowsAfter,
+  sessionPosition,
+  sessionToken,
+} from './kratos-paging.ts'
 
 export interface FixtureIdentity {
   id: string
@@ -95,6 +110,8 @@ export interface RecordedCall {
   path: string
   query: URLSearchParams
   headers: Headers
+  /** The `Link` header answered (null for none, undefined until answered): where a list said its next page is. */
+  link?: string | null
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -113,7 +130,6 @@ export function kratosId(text: string): string | null {
   const lower = hex.toLowerCase()
   return `${lower.slice(0, 8)}-${lower.slice(8, 12)}-${lower.slice(12, 16)}-${lower.slice(16, 20)}-${lower.slice(20)}`
 }
-const FIRST_TOKEN = '00000000-0000-0000-0000-000000000000'
 
 function kratosError(code: number, status: string, message: string, reason?: string): Response {
   const error: Record<string, unknown> = { code, status, message }
@@ -126,24 +142,16 @@ const badRequest = (reason: string) =>
 const notFound = () => kratosError(404, 'Not Found', 'Unable to locate the resource')
 
 /**
- * What each list answers for a page token it cannot use. The identities list checks the token's
- * UUID itself (`x.PageTokenInvalid`). The session list parses its base64 map token first and
- * answers a token that is not base64 with the message of its page_size check (as Kratos words it),
- * one without a UUID id with `x.PageTokenInvalid`. The courier's encrypted tokens fail with
+ * What the lists answer for a page token they cannot use. The identities and sessions lists check
+ * the token's id to be a UUID (`x.PageTokenInvalid`). The session list reads its base64 map token
+ * (and its page size) first, and words a token that is no base64 as its page_size check does
+ * (`could not parse parameter page_size`). The courier's encrypted tokens fail with
  * keysetpagination's "invalid pagination token", in the message and without a reason.
  */
-type TokenRefusal = (token: string) => Response
-const identityTokenRefused: TokenRefusal = () => badRequest('The page token is invalid, do not craft your own page tokens')
-const sessionTokenRefused: TokenRefusal = (token) =>
-  /^[A-Za-z0-9+/]*$/.test(token) && token.length % 4 !== 1 ? identityTokenRefused(token) : kratosError(400, 'Bad Request', 'could not parse parameter page_size')
-const messageTokenRefused: TokenRefusal = () => kratosError(400, 'Bad Request', 'invalid pagination token')
-
-/** Go's `strconv.ParseBool`; undefined where it fails. */
-function goParseBool(text: string): boolean | undefined {
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false
-  return undefined
-}
+const pageTokenInvalid = () => badRequest('The page token is invalid, do not craft your own page tokens')
+const sessionPageSizeUnparsed = () => kratosError(400, 'Bad Request', 'could not parse parameter page_size')
+const messageTokenRefused = () => kratosError(400, 'Bad Request', 'invalid pagination token')
+const internalError = () => kratosError(500, 'Internal Server Error', 'An internal server error occurred, please contact the system administrator')
 
 /** A session's `expand` values (`session.ParseExpandable`, any case); a Response for one Kratos does not know. */
 function sessionExpand(url: URL): { identity: boolean; devices: boolean } | Response {
@@ -322,7 +330,14 @@ export class KratosFixture {
 
   private async handle(request: Request): Promise<Response> {
     const url = new URL(request.url)
-    this.calls.push({ method: request.method, path: url.pathname, query: url.searchParams, headers: request.headers })
+    const call: RecordedCall = { method: request.method, path: url.pathname, query: url.searchParams, headers: request.headers }
+    this.calls.push(call)
+    const response = await this.answer(request, url)
+    call.link = response.headers.get('link')
+    return response
+  }
+
+  private async answer(request: Request, url: URL): Promise<Response> {
     if (this.delayMs > 0) await Bun.sleep(this.delayMs)
     if (this.selfHosted) {
       if (url.pathname !== '/admin' && !url.pathname.startsWith('/admin/')) return goRedirect(`/admin${url.pathname === '/' ? '' : url.pathname}${url.search}`)
@@ -465,12 +480,19 @@ export class KratosFixture {
     if (status !== null && !['queued', 'sent', 'processing', 'abandoned'].includes(status)) return badRequest('Message status is not valid')
     const recipient = url.searchParams.get('recipient')
     const rows = this.messages.filter((m) => (status === null || m.status === status) && (recipient === null || recipient === '' || m.recipient === recipient))
-    const page = this.page(url, '/admin/courier/messages', rows, messageTokenRefused)
-    if (page instanceof Response) return page
+    const size = this.pageSize(url)
+    if (size instanceof Response) return size
+    const token = firstNonEmpty(url.searchParams, 'page_token')
+    if (token !== null && kratosId(token) === null) return messageTokenRefused()
+    const after = token === null ? NIL_UUID : kratosId(token)!
+    const pageRows = rows.filter((row) => row.id > after).sort((a, b) => (a.id < b.id ? -1 : 1)).slice(0, size + 1)
+    const more = pageRows.length > size
+    if (more) pageRows.pop()
+    const link = keysetLink(url, size, NIL_UUID, more ? pageRows[pageRows.length - 1]!.id : null)
     // The list carries no dispatches; a message's own page does.
     return Response.json(
-      this.servedList('/admin/courier/messages', page.rows.map(({ dispatches: _dispatches, ...message }) => this.served(message.id, message))),
-      { headers: { link: page.link } },
+      this.servedList('/admin/courier/messages', pageRows.map(({ dispatches: _dispatches, ...message }) => this.served(message.id, message))),
+      { headers: { link } },
     )
   }
 
@@ -573,21 +595,17 @@ export class KratosFixture {
     return Math.min(size, 500)
   }
 
-  /** Keyset paging: rows ordered by id, the token is the last id of the previous page. */
-  private page<T extends { id: string }>(url: URL, path: string, rows: T[], refuseToken: TokenRefusal): { rows: T[]; link: string } | Response {
+  /** The identities' keyset paging: rows ordered by id, the token is the last id of the previous page. */
+  private identityPage(url: URL, rows: FixtureIdentity[]): { rows: FixtureIdentity[]; link: string } | Response {
     const size = this.pageSize(url)
     if (size instanceof Response) return size
-    const token = url.searchParams.get('page_token')
-    if (token !== null && token !== '' && !UUID.test(token)) return refuseToken(token)
-    const after = token && token !== '' ? token.toLowerCase() : FIRST_TOKEN
-    const sorted = rows.filter((row) => row.id.toLowerCase() > after).sort((a, b) => (a.id < b.id ? -1 : 1))
-    const pageRows = sorted.slice(0, size + 1)
-    const links = [`<${path}?page_size=${size}&page_token=${FIRST_TOKEN}>; rel="first"`]
-    if (pageRows.length > size) {
-      pageRows.pop()
-      links.push(`<${path}?page_size=${size}&page_token=${pageRows[pageRows.length - 1]!.id}>; rel="next"`)
-    }
-    return { rows: pageRows, link: links.join(',') }
+    const token = firstNonEmpty(url.searchParams, 'page_token')
+    const after = token === null ? NIL_UUID : kratosId(token)
+    if (after === null) return pageTokenInvalid()
+    const pageRows = rows.filter((row) => row.id > after).sort((a, b) => (a.id < b.id ? -1 : 1)).slice(0, size + 1)
+    const more = pageRows.length > size
+    if (more) pageRows.pop()
+    return { rows: pageRows, link: keysetLink(url, size, NIL_UUID, more ? pageRows[pageRows.length - 1]!.id : null) }
   }
 
   private listIdentities(url: URL): Response {
@@ -607,7 +625,7 @@ export class KratosFixture {
     if (similar !== null) rows = rows.filter((identity) => identity.identifiers.some((id) => id.startsWith(similar)))
     const ids = url.searchParams.getAll('ids')
     if (ids.length > 0) rows = rows.filter((identity) => ids.includes(identity.id))
-    const page = this.page(url, '/admin/identities', rows, identityTokenRefused)
+    const page = this.identityPage(url, rows)
     if (page instanceof Response) return page
     return Response.json(
       this.servedList('/admin/identities', page.rows.map((identity) => this.served(identity.id, this.render(identity, withCredentials ? 'all' : null)))),
@@ -615,18 +633,38 @@ export class KratosFixture {
     )
   }
 
+  /**
+   * `adminListSessions`: the `active` filter, then the page token and size (either unreadable is
+   * "could not parse parameter page_size"), `expand`, then the token's id; newest first.
+   */
   private listSessions(url: URL): Response {
     const active = activeFilter(url)
     if (active instanceof Response) return active
+    const token = firstNonEmpty(url.searchParams, 'page_token')
+    const parts = token === null ? new Map([['id', NIL_UUID]]) : readSessionToken(token)
+    if (parts === null) return sessionPageSizeUnparsed()
+    const rawSize = firstNonEmpty(url.searchParams, 'page_size')
+    const requested = rawSize === null ? null : goAtoi(rawSize)
+    if (rawSize !== null && requested === null) return sessionPageSizeUnparsed()
     const expand = sessionExpand(url)
     if (expand instanceof Response) return expand
+    const id = kratosId(parts.get('id') ?? '')
+    if (id === null) return pageTokenInvalid()
+    // The first page has no token: it starts after the default token (the far future, the nil id).
+    const position = token === null ? FIRST_POSITION : sessionPosition(id, parts)
+    if (position.createdAt === null) return internalError() // a created_at the database cannot read
+    const size = pageSizeOf(requested, 250, 1000)
     const now = Date.now()
-    const rows = this.sessions.filter((session) => matchesActive(session, active, now))
-    const page = this.page(url, '/admin/sessions', rows, sessionTokenRefused)
-    if (page instanceof Response) return page
+    const rows = rowsAfter(
+      this.sessions.filter((session) => matchesActive(session, active, now)),
+      position,
+    ).slice(0, size + 1)
+    const more = rows.length > size
+    if (more) rows.pop()
+    const link = keysetLink(url, size, firstSessionToken(), more ? sessionToken(rows[rows.length - 1]!) : null)
     return Response.json(
-      this.servedList('/admin/sessions', page.rows.map((session) => this.renderSession(session, expand, true))),
-      { headers: { link: page.link } },
+      this.servedList('/admin/sessions', rows.map((session) => this.renderSession(session, expand, true))),
+      { headers: { link } },
     )
   }
 

@@ -22,13 +22,20 @@ afterAll(async () => {
 const url = (path: string) => `${harness.sandbox.url}${path}`
 const identityOf = (email: string) => [...harness.sandbox.kratos.identities.values()].find((identity) => identity.traits.email === email)!
 const sessionsOf = (email: string) => harness.sandbox.kratos.sessions.filter((session) => session.identityId === identityOf(email).id)
+/** Kratos lists sessions newest first (`created_at DESC`), equal times by id. */
+const listOrder = (a: { id: string; created_at: string }, b: { id: string; created_at: string }) =>
+  Date.parse(b.created_at) - Date.parse(a.created_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 
-test('Sessions: revoke one (the store ends it), extend one (its expiry moves, its device stays), page to the next page', async () => {
+test('Sessions: newest first; revoke one (the store ends it), extend one (its expiry moves, its device stays), page to the next page', async () => {
   const { kratos } = harness.sandbox
   await page.goto(url('/dashboard/sessions'))
   const table = page.getByRole('table', { name: 'Active sessions' })
   await table.waitFor()
+  // The first page was read while every session was active: the 25 newest, in Kratos's order.
+  const firstPage = [...kratos.sessions].sort(listOrder).slice(0, 25)
+  const emailOf = (session: { identityId: string }) => kratos.identities.get(session.identityId)!.traits.email as string
   const listed = await table.locator('tbody tr td:first-child a').allTextContents()
+  expect(listed).toEqual(firstPage.map(emailOf))
   // Two identities from the first page: one session to revoke, one to extend.
   const [victimEmail, extendedEmail] = listed.slice(0, 2) as [string, string]
   const [victim] = sessionsOf(victimEmail)
@@ -69,13 +76,13 @@ test('Sessions: revoke one (the store ends it), extend one (its expiry moves, it
     kratos.fasterSessionExtend = false
   }
 
-  // The second page holds the active sessions after the first page's 25 (Kratos pages by session id).
+  // The second page holds the active sessions after the first page's 25, in Kratos's order.
   await page.getByRole('button', { name: 'Next page' }).click()
   await page.getByText('Page 2').waitFor()
   await page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
-  const rest = kratos.sessions.filter((s) => s.active).map((s) => s.id).sort().slice(25)
+  const rest = kratos.sessions.filter((s) => s.active).sort(listOrder).slice(25)
   expect(rest.length).toBeGreaterThan(0)
-  expect(await table.locator('tbody tr').count()).toBe(rest.length)
+  expect(await table.locator('tbody tr td:first-child a').allTextContents()).toEqual(rest.map(emailOf))
   await page.getByRole('button', { name: 'Previous page' }).click()
   await page.getByText('Page 1').waitFor()
   expect(problems).toEqual([])

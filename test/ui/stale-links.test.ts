@@ -30,10 +30,15 @@ describe('the stand-ins refuse a page token as Kratos and Hydra do', () => {
       status: 400,
       body: { error: { code: 400, status: 'Bad Request', message: malformed, reason: 'The page token is invalid, do not craft your own page tokens' } },
     })
-    // The session list reads a base64 map token before its page size, and says so in its words.
+    // The session list reads a base64 map token before its page size, and says so in its words;
+    // a map token whose id is no UUID is refused as crafted, in the identities list's words.
     expect(await answer(kratos.url, '/admin/sessions?page_token=not-a-token!')).toEqual({
       status: 400,
       body: { error: { code: 400, status: 'Bad Request', message: 'could not parse parameter page_size' } },
+    })
+    expect(await answer(kratos.url, `/admin/sessions?page_token=${btoa('id=x/created_at=2024-01-01 00:00:00').replace(/=+$/, '')}`)).toEqual({
+      status: 400,
+      body: { error: { code: 400, status: 'Bad Request', message: malformed, reason: 'The page token is invalid, do not craft your own page tokens' } },
     })
     expect(await answer(kratos.url, '/admin/courier/messages?page_token=not-a-token')).toEqual({
       status: 400,
@@ -202,10 +207,12 @@ describe('in the browser', () => {
 
   test('a failure a retry can mend still offers Retry, even on a link with a page token', async () => {
     const { kratos } = harness.sandbox
-    const token = [...kratos.sessions].map((session) => session.id).sort()[3]!
+    // A token of the second page, as Kratos's Link header gives it.
+    const link = (await fetch(`${kratos.url}/admin/sessions?active=true&page_size=3`)).headers.get('link')!
+    const token = new URL(/<([^>]*)>; rel="next"/.exec(link)![1]!, kratos.url).searchParams.get('page_token')!
     kratos.failWith = 500
     try {
-      await page.goto(url(`/dashboard/sessions?page_token=${token}&trail=.`))
+      await page.goto(url(`/dashboard/sessions?page_token=${encodeURIComponent(token)}&trail=.`))
       const alert = page.getByRole('alert')
       await alert.getByRole('button', { name: 'Retry' }).waitFor()
       expect(await alert.getByRole('link').count()).toBe(0)

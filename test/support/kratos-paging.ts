@@ -1,0 +1,171 @@
+// Keyset paging as Kratos v26.2 does it, list by list (ory/x `pagination/keysetpagination` and
+// `keysetpagination_v2`, vendored in Kratos as `oryx/`):
+//
+// - identities: ordered by id; the token is the last id (a UUID), the first page's the nil UUID.
+// - sessions (`persister_session.go` ListSessions): ordered by `created_at DESC, id ASC`; the token
+//   is a `MapPageToken`: `id=<uuid>/created_at=<2006-01-02 15:04:05.99999>` in Go's random map
+//   order, base64 without padding. A token without `created_at` pages by id alone.
+//
+// Every list answers a `Link` header built from the request's own URL (`u := *r.URL`) with
+// `page_token` and `page_size` set and the query re-encoded as Go's `url.Values.Encode` does (keys
+// sorted): `rel="first"` with the default token, `rel="next"` only when more rows exist.
+
+export const NIL_UUID = '00000000-0000-0000-0000-000000000000'
+/** Where Kratos's default tokens (`DefaultPageToken`) put the first page's boundary: 2200-12-31 23:59:59 UTC. */
+const FAR_FUTURE_MS = Date.UTC(2200, 11, 31, 23, 59, 59)
+
+/** Go's `url.QueryEscape`: all but letters, digits and `-_.~` percent-encoded, a space as `+`. */
+function goQueryEscape(text: string): string {
+  return encodeURIComponent(text)
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replaceAll('%20', '+')
+}
+
+/** Go's `url.QueryUnescape`; null where Go fails (a `%` without two hex digits after it). */
+function goQueryUnescape(text: string): string | null {
+  if (/%(?![0-9A-Fa-f]{2})/.test(text)) return null
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '))
+  } catch {
+    // Bytes that are no UTF-8: Go keeps them, and no token decodes from them either.
+    return null
+  }
+}
+
+/** `cmp.Or(q["name"]...)`: the first value that is not empty, as keysetpagination reads its parameters. */
+export function firstNonEmpty(query: URLSearchParams, name: string): string | null {
+  return query.getAll(name).find((value) => value !== '') ?? null
+}
+
+/** Go's `strconv.Atoi`: an optional sign and decimal digits within int64; null otherwise. */
+export function goAtoi(text: string): number | null {
+  if (!/^[+-]?[0-9]+$/.test(text)) return null
+  const value = BigInt(text)
+  return value > 9223372036854775807n || value < -9223372036854775808n ? null : Number(value)
+}
+
+/** Go's `strconv.ParseBool`; undefined where it fails. */
+export function goParseBool(text: string): boolean | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false
+  return undefined
+}
+
+/** The paginator's size: the default for none or ≤ 0, at most the list's maximum. */
+export function pageSizeOf(requested: number | null, defaultSize: number, maxSize: number): number {
+  const size = requested === null || requested <= 0 ? defaultSize : requested
+  return Math.min(size, maxSize)
+}
+
+/** The `Link` header of a keyset list: the request's URL with each page's token and the size. */
+export function keysetLink(url: URL, size: number, first: string, next: string | null): string {
+  const part = (rel: string, token: string) => {
+    const query = new URLSearchParams(url.searchParams)
+    query.set('page_token', token)
+    query.set('page_size', String(size))
+    const keys = [...new Set(query.keys())].sort()
+    const encoded = keys.flatMap((key) => query.getAll(key).map((value) => `${goQueryEscape(key)}=${goQueryEscape(value)}`)).join('&')
+    return `<${url.pathname}?${encoded}>; rel="${rel}"`
+  }
+  return next === null ? part('first', first) : [part('first', first), part('next', next)].join(',')
+}
+
+/** Microseconds since the epoch of a stored RFC 3339 time (the database keeps microseconds). */
+export function microsOf(iso: string): number {
+  return Date.parse(iso) * 1000
+}
+
+/** A row of a list ordered `created_at DESC, id ASC`. */
+export interface Dated {
+  id: string
+  created_at: string
+}
+
+/** Where the next page starts: after this row. Without `createdAt` the list is read by id alone. */
+export interface Position {
+  id: string
+  /** Microseconds since the epoch. */
+  createdAt?: number
+}
+
+/** Where a list ordered `created_at DESC, id ASC` starts without a token: its default token's place. */
+export const FIRST_POSITION: Position = { id: NIL_UUID, createdAt: FAR_FUTURE_MS * 1000 }
+
+/** The rows after `position`, in the list's order: `created_at DESC, id ASC`, or by id alone. */
+export function rowsAfter<T extends Dated>(rows: T[], position: Position): T[] {
+  const byId = (a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  const at = position.createdAt
+  if (at === undefined) return rows.filter((row) => row.id > position.id).sort(byId)
+  return rows
+    .filter((row) => microsOf(row.created_at) < at || (microsOf(row.created_at) === at && row.id > position.id))
+    .sort((a, b) => microsOf(b.created_at) - microsOf(a.created_at) || byId(a, b))
+}
+
+// --- The session list's map tokens -----------------------------------------------------------
+
+/** `x.MapPaginationDateFormat` ("2006-01-02 15:04:05.99999") in UTC: up to five fractional digits, trailing zeros dropped. */
+function mapTokenTime(micros: number): string {
+  const iso = new Date(Math.floor(micros / 1000)).toISOString()
+  const fraction = String(micros % 1_000_000).padStart(6, '0').slice(0, 5).replace(/0+$/, '')
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction ? `.${fraction}` : ''}`
+}
+
+/** The database's reading of a token's `created_at` (a timestamp without zone); null where it would fail. */
+function mapTokenMicros(text: string): number | null {
+  const match = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?$/.exec(text)
+  if (!match) return null
+  const seconds = Date.parse(`${match[1]}T${match[2]}Z`)
+  if (!Number.isFinite(seconds)) return null
+  return seconds * 1000 + Number((match[3] ?? '').padEnd(6, '0').slice(0, 6))
+}
+
+/** `MapPageToken.Encode`: `key=value` joined by `/` in Go's (random) map order, base64 without padding. */
+function encodeMapToken(entries: [string, string][]): string {
+  const pairs = entries.map(([key, value]) => `${key}=${value}`)
+  for (let i = pairs.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1))
+    ;[pairs[i], pairs[j]] = [pairs[j]!, pairs[i]!]
+  }
+  return Buffer.from(pairs.join('/'), 'latin1').toString('base64').replace(/=+$/, '')
+}
+
+/** A session's token: its id and its `created_at` (`Session.PageToken`). */
+export function sessionToken(row: Dated): string {
+  return encodeMapToken([
+    ['id', row.id],
+    ['created_at', mapTokenTime(microsOf(row.created_at))],
+  ])
+}
+
+/** The first page's token (`Session.DefaultPageToken`). */
+export function firstSessionToken(): string {
+  return encodeMapToken([
+    ['id', NIL_UUID],
+    ['created_at', mapTokenTime(FAR_FUTURE_MS * 1000)],
+  ])
+}
+
+/**
+ * `NewMapPageToken` after `url.QueryUnescape`: base64 without padding (line breaks ignored), then
+ * `key=value` parts split at `/`. Null where Go fails, which Kratos answers as a bad page size.
+ */
+export function readSessionToken(raw: string): Map<string, string> | null {
+  const unescaped = goQueryUnescape(raw)
+  if (unescaped === null) return null
+  const text = unescaped.replace(/[\r\n]/g, '')
+  if (!/^[A-Za-z0-9+/]*$/.test(text) || text.length % 4 === 1) return null
+  const parts = new Map<string, string>()
+  for (const part of Buffer.from(text, 'base64').toString('latin1').split('/')) {
+    const at = part.indexOf('=')
+    if (at >= 0) parts.set(part.slice(0, at), part.slice(at + 1))
+  }
+  return parts
+}
+
+/** Where a read session token starts; `createdAt` null when the database could not read it. */
+export function sessionPosition(id: string, parts: Map<string, string>): Position | { createdAt: null } {
+  const createdAt = parts.get('created_at')
+  if (createdAt === undefined) return { id }
+  const micros = mapTokenMicros(createdAt)
+  return micros === null ? { createdAt: null } : { id, createdAt: micros }
+}
