@@ -5,10 +5,15 @@
 // - sessions (`persister_session.go` ListSessions): ordered by `created_at DESC, id ASC`; the token
 //   is a `MapPageToken`: `id=<uuid>/created_at=<2006-01-02 15:04:05.99999>` in Go's random map
 //   order, base64 without padding. A token without `created_at` pages by id alone.
+// - courier messages (`persister_courier.go` ListMessages): ordered by `created_at DESC, id ASC`;
+//   the token is sealed (a nonce, then the sealed JSON `{"e": expiry, "c": columns}`, URL-safe
+//   base64 with padding), differs on every answer and expires after an hour.
 //
 // Every list answers a `Link` header built from the request's own URL (`u := *r.URL`) with
 // `page_token` and `page_size` set and the query re-encoded as Go's `url.Values.Encode` does (keys
 // sorted): `rel="first"` with the default token, `rel="next"` only when more rows exist.
+
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 
 export const NIL_UUID = '00000000-0000-0000-0000-000000000000'
 /** Where Kratos's default tokens (`DefaultPageToken`) put the first page's boundary: 2200-12-31 23:59:59 UTC. */
@@ -168,4 +173,64 @@ export function sessionPosition(id: string, parts: Map<string, string>): Positio
   if (createdAt === undefined) return { id }
   const micros = mapTokenMicros(createdAt)
   return micros === null ? { createdAt: null } : { id, createdAt: micros }
+}
+
+// --- The courier's sealed tokens ---------------------------------------------------------------
+
+/** How long a sealed token is accepted (`jsonPageToken.ExpiresAt`: an hour after it was made). */
+export const SEALED_TOKEN_LIFETIME_MS = 3_600_000
+
+export type SealedRead = { ok: true; position: Position } | { ok: false; reason: 'invalid' | 'expired' }
+
+/**
+ * Kratos seals its courier tokens with NaCl secretbox under its pagination secret (nonce ‖ tag ‖
+ * ciphertext); here AES-256-GCM with a 24-byte nonce gives the same layout and lengths.
+ */
+export class SealedTokens {
+  private readonly key = randomBytes(32)
+
+  constructor(private readonly lifetimeMs: () => number) {}
+
+  /** A message's token: its `created_at` (descending) and its id (`Message.PageToken`). */
+  seal(row: Dated): string {
+    const json = JSON.stringify({
+      e: new Date(Date.now() + this.lifetimeMs()).toISOString(),
+      c: [
+        { n: 'created_at', o: 1, vt: new Date(row.created_at).toISOString() },
+        { n: 'id', vu: row.id },
+      ],
+    })
+    const nonce = randomBytes(24)
+    const cipher = createCipheriv('aes-256-gcm', this.key, nonce)
+    const sealed = Buffer.concat([cipher.update(json, 'utf8'), cipher.final()])
+    const base64 = Buffer.concat([nonce, cipher.getAuthTag(), sealed]).toString('base64url')
+    return base64.padEnd(Math.ceil(base64.length / 4) * 4, '=')
+  }
+
+  /** The first page's token (`Message.DefaultPageToken`). */
+  first(): string {
+    return this.seal({ id: NIL_UUID, created_at: new Date(FAR_FUTURE_MS).toISOString() })
+  }
+
+  /** `ParseQueryParams` and the paginator's check that the columns are the list's own. */
+  read(raw: string): SealedRead {
+    const text = goQueryUnescape(raw)
+    if (text === null || !/^[A-Za-z0-9_-]*={0,2}$/.test(text) || text.length % 4 !== 0) return { ok: false, reason: 'invalid' }
+    const bytes = Buffer.from(text, 'base64url')
+    if (bytes.length < 24 + 16) return { ok: false, reason: 'invalid' }
+    let json: unknown
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, 24))
+      decipher.setAuthTag(bytes.subarray(24, 40))
+      json = JSON.parse(Buffer.concat([decipher.update(bytes.subarray(40)), decipher.final()]).toString('utf8'))
+    } catch {
+      return { ok: false, reason: 'invalid' }
+    }
+    const token = json as { e?: unknown; c?: { n?: unknown; o?: unknown; vt?: unknown; vu?: unknown }[] }
+    if (typeof token.e !== 'string' || Date.parse(token.e) < Date.now()) return { ok: false, reason: 'expired' }
+    const [created, id] = token.c ?? []
+    if (token.c?.length !== 2 || created?.n !== 'created_at' || created.o !== 1 || id?.n !== 'id' || id.o !== undefined) return { ok: false, reason: 'invalid' }
+    if (typeof created.vt !== 'string' || typeof id.vu !== 'string') return { ok: false, reason: 'invalid' }
+    return { ok: true, position: { id: id.vu, createdAt: microsOf(created.vt) } }
+  }
 }

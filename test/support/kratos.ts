@@ -10,6 +10,8 @@ import { randomUUID } from 'node:crypto'
 import {
   FIRST_POSITION,
   NIL_UUID,
+  SEALED_TOKEN_LIFETIME_MS,
+  SealedTokens,
   firstNonEmpty,
   firstSessionToken,
   goAtoi,
@@ -145,12 +147,14 @@ const notFound = () => kratosError(404, 'Not Found', 'Unable to locate the resou
  * What the lists answer for a page token they cannot use. The identities and sessions lists check
  * the token's id to be a UUID (`x.PageTokenInvalid`). The session list reads its base64 map token
  * (and its page size) first, and words a token that is no base64 as its page_size check does
- * (`could not parse parameter page_size`). The courier's encrypted tokens fail with
- * keysetpagination's "invalid pagination token", in the message and without a reason.
+ * (`could not parse parameter page_size`). The courier's sealed tokens fail with keysetpagination's
+ * "invalid pagination token" or "page token expired", in the message and without a reason (as
+ * Kratos after v26.2 words them; v26.2.0 itself relays the decoder's error text there).
  */
 const pageTokenInvalid = () => badRequest('The page token is invalid, do not craft your own page tokens')
 const sessionPageSizeUnparsed = () => kratosError(400, 'Bad Request', 'could not parse parameter page_size')
 const messageTokenRefused = () => kratosError(400, 'Bad Request', 'invalid pagination token')
+const messageTokenExpired = () => kratosError(400, 'Bad Request', 'page token expired, do not persist page tokens')
 const internalError = () => kratosError(500, 'Internal Server Error', 'An internal server error occurred, please contact the system administrator')
 
 /** A session's `expand` values (`session.ParseExpandable`, any case); a Response for one Kratos does not know. */
@@ -226,6 +230,9 @@ export class KratosFixture {
   readonly malformedSchemas = new Map<string, Reshape>()
   /** Kratos's `feature_flags.faster_session_extend` (off by default): extending answers 204 without the session. */
   fasterSessionExtend = false
+  /** How long a courier page token is accepted (an hour, as Kratos's); a test may shorten it. */
+  pageTokenLifetimeMs = SEALED_TOKEN_LIFETIME_MS
+  private readonly sealedTokens = new SealedTokens(() => this.pageTokenLifetimeMs)
   apiKey: string | undefined
   /** Paths the public port was asked for (self-hosted only). */
   readonly publicCalls: string[] = []
@@ -475,23 +482,29 @@ export class KratosFixture {
     return null
   }
 
+  /** `listCourierMessages`: status and recipient filters, sealed page tokens, newest first, 10 a page by default. */
   private listMessages(url: URL): Response {
     const status = url.searchParams.get('status')
-    if (status !== null && !['queued', 'sent', 'processing', 'abandoned'].includes(status)) return badRequest('Message status is not valid')
-    const recipient = url.searchParams.get('recipient')
-    const rows = this.messages.filter((m) => (status === null || m.status === status) && (recipient === null || recipient === '' || m.recipient === recipient))
-    const size = this.pageSize(url)
-    if (size instanceof Response) return size
+    if (url.searchParams.has('status') && !['queued', 'sent', 'processing', 'abandoned'].includes(status!)) return badRequest('Message status is not valid')
     const token = firstNonEmpty(url.searchParams, 'page_token')
-    if (token !== null && kratosId(token) === null) return messageTokenRefused()
-    const after = token === null ? NIL_UUID : kratosId(token)!
-    const pageRows = rows.filter((row) => row.id > after).sort((a, b) => (a.id < b.id ? -1 : 1)).slice(0, size + 1)
-    const more = pageRows.length > size
-    if (more) pageRows.pop()
-    const link = keysetLink(url, size, NIL_UUID, more ? pageRows[pageRows.length - 1]!.id : null)
+    const read = token === null ? null : this.sealedTokens.read(token)
+    if (read && !read.ok) return read.reason === 'expired' ? messageTokenExpired() : messageTokenRefused()
+    const rawSize = firstNonEmpty(url.searchParams, 'page_size')
+    const requested = rawSize === null ? null : goAtoi(rawSize)
+    if (rawSize !== null && requested === null) return badRequest('page_size must be an integer')
+    const size = pageSizeOf(requested, 10, 500)
+    const recipient = url.searchParams.get('recipient') ?? ''
+    const position = read ? read.position : FIRST_POSITION
+    const rows = rowsAfter(
+      this.messages.filter((m) => (status === null || m.status === status) && (recipient === '' || m.recipient === recipient)),
+      position,
+    ).slice(0, size + 1)
+    const more = rows.length > size
+    if (more) rows.pop()
+    const link = keysetLink(url, size, this.sealedTokens.first(), more ? this.sealedTokens.seal(rows[rows.length - 1]!) : null)
     // The list carries no dispatches; a message's own page does.
     return Response.json(
-      this.servedList('/admin/courier/messages', pageRows.map(({ dispatches: _dispatches, ...message }) => this.served(message.id, message))),
+      this.servedList('/admin/courier/messages', rows.map(({ dispatches: _dispatches, ...message }) => this.served(message.id, message))),
       { headers: { link } },
     )
   }

@@ -123,6 +123,37 @@ test('Messages: filter to the abandoned ones, open one, read its body as text an
   expect(problems).toEqual([])
 })
 
+test("Messages: newest first, paged with Kratos's sealed page tokens; Previous page goes back through them", async () => {
+  const { kratos } = harness.sandbox
+  // Older than every seeded message: 51 in all, three pages of 25.
+  for (let i = 1; i <= 20; i++) kratos.addMessage({ recipient: `paging${String(i).padStart(2, '0')}@example.test`, subject: `Paging ${i}`, body: 'Hello', status: 'sent' })
+  const newestFirst = [...kratos.messages]
+    .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((message) => message.recipient)
+  const table = page.getByRole('table', { name: 'Messages' })
+  const recipients = async (pageNumber: number) => {
+    await page.getByText(`Page ${pageNumber}`, { exact: true }).waitFor()
+    await page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
+    return table.locator('tbody tr td:nth-child(1)').allTextContents()
+  }
+  await page.goto(url('/dashboard/messages'))
+  expect(await recipients(1)).toEqual(newestFirst.slice(0, 25))
+  await page.getByRole('button', { name: 'Next page' }).click()
+  expect(await recipients(2)).toEqual(newestFirst.slice(25, 50))
+  const secondPageToken = new URL(page.url()).searchParams.get('page_token')!
+  // The token is Kratos's own, passed on as it came (sealed, URL-safe base64 with padding).
+  expect(kratos.calls.filter((call) => call.path === '/admin/courier/messages').at(-1)!.query.get('page_token')).toBe(secondPageToken)
+  await page.getByRole('button', { name: 'Next page' }).click()
+  expect(await recipients(3)).toEqual(newestFirst.slice(50))
+  expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true)
+  await page.getByRole('button', { name: 'Previous page' }).click()
+  expect(await recipients(2)).toEqual(newestFirst.slice(25, 50))
+  expect(new URL(page.url()).searchParams.get('page_token')).toBe(secondPageToken)
+  await page.getByRole('button', { name: 'Previous page' }).click()
+  expect(await recipients(1)).toEqual(newestFirst.slice(0, 25))
+  expect(problems).toEqual([])
+})
+
 test('OAuth clients: create a confidential client, copy its secret once, reload and see no secret; edit its redirect URIs; create a public client; revoke tokens; delete', async () => {
   const { hydra } = harness.sandbox
   await page.goto(url('/dashboard/oauth-clients'))

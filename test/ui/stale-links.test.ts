@@ -44,6 +44,21 @@ describe('the stand-ins refuse a page token as Kratos and Hydra do', () => {
       status: 400,
       body: { error: { code: 400, status: 'Bad Request', message: 'invalid pagination token' } },
     })
+    // A courier token is good for an hour: an older one is refused as expired.
+    kratos.addMessage({ recipient: 'a@example.test', subject: 'One', body: 'one' })
+    kratos.addMessage({ recipient: 'b@example.test', subject: 'Two', body: 'two' })
+    const lifetime = kratos.pageTokenLifetimeMs
+    kratos.pageTokenLifetimeMs = -1
+    try {
+      const link = (await fetch(`${kratos.url}/admin/courier/messages?page_size=1`)).headers.get('link')!
+      const next = new URL(/<([^>]*)>; rel="next"/.exec(link)![1]!, kratos.url)
+      expect(await answer(kratos.url, `${next.pathname}${next.search}`)).toEqual({
+        status: 400,
+        body: { error: { code: 400, status: 'Bad Request', message: 'page token expired, do not persist page tokens' } },
+      })
+    } finally {
+      kratos.pageTokenLifetimeMs = lifetime
+    }
     expect((await answer(kratos.url, '/admin/courier/messages?status=bogus')).body.error.reason).toBe('Message status is not valid')
     // A token of the right form that no longer exists is no error: the rows after it come.
     expect((await answer(kratos.url, `/admin/identities?page_token=${crypto.randomUUID()}`)).status).toBe(200)
