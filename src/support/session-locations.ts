@@ -1,6 +1,9 @@
 // Where the managed identity store's active sessions come from (decisions §3, §9): the store's
 // sessions are read page by page (keyset paging, the cursor taken from the `Link` header), those
 // authenticated within the window are placed with the geo database, and equal places are counted.
+// The cursor is opaque (Kratos's is a base64 map of the last row's id and created_at) and is passed
+// on as the rel="next" link gave it. Kratos lists sessions newest first (`created_at` descending),
+// so a walk the page or session bound cuts short has the newest sessions, as the map's caption says.
 
 import type { Clock } from '../clock.ts'
 import type { ErrorCode } from '../http/errors.ts'
@@ -18,7 +21,7 @@ export interface LocationPoint {
 
 interface LocationsAnswer {
   points: LocationPoint[]
-  /** True when the page or session bound stopped the walk before the store's last page. */
+  /** True when the page or session bound stopped the walk before the store's last page (the oldest sessions are left out). */
   truncated: boolean
 }
 
