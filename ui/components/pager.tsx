@@ -2,12 +2,9 @@
 // the pages before it (so Previous page, reload and back keep the place), `page_size`.
 import { navigate, queryParam, withQuery } from '../router.ts'
 import type { LinkPlace } from './load.tsx'
+import { readTrail, writeTrail } from './trail.ts'
 
 export const PAGE_SIZES = [25, 50, 100, 250]
-const TRAIL_SEPARATOR = '~'
-const FIRST = '.'
-const readTrail = (text: string | null) => (text === null || text === '' ? [] : text.split(TRAIL_SEPARATOR).map((t) => (t === FIRST ? '' : t)))
-const writeTrail = (tokens: string[]) => (tokens.length === 0 ? null : tokens.map((t) => t || FIRST).join(TRAIL_SEPARATOR))
 
 interface TokenPaging {
   size: number

@@ -7,6 +7,7 @@ import { Dialog } from '../../components/dialog.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { UnreadableRows } from '../../components/unreadable.tsx'
+import { readTrail, writeTrail } from '../../components/trail.ts'
 import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
 import { CreateIdentity } from './create.tsx'
 import { displayName, primaryIdentifier } from './describe.ts'
@@ -16,12 +17,6 @@ const PAGE_SIZES = [25, 50, 100, 250]
 // the box takes no more, so a search typed or pasted there is never refused for its length. (The
 // browser counts UTF-16 units and the route characters, so the box is, if anything, the stricter.)
 const MAX_SEARCH_LENGTH = 255
-// The tokens of the pages before this one travel in the URL (`trail`), so Previous page, reload
-// and back keep the place; the first page's empty token is written as FIRST.
-const TRAIL_SEPARATOR = '~'
-const FIRST = '.'
-const readTrail = (text: string | null) => (text === null || text === '' ? [] : text.split(TRAIL_SEPARATOR).map((t) => (t === FIRST ? '' : t)))
-const writeTrail = (tokens: string[]) => (tokens.length === 0 ? null : tokens.map((t) => t || FIRST).join(TRAIL_SEPARATOR))
 type BulkAction = 'deactivate' | 'activate' | 'delete'
 const VERB: Record<BulkAction, string> = { deactivate: 'Deactivate', activate: 'Activate', delete: 'Delete' }
 
