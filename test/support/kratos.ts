@@ -36,6 +36,8 @@ export interface FixtureIdentity {
   metadata_admin: unknown
   created_at: string
   updated_at: string
+  /** The organization the identity belongs to, when it belongs to one. */
+  organization_id?: string
   /** Login identifiers (not part of the JSON unless requested, as in Kratos). */
   identifiers: string[]
   /** Credentials by type (the password's hash never leaves). */
@@ -106,6 +108,8 @@ export const DEFAULT_SCHEMA = {
 } as const
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/
+/** The credentials types `include_credential` takes (`identity.ParseCredentialsType`). */
+const CREDENTIAL_TYPES = ['password', 'oidc', 'saml', 'totp', 'lookup_secret', 'webauthn', 'code', 'link_recovery', 'code_recovery', 'passkey']
 
 export interface RecordedCall {
   method: string
@@ -621,23 +625,37 @@ export class KratosFixture {
     return { rows: pageRows, link: keysetLink(url, size, NIL_UUID, more ? pageRows[pageRows.length - 1]!.id : null) }
   }
 
+  /**
+   * `parseListIdentitiesParameters`: a filter counts when it has a value; `ids` and
+   * `organization_id` must be UUIDs, `include_credential` a credentials type; at most one filter.
+   * Every identifier filter, and `include_credential`, answers the credentials too.
+   */
   private listIdentities(url: URL): Response {
-    const filters = ['credentials_identifier', 'preview_credentials_identifier_similar', 'ids', 'organization_id'].filter((f) =>
-      url.searchParams.has(f),
-    )
-    if (filters.length > 1) return badRequest('at most one filter can be used at a time')
+    const query = url.searchParams
+    const ids: string[] = []
+    for (const value of query.getAll('ids')) {
+      const id = kratosId(value)
+      if (id === null) return badRequest(`Invalid UUID value \`${value}\` for parameter \`ids\`.`)
+      ids.push(id)
+    }
+    if (ids.length > 500) return badRequest('The number of ids to filter must not exceed 500.')
+    const organization = query.get('organization_id') ?? ''
+    if (organization !== '' && kratosId(organization) === null) return badRequest(`Invalid UUID value \`${organization}\` for parameter \`organization_id\`.`)
+    const exact = query.get('credentials_identifier') ?? ''
+    const similar = query.get('preview_credentials_identifier_similar') ?? ''
+    const unknownType = query.getAll('include_credential').find((type) => !CREDENTIAL_TYPES.includes(type))
+    if (unknownType !== undefined) return badRequest(`Invalid value \`${unknownType}\` for parameter \`include_credential\`.`)
+    if ([ids.length > 0, organization !== '', exact !== '', similar !== ''].filter(Boolean).length > 1) return badRequest('You cannot combine multiple filters in this API')
+
     let rows = [...this.identities.values()]
-    let withCredentials = url.searchParams.get('include_credential') !== null
-    const exact = url.searchParams.get('credentials_identifier')
-    if (exact !== null) {
+    const withCredentials = exact !== '' || similar !== '' || query.has('include_credential')
+    if (exact !== '') {
       const wanted = exact.includes('@') ? exact.toLowerCase() : exact
       rows = rows.filter((identity) => identity.identifiers.some((id) => (id.includes('@') ? id.toLowerCase() : id) === wanted))
-      withCredentials = true
     }
-    const similar = url.searchParams.get('preview_credentials_identifier_similar')
-    if (similar !== null) rows = rows.filter((identity) => identity.identifiers.some((id) => id.startsWith(similar)))
-    const ids = url.searchParams.getAll('ids')
+    if (similar !== '') rows = rows.filter((identity) => identity.identifiers.some((id) => id.startsWith(similar)))
     if (ids.length > 0) rows = rows.filter((identity) => ids.includes(identity.id))
+    else if (organization !== '') rows = rows.filter((identity) => identity.organization_id === kratosId(organization))
     const page = this.identityPage(url, rows)
     if (page instanceof Response) return page
     return Response.json(
