@@ -96,10 +96,22 @@ const GENERIC: Record<number, string> = {
   404: 'That was not found.',
 }
 
-/** Set by the app: what to do when the session is gone (sign in again, back to this page). */
-let onUnauthenticated: (lostWrite: boolean) => void = () => {}
-/** A 401 from our API: the session is gone. `lostWrite` when the refused request was a change. */
-export function whenUnauthenticated(handler: (lostWrite: boolean) => void): void {
+/**
+ * Who made a request: a person (a click, a navigation) or the page by itself (a timer, the page
+ * becoming visible again), with nobody necessarily at the keyboard.
+ */
+export type Caller = 'person' | 'page'
+
+/** A 401 from our API: the session is gone. */
+export interface Unauthenticated {
+  /** The refused request was a change. */
+  lostWrite: boolean
+  /** The page asked by itself: only a person may be sent to the sign-in. */
+  caller: Caller
+}
+/** Set by the app: what to do when the session is gone (sign in again, or say that it has ended). */
+let onUnauthenticated: (refused: Unauthenticated) => void = () => {}
+export function whenUnauthenticated(handler: (refused: Unauthenticated) => void): void {
   onUnauthenticated = handler
 }
 let onForbidden: () => void = () => {}
@@ -108,8 +120,8 @@ export function whenForbidden(handler: () => void): void {
   onForbidden = handler
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
-  return (await send<T>(method, path, body)).result
+async function request<T>(method: string, path: string, body?: unknown, caller: Caller = 'person'): Promise<ApiResult<T>> {
+  return (await send<T>(method, path, body, 'follow', caller)).result
 }
 
 /** Who answered an upstream record, in the words of the pages' messages. */
@@ -169,7 +181,7 @@ async function identitySchemas(from: 'idp' | 'idp-admin'): Promise<ApiResult<Ide
   return { ok: false, failure: { ...result.failure, message: 'Kratos sends the identity schemas to its public API. Set IDP_PUBLIC_URL to the address of Kratos’s public API.' } }
 }
 
-async function send<T>(method: string, path: string, body?: unknown, redirect: RequestRedirect = 'follow'): Promise<{ result: ApiResult<T>; headers?: Headers }> {
+async function send<T>(method: string, path: string, body?: unknown, redirect: RequestRedirect = 'follow', caller: Caller = 'person'): Promise<{ result: ApiResult<T>; headers?: Headers }> {
   let response: Response
   try {
     response = await fetch(path, {
@@ -184,7 +196,7 @@ async function send<T>(method: string, path: string, body?: unknown, redirect: R
     return { result: { ok: false, failure: { error: 'unreachable', message: GENERIC[0]!, status: 0 } } }
   }
   if (response.type === 'opaqueredirect') return { result: { ok: false, failure: { error: 'redirected', message: 'The service answered with a redirect.', status: 0 } } }
-  if (response.status === 401 && !path.startsWith('/api/auth/')) onUnauthenticated(method !== 'GET' && method !== 'HEAD')
+  if (response.status === 401 && !path.startsWith('/api/auth/')) onUnauthenticated({ lostWrite: method !== 'GET' && method !== 'HEAD', caller })
   const headers = response.headers
   if (response.ok) {
     if (response.status === 204) return { result: { ok: true, data: undefined as T }, headers }
@@ -226,7 +238,7 @@ export const api = {
   session: () => request<{ user: SessionUser }>('GET', '/api/auth/session'),
   logout: () => request<void>('POST', '/api/auth/logout'),
   config: () => request<PublicConfig>('GET', '/api/config'),
-  servicesHealth: () => request<{ services: ServiceHealth[] }>('GET', '/api/services/health'),
+  servicesHealth: (caller: Caller = 'person') => request<{ services: ServiceHealth[] }>('GET', '/api/services/health', undefined, caller),
   sessionLocations: () => request<{ points: LocationPoint[]; truncated: boolean }>('GET', '/api/session-locations'),
   auditPage: (params: { limit: number; before?: string; action?: string; actor?: string }) =>
     request<{ events: AuditEvent[]; next_before: number | null }>('GET', `/api/security/audit${q(params)}`),

@@ -24,7 +24,21 @@ function signIn(): void {
 const LOST_WRITE = 'admin-dashboard.lost-write'
 const lostWrite = signal(sessionStorage.getItem(LOST_WRITE) !== null)
 
-whenUnauthenticated((refusedChange) => {
+/**
+ * The session was found gone by a request the page made by itself (the overview's timed check): the
+ * page it was found on (Sign in again comes back there); null while signed in.
+ */
+const sessionEnded = signal<{ from: string } | null>(null)
+
+whenUnauthenticated(({ lostWrite: refusedChange, caller }) => {
+  // Only a person's action leads to the sign-in. A provider that remembers the operator would sign
+  // an unattended browser straight back in: past a sign-out made in another window, and past the
+  // session's time limit on a wall screen.
+  if (caller === 'page') {
+    if (sessionEnded.peek() === null) sessionEnded.value = { from: currentPage() }
+    user.value = null
+    return
+  }
   // The page is about to be left for the sign-in: say afterwards that the change was not made,
   // rather than come back to the same page as if it had been.
   if (refusedChange) sessionStorage.setItem(LOST_WRITE, '1')
@@ -122,6 +136,7 @@ export function App() {
   }, [])
 
   if (signOut.value !== null) return <SignOutView progress={signOut.value} />
+  if (sessionEnded.value !== null) return <SessionEndedView from={sessionEnded.value.from} />
   if (failure) {
     return (
       <main id="main" class="page page-alone">
@@ -262,6 +277,19 @@ function SignOutView({ progress }: { progress: SignOut }) {
       <p>You are signed out of the dashboard.</p>
       <p>
         <a href={signInHref(progress.from)}>Sign in again</a>
+      </p>
+    </main>
+  )
+}
+
+/** What is left of a page whose session ended while nobody asked for anything: no data, and the way back. */
+function SessionEndedView({ from }: { from: string }) {
+  return (
+    <main id="main" class="page page-alone">
+      <Heading>Session ended</Heading>
+      <p>Your dashboard session has ended: it expired, or you signed out in another window. Nothing more is shown or checked until you sign in again.</p>
+      <p>
+        <a href={signInHref(from)}>Sign in again</a>
       </p>
     </main>
   )

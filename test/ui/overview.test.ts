@@ -481,6 +481,57 @@ test('a slow check is never doubled: the next waits until it has answered', asyn
   }
 }, 60_000)
 
+/** Every request that would take the browser to the sign-in. */
+function watchSignIns(page: Page): string[] {
+  const signIns: string[] = []
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/api/auth/login') signIns.push(request.url())
+  })
+  return signIns
+}
+/** The console lines of the checks that found the session gone are the browser's, not the page's. */
+const besidesRefusedChecks = (problems: string[]) => problems.filter((problem) => !(problem.includes('401') && problem.includes('/api/services/health')))
+
+test('a session ended from outside stops the wall screen: the next timed check shows “Session ended” in place and never goes to the sign-in', async () => {
+  const { context, page, problems, checks } = await watchedOverview()
+  const signIns = watchSignIns(page)
+  try {
+    // Signed out elsewhere (another window, a script): this window is not told.
+    expect((await context.request.post(url('/api/auth/logout'))).status()).toBe(204)
+    const answered = page.waitForResponse((response) => isHealthCheck(response.request()))
+    await page.clock.runFor(30_000)
+    expect((await answered).status()).toBe(401)
+    await page.getByRole('heading', { level: 1, name: 'Session ended' }).waitFor()
+    await page.waitForFunction(() => document.title === 'Session ended · admin-dashboard')
+    const again = page.getByRole('link', { name: 'Sign in again' })
+    expect(await again.getAttribute('href')).toBe('/api/auth/login?return_to=%2Fdashboard')
+    // No data is left on screen, and nothing is checked any more: not on the timer, not when shown again.
+    expect(await page.getByRole('region', { name: 'Services' }).count()).toBe(0)
+    expect(await page.getByRole('banner').count()).toBe(0)
+    const after = checks()
+    await page.clock.runFor(5 * 30_000)
+    await setHidden(page, true)
+    await setHidden(page, false)
+    await Bun.sleep(500)
+    expect(checks()).toBe(after)
+    expect(signIns).toEqual([])
+    expect(page.url()).toBe(url('/dashboard'))
+    const found = await sweep(page, 'session-ended', () => page.getByRole('heading', { level: 1, name: 'Session ended' }).waitFor())
+    expect(found).toEqual([])
+
+    // A person's click is what goes to the sign-in, and it comes back to the overview.
+    await again.click()
+    await page.waitForURL((u) => u.origin === harness.sandbox.providerUrl || (u.origin === harness.sandbox.url && u.pathname.startsWith('/dashboard')))
+    if (new URL(page.url()).origin === harness.sandbox.providerUrl) await signIn(page, harness.sandbox, 'admin')
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+    expect(page.url()).toBe(url('/dashboard'))
+    expect(signIns).toHaveLength(1)
+    expect(besidesRefusedChecks(problems)).toEqual([])
+  } finally {
+    await context.close()
+  }
+}, 90_000)
+
 test('the overview and the audit log pass the sweep: light and dark, desktop and phone', async () => {
   const { page, problems } = admin
   await page.goto(url('/dashboard'))

@@ -3,8 +3,11 @@
 // One request at a time: the next is scheduled only when the last has answered, so a slow upstream
 // never piles requests up. A later answer changes what is shown in place (never back to "Loading…"),
 // so nothing flickers, nothing that has focus is rebuilt, and nothing is announced by itself.
+// The checks the page makes by itself say so (`Caller`): when one finds the session gone, checking
+// stops and the app shows that the session has ended, rather than sending an unattended browser to
+// the sign-in, which a provider that remembers the operator would answer with a new session.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
-import type { ApiFailure, ApiResult } from '../../api.ts'
+import type { ApiFailure, ApiResult, Caller } from '../../api.ts'
 
 export type LiveLoaded<T> =
   | { state: 'loading' }
@@ -17,7 +20,7 @@ export type LiveLoaded<T> =
  * after the first, with the one before it. The second value checks again now (a Retry button),
  * unless a check is already under way.
  */
-export function useLiveLoad<T>(load: () => Promise<ApiResult<T>>, everyMs: number, onChange?: (before: T, after: T) => void): [LiveLoaded<T>, () => void] {
+export function useLiveLoad<T>(load: (caller: Caller) => Promise<ApiResult<T>>, everyMs: number, onChange?: (before: T, after: T) => void): [LiveLoaded<T>, () => void] {
   const [loaded, setLoaded] = useState<LiveLoaded<T>>({ state: 'loading' })
   const checkNow = useRef<() => void>(() => {})
   useEffect(() => {
@@ -28,15 +31,17 @@ export function useLiveLoad<T>(load: () => Promise<ApiResult<T>>, everyMs: numbe
     const schedule = () => {
       clearTimeout(timer)
       // A hidden page is not checked: the check resumes when it is shown again.
-      timer = document.hidden ? undefined : setTimeout(check, everyMs)
+      timer = document.hidden ? undefined : setTimeout(() => void check('page'), everyMs)
     }
-    const check = async () => {
+    const check = async (caller: Caller) => {
       if (running) return
       running = true
       clearTimeout(timer)
-      const result = await load()
+      const result = await load(caller)
       running = false
       if (!mounted) return
+      // The session is gone: nothing more to check until someone signs in again.
+      if (!result.ok && result.failure.status === 401) return
       if (result.ok) {
         if (last) onChange?.(last.data, result.data)
         last = { data: result.data }
@@ -48,11 +53,12 @@ export function useLiveLoad<T>(load: () => Promise<ApiResult<T>>, everyMs: numbe
     }
     const onVisibility = () => {
       if (document.hidden) clearTimeout(timer)
-      else void check()
+      else void check('page')
     }
-    checkNow.current = () => void check()
+    checkNow.current = () => void check('person')
     document.addEventListener('visibilitychange', onVisibility)
-    void check()
+    // The first check comes with the page the person opened.
+    void check('person')
     return () => {
       mounted = false
       clearTimeout(timer)
