@@ -66,6 +66,19 @@ function dismissLostWrite(): void {
 type SignOut = { from: string; state: 'pending' } | { from: string; state: 'failed'; failure: ApiFailure } | { from: string; state: 'done' }
 const signOut = signal<SignOut | null>(null)
 
+/**
+ * The other tabs of this browser hear of a sign-out and show "Signed out" at once, with no data and
+ * no timer left running. The message names the event only: nothing of the session or its cookie.
+ */
+const SIGNED_OUT = 'signed-out'
+const signOuts = typeof BroadcastChannel === 'function' ? new BroadcastChannel('admin-dashboard.session') : null
+signOuts?.addEventListener('message', (event: MessageEvent) => {
+  if (event.data !== SIGNED_OUT || signOut.peek()?.state === 'done') return
+  user.value = null
+  sessionEnded.value = null
+  signOut.value = { from: currentPage(), state: 'done' }
+})
+
 async function signOutFrom(from: string): Promise<void> {
   if (signOut.peek()?.state === 'pending') return
   signOut.value = { from, state: 'pending' }
@@ -74,6 +87,7 @@ async function signOutFrom(from: string): Promise<void> {
   if (result.ok || result.failure.status === 401) {
     user.value = null
     signOut.value = { from, state: 'done' }
+    signOuts?.postMessage(SIGNED_OUT)
   } else {
     signOut.value = { from, state: 'failed', failure: result.failure }
   }
@@ -100,8 +114,10 @@ export function App() {
       const session = await api.session()
       if (!current) return
       if (!session.ok) {
-        if (session.failure.status === 401) signIn()
-        else setFailure(session.failure)
+        // A tab told of a sign-out while it was still asking stays signed out.
+        if (session.failure.status === 401) {
+          if (signOut.peek() === null) signIn()
+        } else setFailure(session.failure)
         return
       }
       // Viewers never call admin routes, not even to find out what is configured.

@@ -5,7 +5,7 @@ import type { BrowserContext, Page, Request } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { join } from 'node:path'
 import { within } from '../support/eventually.ts'
-import { PHONE, DESKTOP, axeFindings, SCREENSHOT_DIR, sidewaysScroll, signIn, signedInPage, startHarness, sweep, tabTo, type Harness } from './harness.ts'
+import { PHONE, DESKTOP, axeFindings, SCREENSHOT_DIR, sidewaysScroll, signIn, signedInPage, startHarness, sweep, tabTo, watchProblems, type Harness } from './harness.ts'
 
 let harness: Harness
 let admin: { context: BrowserContext; page: Page; problems: string[] }
@@ -259,6 +259,58 @@ test('a sign-out the service could not record says so, keeps the session, and ca
     if (locked) unlock()
     holder.close()
     await other.context.close()
+  }
+}, 60_000)
+
+test('signing out in one tab shows “Signed out” at once in the other tabs of the browser: no data, no more checks, no sign-in', async () => {
+  const first = await signedInPage(harness, 'admin')
+  const { context } = first
+  try {
+    // A wall screen on the overview, on a clock of its own, and a tab on the identities.
+    const overview = await context.newPage()
+    const overviewProblems = watchProblems(overview, harness.sandbox.url)
+    const overviewSignIns = watchSignIns(overview)
+    let checks = 0
+    overview.on('request', (request) => {
+      if (isHealthCheck(request)) checks++
+    })
+    await overview.clock.install()
+    await overview.goto(url('/dashboard'))
+    await overview.getByRole('region', { name: 'Services' }).getByText('Up', { exact: true }).first().waitFor()
+    const identities = await context.newPage()
+    const identitiesProblems = watchProblems(identities, harness.sandbox.url)
+    const identitiesSignIns = watchSignIns(identities)
+    await identities.goto(url('/dashboard/identities?search=user16%40example.test'))
+    await identities.getByRole('table').getByText('user16@example.test').waitFor()
+
+    await first.page.getByRole('button', { name: 'Sign out' }).click()
+    await first.page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+    // Told, not found out: without a check falling due or a click.
+    for (const [tab, returnTo] of [
+      [overview, '%2Fdashboard'],
+      [identities, '%2Fdashboard%2Fidentities%3Fsearch%3Duser16%2540example.test'],
+    ] as const) {
+      await tab.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor({ timeout: 2_000 })
+      expect(await tab.getByRole('link', { name: 'Sign in again' }).getAttribute('href')).toBe(`/api/auth/login?return_to=${returnTo}`)
+      expect(await tab.getByRole('banner').count()).toBe(0)
+    }
+    expect(await overview.getByRole('region', { name: 'Services' }).count()).toBe(0)
+    expect(await identities.getByText('user16@example.test').count()).toBe(0)
+    await identities.setViewportSize(PHONE)
+    expect(await axeFindings(identities)).toEqual([])
+    expect(await sidewaysScroll(identities)).toBe(0)
+    await identities.screenshot({ path: join(SCREENSHOT_DIR, 'signed-out-elsewhere-light-phone.png') })
+
+    // The overview's timer has stopped.
+    const after = checks
+    await overview.clock.runFor(3 * 30_000)
+    await Bun.sleep(500)
+    expect(checks).toBe(after)
+    expect(overviewSignIns).toEqual([])
+    expect(identitiesSignIns).toEqual([])
+    expect([...first.problems, ...overviewProblems, ...identitiesProblems]).toEqual([])
+  } finally {
+    await context.close()
   }
 }, 60_000)
 
