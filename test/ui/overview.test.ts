@@ -584,6 +584,55 @@ test('a session ended from outside stops the wall screen: the next timed check s
   }
 }, 90_000)
 
+test('Retry on the Services card is busy until the check answers: the region is aria-busy and Retry waits, after a failed load and after a failed timed check', async () => {
+  const { context, page, problems } = await watchedOverview()
+  const services = page.getByRole('region', { name: 'Services' })
+  const retryButton = services.getByRole('button', { name: 'Retry' })
+  const busyRegions = () => services.locator('[aria-busy="true"]').count()
+  // The service's answers, as the test decides them: refused, or held until let go.
+  let next: 'refuse' | 'hold' | 'pass' = 'pass'
+  let letGo = () => {}
+  await page.route(url('/api/services/health'), async (route) => {
+    const now = next
+    next = 'pass'
+    if (now === 'refuse') return route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'upstream_unavailable', message: 'The upstream service is unavailable.' }) })
+    if (now === 'hold') await new Promise<void>((resolve) => (letGo = resolve))
+    await route.continue()
+  })
+  try {
+    // A timed check fails: the last answer stays, with Retry.
+    next = 'refuse'
+    await page.clock.runFor(30_000)
+    await services.getByText(/^The services could not be checked again/).waitFor()
+    next = 'hold'
+    await retryButton.click()
+    await page.waitForFunction(() => document.querySelector('[aria-labelledby="services-h"] [aria-busy="true"]') !== null, undefined, { timeout: 2_000 })
+    expect(await retryButton.isDisabled()).toBe(true)
+    // The cards stay while they are checked again.
+    expect(await services.getByRole('listitem').filter({ hasText: 'Hydra admin API' }).count()).toBe(1)
+    letGo()
+    await services.getByText(/^The services could not be checked again/).waitFor({ state: 'detached' })
+    expect(await busyRegions()).toBe(0)
+
+    // The first load fails: Retry gives way to "Loading services…" until the answer.
+    next = 'refuse'
+    await page.reload()
+    await retryButton.waitFor()
+    next = 'hold'
+    await retryButton.click()
+    await services.getByText('Loading services…').waitFor({ timeout: 2_000 })
+    expect(await busyRegions()).toBe(1)
+    expect(await retryButton.count()).toBe(0)
+    letGo()
+    await services.getByText('Up', { exact: true }).first().waitFor()
+    expect(await busyRegions()).toBe(0)
+    expect(problems.filter((problem) => !(problem.includes('503') && problem.includes('/api/services/health')))).toEqual([])
+  } finally {
+    letGo()
+    await context.close()
+  }
+}, 60_000)
+
 test('the overview and the audit log pass the sweep: light and dark, desktop and phone', async () => {
   const { page, problems } = admin
   await page.goto(url('/dashboard'))

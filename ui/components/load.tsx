@@ -100,7 +100,19 @@ function LinkRefused({ place, retry }: { place: LinkPlace; retry: () => void }) 
   )
 }
 
-export function ErrorView({ failure, retry, loading = false }: { failure: ApiFailure; retry?: () => void; /** A region's failure to load. */ loading?: boolean }) {
+export function ErrorView({
+  failure,
+  retry,
+  loading = false,
+  busy = false,
+}: {
+  failure: ApiFailure
+  retry?: () => void
+  /** A region's failure to load. */
+  loading?: boolean
+  /** The retry is under way: Retry waits for its answer. */
+  busy?: boolean
+}) {
   const ref = useRef<HTMLDivElement>(null)
   // An action's failure (the person acts again) is brought into view where it appears, in the
   // page or in a dialog that scrolls; a region that failed to load stays where it is.
@@ -111,7 +123,7 @@ export function ErrorView({ failure, retry, loading = false }: { failure: ApiFai
     <div class="error-view" role="alert" ref={ref}>
       <p>{failure.message}</p>
       {retry && (
-        <button type="button" onClick={retry}>
+        <button type="button" onClick={retry} disabled={busy}>
           Retry
         </button>
       )}

@@ -174,7 +174,13 @@ function Services() {
   return (
     <section aria-labelledby="services-h" class="card">
       <h2 id="services-h">Services</h2>
-      {stale && <ErrorView failure={{ ...stale, message: `The services could not be checked again; the last check is shown. ${stale.message}` }} retry={retry} />}
+      {stale && (
+        <ErrorView
+          failure={{ ...stale, message: `The services could not be checked again; the last check is shown. ${stale.message}` }}
+          retry={retry}
+          busy={loaded.state === 'ready' && loaded.refreshing === true}
+        />
+      )}
       <Region loaded={loaded} retry={retry} label="services">
         {({ services }) => {
           const configured = services.filter((s) => s.configured)

@@ -12,8 +12,8 @@ import type { ApiFailure, ApiResult, Caller } from '../../api.ts'
 export type LiveLoaded<T> =
   | { state: 'loading' }
   | { state: 'failed'; failure: ApiFailure }
-  /** `stale`: the last check failed, and what is shown is from `checkedAt`. */
-  | { state: 'ready'; data: T; checkedAt: string; stale: ApiFailure | null }
+  /** `stale`: the last check failed, and what is shown is from `checkedAt`; `refreshing`: a person asked to check again, and it runs. */
+  | { state: 'ready'; data: T; checkedAt: string; stale: ApiFailure | null; refreshing?: boolean }
 
 /**
  * `load` and `onChange` are read once, when the widget appears. `onChange` hears of every answer
@@ -37,6 +37,10 @@ export function useLiveLoad<T>(load: (caller: Caller) => Promise<ApiResult<T>>, 
       if (running) return
       running = true
       clearTimeout(timer)
+      // A person's Retry is answered at once with a busy region (a failure gives way to "Loading…",
+      // a stale answer stays, marked as refreshing), as in every other region; the timed checks
+      // change nothing until they have answered.
+      if (caller === 'person') setLoaded((previous) => (previous.state === 'failed' ? { state: 'loading' } : previous.state === 'ready' ? { ...previous, refreshing: true } : previous))
       const result = await load(caller)
       running = false
       if (!mounted) return
@@ -47,7 +51,7 @@ export function useLiveLoad<T>(load: (caller: Caller) => Promise<ApiResult<T>>, 
         last = { data: result.data }
         setLoaded({ state: 'ready', data: result.data, checkedAt: new Date().toISOString(), stale: null })
       } else {
-        setLoaded((previous) => (previous.state === 'ready' ? { ...previous, stale: result.failure } : { state: 'failed', failure: result.failure }))
+        setLoaded((previous) => (previous.state === 'ready' ? { ...previous, stale: result.failure, refreshing: false } : { state: 'failed', failure: result.failure }))
       }
       schedule()
     }
