@@ -264,6 +264,84 @@ for (const engine of ['sqlite', 'postgres'] as const) {
   })
 }
 
+for (const engine of ['sqlite', 'postgres'] as const) {
+  describe(`a revocation and its audit event are committed together on ${engine}`, () => {
+    let stack: Stack
+    let url: string | null = null
+    let other: InstanceType<typeof SQL> | null = null
+    beforeAll(async () => {
+      url = engine === 'postgres' ? await pg.createDatabase() : null
+      stack = await startStack({ env: url ? { DATABASE_URL: url } : {} })
+      if (url) other = new SQL(url, { max: 1 })
+    })
+    afterAll(async () => {
+      await other?.close()
+      await stack?.stop()
+    })
+
+    // The audit insert of one action fails for real, inside the database: on PostgreSQL as a lost
+    // database would (SQLSTATE class 53, answered 503), on SQLite as a refused statement (500).
+    const refuseAudit = async (action: string) => {
+      if (other) {
+        await other.unsafe(`CREATE OR REPLACE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'audit refused' USING ERRCODE = '53300'; END $$`)
+        await other.unsafe(`CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_events FOR EACH ROW WHEN (NEW.action = '${action}') EXECUTE FUNCTION refuse_audit()`)
+      } else {
+        stack.service.db!.run(`CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_events WHEN NEW.action = '${action}' BEGIN SELECT RAISE(ABORT, 'audit refused'); END`)
+      }
+    }
+    const allowAudit = async () => {
+      if (other) await other.unsafe('DROP TRIGGER refuse_audit ON audit_events')
+      else stack.service.db!.run('DROP TRIGGER refuse_audit')
+    }
+    const rows = async (query: string): Promise<string[]> =>
+      other
+        ? (await other.unsafe(query)).map((row: { v: string }) => row.v)
+        : stack.service.db!.query<{ v: string }, []>(query).all().map((row) => row.v)
+    const failedStatus = engine === 'postgres' ? 503 : 500
+    const session = async (cookie: string) => (await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie } })).status
+
+    test('logout whose audit event cannot be written: an error, the cookie kept, no revocation, the session still valid; then 204 with both', async () => {
+      const sid = `logout-audit-${Date.now()}`
+      const cookie = `admin-session=${stack.service.sign({ sub: stack.viewer.id, role: 'viewer', sid })}`
+      const logout = () => fetch(`${stack.service.url}/api/auth/logout`, { method: 'POST', headers: { cookie, origin: 'http://admin.test' } })
+      const revoked = () => rows(`SELECT sid AS v FROM revoked_sessions WHERE sid = '${sid}'`)
+      const events = () => rows(`SELECT actor AS v FROM audit_events WHERE action = 'logout'`)
+      await refuseAudit('logout')
+      try {
+        const refused = await logout()
+        expect({ status: refused.status, cookieCleared: refused.headers.get('set-cookie') !== null }).toEqual({ status: failedStatus, cookieCleared: false })
+        expect({ revoked: await revoked(), events: await events(), session: await session(cookie) }).toEqual({ revoked: [], events: [], session: 200 })
+      } finally {
+        await allowAudit()
+      }
+      const done = await logout()
+      expect(done.status).toBe(204)
+      expect({ revoked: await revoked(), events: await events(), session: await session(cookie) }).toEqual({ revoked: [sid], events: [stack.viewer.id], session: 401 })
+    }, 30_000)
+
+    test('"end dashboard sessions" whose audit event cannot be written: an error, no revocation, the sessions still valid; then 204 with both', async () => {
+      const victim = stack.freshCookie('viewer')
+      const revoke = () => call(stack, 'POST', '/api/security/sessions/revoke', { identity_id: stack.viewer.id })
+      const revoked = () => rows(`SELECT identity_id AS v FROM identity_revocations`)
+      const events = () => rows(`SELECT target AS v FROM audit_events WHERE action = 'sessions_revoke'`)
+      await refuseAudit('sessions_revoke')
+      try {
+        expect((await revoke()).status).toBe(failedStatus)
+        expect({ revoked: await revoked(), events: await events(), session: await session(victim) }).toEqual({ revoked: [], events: [], session: 200 })
+      } finally {
+        await allowAudit()
+      }
+      expect((await revoke()).status).toBe(204)
+      expect({ revoked: await revoked(), events: await events(), session: await session(victim) }).toEqual({
+        revoked: [stack.viewer.id],
+        events: [stack.viewer.id],
+        session: 401,
+      })
+    }, 30_000)
+  })
+}
+
 test('PostgreSQL down: a public proxy prefix is forwarded with the API key read last (or none); one never read, and the admin prefixes, answer 503 database_unavailable', async () => {
   const upstream = new RecordingUpstream()
   const stack = await startStack({

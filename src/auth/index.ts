@@ -152,9 +152,10 @@ export function authRoutes(services: Pick<Services, 'config' | 'clock' | 'log' |
         const result = verifySessionCookie(config.sessionSigningKey, value, nowSeconds())
         if (!result.ok) continue
         // Kept until the cookie could no longer verify anyway, so a replayed copy stays dead.
-        // When it cannot be recorded (database unavailable) the answer is 503 and the cookie stays, so it can be tried again.
-        await revocations.revokeSession(result.session.sid, result.session.exp)
-        await audit.record('logout', result.session.sub, null)
+        // The revocation and its audit event are one transaction: when it cannot be committed
+        // (database unavailable) neither is done, the answer is 503 and the cookie stays, so it can
+        // be tried again; a 204 means both.
+        await revocations.revokeSession(result.session.sid, result.session.exp, audit.entry('logout', result.session.sub, null))
       }
       return new Response(null, { status: 204, headers: { 'set-cookie': sessionClearCookie(secure) } })
     })

@@ -343,7 +343,7 @@ export class PostgresStorage implements Storage {
     // The change feed reloads through it: a reload stuck behind requests would stall the feed.
     load: (): Promise<RevocationSnapshot> => read(this.watch, loadRevocations),
 
-    revokeSession: (sid: string, expiresAt: number): Promise<void> =>
+    revokeSession: (sid: string, expiresAt: number, audit?: AuditRecord): Promise<void> =>
       transaction(this.sql, async (tx) => {
         // The row, the version and the notification together.
         // A second revocation of the sid never shortens how long the first is kept.
@@ -355,9 +355,10 @@ export class PostgresStorage implements Storage {
             UPDATE storage_versions SET version = version + 1 WHERE topic = 'revocations' RETURNING version
           )
           SELECT pg_notify(${CHANGE_CHANNEL}, 'revocations') FROM bumped`
+        if (audit) await appendAudit(tx, audit)
       }),
 
-    revokeIdentity: (identityId: string, revocation: { seconds: number; ms: number }): Promise<void> =>
+    revokeIdentity: (identityId: string, revocation: { seconds: number; ms: number }, audit?: AuditRecord): Promise<void> =>
       transaction(this.sql, async (tx) => {
         // An older revocation committed late (a slow replica, a clock behind) never moves the time
         // back: sessions the newer one ended stay ended. A row from before millisecond times were
@@ -375,6 +376,7 @@ export class PostgresStorage implements Storage {
             UPDATE storage_versions SET version = version + 1 WHERE topic = 'revocations' RETURNING version
           )
           SELECT pg_notify(${CHANGE_CHANNEL}, 'revocations') FROM bumped`
+        if (audit) await appendAudit(tx, audit)
       }),
 
     forgetExpired: (cutoff: RevocationCutoff): Promise<void> =>

@@ -162,31 +162,39 @@ export class SqliteStorage implements Storage {
   readonly revocations = {
     load: async (): Promise<RevocationSnapshot> => this.loadRevocations(),
 
-    revokeSession: async (sid: string, expiresAt: number): Promise<void> => {
-      // A second revocation of the sid never shortens how long the first is kept.
+    revokeSession: async (sid: string, expiresAt: number, audit?: AuditRecord): Promise<void> =>
       this.db
-        .query(
-          `INSERT INTO revoked_sessions (sid, expires_at) VALUES (?, ?)
-           ON CONFLICT (sid) DO UPDATE SET expires_at = MAX(revoked_sessions.expires_at, excluded.expires_at)`,
-        )
-        .run(sid, expiresAt)
-    },
+        .transaction(() => {
+          // A second revocation of the sid never shortens how long the first is kept.
+          this.db
+            .query(
+              `INSERT INTO revoked_sessions (sid, expires_at) VALUES (?, ?)
+               ON CONFLICT (sid) DO UPDATE SET expires_at = MAX(revoked_sessions.expires_at, excluded.expires_at)`,
+            )
+            .run(sid, expiresAt)
+          if (audit) this.appendAudit(audit)
+        })
+        .immediate(),
 
-    revokeIdentity: async (identityId: string, revocation: { seconds: number; ms: number }): Promise<void> => {
-      // An older revocation written late (another process, a clock behind) never moves the time
-      // back. A row from before millisecond times were kept (ms NULL: its whole second is refused)
-      // stays so unless the new time is a later second. SQLite's MAX is NULL when an argument is.
+    revokeIdentity: async (identityId: string, revocation: { seconds: number; ms: number }, audit?: AuditRecord): Promise<void> =>
       this.db
-        .query(
-          `INSERT INTO identity_revocations (identity_id, revoked_at, revoked_at_ms) VALUES (?, ?, ?)
-           ON CONFLICT (identity_id) DO UPDATE SET
-             revoked_at = MAX(identity_revocations.revoked_at, excluded.revoked_at),
-             revoked_at_ms = CASE
-               WHEN identity_revocations.revoked_at_ms IS NULL AND identity_revocations.revoked_at >= excluded.revoked_at THEN NULL
-               ELSE MAX(COALESCE(identity_revocations.revoked_at_ms, excluded.revoked_at_ms), excluded.revoked_at_ms) END`,
-        )
-        .run(identityId, revocation.seconds, revocation.ms)
-    },
+        .transaction(() => {
+          // An older revocation written late (another process, a clock behind) never moves the time
+          // back. A row from before millisecond times were kept (ms NULL: its whole second is refused)
+          // stays so unless the new time is a later second. SQLite's MAX is NULL when an argument is.
+          this.db
+            .query(
+              `INSERT INTO identity_revocations (identity_id, revoked_at, revoked_at_ms) VALUES (?, ?, ?)
+               ON CONFLICT (identity_id) DO UPDATE SET
+                 revoked_at = MAX(identity_revocations.revoked_at, excluded.revoked_at),
+                 revoked_at_ms = CASE
+                   WHEN identity_revocations.revoked_at_ms IS NULL AND identity_revocations.revoked_at >= excluded.revoked_at THEN NULL
+                   ELSE MAX(COALESCE(identity_revocations.revoked_at_ms, excluded.revoked_at_ms), excluded.revoked_at_ms) END`,
+            )
+            .run(identityId, revocation.seconds, revocation.ms)
+          if (audit) this.appendAudit(audit)
+        })
+        .immediate(),
 
     forgetExpired: async (cutoff: RevocationCutoff): Promise<void> =>
       this.db

@@ -95,8 +95,10 @@ interface LayoutsTable {
 
 interface RevocationsTable {
   load(): Promise<RevocationSnapshot>
-  revokeSession(sid: string, expiresAt: number): Promise<void>
-  revokeIdentity(identityId: string, revocation: { seconds: number; ms: number }): Promise<void>
+  /** Records the revocation and, when given, its audit event, in one transaction: both or neither. */
+  revokeSession(sid: string, expiresAt: number, audit?: AuditRecord): Promise<void>
+  /** Records the revocation and, when given, its audit event, in one transaction: both or neither. */
+  revokeIdentity(identityId: string, revocation: { seconds: number; ms: number }, audit?: AuditRecord): Promise<void>
   /** Forgets the revoked sessions and identity revocations up to `cutoff`, in one transaction; several processes may do it at once. */
   forgetExpired(cutoff: RevocationCutoff): Promise<void>
 }

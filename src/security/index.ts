@@ -2,7 +2,6 @@
 
 import { Elysia, t } from 'elysia'
 import type { Services } from '../services.ts'
-import { canonicalUuid } from '../text.ts'
 import { ApiError } from '../http/errors.ts'
 import { sessionOf } from '../http/request-context.ts'
 import { parseAuditQuery } from './audit-query.ts'
@@ -15,8 +14,8 @@ export function securityRoutes(services: Pick<Services, 'audit' | 'config' | 'en
       '/api/security/sessions/revoke',
       async ({ body, request }) => {
         const actor = sessionOf(request).sub
-        await services.endSessionsOf(body.identity_id)
-        await services.audit.record('sessions_revoke', actor, canonicalUuid(body.identity_id))
+        // The revocation and its audit event are one transaction: a 503 means neither was done.
+        await services.endSessionsOf(body.identity_id, { actor })
         return new Response(null, { status: 204 })
       },
       // No control characters: no identity id has them, and PostgreSQL's text cannot hold U+0000.

@@ -9,7 +9,7 @@
 // every PRUNE_EVERY_MS after, so a long-running service does not accumulate them.
 
 import type { Clock } from '../clock.ts'
-import { FRESHNESS_WINDOW_MS, type IdentityRevocation, type RevocationCutoff, type RevocationSnapshot, type Storage } from '../db/storage.ts'
+import { FRESHNESS_WINDOW_MS, type AuditRecord, type IdentityRevocation, type RevocationCutoff, type RevocationSnapshot, type Storage } from '../db/storage.ts'
 import { describeError, type Logger } from '../log.ts'
 import { MAX_SESSION_SECONDS } from './cookie.ts'
 
@@ -166,18 +166,21 @@ export class RevocationStore {
     this.loaded = true
   }
 
-  /** Ends one session; `expiresAt` lets the row be forgotten once the cookie could no longer verify. */
-  async revokeSession(sid: string, expiresAt: number): Promise<void> {
-    await this.storage.revocations.revokeSession(sid, expiresAt)
+  /**
+   * Ends one session; `expiresAt` lets the row be forgotten once the cookie could no longer verify.
+   * `audit` is committed with it: a failure leaves neither.
+   */
+  async revokeSession(sid: string, expiresAt: number, audit?: AuditRecord): Promise<void> {
+    await this.storage.revocations.revokeSession(sid, expiresAt, audit)
     this.revokedSessions.set(sid, Math.max(expiresAt, this.revokedSessions.get(sid) ?? -Infinity))
     this.sinceLoad?.push({ kind: 'session', sid, expiresAt })
   }
 
-  /** Ends every session of an identity issued up to `nowMs`. */
-  async revokeIdentity(identityId: string, nowMs: number): Promise<void> {
+  /** Ends every session of an identity issued up to `nowMs`; `audit` is committed with it. */
+  async revokeIdentity(identityId: string, nowMs: number, audit?: AuditRecord): Promise<void> {
     const ms = Math.floor(nowMs)
     const revocation = { seconds: Math.floor(ms / 1000), ms }
-    await this.storage.revocations.revokeIdentity(identityId, revocation)
+    await this.storage.revocations.revokeIdentity(identityId, revocation, audit)
     // A later revocation known here already (from another replica) is never replaced by this one.
     this.revokedIdentities.set(identityId, laterRevocation(this.revokedIdentities.get(identityId), revocation))
     this.sinceLoad?.push({ kind: 'identity', id: identityId, revocation })
