@@ -13,6 +13,7 @@ import { PostgresStorage } from '../src/db/postgres-storage.ts'
 import { join } from 'node:path'
 import { RecordingUpstream } from './support/upstream.ts'
 import { markSensitive } from './support/leaks.ts'
+import { startFreezableProxy, type FreezableProxy } from './support/freezable-proxy.ts'
 
 let pg: PostgresCluster
 
@@ -185,6 +186,40 @@ describe('connections ended by the server', () => {
     const expected = Array.from({ length: 5 }, (_, round) => `ended.round.${round}`)
     expect({ rows: rows.map((r: { key: string }) => r.key), events: events.map((e: { target: string }) => e.target) }).toEqual({ rows: expected, events: expected })
   }, 60_000)
+})
+
+describe('the poll connection stops answering without breaking', () => {
+  let stack: Stack
+  let proxy: FreezableProxy
+  beforeAll(async () => {
+    const direct = new URL(await pg.createDatabase())
+    proxy = startFreezableProxy({ hostname: direct.hostname, port: Number(direct.port) })
+    const through = new URL(direct.href)
+    through.port = String(proxy.port)
+    stack = await startStack({ env: { DATABASE_URL: through.href } })
+  })
+  afterAll(async () => {
+    // Frozen connections are cut first: the service's close would otherwise wait on them.
+    proxy?.stop()
+    await stack?.stop()
+  })
+
+  test('every open connection frozen (half-open, as after a failover without a reset), new ones pass: valid sessions are refused for a moment (fail closed), then accepted again within seconds on a new poll connection', async () => {
+    const session = async () => (await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie: stack.cookie.viewer } })).status
+    expect(await session()).toBe(200)
+    expect(proxy.freeze()).toBeGreaterThan(0)
+    // Past the 1 s in which the gate trusts what it knew: no poll has been answered since.
+    const failedClosed = await within(3000, async () => (await session()) === 503)
+    const started = performance.now()
+    const accepted = await within(10_000, async () => (await session()) === 200)
+    expect({ failedClosed: failedClosed !== null, accepted: accepted !== null }).toEqual({ failedClosed: true, accepted: true })
+    // The poll gives up on the hung connection after 2 s; the next one runs on a fresh connection.
+    expect(performance.now() - started).toBeLessThan(5000)
+    expect(stack.service.logLines.some((line) => line.includes('"database_watch_reopened"'))).toBe(true)
+    // And it stays fresh.
+    await Bun.sleep(1500)
+    expect(await session()).toBe(200)
+  }, 30_000)
 })
 
 test('once the owner has created the schema, a user that can only read and write the tables runs check-config and the service', async () => {

@@ -9,7 +9,10 @@
 // (`freshAt`). Notifications lost while the listening connection was down are caught by the poll.
 // The poll and the revocation reloads it starts run on a connection of their own (`watch`), not
 // on the pool: requests that fill the pool (writes waiting for a lock held elsewhere) cannot keep
-// the gate from staying fresh. Bun's client opens it again after it breaks.
+// the gate from staying fresh. Bun's client opens it again after it breaks. A connection that
+// stops answering without breaking (half-open after a failover without a reset) would hold every
+// later poll behind its hung query until TCP gives up, minutes later: a poll or reload on it that
+// times out closes it and opens a new one, so the next poll runs on a fresh connection.
 //
 // Failures: a query that cannot reach the database, or takes longer than OPERATION_TIMEOUT_MS,
 // throws StorageUnavailableError (503). Error texts are never logged: only codes. PostgreSQL keeps
@@ -204,8 +207,12 @@ export class PostgresStorage implements Storage {
   private constructor(
     /** The pool for requests and the command line. */
     private readonly sql: Sql,
-    /** One connection for the change feed and the revocations the gate reads: requests never wait for it, nor it for them. */
-    private readonly watch: Sql,
+    /**
+     * One connection for the change feed and the revocations the gate reads: requests never wait
+     * for it, nor it for them. Replaced by `openWatch()` when it stops answering.
+     */
+    private watch: Sql,
+    private readonly openWatch: () => Sql,
     private readonly log: Logger | undefined,
   ) {
     const { promise, resolve } = Promise.withResolvers<void>()
@@ -221,6 +228,7 @@ export class PostgresStorage implements Storage {
       return { ok: false, error: 'DATABASE_URL is not a valid URL' }
     }
     let sql: Sql
+    let openWatch: () => Sql
     let watch: Sql
     try {
       const connect = {
@@ -230,7 +238,8 @@ export class PostgresStorage implements Storage {
       }
       sql = new SQL(url, { ...connect, ...(options.max !== undefined ? { max: options.max } : {}) })
       // Connects on its first query; a URL's `max` does not apply to it.
-      watch = new SQL(url, { ...connect, max: 1 })
+      openWatch = () => new SQL(url, { ...connect, max: 1 })
+      watch = openWatch()
     } catch (error) {
       // The driver refuses an option it cannot read (config.ts checks the known ones); its message quotes the value.
       return { ok: false, error: `DATABASE_URL (with any PG* environment variables) is not a usable connection URL (${unavailableReason(error)})` }
@@ -245,7 +254,7 @@ export class PostgresStorage implements Storage {
       }
       return { ok: false, error: `DATABASE_URL: the database could not be prepared (${unavailableReason(error)})` }
     }
-    return { ok: true, storage: new PostgresStorage(sql, watch, options.log) }
+    return { ok: true, storage: new PostgresStorage(sql, watch, openWatch, options.log) }
   }
 
   // Settings ---------------------------------------------------------------------------------
@@ -341,7 +350,7 @@ export class PostgresStorage implements Storage {
 
   readonly revocations = {
     // The change feed reloads through it: a reload stuck behind requests would stall the feed.
-    load: (): Promise<RevocationSnapshot> => read(this.watch, loadRevocations),
+    load: (): Promise<RevocationSnapshot> => this.onWatch(loadRevocations),
 
     revokeSession: (sid: string, expiresAt: number, audit?: AuditRecord): Promise<void> =>
       transaction(this.sql, async (tx) => {
@@ -444,8 +453,7 @@ export class PostgresStorage implements Storage {
     this.polling = true
     const started = performance.now()
     try {
-      const rows: { topic: string; version: string }[] = await read(
-        this.watch,
+      const rows: { topic: string; version: string }[] = await this.onWatch(
         (sql) => sql`SELECT topic, version::text AS version FROM storage_versions`,
         POLL_TIMEOUT_MS,
       )
@@ -468,6 +476,25 @@ export class PostgresStorage implements Storage {
       }
     } finally {
       this.polling = false
+    }
+  }
+
+  /**
+   * A read on the watch connection. When it times out, that connection is given up (closed at
+   * once, with whatever is queued on it) and a new one takes its place: with one connection, a
+   * query that hangs would keep every later one waiting behind it.
+   */
+  private async onWatch<T>(query: (sql: Sql) => Promise<T>, timeoutMs = OPERATION_TIMEOUT_MS): Promise<T> {
+    const watch = this.watch
+    try {
+      return await read(watch, query, timeoutMs)
+    } catch (error) {
+      if (error instanceof StorageUnavailableError && error.reason === 'timeout' && watch === this.watch && !this.closed) {
+        this.watch = this.openWatch()
+        this.log?.warn('database_watch_reopened', { reason: 'timeout' })
+        void watch.close({ timeout: 0 }).catch(() => {})
+      }
+      throw error
     }
   }
 
