@@ -2,7 +2,8 @@
 // identity revocations an hour after the longest session they refuse could have expired, by the
 // running service and not only at its start, on a real SQLite file and a real PostgreSQL
 // database: a test clock moves past the expiry and the pruning interval is a few milliseconds
-// instead of an hour. The margin is for replicas whose clocks are behind the pruning one's.
+// instead of an hour. The margin is for replicas whose clocks are behind the pruning one's. On
+// PostgreSQL "after" is by the database's clock, so no replica's clock, ahead or behind, moves it.
 
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
@@ -20,6 +21,9 @@ import { within } from './support/eventually.ts'
 const PRUNE_EVERY_MS = 25
 
 let pg: PostgresCluster
+
+/** Where the process's clock decides what is forgotten: SQLite (one host). PostgreSQL prunes by its own clock (tested below). */
+const PROCESS_CLOCK_ENGINES: ('sqlite' | 'postgres')[] = ['sqlite']
 
 beforeAll(async () => {
   pg = await startPostgres()
@@ -51,7 +55,7 @@ function postgresRows(url: string): RevokedRows {
   }
 }
 
-for (const engine of ['sqlite', 'postgres'] as const) {
+for (const engine of PROCESS_CLOCK_ENGINES) {
   test(`${engine}: a logged-out session is forgotten an hour after its cookie has expired, while the service runs; one not yet expired stays refused; the pruning stops with the service`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-pruning-'))
     const databaseUrl = engine === 'postgres' ? await pg.createDatabase() : null
@@ -90,7 +94,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
   }, 30_000)
 }
 
-for (const engine of ['sqlite', 'postgres'] as const) {
+for (const engine of PROCESS_CLOCK_ENGINES) {
   test(`${engine}: a replica whose clock is behind the pruning one's still refuses a logged-out cookie that has expired by the pruning one's clock; the row goes once the margin has passed`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-pruning-'))
     const databaseUrl = engine === 'postgres' ? await pg.createDatabase() : null
@@ -161,7 +165,7 @@ async function identityRows(engine: 'sqlite' | 'postgres', location: string): Pr
   }
 }
 
-for (const engine of ['sqlite', 'postgres'] as const) {
+for (const engine of PROCESS_CLOCK_ENGINES) {
   test(`${engine}: after "end dashboard sessions", a session issued before stays refused until its own expiry, on a replica whose clock is behind too; the revocation is forgotten 8 hours and the margin after it, the audit event stays`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-pruning-'))
     const databaseUrl = engine === 'postgres' ? await pg.createDatabase() : null
@@ -228,6 +232,50 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     }
   }, 30_000)
 }
+
+test('postgres: pruning follows the database clock: a replica whose clock is 10 days ahead keeps a logged-out session whose cookie is still live (the other replica refuses it after reloading), and forgets, while it runs, rows past the margin by the database clock; the pruning stops with the service', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-pruning-'))
+  const databaseUrl = await pg.createDatabase()
+  const database = { DATABASE_URL: databaseUrl }
+  const base = Date.now()
+  const stack = await startStack({ dir, clock: new TestClock(base + 10 * 86_400_000), revocationPruneEveryMs: PRUNE_EVERY_MS, env: database })
+  const ahead = stack.service
+  const behind = await startService({
+    dir,
+    clock: new TestClock(base),
+    env: { ...database, IDP_ADMIN_URL: stack.kratos.url, SESSION_SIGNING_KEY: ahead.env.SESSION_SIGNING_KEY, ENCRYPTION_KEY: ahead.env.ENCRYPTION_KEY },
+  })
+  const rows = postgresRows(databaseUrl)
+  let stopped = false
+  try {
+    const now = Math.floor(base / 1000)
+    const cookie = (sid: string) => `admin-session=${behind.sign({ sub: stack.viewer.id, role: 'viewer', sid, iat: now, exp: now + 3600 })}`
+    const sessionStatus = async (url: string, header: string) => (await fetch(`${url}/api/auth/session`, { headers: { cookie: header } })).status
+    const logout = async (url: string, header: string) =>
+      (await fetch(`${url}/api/auth/logout`, { method: 'POST', headers: { cookie: header, origin: 'http://admin.test' } })).status
+    const live = cookie('sid-live')
+    expect(await logout(behind.url, live)).toBe(204)
+    // Revoked long ago, by a process now gone: past the margin by the database's clock.
+    await behind.storage.revocations.revokeSession('sid-old', now - PRUNE_MARGIN_SECONDS - 600)
+    expect(await within(5000, async () => (await rows.sids()).join() === 'sid-live')).not.toBeNull()
+    await Bun.sleep(PRUNE_EVERY_MS * 10) // many more turns of `ahead`'s pruning
+    expect(await rows.sids()).toEqual(['sid-live'])
+    // Another revocation makes `behind` reload what the database holds: the row is still there.
+    const other = cookie('sid-other')
+    expect(await logout(behind.url, other)).toBe(204)
+    expect(await sessionStatus(behind.url, live)).toBe(401)
+
+    await stack.stop()
+    stopped = true
+    await Bun.sleep(PRUNE_EVERY_MS * 10)
+    expect(ahead.logLines.filter((line) => line.includes('revocations_prune_failed'))).toEqual([])
+  } finally {
+    await rows.close()
+    await behind.stop()
+    if (!stopped) await stack.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}, 30_000)
 
 test('sqlite: a start whose prune finds the file locked by another process still loads the revocations; sessions are not refused once the lock is gone', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-pruning-'))

@@ -36,6 +36,7 @@ import {
   type ChangeListener,
   type IdentityRevocation,
   type RevocationCutoff,
+  type RevocationMargins,
   type RevocationSnapshot,
   type Setting,
   type Storage,
@@ -388,8 +389,15 @@ export class PostgresStorage implements Storage {
         if (audit) await appendAudit(tx, audit)
       }),
 
-    forgetExpired: (cutoff: RevocationCutoff): Promise<void> =>
+    // The database's clock, not this replica's: one whose clock runs ahead must not delete what
+    // the others still need.
+    forgetExpired: (margins: RevocationMargins): Promise<RevocationCutoff> =>
       transaction(this.sql, async (tx) => {
+        const [{ now }] = await tx`SELECT floor(extract(epoch FROM now()))::bigint::text AS now`
+        const cutoff: RevocationCutoff = {
+          sessionsExpiredBy: Number(now) - margins.sessionsSeconds,
+          identitiesRevokedBy: Number(now) - margins.identitiesSeconds,
+        }
         // Every replica prunes: each deletes the rows no other transaction holds (another replica
         // deleting them, a revocation extending or moving one forward), never waiting for them nor
         // deadlocking. A row moved forward since is judged by its new time (and kept).
@@ -399,6 +407,7 @@ export class PostgresStorage implements Storage {
         await tx`
           DELETE FROM identity_revocations WHERE identity_id IN (
             SELECT identity_id FROM identity_revocations WHERE revoked_at <= ${cutoff.identitiesRevokedBy} FOR UPDATE SKIP LOCKED)`
+        return cutoff
       }),
   }
 

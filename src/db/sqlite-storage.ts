@@ -16,6 +16,7 @@ import {
   type ChangeListener,
   type IdentityRevocation,
   type RevocationCutoff,
+  type RevocationMargins,
   type RevocationSnapshot,
   type Setting,
   type Storage,
@@ -196,11 +197,14 @@ export class SqliteStorage implements Storage {
         })
         .immediate(),
 
-    forgetExpired: async (cutoff: RevocationCutoff): Promise<void> =>
+    // Every process on the file runs on one host, with one clock: the caller's.
+    forgetExpired: async (margins: RevocationMargins, nowSeconds: number): Promise<RevocationCutoff> =>
       this.db
         .transaction(() => {
+          const cutoff = { sessionsExpiredBy: nowSeconds - margins.sessionsSeconds, identitiesRevokedBy: nowSeconds - margins.identitiesSeconds }
           this.db.query('DELETE FROM revoked_sessions WHERE expires_at <= ?').run(cutoff.sessionsExpiredBy)
           this.db.query('DELETE FROM identity_revocations WHERE revoked_at <= ?').run(cutoff.identitiesRevokedBy)
+          return cutoff
         })
         .immediate(),
   }

@@ -50,7 +50,15 @@ export interface IdentityRevocation {
   ms: number | null
 }
 
-/** What may be forgotten (epoch seconds, inclusive); the caller decides, with its margins. */
+/** How long revocations are kept after the last cookie they refuse could have expired (seconds). */
+export interface RevocationMargins {
+  /** After a revoked session's own expiry. */
+  sessionsSeconds: number
+  /** After an identity revocation's time. */
+  identitiesSeconds: number
+}
+
+/** What was forgotten (epoch seconds, inclusive). */
 export interface RevocationCutoff {
   /** Revoked sessions whose cookies expired by then. */
   sessionsExpiredBy: number
@@ -99,8 +107,14 @@ interface RevocationsTable {
   revokeSession(sid: string, expiresAt: number, audit?: AuditRecord): Promise<void>
   /** Records the revocation and, when given, its audit event, in one transaction: both or neither. */
   revokeIdentity(identityId: string, revocation: { seconds: number; ms: number }, audit?: AuditRecord): Promise<void>
-  /** Forgets the revoked sessions and identity revocations up to `cutoff`, in one transaction; several processes may do it at once. */
-  forgetExpired(cutoff: RevocationCutoff): Promise<void>
+  /**
+   * Forgets the revoked sessions and identity revocations older than their margins, in one
+   * transaction, and returns the cutoff it applied; several processes may do it at once. "Now" is
+   * the database's clock where replicas on several hosts share it (PostgreSQL), so a replica whose
+   * clock runs ahead cannot delete rows the others still need; `nowSeconds` (the process's clock)
+   * where every process is on one host (SQLite).
+   */
+  forgetExpired(margins: RevocationMargins, nowSeconds: number): Promise<RevocationCutoff>
 }
 
 /** What changed, as far as the storage can tell: `key: null` means any setting. */

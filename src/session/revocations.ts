@@ -6,10 +6,11 @@
 // A revocation is kept until PRUNE_MARGIN_SECONDS after the last cookie it refuses has expired: a
 // revoked session until its cookie's own expiry, an identity revocation until MAX_SESSION_SECONDS
 // after it (every session it refuses was issued before it). Then it is forgotten, at start and
-// every PRUNE_EVERY_MS after, so a long-running service does not accumulate them.
+// every PRUNE_EVERY_MS after, so a long-running service does not accumulate them. "After" by the
+// database's clock on PostgreSQL (replicas' clocks differ), by this process's on SQLite (one host).
 
 import type { Clock } from '../clock.ts'
-import { FRESHNESS_WINDOW_MS, type AuditRecord, type IdentityRevocation, type RevocationCutoff, type RevocationSnapshot, type Storage } from '../db/storage.ts'
+import { FRESHNESS_WINDOW_MS, type AuditRecord, type IdentityRevocation, type RevocationCutoff, type RevocationMargins, type RevocationSnapshot, type Storage } from '../db/storage.ts'
 import { describeError, type Logger } from '../log.ts'
 import { MAX_SESSION_SECONDS } from './cookie.ts'
 
@@ -30,6 +31,14 @@ export const PRUNE_EVERY_MS = 60 * 60 * 1000
  * skew of any host whose clock is kept in time, and costs only an hour's worth of rows.
  */
 export const PRUNE_MARGIN_SECONDS = 60 * 60
+
+/**
+ * A session an identity revocation refuses was issued at or before it, and no cookie verifies
+ * longer than MAX_SESSION_SECONDS after its issue (verifySessionCookie): all of them have expired
+ * MAX_SESSION_SECONDS after the revocation. An older revocation written after it is forgotten (a
+ * late replica) refuses only sessions that have expired too.
+ */
+const REVOCATION_MARGINS: RevocationMargins = { sessionsSeconds: PRUNE_MARGIN_SECONDS, identitiesSeconds: MAX_SESSION_SECONDS + PRUNE_MARGIN_SECONDS }
 
 export interface RevocationStoreOptions {
   clock: Clock
@@ -66,7 +75,7 @@ export class RevocationStore {
     // The load does not wait on the prune: a prune refused (a lock held elsewhere, on SQLite) must
     // not leave the gate without revocations, failing closed, until another process writes.
     this.ready = storage.revocations
-      .forgetExpired(this.cutoff())
+      .forgetExpired(REVOCATION_MARGINS, this.nowSeconds())
       .catch((error: unknown) => this.log?.warn('revocations_prune_failed', describeError(error)))
       .then(() => this.loadAtStart())
     // Unref'd: it never keeps the process alive.
@@ -74,29 +83,25 @@ export class RevocationStore {
     this.pruneTimer.unref?.()
   }
 
-  /** What may be forgotten now, on every replica. */
-  private cutoff(): RevocationCutoff {
-    const expiredBy = Math.floor(this.clock.now() / 1000) - PRUNE_MARGIN_SECONDS
-    // A session an identity revocation refuses was issued at or before it, and no cookie verifies
-    // longer than MAX_SESSION_SECONDS after its issue (verifySessionCookie): all of them have
-    // expired MAX_SESSION_SECONDS after the revocation. An older revocation written after it is
-    // forgotten (a late replica) refuses only sessions that have expired too.
-    return { sessionsExpiredBy: expiredBy, identitiesRevokedBy: expiredBy - MAX_SESSION_SECONDS }
+  private nowSeconds(): number {
+    return Math.floor(this.clock.now() / 1000)
   }
 
   /**
    * Forgets the revocations that refuse no cookie still alive on any replica, in the database and
-   * in memory. Other replicas may do the same at the same moment (the storage allows it); a failure
-   * waits for the next turn.
+   * then in memory, up to the cutoff the storage applied (by the database's clock on PostgreSQL).
+   * Other replicas may do the same at the same moment (the storage allows it); a failure waits for
+   * the next turn and forgets nothing.
    */
   private async prune(): Promise<void> {
     if (this.pruning) return
     this.pruning = true
-    const cutoff = this.cutoff()
+    let cutoff: RevocationCutoff
     try {
-      await this.storage.revocations.forgetExpired(cutoff)
+      cutoff = await this.storage.revocations.forgetExpired(REVOCATION_MARGINS, this.nowSeconds())
     } catch (error) {
       this.log?.warn('revocations_prune_failed', describeError(error))
+      return
     } finally {
       this.pruning = false
     }
