@@ -82,6 +82,10 @@ const event = (action: string, overrides: Partial<AuditRecord> = {}): AuditRecor
 
 for (const engine of engines) {
   describe(`${engine.name} storage`, () => {
+    /** A test that moves the process's clock to make pruning happen: only SQLite prunes by it. */
+    const onProcessClock = (name: string, body: () => Promise<void>) => {
+      if (engine.name === 'sqlite') test(name, body)
+    }
     let storage: Storage
     beforeAll(async () => {
       storage = await (await engine.fresh()).open()
@@ -267,7 +271,7 @@ for (const engine of engines) {
     })
 
     // Moves the process's clock, which only SQLite prunes by; PostgreSQL's own clock: see below.
-    test.if(engine.name === 'sqlite')('revocations: a revoked session is kept for PRUNE_MARGIN_SECONDS past its expiry, at start and while running, in the database and in memory', async () => {
+    onProcessClock('revocations: a revoked session is kept for PRUNE_MARGIN_SECONDS past its expiry, at start and while running, in the database and in memory', async () => {
       const database = await engine.fresh()
       const storage = await database.open()
       const base = 1_800_000_000
@@ -311,7 +315,7 @@ for (const engine of engines) {
     })
 
     // Moves the process's clock, which only SQLite prunes by; PostgreSQL's own clock: see below.
-    test.if(engine.name === 'sqlite')('revocations: an identity revocation refuses a session issued before it until that session expires; it is forgotten MAX_SESSION_SECONDS + PRUNE_MARGIN_SECONDS after it, at start and while running', async () => {
+    onProcessClock('revocations: an identity revocation refuses a session issued before it until that session expires; it is forgotten MAX_SESSION_SECONDS + PRUNE_MARGIN_SECONDS after it, at start and while running', async () => {
       const database = await engine.fresh()
       const storage = await database.open()
       const revokedMs = 1_800_000_000_500
