@@ -2,6 +2,7 @@
 // the sandbox's provider, and the checks every page must pass (no console error, no CSP
 // violation, no sideways scroll, no serious or critical axe-core finding).
 
+import { afterAll, beforeAll } from 'bun:test'
 import { createRequire } from 'node:module'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -84,6 +85,34 @@ export async function signedInPage(harness: Harness, role: 'admin' | 'viewer', p
   await signIn(page, harness.sandbox, role)
   await page.getByRole('heading', { level: 1 }).waitFor()
   return { context, page, problems }
+}
+
+/** A file's (or a describe block's) sandbox and one signed-in page in it. */
+export interface SignedInBrowser {
+  harness: Harness
+  context: BrowserContext
+  page: Page
+  problems: string[]
+  /** The service's URL for a path, e.g. `url('/dashboard/identities')`. */
+  url(path: string): string
+}
+
+/**
+ * Starts the sandbox and signs a role in (landing on `path`) before the tests of the surrounding
+ * file or describe block, and stops both after them. The fields are filled in by that beforeAll,
+ * so read them in tests and hooks, not at load (no destructuring at the top of the file).
+ */
+export function useSignedInBrowser(role: 'admin' | 'viewer', path?: string): SignedInBrowser {
+  const browser = { url: (to: string) => `${browser.harness.sandbox.url}${to}` } as SignedInBrowser
+  beforeAll(async () => {
+    browser.harness = await startHarness()
+    Object.assign(browser, await signedInPage(browser.harness, role, path))
+  }, 60_000)
+  afterAll(async () => {
+    await browser.context?.close()
+    await browser.harness?.stop()
+  })
+  return browser
 }
 
 /** Serious or critical axe-core findings, as readable lines. */

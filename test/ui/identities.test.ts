@@ -1,222 +1,208 @@
 // An administrator manages identities in a real browser (headless Chromium) against the sandbox.
-import { afterAll, beforeAll, expect, test } from 'bun:test'
-import type { BrowserContext, Page } from 'playwright-core'
+import { expect, test } from 'bun:test'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
-import { signedInPage, startHarness, sweep, tabTo, type Harness } from './harness.ts'
+import { signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
-let harness: Harness
-let context: BrowserContext
-let page: Page
-let problems: string[]
+// Signed in from a deep link: the sign-in lands back on it.
+const admin = useSignedInBrowser('admin', '/dashboard/identities?page_size=25')
 
-beforeAll(async () => {
-  harness = await startHarness()
-  // Signed in from a deep link: the sign-in lands back on it.
-  ;({ context, page, problems } = await signedInPage(harness, 'admin', '/dashboard/identities?page_size=25'))
-}, 60_000)
-afterAll(async () => {
-  await context?.close()
-  await harness?.stop()
-})
-
-const url = (path: string) => `${harness.sandbox.url}${path}`
-const table = () => page.getByRole('table', { name: /Identities/ })
-const settled = () => page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null && document.querySelectorAll('tbody tr').length > 0)
+const table = () => admin.page.getByRole('table', { name: /Identities/ })
+const settled = () => admin.page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null && document.querySelectorAll('tbody tr').length > 0)
 const identifiersOnPage = async () => {
   await settled()
   return table().locator('tbody tr td:nth-child(2)').allTextContents()
 }
 
 test('an admin who signed in from a deep link lands on it', async () => {
-  expect(page.url()).toBe(url('/dashboard/identities?page_size=25'))
-  await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
-  await page.waitForFunction((title) => document.title === title, 'Identities · admin-dashboard')
+  expect(admin.page.url()).toBe(admin.url('/dashboard/identities?page_size=25'))
+  await admin.page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
+  await admin.page.waitForFunction((title) => document.title === title, 'Identities · admin-dashboard')
   for (const name of ['Identifier', 'Name', 'State', 'Created']) await table().getByRole('columnheader', { name }).waitFor()
 })
 
 test('an admin pages through all identities and sees each one once; back returns to the previous page', async () => {
-  const everyone = [...harness.sandbox.kratos.identities.values()].map((identity) => identity.traits.email as string)
+  const everyone = [...admin.harness.sandbox.kratos.identities.values()].map((identity) => identity.traits.email as string)
   const seen: string[] = []
   await table().waitFor()
   for (;;) {
     const rows = await identifiersOnPage()
     expect(rows.length).toBeLessThanOrEqual(25)
     seen.push(...rows)
-    const next = page.getByRole('button', { name: 'Next page' })
+    const next = admin.page.getByRole('button', { name: 'Next page' })
     if (await next.isDisabled()) break
     const number = seen.length / 25 + 1
     await next.click()
-    await page.waitForFunction((n) => document.querySelector('.pager span')?.textContent === `Page ${n}` && document.querySelector('[aria-busy="true"]') === null, number)
+    await admin.page.waitForFunction((n) => document.querySelector('.pager span')?.textContent === `Page ${n}` && document.querySelector('[aria-busy="true"]') === null, number)
   }
   expect(seen.sort()).toEqual(everyone.sort())
   expect(new Set(seen).size).toBe(seen.length)
 
   // The URL holds the place: a reload shows the same page; Previous page and the browser's back work.
   const lastPage = await identifiersOnPage()
-  await page.reload()
+  await admin.page.reload()
   await table().waitFor()
   expect(await identifiersOnPage()).toEqual(lastPage)
-  await page.getByRole('button', { name: 'Previous page' }).click()
-  await page.waitForFunction(() => document.querySelector('.pager span')?.textContent === 'Page 1' && document.querySelector('[aria-busy="true"]') === null)
+  await admin.page.getByRole('button', { name: 'Previous page' }).click()
+  await admin.page.waitForFunction(() => document.querySelector('.pager span')?.textContent === 'Page 1' && document.querySelector('[aria-busy="true"]') === null)
   expect((await identifiersOnPage()).length).toBe(25)
-  await page.goBack()
-  await page.waitForFunction(() => document.querySelector('.pager span')?.textContent === 'Page 2' && document.querySelector('[aria-busy="true"]') === null)
+  await admin.page.goBack()
+  await admin.page.waitForFunction(() => document.querySelector('.pager span')?.textContent === 'Page 2' && document.querySelector('[aria-busy="true"]') === null)
   expect(await identifiersOnPage()).toEqual(lastPage)
 }, 60_000)
 
 test('an admin finds one identity by its exact identifier, and a near miss says nothing matched', async () => {
-  await page.goto(url('/dashboard/identities'))
-  await page.getByRole('searchbox', { name: 'Search identities' }).fill('user07@example.test')
-  await page.keyboard.press('Enter')
-  await page.waitForURL(/search=user07/)
+  await admin.page.goto(admin.url('/dashboard/identities'))
+  await admin.page.getByRole('searchbox', { name: 'Search identities' }).fill('user07@example.test')
+  await admin.page.keyboard.press('Enter')
+  await admin.page.waitForURL(/search=user07/)
   await table().waitFor()
   expect(await identifiersOnPage()).toEqual(['user07@example.test'])
-  await page.getByRole('searchbox', { name: 'Search identities' }).fill('user07@example')
-  await page.keyboard.press('Enter')
-  await page.getByText('No identity has the identifier “user07@example”.').waitFor()
+  await admin.page.getByRole('searchbox', { name: 'Search identities' }).fill('user07@example')
+  await admin.page.keyboard.press('Enter')
+  await admin.page.getByText('No identity has the identifier “user07@example”.').waitFor()
   // Back and forward move the search box with the URL, not only the table.
-  const box = page.getByRole('searchbox', { name: 'Search identities' })
-  await page.goBack()
-  await page.waitForURL(/search=user07%40example\.test/)
-  await page.waitForFunction(() => (document.getElementById('identity-search') as HTMLInputElement | null)?.value === 'user07@example.test')
+  const box = admin.page.getByRole('searchbox', { name: 'Search identities' })
+  await admin.page.goBack()
+  await admin.page.waitForURL(/search=user07%40example\.test/)
+  await admin.page.waitForFunction(() => (document.getElementById('identity-search') as HTMLInputElement | null)?.value === 'user07@example.test')
   expect(await box.inputValue()).toBe('user07@example.test')
-  await page.goForward()
-  await page.getByText('No identity has the identifier “user07@example”.').waitFor()
+  await admin.page.goForward()
+  await admin.page.getByText('No identity has the identifier “user07@example”.').waitFor()
   expect(await box.inputValue()).toBe('user07@example')
 })
 
 test('the search box takes no more than the 255 characters the route accepts, typed or pasted; a longer link is still refused', async () => {
-  await page.goto(url('/dashboard/identities'))
+  await admin.page.goto(admin.url('/dashboard/identities'))
   await table().waitFor()
-  const box = page.getByRole('searchbox', { name: 'Search identities' })
+  const box = admin.page.getByRole('searchbox', { name: 'Search identities' })
   const long = `${'a'.repeat(290)}@example.test`
   const kept = long.slice(0, 255)
   const searched = async () => {
-    await page.keyboard.press('Enter')
-    await page.getByText(`No identity has the identifier “${kept}”.`).waitFor()
-    expect(new URL(page.url()).searchParams.get('search')).toBe(kept)
-    expect(await page.getByRole('alert').count()).toBe(0)
+    await admin.page.keyboard.press('Enter')
+    await admin.page.getByText(`No identity has the identifier “${kept}”.`).waitFor()
+    expect(new URL(admin.page.url()).searchParams.get('search')).toBe(kept)
+    expect(await admin.page.getByRole('alert').count()).toBe(0)
   }
 
   // Typed key by key.
   await box.click()
-  await page.keyboard.type(long, { delay: 0 })
+  await admin.page.keyboard.type(long, { delay: 0 })
   expect(await box.inputValue()).toBe(kept)
   await searched()
-  expect(await sweep(page, 'identities-longest-search', () => page.getByText(`No identity has the identifier “${kept}”.`).waitFor())).toEqual([])
+  expect(await sweep(admin.page, 'identities-longest-search', () => admin.page.getByText(`No identity has the identifier “${kept}”.`).waitFor())).toEqual([])
 
   // Pasted from the clipboard in place of what the box held; nothing more goes in after it.
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness.sandbox.url })
-  await page.goto(url('/dashboard/identities'))
+  await admin.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: admin.harness.sandbox.url })
+  await admin.page.goto(admin.url('/dashboard/identities'))
   await table().waitFor()
-  await page.evaluate((text) => navigator.clipboard.writeText(text), long)
+  await admin.page.evaluate((text) => navigator.clipboard.writeText(text), long)
   await box.fill('user07@example.test')
   await box.selectText()
-  await page.keyboard.press('ControlOrMeta+V')
+  await admin.page.keyboard.press('ControlOrMeta+V')
   expect(await box.inputValue()).toBe(kept)
-  await page.keyboard.type('zz')
+  await admin.page.keyboard.type('zz')
   expect(await box.inputValue()).toBe(kept)
   await searched()
-  await context.clearPermissions()
+  await admin.context.clearPermissions()
 
   // A link that carries a longer search is not cut short behind the person's back: the route refuses it, and the page says so.
-  await page.goto(url(`/dashboard/identities?search=${encodeURIComponent(long)}`))
-  await page.getByRole('alert').getByText('The filter in this link is not valid: the link may be old or changed by hand.').waitFor()
+  await admin.page.goto(admin.url(`/dashboard/identities?search=${encodeURIComponent(long)}`))
+  await admin.page.getByRole('alert').getByText('The filter in this link is not valid: the link may be old or changed by hand.').waitFor()
   expect(await box.inputValue()).toBe(long)
-  expect(problems.filter((problem) => !/status of 400\b/.test(problem))).toEqual([])
-  problems.length = 0
+  expect(admin.problems.filter((problem) => !/status of 400\b/.test(problem))).toEqual([])
+  admin.problems.length = 0
 })
 
 test('an admin opens an identity: its identifier is the heading, its sessions are listed', async () => {
-  await page.goto(url('/dashboard/identities?search=user05%40example.test'))
-  await page.getByRole('link', { name: 'user05@example.test' }).click()
-  await page.getByRole('heading', { level: 1, name: 'user05@example.test' }).waitFor()
+  await admin.page.goto(admin.url('/dashboard/identities?search=user05%40example.test'))
+  await admin.page.getByRole('link', { name: 'user05@example.test' }).click()
+  await admin.page.getByRole('heading', { level: 1, name: 'user05@example.test' }).waitFor()
   // Focus moved to the heading on navigation.
-  await page.waitForFunction(() => document.activeElement?.tagName === 'H1')
-  await page.waitForFunction((title) => document.title === title, 'user05@example.test · admin-dashboard')
-  const sessions = page.getByRole('region', { name: 'Sessions' })
+  await admin.page.waitForFunction(() => document.activeElement?.tagName === 'H1')
+  await admin.page.waitForFunction((title) => document.title === title, 'user05@example.test · admin-dashboard')
+  const sessions = admin.page.getByRole('region', { name: 'Sessions' })
   await sessions.getByRole('button', { name: 'Revoke session 1' }).waitFor()
-  await page.goBack()
-  await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
+  await admin.page.goBack()
+  await admin.page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
 })
 
 test('an admin deletes an identity after typing its identifier; that identity’s dashboard session stops working', async () => {
   // The viewer signs in elsewhere first.
-  const viewer = await signedInPage(harness, 'viewer')
-  expect((await viewer.context.request.get(url('/api/auth/session'))).status()).toBe(200)
+  const viewer = await signedInPage(admin.harness, 'viewer')
+  expect((await viewer.context.request.get(admin.url('/api/auth/session'))).status()).toBe(200)
 
-  await page.goto(url(`/dashboard/identities?search=${encodeURIComponent(SANDBOX_USERS.viewer)}`))
-  await page.getByRole('link', { name: SANDBOX_USERS.viewer }).click()
-  await page.getByRole('heading', { level: 1, name: SANDBOX_USERS.viewer }).waitFor()
-  const opener = page.getByRole('button', { name: 'Delete identity' })
+  await admin.page.goto(admin.url(`/dashboard/identities?search=${encodeURIComponent(SANDBOX_USERS.viewer)}`))
+  await admin.page.getByRole('link', { name: SANDBOX_USERS.viewer }).click()
+  await admin.page.getByRole('heading', { level: 1, name: SANDBOX_USERS.viewer }).waitFor()
+  const opener = admin.page.getByRole('button', { name: 'Delete identity' })
   await opener.click()
-  const dialog = page.getByRole('dialog', { name: 'Delete identity?' })
+  const dialog = admin.page.getByRole('dialog', { name: 'Delete identity?' })
   const confirm = dialog.getByRole('button', { name: 'Delete', exact: true })
   expect(await confirm.isDisabled()).toBe(true)
   // Escape closes the dialog and focus returns to the button that opened it.
-  await page.keyboard.press('Escape')
+  await admin.page.keyboard.press('Escape')
   await dialog.waitFor({ state: 'hidden' })
-  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Delete identity')
+  expect(await admin.page.evaluate(() => document.activeElement?.textContent)).toBe('Delete identity')
   await opener.click()
   await dialog.getByRole('textbox', { name: `Type ${SANDBOX_USERS.viewer} to confirm` }).fill(SANDBOX_USERS.viewer)
   await confirm.click()
-  await page.waitForURL(url('/dashboard/identities'))
-  await page.getByRole('status').getByText(`Identity ${SANDBOX_USERS.viewer} deleted.`).waitFor()
-  expect([...harness.sandbox.kratos.identities.values()].some((i) => i.traits.email === SANDBOX_USERS.viewer)).toBe(false)
-  expect((await viewer.context.request.get(url('/api/auth/session'))).status()).toBe(401)
+  await admin.page.waitForURL(admin.url('/dashboard/identities'))
+  await admin.page.getByRole('status').getByText(`Identity ${SANDBOX_USERS.viewer} deleted.`).waitFor()
+  expect([...admin.harness.sandbox.kratos.identities.values()].some((i) => i.traits.email === SANDBOX_USERS.viewer)).toBe(false)
+  expect((await viewer.context.request.get(admin.url('/api/auth/session'))).status()).toBe(401)
   await viewer.context.close()
 }, 60_000)
 
 test('with the keyboard alone: skip link, search, open the identity, a dialog and back', async () => {
-  await page.goto(url('/dashboard/identities'))
+  await admin.page.goto(admin.url('/dashboard/identities'))
   await table().waitFor()
-  await page.keyboard.press('Tab')
-  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content')
-  const entries = await page.evaluate(() => history.length)
-  await page.keyboard.press('Enter')
+  await admin.page.keyboard.press('Tab')
+  expect(await admin.page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content')
+  const entries = await admin.page.evaluate(() => history.length)
+  await admin.page.keyboard.press('Enter')
   // The skip link lands on the page's heading and makes no history entry (Back leaves the page).
-  expect(await page.evaluate(() => document.activeElement?.id)).toBe('page-title')
-  expect(await page.evaluate(() => history.length)).toBe(entries)
-  await tabTo(page, 'Search identities')
-  await page.keyboard.type('user09@example.test')
-  await page.keyboard.press('Enter')
-  await page.waitForURL(/search=user09/)
+  expect(await admin.page.evaluate(() => document.activeElement?.id)).toBe('page-title')
+  expect(await admin.page.evaluate(() => history.length)).toBe(entries)
+  await tabTo(admin.page, 'Search identities')
+  await admin.page.keyboard.type('user09@example.test')
+  await admin.page.keyboard.press('Enter')
+  await admin.page.waitForURL(/search=user09/)
   await table().getByRole('link', { name: 'user09@example.test' }).waitFor()
-  await tabTo(page, 'user09@example.test')
-  await page.keyboard.press('Enter')
-  await page.getByRole('heading', { level: 1, name: 'user09@example.test' }).waitFor()
-  await page.waitForFunction(() => document.activeElement?.tagName === 'H1')
-  await tabTo(page, 'Revoke all sessions')
-  await page.keyboard.press('Enter')
-  const dialog = page.getByRole('dialog', { name: 'Revoke all sessions?' })
+  await tabTo(admin.page, 'user09@example.test')
+  await admin.page.keyboard.press('Enter')
+  await admin.page.getByRole('heading', { level: 1, name: 'user09@example.test' }).waitFor()
+  await admin.page.waitForFunction(() => document.activeElement?.tagName === 'H1')
+  await tabTo(admin.page, 'Revoke all sessions')
+  await admin.page.keyboard.press('Enter')
+  const dialog = admin.page.getByRole('dialog', { name: 'Revoke all sessions?' })
   await dialog.waitFor()
   // Focus stays inside the dialog.
   for (let i = 0; i < 4; i++) {
-    await page.keyboard.press('Tab')
-    expect(await page.evaluate(() => Boolean(document.activeElement?.closest('dialog')))).toBe(true)
+    await admin.page.keyboard.press('Tab')
+    expect(await admin.page.evaluate(() => Boolean(document.activeElement?.closest('dialog')))).toBe(true)
   }
-  await page.keyboard.press('Escape')
+  await admin.page.keyboard.press('Escape')
   await dialog.waitFor({ state: 'hidden' })
-  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Revoke all sessions')
-  await page.goBack()
-  await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
+  expect(await admin.page.evaluate(() => document.activeElement?.textContent)).toBe('Revoke all sessions')
+  await admin.page.goBack()
+  await admin.page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
   // Create identity: once the schema's form replaces the loading state, focus is in its first field.
-  await tabTo(page, 'Create identity')
-  await page.keyboard.press('Enter')
-  const create = page.getByRole('dialog', { name: 'Create identity' })
+  await tabTo(admin.page, 'Create identity')
+  await admin.page.keyboard.press('Enter')
+  const create = admin.page.getByRole('dialog', { name: 'Create identity' })
   await create.getByRole('textbox', { name: /e-?mail/i }).first().waitFor()
-  await page.waitForFunction(() => document.activeElement?.closest('dialog') !== null && document.activeElement?.tagName === 'INPUT', undefined, { timeout: 5000 })
-  await page.keyboard.type('typed.first@example.test')
+  await admin.page.waitForFunction(() => document.activeElement?.closest('dialog') !== null && document.activeElement?.tagName === 'INPUT', undefined, { timeout: 5000 })
+  await admin.page.keyboard.type('typed.first@example.test')
   expect(await create.getByRole('textbox', { name: /e-?mail/i }).first().inputValue()).toBe('typed.first@example.test')
-  await page.keyboard.press('Escape')
+  await admin.page.keyboard.press('Escape')
   await create.waitFor({ state: 'hidden' })
-  expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Create identity')
+  expect(await admin.page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Create identity')
 }, 60_000)
 
 test('the identities page passes the sweep: light and dark, desktop and phone', async () => {
-  problems.length = 0
-  await page.goto(url('/dashboard/identities'))
-  const found = await sweep(page, 'identities', () => table().waitFor())
+  admin.problems.length = 0
+  await admin.page.goto(admin.url('/dashboard/identities'))
+  const found = await sweep(admin.page, 'identities', () => table().waitFor())
   expect(found).toEqual([])
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 }, 90_000)

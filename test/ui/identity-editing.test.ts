@@ -1,31 +1,18 @@
 // An administrator changes identities: creates one from the schema form, edits traits and
 // metadata, deactivates and reactivates, creates a recovery link, revokes a session, and
 // deactivates three at once. Each change is checked in the identity store itself.
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { join } from 'node:path'
-import type { BrowserContext, Locator, Page } from 'playwright-core'
-import { DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, signedInPage, startHarness, type Harness } from './harness.ts'
+import type { Locator } from 'playwright-core'
+import { DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, signedInPage, useSignedInBrowser } from './harness.ts'
 
-let harness: Harness
-let context: BrowserContext
-let page: Page
-let problems: string[]
+const admin = useSignedInBrowser('admin', '/dashboard/identities')
 
-beforeAll(async () => {
-  harness = await startHarness()
-  ;({ context, page, problems } = await signedInPage(harness, 'admin', '/dashboard/identities'))
-}, 60_000)
-afterAll(async () => {
-  await context?.close()
-  await harness?.stop()
-})
-
-const url = (path: string) => `${harness.sandbox.url}${path}`
-const stored = (email: string) => [...harness.sandbox.kratos.identities.values()].find((identity) => identity.traits.email === email)
+const stored = (email: string) => [...admin.harness.sandbox.kratos.identities.values()].find((identity) => identity.traits.email === email)
 async function openIdentity(email: string) {
-  await page.goto(url(`/dashboard/identities?search=${encodeURIComponent(email)}`))
-  await page.getByRole('link', { name: email }).click()
-  await page.getByRole('heading', { level: 1, name: email }).waitFor()
+  await admin.page.goto(admin.url(`/dashboard/identities?search=${encodeURIComponent(email)}`))
+  await admin.page.getByRole('link', { name: email }).click()
+  await admin.page.getByRole('heading', { level: 1, name: email }).waitFor()
 }
 
 /** Whatever else the schema requires gets a plausible value. */
@@ -38,13 +25,13 @@ async function fillOtherRequired(dialog: Locator) {
 }
 
 test('an admin creates an identity from the schema form; required fields say so first', async () => {
-  await page.goto(url('/dashboard/identities'))
-  await page.getByRole('button', { name: 'Create identity' }).click()
-  const dialog = page.getByRole('dialog', { name: 'Create identity' })
+  await admin.page.goto(admin.url('/dashboard/identities'))
+  await admin.page.getByRole('button', { name: 'Create identity' }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Create identity' })
   const email = dialog.getByRole('textbox', { name: /e-?mail/i }).first()
   await email.waitFor()
   // The form came from Kratos's public API, where a self-hosted Kratos serves the schemas.
-  expect(harness.sandbox.kratos.publicCalls).toContain('/schemas')
+  expect(admin.harness.sandbox.kratos.publicCalls).toContain('/schemas')
   await dialog.getByRole('button', { name: 'Create identity' }).click()
   await dialog.getByText(/is required/).first().waitFor()
   await email.fill('not-an-address')
@@ -53,58 +40,58 @@ test('an admin creates an identity from the schema form; required fields say so 
   // An identifier another identity has: the store's 409 in words, and nothing created.
   await email.fill('user01@example.test')
   await fillOtherRequired(dialog)
-  const before = harness.sandbox.kratos.identities.size
+  const before = admin.harness.sandbox.kratos.identities.size
   await dialog.getByRole('button', { name: 'Create identity' }).click()
   await dialog.getByText('Another identity already uses this e-mail address or identifier.').waitFor()
-  expect(harness.sandbox.kratos.identities.size).toBe(before)
+  expect(admin.harness.sandbox.kratos.identities.size).toBe(before)
   // The browser reports the refused request in the console; that one is expected, and only that one.
-  for (let waited = 0; problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
-  expect(problems.splice(0)).toEqual([expect.stringContaining('409 (Conflict)')])
+  for (let waited = 0; admin.problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
+  expect(admin.problems.splice(0)).toEqual([expect.stringContaining('409 (Conflict)')])
   await email.fill('new.person@example.test')
   await fillOtherRequired(dialog)
   await dialog.getByLabel('Initial password (optional)').fill('a long enough password 1')
   await dialog.getByRole('button', { name: 'Create identity' }).click()
-  await page.getByRole('heading', { level: 1, name: 'new.person@example.test' }).waitFor()
+  await admin.page.getByRole('heading', { level: 1, name: 'new.person@example.test' }).waitFor()
   const created = stored('new.person@example.test')!
   expect(created.state).toBe('active')
-  expect(harness.sandbox.kratos.passwords.get(created.id)).toBe('a long enough password 1')
+  expect(admin.harness.sandbox.kratos.passwords.get(created.id)).toBe('a long enough password 1')
 }, 60_000)
 
 test('an admin edits a trait and the metadata', async () => {
   await openIdentity('user03@example.test')
-  const traits = page.getByRole('region', { name: 'Traits' })
+  const traits = admin.page.getByRole('region', { name: 'Traits' })
   // The form comes from the identity schema: the e-mail and the name are its fields.
   await traits.getByRole('textbox', { name: /e-?mail/i }).waitFor()
   await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Renamed Person')
   await traits.getByRole('button', { name: 'Save' }).click()
-  await page.getByRole('status').getByText('Traits saved.').waitFor()
+  await admin.page.getByRole('status').getByText('Traits saved.').waitFor()
   expect(stored('user03@example.test')?.traits).toEqual({ email: 'user03@example.test', name: 'Renamed Person' })
   // An optional trait emptied in the form is removed, not kept by the merge with the old traits.
   await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('')
   await traits.getByRole('button', { name: 'Save' }).click()
   for (let waited = 0; stored('user03@example.test')?.traits.name !== undefined && waited < 5000; waited += 50) await Bun.sleep(50)
   expect(stored('user03@example.test')?.traits).toEqual({ email: 'user03@example.test' })
-  await page.reload()
+  await admin.page.reload()
   await traits.getByRole('textbox', { name: 'Name', exact: true }).waitFor()
   expect(await traits.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('')
 
-  const metadata = page.getByRole('region', { name: 'Metadata' })
+  const metadata = admin.page.getByRole('region', { name: 'Metadata' })
   await metadata.getByLabel('Public metadata').fill('{ not json')
   await metadata.getByRole('button', { name: 'Save' }).click()
   await metadata.getByText(/Enter a JSON object/).waitFor()
   await metadata.getByLabel('Public metadata').fill('{"plan": "team"}')
   // Pressed twice while Kratos answers slowly: one write.
   const id = stored('user03@example.test')!.id
-  const writes = () => harness.sandbox.kratos.calls.filter((call) => call.method !== 'GET' && call.path === `/admin/identities/${id}`).length
+  const writes = () => admin.harness.sandbox.kratos.calls.filter((call) => call.method !== 'GET' && call.path === `/admin/identities/${id}`).length
   const writesBefore = writes()
-  harness.sandbox.kratos.delayMs = 400
+  admin.harness.sandbox.kratos.delayMs = 400
   try {
     await metadata.getByRole('button', { name: 'Save' }).focus()
-    await page.keyboard.press('Enter')
-    await page.keyboard.press('Enter')
-    await page.getByRole('status').getByText('Metadata saved.').waitFor()
+    await admin.page.keyboard.press('Enter')
+    await admin.page.keyboard.press('Enter')
+    await admin.page.getByRole('status').getByText('Metadata saved.').waitFor()
   } finally {
-    harness.sandbox.kratos.delayMs = 0
+    admin.harness.sandbox.kratos.delayMs = 0
   }
   expect(writes() - writesBefore).toBe(1)
   expect(stored('user03@example.test')?.metadata_public).toEqual({ plan: 'team' })
@@ -113,12 +100,12 @@ test('an admin edits a trait and the metadata', async () => {
 test('saving traits or metadata keeps what changed elsewhere meanwhile: a deactivation is not undone', async () => {
   await openIdentity('user12@example.test')
   const id = stored('user12@example.test')!.id
-  const traits = page.getByRole('region', { name: 'Traits' })
+  const traits = admin.page.getByRole('region', { name: 'Traits' })
   await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Edited Here')
-  await page.getByRole('region', { name: 'Metadata' }).getByLabel('Admin metadata').fill('{"note": "edited here"}')
+  await admin.page.getByRole('region', { name: 'Metadata' }).getByLabel('Admin metadata').fill('{"note": "edited here"}')
 
   // Meanwhile another operator, through the same service, deactivates the identity and sets its public metadata.
-  const elsewhere = await page.evaluate(async (path) => {
+  const elsewhere = await admin.page.evaluate(async (path) => {
     const response = await fetch(path, {
       method: 'PATCH',
       headers: { 'content-type': 'application/json' },
@@ -132,44 +119,44 @@ test('saving traits or metadata keeps what changed elsewhere meanwhile: a deacti
   expect(elsewhere).toBe(200)
 
   await traits.getByRole('button', { name: 'Save' }).click()
-  await page.getByRole('status').getByText('Traits saved.').waitFor()
-  await page.getByRole('region', { name: 'Metadata' }).getByRole('button', { name: 'Save' }).click()
-  await page.getByRole('status').getByText('Metadata saved.').waitFor()
+  await admin.page.getByRole('status').getByText('Traits saved.').waitFor()
+  await admin.page.getByRole('region', { name: 'Metadata' }).getByRole('button', { name: 'Save' }).click()
+  await admin.page.getByRole('status').getByText('Metadata saved.').waitFor()
   const after = stored('user12@example.test')!
   expect(after.traits.name).toBe('Edited Here')
   expect(after.metadata_admin).toEqual({ note: 'edited here' })
   expect(after.state).toBe('inactive')
   expect(after.metadata_public).toEqual({ plan: 'frozen' })
   // The page now shows what is stored: the state and the other metadata field too.
-  expect(JSON.parse(await page.getByRole('region', { name: 'Metadata' }).getByLabel('Public metadata').inputValue())).toEqual({ plan: 'frozen' })
-  await page.getByText('Inactive', { exact: true }).first().waitFor()
+  expect(JSON.parse(await admin.page.getByRole('region', { name: 'Metadata' }).getByLabel('Public metadata').inputValue())).toEqual({ plan: 'frozen' })
+  await admin.page.getByText('Inactive', { exact: true }).first().waitFor()
 
   // Saved again without a change: nothing is sent.
-  const writes = () => harness.sandbox.kratos.calls.filter((call) => call.method !== 'GET' && call.path === `/admin/identities/${id}`).length
+  const writes = () => admin.harness.sandbox.kratos.calls.filter((call) => call.method !== 'GET' && call.path === `/admin/identities/${id}`).length
   const before = writes()
   await traits.getByRole('button', { name: 'Save' }).click()
-  await page.getByRole('status').getByText('Nothing was changed.').waitFor()
+  await admin.page.getByRole('status').getByText('Nothing was changed.').waitFor()
   expect(writes()).toBe(before)
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 })
 
 test('an admin deactivates and reactivates an identity', async () => {
   await openIdentity('user04@example.test')
-  await page.getByRole('button', { name: 'Deactivate' }).click()
-  await page.getByRole('status').getByText('Identity deactivated.').waitFor()
+  await admin.page.getByRole('button', { name: 'Deactivate' }).click()
+  await admin.page.getByRole('status').getByText('Identity deactivated.').waitFor()
   expect(stored('user04@example.test')?.state).toBe('inactive')
-  await page.getByRole('button', { name: 'Activate' }).click()
-  await page.getByRole('status').getByText('Identity activated.').waitFor()
+  await admin.page.getByRole('button', { name: 'Activate' }).click()
+  await admin.page.getByRole('status').getByText('Identity activated.').waitFor()
   expect(stored('user04@example.test')?.state).toBe('active')
 })
 
 test('an admin creates a recovery link, shown once with a Copy button', async () => {
   await openIdentity('user06@example.test')
-  await page.getByRole('button', { name: 'Create recovery link' }).click()
-  const link = page.getByRole('status', { name: 'Recovery link' }).or(page.locator('output[aria-label="Recovery link"]'))
+  await admin.page.getByRole('button', { name: 'Create recovery link' }).click()
+  const link = admin.page.getByRole('status', { name: 'Recovery link' }).or(admin.page.locator('output[aria-label="Recovery link"]'))
   await link.first().waitFor()
   expect(await link.first().textContent()).toMatch(/^https?:\/\//)
-  await page.getByRole('button', { name: 'Copy' }).waitFor()
+  await admin.page.getByRole('button', { name: 'Copy' }).waitFor()
 })
 
 test('an identity page lists its credentials by type and identifier, and no credential secret reaches the browser', async () => {
@@ -185,21 +172,21 @@ test('an identity page lists its credentials by type and identifier, and no cred
     asked.push(response.url())
     bodies.push(response.text().catch(() => ''))
   }
-  page.on('response', listen)
+  admin.page.on('response', listen)
   try {
     await openIdentity('user11@example.test')
-    const credentials = page.getByRole('region', { name: 'Credentials' })
+    const credentials = admin.page.getByRole('region', { name: 'Credentials' })
     await credentials.getByText('totp').waitFor()
     expect(await credentials.textContent()).toContain('password')
     expect(await credentials.textContent()).toContain('user11@example.test')
   } finally {
-    page.off('response', listen)
+    admin.page.off('response', listen)
   }
   // Kratos sends a credential's config (a password's hash, a TOTP secret, OIDC tokens) only when asked.
   expect(asked.filter((address) => address.includes('include_credential'))).toEqual([])
-  expect(harness.sandbox.kratos.calls.some((call) => call.query.has('include_credential'))).toBe(false)
+  expect(admin.harness.sandbox.kratos.calls.some((call) => call.query.has('include_credential'))).toBe(false)
   for (const body of await Promise.all(bodies)) expect(body).not.toContain('hashed_password')
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 })
 
 test('deleting a second factor leaves the rest of the page as it was: unsaved edits, the recovery link shown once, focus', async () => {
@@ -209,81 +196,81 @@ test('deleting a second factor leaves the rest of the page as it was: unsaved ed
     totp: { type: 'totp', identifiers: [person.id], version: 0 },
   }
   await openIdentity('user10@example.test')
-  const traits = page.getByRole('region', { name: 'Traits' })
+  const traits = admin.page.getByRole('region', { name: 'Traits' })
   await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Not saved yet')
-  await page.getByRole('button', { name: 'Create recovery link' }).click()
-  const link = page.locator('output[aria-label="Recovery link"]')
+  await admin.page.getByRole('button', { name: 'Create recovery link' }).click()
+  const link = admin.page.locator('output[aria-label="Recovery link"]')
   await link.waitFor()
   const shown = await link.textContent()
 
-  await page.getByRole('button', { name: 'Delete totp credential' }).click()
-  const dialog = page.getByRole('dialog', { name: 'Delete the totp credential?' })
+  await admin.page.getByRole('button', { name: 'Delete totp credential' }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Delete the totp credential?' })
   await dialog.getByRole('button', { name: 'Delete' }).dblclick()
-  await page.getByRole('status').getByText('The totp credential was deleted.').waitFor()
+  await admin.page.getByRole('status').getByText('The totp credential was deleted.').waitFor()
   expect(Object.keys(stored('user10@example.test')!.credentials ?? {})).toEqual(['password'])
-  expect(harness.sandbox.kratos.calls.filter((call) => call.method === 'DELETE' && call.path.endsWith('/credentials/totp')).length).toBe(1)
-  await page.getByRole('region', { name: 'Credentials' }).getByText('totp').waitFor({ state: 'detached' })
+  expect(admin.harness.sandbox.kratos.calls.filter((call) => call.method === 'DELETE' && call.path.endsWith('/credentials/totp')).length).toBe(1)
+  await admin.page.getByRole('region', { name: 'Credentials' }).getByText('totp').waitFor({ state: 'detached' })
   expect(await traits.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('Not saved yet')
   expect(await link.textContent()).toBe(shown)
   // The button that opened the dialog is gone: focus is on its section, not lost.
-  expect(await page.evaluate(() => document.activeElement?.closest('section')?.getAttribute('aria-labelledby'))).toBe('credentials-h')
-  expect(problems).toEqual([])
+  expect(await admin.page.evaluate(() => document.activeElement?.closest('section')?.getAttribute('aria-labelledby'))).toBe('credentials-h')
+  expect(admin.problems).toEqual([])
 })
 
 test('a very long identifier wraps: the page and the Delete identity dialog scroll no sideways, on a desktop and on a phone', async () => {
   const long = `${'a'.repeat(90)}.${'b'.repeat(60)}@${'sub.'.repeat(10)}example.test`
-  harness.sandbox.kratos.addIdentity({ email: long, role: 'viewer' })
+  admin.harness.sandbox.kratos.addIdentity({ email: long, role: 'viewer' })
   await openIdentity(long)
   for (const size of [PHONE, DESKTOP]) {
-    await page.setViewportSize(size)
-    expect(await sidewaysScroll(page)).toBe(0)
-    await page.getByRole('button', { name: 'Delete identity' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Delete identity?' })
+    await admin.page.setViewportSize(size)
+    expect(await sidewaysScroll(admin.page)).toBe(0)
+    await admin.page.getByRole('button', { name: 'Delete identity' }).click()
+    const dialog = admin.page.getByRole('dialog', { name: 'Delete identity?' })
     await dialog.getByLabel(`Type ${long} to confirm`).waitFor()
     expect(await dialog.evaluate((element) => element.scrollWidth - element.clientWidth)).toBe(0)
-    await page.keyboard.press('Escape')
+    await admin.page.keyboard.press('Escape')
   }
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 })
 
 test('an admin revokes one session of an identity', async () => {
   await openIdentity('user08@example.test')
   const id = stored('user08@example.test')!.id
-  const activeBefore = harness.sandbox.kratos.sessions.filter((s) => s.identityId === id && s.active).length
+  const activeBefore = admin.harness.sandbox.kratos.sessions.filter((s) => s.identityId === id && s.active).length
   expect(activeBefore).toBeGreaterThan(0)
-  await page.getByRole('button', { name: 'Revoke session 1' }).click()
-  await page.getByRole('status').getByText('Session revoked.').waitFor()
-  expect(harness.sandbox.kratos.sessions.filter((s) => s.identityId === id && s.active).length).toBe(activeBefore - 1)
+  await admin.page.getByRole('button', { name: 'Revoke session 1' }).click()
+  await admin.page.getByRole('status').getByText('Session revoked.').waitFor()
+  expect(admin.harness.sandbox.kratos.sessions.filter((s) => s.identityId === id && s.active).length).toBe(activeBefore - 1)
 })
 
 test('Revoke all sessions and End dashboard sessions, each pressed twice, reach Kratos and the audit trail once', async () => {
   await openIdentity('user11@example.test')
   const id = stored('user11@example.test')!.id
-  const { kratos, services } = harness.sandbox
+  const { kratos, services } = admin.harness.sandbox
   const revokeAllCalls = () => kratos.calls.filter((call) => call.method === 'DELETE' && call.path === `/admin/identities/${id}/sessions`).length
   const endedAudits = async () => (await services.audit.list({ limit: 1000, action: 'sessions_revoke' })).filter((event) => event.target === id).length
   const auditsBefore = await endedAudits()
   // Kratos answers slowly, so the second press arrives while the first request runs.
   kratos.delayMs = 400
   try {
-    await page.getByRole('button', { name: 'Revoke all sessions' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Revoke all sessions?' })
+    await admin.page.getByRole('button', { name: 'Revoke all sessions' }).click()
+    const dialog = admin.page.getByRole('dialog', { name: 'Revoke all sessions?' })
     await dialog.getByRole('button', { name: 'Revoke' }).dblclick()
-    await page.getByRole('status').getByText('All sessions of this identity were revoked.').waitFor()
-    await page.getByRole('button', { name: 'End dashboard sessions' }).dblclick()
-    await page.getByRole('status').getByText('Dashboard sessions of this identity ended.').waitFor()
+    await admin.page.getByRole('status').getByText('All sessions of this identity were revoked.').waitFor()
+    await admin.page.getByRole('button', { name: 'End dashboard sessions' }).dblclick()
+    await admin.page.getByRole('status').getByText('Dashboard sessions of this identity ended.').waitFor()
   } finally {
     kratos.delayMs = 0
   }
   expect(revokeAllCalls()).toBe(1)
   expect(kratos.sessions.filter((s) => s.identityId === id && s.active).length).toBe(0)
   expect((await endedAudits()) - auditsBefore).toBe(1)
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 })
 
 test('an admin deactivates three identities at once behind one dialog that says how many', async () => {
-  await page.goto(url('/dashboard/identities'))
-  const table = page.getByRole('table', { name: /Identities/ })
+  await admin.page.goto(admin.url('/dashboard/identities'))
+  const table = admin.page.getByRole('table', { name: /Identities/ })
   await table.waitFor()
   const boxes = table.getByRole('checkbox')
   const chosen: string[] = []
@@ -292,38 +279,38 @@ test('an admin deactivates three identities at once behind one dialog that says 
     chosen.push(((await box.getAttribute('aria-label')) ?? '').replace(/^Select /, ''))
     await box.check()
   }
-  await page.getByRole('button', { name: 'Deactivate', exact: true }).click()
-  const dialog = page.getByRole('dialog', { name: 'Deactivate 3 identities?' })
+  await admin.page.getByRole('button', { name: 'Deactivate', exact: true }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Deactivate 3 identities?' })
   await dialog.getByRole('button', { name: 'Deactivate' }).click()
-  await page.getByRole('status').getByText('3 identities deactivated.').waitFor()
+  await admin.page.getByRole('status').getByText('3 identities deactivated.').waitFor()
   for (const email of chosen) expect(stored(email)?.state).toBe('inactive')
   // The opener is disabled now (nothing is selected): focus goes to the page, not nowhere.
-  await page.waitForFunction(() => document.activeElement?.id === 'page-title', undefined, { timeout: 5000 })
-  expect(problems).toEqual([])
+  await admin.page.waitForFunction(() => document.activeElement?.id === 'page-title', undefined, { timeout: 5000 })
+  expect(admin.problems).toEqual([])
 }, 60_000)
 
 test('Back while a bulk Delete asks for confirmation closes the question with the page it was about; nothing is deleted', async () => {
-  await page.goto(url('/dashboard/identities'))
-  const table = page.getByRole('table', { name: /Identities/ })
+  await admin.page.goto(admin.url('/dashboard/identities'))
+  const table = admin.page.getByRole('table', { name: /Identities/ })
   await table.waitFor()
-  await page.getByRole('button', { name: 'Next page' }).click()
-  await page.waitForURL(/page_token=/)
+  await admin.page.getByRole('button', { name: 'Next page' }).click()
+  await admin.page.waitForURL(/page_token=/)
   await table.getByRole('checkbox').nth(0).check()
   await table.getByRole('checkbox').nth(1).check()
-  const before = harness.sandbox.kratos.identities.size
-  await page.getByRole('button', { name: 'Delete', exact: true }).click()
-  const dialog = page.getByRole('dialog', { name: 'Delete 2 identities?' })
+  const before = admin.harness.sandbox.kratos.identities.size
+  await admin.page.getByRole('button', { name: 'Delete', exact: true }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Delete 2 identities?' })
   await dialog.waitFor()
-  await page.goBack()
-  await page.waitForURL((address) => !address.search.includes('page_token'))
-  await page.getByRole('dialog').waitFor({ state: 'hidden' })
-  expect(await page.getByRole('dialog').count()).toBe(0)
-  expect(harness.sandbox.kratos.identities.size).toBe(before)
-  expect(problems).toEqual([])
+  await admin.page.goBack()
+  await admin.page.waitForURL((address) => !address.search.includes('page_token'))
+  await admin.page.getByRole('dialog').waitFor({ state: 'hidden' })
+  expect(await admin.page.getByRole('dialog').count()).toBe(0)
+  expect(admin.harness.sandbox.kratos.identities.size).toBe(before)
+  expect(admin.problems).toEqual([])
 })
 
 test('a change refused because the session ended is not passed off as saved: after signing in again, the page says it was not saved', async () => {
-  const other = await signedInPage(harness, 'admin', '/dashboard/identities?search=user13%40example.test')
+  const other = await signedInPage(admin.harness, 'admin', '/dashboard/identities?search=user13%40example.test')
   try {
     const { page: tab } = other
     await tab.getByRole('link', { name: 'user13@example.test' }).click()
@@ -334,8 +321,8 @@ test('a change refused because the session ended is not passed off as saved: aft
     expect(await tab.evaluate(async () => (await fetch('/api/auth/logout', { method: 'POST' })).status)).toBe(204)
     await traits.getByRole('button', { name: 'Save' }).click()
     // Through the sign-in (the provider may still know this browser and send it straight back).
-    await tab.waitForURL((address) => address.origin === harness.sandbox.providerUrl || address.pathname.startsWith('/dashboard/identities/'))
-    if (new URL(tab.url()).origin === harness.sandbox.providerUrl) await signIn(tab, harness.sandbox, 'admin')
+    await tab.waitForURL((address) => address.origin === admin.harness.sandbox.providerUrl || address.pathname.startsWith('/dashboard/identities/'))
+    if (new URL(tab.url()).origin === admin.harness.sandbox.providerUrl) await signIn(tab, admin.harness.sandbox, 'admin')
     const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved' })
     await notice.waitFor()
     await tab.getByRole('heading', { level: 1, name: 'user13@example.test' }).waitFor()
@@ -356,16 +343,16 @@ test('a change refused because the session ended is not passed off as saved: aft
 })
 
 test('an admin page left open after the role became viewer shows "No access", not an error Retry cannot mend', async () => {
-  const other = await signedInPage(harness, 'admin', '/dashboard/identities')
+  const other = await signedInPage(admin.harness, 'admin', '/dashboard/identities')
   try {
     const { page: tab, context: browser } = other
     await tab.getByRole('table', { name: /Identities/ }).waitFor()
     // Signed in again in another tab of the same browser, now with the viewer role (the provider
     // is made to forget this browser, so that it asks who is signing in).
-    for (const cookie of await browser.cookies(harness.sandbox.providerUrl)) if (cookie.name !== 'admin-session') await browser.clearCookies({ name: cookie.name })
+    for (const cookie of await browser.cookies(admin.harness.sandbox.providerUrl)) if (cookie.name !== 'admin-session') await browser.clearCookies({ name: cookie.name })
     const second = await browser.newPage()
-    await second.goto(url('/api/auth/login?return_to=%2Fdashboard'))
-    await signIn(second, harness.sandbox, 'viewer')
+    await second.goto(admin.url('/api/auth/login?return_to=%2Fdashboard'))
+    await signIn(second, admin.harness.sandbox, 'viewer')
     await second.close()
     await tab.getByRole('button', { name: 'Next page' }).click()
     await tab.getByRole('heading', { level: 1, name: 'No access' }).waitFor()
@@ -378,8 +365,8 @@ test('an admin page left open after the role became viewer shows "No access", no
 })
 
 test('a bulk change Kratos refuses says why and for which identities, and leaves them selected for another try', async () => {
-  await page.goto(url('/dashboard/identities'))
-  const table = page.getByRole('table', { name: /Identities/ })
+  await admin.page.goto(admin.url('/dashboard/identities'))
+  const table = admin.page.getByRole('table', { name: /Identities/ })
   await table.waitFor()
   const chosen: string[] = []
   for (const index of [4, 5]) {
@@ -387,35 +374,35 @@ test('a bulk change Kratos refuses says why and for which identities, and leaves
     chosen.push(((await box.getAttribute('aria-label')) ?? '').replace(/^Select /, ''))
     await box.check()
   }
-  harness.sandbox.kratos.failWith = 500
+  admin.harness.sandbox.kratos.failWith = 500
   try {
-    await page.getByRole('button', { name: 'Deactivate', exact: true }).click()
-    await page.getByRole('dialog', { name: 'Deactivate 2 identities?' }).getByRole('button', { name: 'Deactivate' }).click()
-    await page.getByRole('status').getByText('0 identities deactivated. 2 could not be changed.').waitFor()
+    await admin.page.getByRole('button', { name: 'Deactivate', exact: true }).click()
+    await admin.page.getByRole('dialog', { name: 'Deactivate 2 identities?' }).getByRole('button', { name: 'Deactivate' }).click()
+    await admin.page.getByRole('status').getByText('0 identities deactivated. 2 could not be changed.').waitFor()
   } finally {
-    harness.sandbox.kratos.failWith = null
+    admin.harness.sandbox.kratos.failWith = null
   }
-  const alert = page.getByRole('alert').filter({ hasText: 'Not deactivated' })
+  const alert = admin.page.getByRole('alert').filter({ hasText: 'Not deactivated' })
   await alert.waitFor()
   expect(await alert.textContent()).toContain(`Not deactivated: ${chosen.join(', ')}.`)
   // The list reloaded while Kratos still failed may say so too: Retry it now that Kratos is back.
   await Bun.sleep(300)
-  const retryList = page.getByRole('button', { name: 'Retry' })
+  const retryList = admin.page.getByRole('button', { name: 'Retry' })
   if ((await retryList.count()) > 0) await retryList.click()
   await table.waitFor()
-  for (let waited = 0; problems.length < 2 && waited < 2000; waited += 50) await Bun.sleep(50)
-  expect(problems.splice(0).every((problem) => /\b50\d\b/.test(problem))).toBe(true)
-  await page.getByRole('group', { name: 'Selected identities' }).getByText('2 selected').waitFor()
-  await page.getByRole('button', { name: 'Deactivate', exact: true }).click()
-  await page.getByRole('dialog', { name: 'Deactivate 2 identities?' }).getByRole('button', { name: 'Deactivate' }).click()
-  await page.getByRole('status').getByText('2 identities deactivated.').waitFor()
+  for (let waited = 0; admin.problems.length < 2 && waited < 2000; waited += 50) await Bun.sleep(50)
+  expect(admin.problems.splice(0).every((problem) => /\b50\d\b/.test(problem))).toBe(true)
+  await admin.page.getByRole('group', { name: 'Selected identities' }).getByText('2 selected').waitFor()
+  await admin.page.getByRole('button', { name: 'Deactivate', exact: true }).click()
+  await admin.page.getByRole('dialog', { name: 'Deactivate 2 identities?' }).getByRole('button', { name: 'Deactivate' }).click()
+  await admin.page.getByRole('status').getByText('2 identities deactivated.').waitFor()
   for (const email of chosen) expect(stored(email)!.state).toBe('inactive')
-  expect(await page.getByRole('alert').count()).toBe(0)
-  expect(problems).toEqual([])
+  expect(await admin.page.getByRole('alert').count()).toBe(0)
+  expect(admin.problems).toEqual([])
 })
 
 test('an announcement leaves the screen after 10 s, once it has been read out', async () => {
-  const other = await signedInPage(harness, 'admin', '/dashboard/identities?search=user16%40example.test')
+  const other = await signedInPage(admin.harness, 'admin', '/dashboard/identities?search=user16%40example.test')
   try {
     const { page: tab } = other
     await tab.getByRole('link', { name: 'user16@example.test' }).click()

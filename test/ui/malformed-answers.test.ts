@@ -3,27 +3,13 @@
 // without a body): every list and detail page shows what it can and says what it cannot, or shows
 // its error view; never an exception, a console error or a blank page. The stand-ins serve the
 // malformed records (`malformedRecords`, `malformedLists`); each test puts them back as they were.
-import { afterAll, beforeAll, expect, test } from 'bun:test'
-import type { BrowserContext, Page } from 'playwright-core'
+import { expect, test } from 'bun:test'
 import type { Reshape, ReshapeList } from '../support/kratos.ts'
-import { signedInPage, startHarness, sweep, type Harness } from './harness.ts'
+import { sweep, useSignedInBrowser } from './harness.ts'
 
-let harness: Harness
-let context: BrowserContext
-let page: Page
-let problems: string[]
+const admin = useSignedInBrowser('admin')
 
-beforeAll(async () => {
-  harness = await startHarness()
-  ;({ context, page, problems } = await signedInPage(harness, 'admin'))
-}, 60_000)
-afterAll(async () => {
-  await context?.close()
-  await harness?.stop()
-})
-
-const url = (path: string) => `${harness.sandbox.url}${path}`
-const settled = () => page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
+const settled = () => admin.page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
 const KRATOS_UNREADABLE = 'The identity store answered with data this page cannot show.'
 const HYDRA_UNREADABLE = 'Hydra answered with data this page cannot show.'
 
@@ -39,11 +25,11 @@ async function served<V extends Reshape | ReshapeList>(map: Map<string, V>, key:
 
 /** The sweep of a state (both themes, desktop and phone, axe), which also leaves its screenshots. */
 async function swept(name: string, ready: () => Promise<unknown>): Promise<void> {
-  expect(await sweep(page, name, ready)).toEqual([])
+  expect(await sweep(admin.page, name, ready)).toEqual([])
 }
 
 function freshIdentity(email: string) {
-  const { kratos } = harness.sandbox
+  const { kratos } = admin.harness.sandbox
   const identity = kratos.addIdentity({ email, name: 'Shape Check' })
   kratos.addSession(identity.id, { ip_address: '81.2.69.160', user_agent: 'Shape browser' })
   return identity
@@ -53,92 +39,92 @@ test('Identity without traits (or traits that are no object): the rest of the pa
   const identity = freshIdentity('no-traits@example.test')
   const traitsNote = "The identity store answered this identity's traits in a form this page cannot show. They cannot be edited here."
   for (const reshape of [({ traits: _traits, ...rest }) => rest, (record) => ({ ...record, traits: 'no-traits@example.test' })] as Reshape[]) {
-    await served(harness.sandbox.kratos.malformedRecords, identity.id, reshape, async () => {
-      await page.goto(url(`/dashboard/identities/${identity.id}`))
+    await served(admin.harness.sandbox.kratos.malformedRecords, identity.id, reshape, async () => {
+      await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
       // Named by its login identifier, from the credentials.
-      await page.getByRole('heading', { level: 1, name: 'no-traits@example.test' }).waitFor()
+      await admin.page.getByRole('heading', { level: 1, name: 'no-traits@example.test' }).waitFor()
       await settled()
-      const traits = page.getByRole('region', { name: 'Traits' })
+      const traits = admin.page.getByRole('region', { name: 'Traits' })
       await traits.getByText(traitsNote).waitFor()
       expect(await traits.getByRole('textbox').count()).toBe(0)
       expect(await traits.getByRole('button', { name: 'Save' }).count()).toBe(0)
-      await page.getByRole('region', { name: 'Credentials' }).getByText('no-traits@example.test').waitFor()
-      await page.getByRole('button', { name: 'Revoke session 1' }).waitFor()
-      await page.getByRole('button', { name: 'Delete identity' }).waitFor()
+      await admin.page.getByRole('region', { name: 'Credentials' }).getByText('no-traits@example.test').waitFor()
+      await admin.page.getByRole('button', { name: 'Revoke session 1' }).waitFor()
+      await admin.page.getByRole('button', { name: 'Delete identity' }).waitFor()
     })
   }
-  await served(harness.sandbox.kratos.malformedRecords, identity.id, ({ traits: _traits, ...rest }) => rest, () =>
+  await served(admin.harness.sandbox.kratos.malformedRecords, identity.id, ({ traits: _traits, ...rest }) => rest, () =>
     swept('identity-unreadable-traits', async () => {
-      await page.reload()
-      await page.getByText(traitsNote).waitFor()
+      await admin.page.reload()
+      await admin.page.getByText(traitsNote).waitFor()
       await settled()
     }),
   )
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 })
 
 test('Identity with credentials and addresses of the wrong shape: each part says so, what can be read is shown', async () => {
   const identity = freshIdentity('odd-parts@example.test')
   const credentialsNote = 'The identity store answered the credentials in a form this page cannot show.'
   await served(
-    harness.sandbox.kratos.malformedRecords,
+    admin.harness.sandbox.kratos.malformedRecords,
     identity.id,
     (record) => ({ ...record, credentials: 'password', verifiable_addresses: { value: 'odd-parts@example.test' }, recovery_addresses: [null, { value: 'odd-parts@example.test', via: 'email' }] }),
     async () => {
-      await page.goto(url(`/dashboard/identities/${identity.id}`))
-      await page.getByRole('heading', { level: 1, name: 'odd-parts@example.test' }).waitFor()
+      await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
+      await admin.page.getByRole('heading', { level: 1, name: 'odd-parts@example.test' }).waitFor()
       await settled()
-      const credentials = page.getByRole('region', { name: 'Credentials' })
+      const credentials = admin.page.getByRole('region', { name: 'Credentials' })
       await credentials.getByText(credentialsNote, { exact: true }).waitFor()
       expect(await credentials.getByText('No credentials.').count()).toBe(0)
-      const addresses = page.getByRole('region', { name: 'Addresses' })
+      const addresses = admin.page.getByRole('region', { name: 'Addresses' })
       await addresses.getByText('The identity store answered some verifiable addresses in a form this page cannot show.').waitFor()
       await addresses.getByText('The identity store answered some recovery addresses in a form this page cannot show.').waitFor()
       await addresses.getByText('(email)').waitFor()
       expect(await addresses.getByText('No verifiable address.').count()).toBe(0)
       // The traits came as they should: their form is there.
-      expect(await page.getByRole('region', { name: 'Traits' }).getByRole('textbox', { name: /E-mail/ }).inputValue()).toBe('odd-parts@example.test')
+      expect(await admin.page.getByRole('region', { name: 'Traits' }).getByRole('textbox', { name: /E-mail/ }).inputValue()).toBe('odd-parts@example.test')
       await swept('identity-unreadable-parts', () => credentials.getByText(credentialsNote, { exact: true }).waitFor())
     },
   )
   await served(
-    harness.sandbox.kratos.malformedRecords,
+    admin.harness.sandbox.kratos.malformedRecords,
     identity.id,
     (record) => ({ ...record, credentials: { password: null, oidc: { type: 'oidc', identifiers: ['google:4711'] }, totp: { type: 'totp', identifiers: 'not-a-list' } } }),
     async () => {
-      await page.goto(url(`/dashboard/identities/${identity.id}`))
-      const credentials = page.getByRole('region', { name: 'Credentials' })
+      await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
+      const credentials = admin.page.getByRole('region', { name: 'Credentials' })
       await credentials.getByText(`${credentialsNote} Those below could be read.`).waitFor()
       await credentials.getByText('google:4711').waitFor()
       await credentials.getByRole('button', { name: 'Delete oidc credential' }).waitFor()
       expect(await credentials.getByRole('button', { name: 'Delete totp credential' }).count()).toBe(0)
     },
   )
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 })
 
 test('Identity that is no identity (null, a text, a list, no id): the page says so and offers Retry, which shows it once Kratos answers well', async () => {
   const identity = freshIdentity('not-an-identity@example.test')
   const shapes: Reshape[] = [() => null, () => 'identity', (record) => [record], ({ id: _id, ...rest }) => rest, (record) => ({ ...record, id: 42 })]
   for (const reshape of shapes) {
-    await served(harness.sandbox.kratos.malformedRecords, identity.id, reshape, async () => {
-      await page.goto(url(`/dashboard/identities/${identity.id}`))
-      const alert = page.getByRole('alert')
+    await served(admin.harness.sandbox.kratos.malformedRecords, identity.id, reshape, async () => {
+      await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
+      const alert = admin.page.getByRole('alert')
       await alert.getByText(KRATOS_UNREADABLE).waitFor()
       await settled()
-      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Identity')
+      expect(await admin.page.getByRole('heading', { level: 1 }).textContent()).toBe('Identity')
       await alert.getByRole('button', { name: 'Retry' }).waitFor()
     })
   }
-  await served(harness.sandbox.kratos.malformedRecords, identity.id, () => null, () =>
+  await served(admin.harness.sandbox.kratos.malformedRecords, identity.id, () => null, () =>
     swept('identity-unreadable', async () => {
-      await page.reload()
-      await page.getByRole('alert').getByText(KRATOS_UNREADABLE).waitFor()
+      await admin.page.reload()
+      await admin.page.getByRole('alert').getByText(KRATOS_UNREADABLE).waitFor()
     }),
   )
-  await page.getByRole('button', { name: 'Retry' }).click()
-  await page.getByRole('heading', { level: 1, name: 'not-an-identity@example.test' }).waitFor()
-  expect(problems).toEqual([])
+  await admin.page.getByRole('button', { name: 'Retry' }).click()
+  await admin.page.getByRole('heading', { level: 1, name: 'not-an-identity@example.test' }).waitFor()
+  expect(admin.problems).toEqual([])
 })
 
 /** The preset schema with one field of its traits replaced. */
@@ -149,7 +135,7 @@ const withField = (name: string, definition: unknown): Reshape => (schema) => {
 }
 
 test('An identity schema that cannot be a form: Create identity and the identity page say so, keep the rest, and send no traits', async () => {
-  const { kratos } = harness.sandbox
+  const { kratos } = admin.harness.sandbox
   const identity = freshIdentity('odd-schema@example.test')
   const traitsNote = 'The identity schema “default” cannot be shown as a form, so the traits cannot be edited here.'
   const createNote = 'The identity schema “default” cannot be shown as a form, so no identity can be created with it here.'
@@ -162,17 +148,17 @@ test('An identity schema that cannot be a form: Create identity and the identity
     ['nested garbage', withField('name', { type: 'object', properties: { first: [], last: { type: 'string' } } })],
     ['a $ref cycle', (schema) => ({ ...withField('name', { $ref: '#/definitions/a' })(schema) as object, definitions: { a: { $ref: '#/definitions/b' }, b: { $ref: '#/definitions/a' } } })],
   ]
-  const traits = page.getByRole('region', { name: 'Traits' })
-  const dialog = page.getByRole('dialog', { name: 'Create identity' })
+  const traits = admin.page.getByRole('region', { name: 'Traits' })
+  const dialog = admin.page.getByRole('dialog', { name: 'Create identity' })
   const openIdentity = async () => {
-    await page.goto(url(`/dashboard/identities/${identity.id}`))
-    await page.getByRole('heading', { level: 1, name: 'odd-schema@example.test' }).waitFor()
+    await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
+    await admin.page.getByRole('heading', { level: 1, name: 'odd-schema@example.test' }).waitFor()
     await settled()
   }
   const openCreate = async () => {
-    await page.goto(url('/dashboard/identities'))
-    await page.getByRole('table', { name: /Identities/ }).waitFor()
-    await page.getByRole('button', { name: 'Create identity' }).click()
+    await admin.page.goto(admin.url('/dashboard/identities'))
+    await admin.page.getByRole('table', { name: /Identities/ }).waitFor()
+    await admin.page.getByRole('button', { name: 'Create identity' }).click()
     await dialog.waitFor()
   }
   for (const [name, reshape] of shapes) {
@@ -185,8 +171,8 @@ test('An identity schema that cannot be a form: Create identity and the identity
       expect(await traits.getByRole('button', { name: 'Save' }).count()).toBe(0)
       expect(await traits.getByRole('textbox').count()).toBe(0)
       // The rest of the page is there.
-      await page.getByRole('region', { name: 'Metadata' }).getByRole('button', { name: 'Save' }).waitFor()
-      await page.getByRole('button', { name: 'Revoke session 1' }).waitFor()
+      await admin.page.getByRole('region', { name: 'Metadata' }).getByRole('button', { name: 'Save' }).waitFor()
+      await admin.page.getByRole('button', { name: 'Revoke session 1' }).waitFor()
 
       await openCreate()
       await dialog.getByRole('alert').getByText(createNote).waitFor({ timeout: 5000 }).catch(() => {
@@ -198,7 +184,7 @@ test('An identity schema that cannot be a form: Create identity and the identity
       await dialog.getByRole('button', { name: 'Cancel' }).click()
       await dialog.waitFor({ state: 'hidden' })
     })
-    expect(problems, name).toEqual([])
+    expect(admin.problems, name).toEqual([])
   }
 
   // What the identity page still does: its metadata is saved, and not a trait is touched.
@@ -207,10 +193,10 @@ test('An identity schema that cannot be a form: Create identity and the identity
     await traits.getByText(traitsNote).waitFor()
     await swept('identity-unreadable-schema', () => traits.getByText(traitsNote).waitFor())
     const patches = kratos.calls.filter((call) => call.method === 'PATCH').length
-    const metadata = page.getByRole('region', { name: 'Metadata' })
+    const metadata = admin.page.getByRole('region', { name: 'Metadata' })
     await metadata.getByLabel('Public metadata').fill('{"plan": "team"}')
     await metadata.getByRole('button', { name: 'Save' }).click()
-    await page.getByRole('status').getByText('Metadata saved.').waitFor()
+    await admin.page.getByRole('status').getByText('Metadata saved.').waitFor()
     expect(kratos.calls.filter((call) => call.method === 'PATCH')).toHaveLength(patches + 1)
     expect(kratos.identities.get(identity.id)!.traits).toEqual({ email: 'odd-schema@example.test', name: 'Shape Check' })
     expect(kratos.identities.get(identity.id)!.metadata_public).toEqual({ plan: 'team' })
@@ -230,85 +216,85 @@ test('An identity schema that cannot be a form: Create identity and the identity
   await traits.getByRole('button', { name: 'Retry' }).click()
   await traits.getByRole('textbox', { name: /E-mail/ }).waitFor()
   await traits.getByRole('button', { name: 'Save' }).waitFor()
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 }, 120_000)
 
 test("Identity's sessions: a list that is no list fails that section alone; a row that is no session is counted, the others listed", async () => {
   const identity = freshIdentity('odd-sessions@example.test')
   const path = `/admin/identities/${identity.id}/sessions`
-  const sessions = () => page.getByRole('region', { name: 'Sessions' })
-  await served(harness.sandbox.kratos.malformedLists, path, (rows) => ({ sessions: rows }), async () => {
-    await page.goto(url(`/dashboard/identities/${identity.id}`))
+  const sessions = () => admin.page.getByRole('region', { name: 'Sessions' })
+  await served(admin.harness.sandbox.kratos.malformedLists, path, (rows) => ({ sessions: rows }), async () => {
+    await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
     await sessions().getByRole('alert').getByText(KRATOS_UNREADABLE).waitFor()
-    await page.getByRole('region', { name: 'Traits' }).getByRole('button', { name: 'Save' }).waitFor()
+    await admin.page.getByRole('region', { name: 'Traits' }).getByRole('button', { name: 'Save' }).waitFor()
     await sessions().getByRole('button', { name: 'Revoke all sessions' }).waitFor()
   })
-  await served(harness.sandbox.kratos.malformedLists, path, (rows) => [null, { devices: [] }, ...rows], async () => {
-    await page.goto(url(`/dashboard/identities/${identity.id}`))
+  await served(admin.harness.sandbox.kratos.malformedLists, path, (rows) => [null, { devices: [] }, ...rows], async () => {
+    await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
     await sessions().getByText('2 sessions from the identity store cannot be shown: they came in a form this page cannot read.').waitFor()
     await sessions().getByRole('button', { name: 'Revoke session 1' }).waitFor()
     expect(await sessions().getByRole('button', { name: /^Revoke session \d/ }).count()).toBe(1)
   })
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 })
 
 test('Message without a body, with dispatches that are no list and a template that is no text; a message that is none', async () => {
-  const { kratos } = harness.sandbox
+  const { kratos } = admin.harness.sandbox
   const message = kratos.addMessage({ recipient: 'shape@example.test', subject: 'Shape check', body: 'Your code is 123456', status: 'abandoned' }, [{ status: 'failed', error: { message: 'connection refused' } }])
   await served(
     kratos.malformedRecords,
     message.id,
     ({ body: _body, ...rest }) => ({ ...rest, dispatches: { failed: 1 }, template_type: 7, recipient: null }),
     async () => {
-      await page.goto(url(`/dashboard/messages/${message.id}`))
-      await page.getByRole('heading', { level: 1, name: 'Shape check' }).waitFor()
+      await admin.page.goto(admin.url(`/dashboard/messages/${message.id}`))
+      await admin.page.getByRole('heading', { level: 1, name: 'Shape check' }).waitFor()
       await settled()
-      await page.getByRole('region', { name: 'Body' }).getByText("The identity store answered this message's body in a form this page cannot show.").waitFor()
-      expect(await page.getByLabel('Message body').count()).toBe(0)
-      await page.getByRole('region', { name: 'Dispatch attempts' }).getByText('The identity store answered some dispatch attempts in a form this page cannot show.').waitFor()
-      await page.getByRole('region', { name: 'Details' }).getByText('abandoned').waitFor()
-      await swept('message-unreadable-parts', () => page.getByRole('region', { name: 'Body' }).getByText(/cannot show/).waitFor())
+      await admin.page.getByRole('region', { name: 'Body' }).getByText("The identity store answered this message's body in a form this page cannot show.").waitFor()
+      expect(await admin.page.getByLabel('Message body').count()).toBe(0)
+      await admin.page.getByRole('region', { name: 'Dispatch attempts' }).getByText('The identity store answered some dispatch attempts in a form this page cannot show.').waitFor()
+      await admin.page.getByRole('region', { name: 'Details' }).getByText('abandoned').waitFor()
+      await swept('message-unreadable-parts', () => admin.page.getByRole('region', { name: 'Body' }).getByText(/cannot show/).waitFor())
     },
   )
   await served(kratos.malformedRecords, message.id, ({ id: _id, ...rest }) => rest, async () => {
-    await page.goto(url(`/dashboard/messages/${message.id}`))
-    await page.getByRole('alert').getByText(KRATOS_UNREADABLE).waitFor()
+    await admin.page.goto(admin.url(`/dashboard/messages/${message.id}`))
+    await admin.page.getByRole('alert').getByText(KRATOS_UNREADABLE).waitFor()
     await settled()
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Message')
+    expect(await admin.page.getByRole('heading', { level: 1 }).textContent()).toBe('Message')
   })
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 })
 
 test('OAuth client with a field of the wrong shape: marked, not offered for editing; a client without client_id is none', async () => {
-  const { hydra } = harness.sandbox
+  const { hydra } = admin.harness.sandbox
   const client = hydra.addClient({ client_name: 'Shape portal', redirect_uris: ['https://shape.example.com/callback'], grant_types: ['authorization_code'], response_types: ['code'] })
   await served(hydra.malformedRecords, client.client_id, (record) => ({ ...record, redirect_uris: 'https://shape.example.com/callback', skip_consent: 'no' }), async () => {
-    await page.goto(url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
-    await page.getByRole('heading', { level: 1, name: 'Shape portal' }).waitFor()
+    await admin.page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
+    await admin.page.getByRole('heading', { level: 1, name: 'Shape portal' }).waitFor()
     await settled()
-    const card = page.getByRole('region', { name: 'Client', exact: true })
+    const card = admin.page.getByRole('region', { name: 'Client', exact: true })
     await card.getByText("Hydra answered some of this client's fields in a form this page cannot show. They are marked below, and the client cannot be edited here.").waitFor()
     expect(await card.getByText('Cannot be shown').count()).toBe(2)
     await card.getByText('authorization_code').waitFor()
-    expect(await page.getByRole('button', { name: 'Edit client' }).count()).toBe(0)
-    await page.getByRole('button', { name: 'Delete client' }).waitFor()
+    expect(await admin.page.getByRole('button', { name: 'Edit client' }).count()).toBe(0)
+    await admin.page.getByRole('button', { name: 'Delete client' }).waitFor()
     await swept('oauth-client-unreadable-fields', () => card.getByText(/cannot be edited here/).waitFor())
   })
   // A field the form does not edit leaves the form offered.
   await served(hydra.malformedRecords, client.client_id, (record) => ({ ...record, updated_at: { at: 'now' } }), async () => {
-    await page.goto(url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
-    const card = page.getByRole('region', { name: 'Client', exact: true })
+    await admin.page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
+    const card = admin.page.getByRole('region', { name: 'Client', exact: true })
     await card.getByText("Hydra answered some of this client's fields in a form this page cannot show. They are marked below.", { exact: true }).waitFor()
     expect(await card.getByText('Cannot be shown').count()).toBe(1)
-    await page.getByRole('button', { name: 'Edit client' }).waitFor()
+    await admin.page.getByRole('button', { name: 'Edit client' }).waitFor()
   })
   await served(hydra.malformedRecords, client.client_id, ({ client_id: _id, ...rest }) => rest, async () => {
-    await page.goto(url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
-    await page.getByRole('alert').getByText(HYDRA_UNREADABLE).waitFor()
+    await admin.page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
+    await admin.page.getByRole('alert').getByText(HYDRA_UNREADABLE).waitFor()
     await settled()
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('OAuth client')
+    expect(await admin.page.getByRole('heading', { level: 1 }).textContent()).toBe('OAuth client')
   })
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 })
 
 /** The first rows of a list ordered by id (Hydra's clients). */
@@ -321,83 +307,83 @@ const newestIds = (rows: { id: string; created_at: string }[], count: number) =>
     .map((row) => row.id)
 
 test('Sessions list: a row that is no session is counted and left out, a row with odd fields shows what it can, a list that is no list offers Retry', async () => {
-  const { kratos } = harness.sandbox
+  const { kratos } = admin.harness.sandbox
   const [gone, odd] = newestIds(kratos.sessions.filter((session) => session.active), 2) as [string, string]
-  const table = page.getByRole('table', { name: 'Active sessions' })
+  const table = admin.page.getByRole('table', { name: 'Active sessions' })
   await served(kratos.malformedRecords, gone, () => null, () =>
     served(kratos.malformedRecords, odd, (record) => ({ ...record, devices: 'Firefox', identity: 'someone', expires_at: 17 }), async () => {
-      await page.goto(url('/dashboard/sessions'))
-      await page.getByText('1 session from the identity store cannot be shown: it came in a form this page cannot read.').waitFor()
+      await admin.page.goto(admin.url('/dashboard/sessions'))
+      await admin.page.getByText('1 session from the identity store cannot be shown: it came in a form this page cannot read.').waitFor()
       await table.waitFor()
       expect(await table.locator('tbody tr').count()).toBe(24)
-      await page.getByRole('button', { name: 'Extend session of an unknown identity' }).waitFor()
+      await admin.page.getByRole('button', { name: 'Extend session of an unknown identity' }).waitFor()
       await swept('sessions-unreadable-row', () => table.waitFor())
     }),
   )
   await served(kratos.malformedLists, '/admin/sessions', (rows) => ({ sessions: rows }), async () => {
-    await page.goto(url('/dashboard/sessions'))
-    await page.getByRole('alert').getByText(KRATOS_UNREADABLE).waitFor()
-    await swept('sessions-unreadable-list', () => page.getByRole('alert').waitFor())
+    await admin.page.goto(admin.url('/dashboard/sessions'))
+    await admin.page.getByRole('alert').getByText(KRATOS_UNREADABLE).waitFor()
+    await swept('sessions-unreadable-list', () => admin.page.getByRole('alert').waitFor())
   })
-  await page.getByRole('button', { name: 'Retry' }).click()
+  await admin.page.getByRole('button', { name: 'Retry' }).click()
   await table.waitFor()
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 })
 
 test('Messages list: a row without an id is counted and left out, odd fields show a dash; a list that is no list', async () => {
-  const { kratos } = harness.sandbox
+  const { kratos } = admin.harness.sandbox
   const [gone, odd] = newestIds(kratos.messages, 2) as [string, string]
-  const table = page.getByRole('table', { name: 'Messages' })
+  const table = admin.page.getByRole('table', { name: 'Messages' })
   await served(kratos.malformedRecords, gone, ({ id: _id, ...rest }) => rest, () =>
     served(kratos.malformedRecords, odd, (record) => ({ ...record, template_type: 7, subject: { text: 'hi' }, status: null, recipient: ['someone@example.test'] }), async () => {
-      await page.goto(url('/dashboard/messages'))
-      await page.getByText('1 message from the identity store cannot be shown: it came in a form this page cannot read.').waitFor()
+      await admin.page.goto(admin.url('/dashboard/messages'))
+      await admin.page.getByText('1 message from the identity store cannot be shown: it came in a form this page cannot read.').waitFor()
       await table.waitFor()
       expect(await table.locator('tbody tr').count()).toBe(24)
       await table.getByRole('link', { name: '(no subject)' }).first().waitFor()
     }),
   )
   await served(kratos.malformedLists, '/admin/courier/messages', () => 'messages', async () => {
-    await page.goto(url('/dashboard/messages'))
-    await page.getByRole('alert').getByText(KRATOS_UNREADABLE).waitFor()
-    await page.getByRole('alert').getByRole('button', { name: 'Retry' }).waitFor()
+    await admin.page.goto(admin.url('/dashboard/messages'))
+    await admin.page.getByRole('alert').getByText(KRATOS_UNREADABLE).waitFor()
+    await admin.page.getByRole('alert').getByRole('button', { name: 'Retry' }).waitFor()
   })
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 })
 
 test('OAuth clients list: a row without client_id is counted and left out, a list field that is no list shows a dash; a list that is no list', async () => {
-  const { hydra } = harness.sandbox
+  const { hydra } = admin.harness.sandbox
   const [gone, odd] = firstIds([...hydra.clients.keys()], 2) as [string, string]
-  const table = page.getByRole('table', { name: 'OAuth clients' })
+  const table = admin.page.getByRole('table', { name: 'OAuth clients' })
   await served(hydra.malformedRecords, gone, ({ client_id: _id, ...rest }) => rest, () =>
     served(hydra.malformedRecords, odd, (record) => ({ ...record, grant_types: 'authorization_code', client_name: 12 }), async () => {
-      await page.goto(url('/dashboard/oauth-clients'))
-      await page.getByText('1 client from Hydra cannot be shown: it came in a form this page cannot read.').waitFor()
+      await admin.page.goto(admin.url('/dashboard/oauth-clients'))
+      await admin.page.getByText('1 client from Hydra cannot be shown: it came in a form this page cannot read.').waitFor()
       await table.waitFor()
       expect(await table.locator('tbody tr').count()).toBe(24)
       // Named by its id when its name cannot be read.
-      const row = table.getByRole('row').filter({ has: page.getByRole('link', { name: odd, exact: true }) })
+      const row = table.getByRole('row').filter({ has: admin.page.getByRole('link', { name: odd, exact: true }) })
       expect(await row.locator('td').nth(3).textContent()).toBe('—')
       await swept('oauth-clients-unreadable-row', () => table.waitFor())
     }),
   )
   await served(hydra.malformedLists, '/admin/clients', (rows) => ({ items: rows }), async () => {
-    await page.goto(url('/dashboard/oauth-clients'))
-    await page.getByRole('alert').getByText(HYDRA_UNREADABLE).waitFor()
-    await page.getByRole('alert').getByRole('button', { name: 'Retry' }).waitFor()
+    await admin.page.goto(admin.url('/dashboard/oauth-clients'))
+    await admin.page.getByRole('alert').getByText(HYDRA_UNREADABLE).waitFor()
+    await admin.page.getByRole('alert').getByRole('button', { name: 'Retry' }).waitFor()
   })
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 })
 
 test('Identities list: rows with traits of the wrong shape are listed by their id; a list that is no list offers Retry', async () => {
-  const { kratos } = harness.sandbox
+  const { kratos } = admin.harness.sandbox
   // Not the signed-in admin: the service reads its role from its traits.
   const others = [...kratos.identities.values()].filter((identity) => identity.traits.role === undefined)
   const [noTraits, oddTraits] = firstIds(others.map((identity) => identity.id), 2) as [string, string]
-  const table = page.getByRole('table', { name: /Identities/ })
+  const table = admin.page.getByRole('table', { name: /Identities/ })
   await served(kratos.malformedRecords, noTraits, ({ traits: _traits, ...rest }) => rest, () =>
     served(kratos.malformedRecords, oddTraits, (record) => ({ ...record, traits: ['not', 'an', 'object'], state: { active: true } }), async () => {
-      await page.goto(url('/dashboard/identities'))
+      await admin.page.goto(admin.url('/dashboard/identities'))
       await table.waitFor()
       await settled()
       for (const id of [noTraits, oddTraits]) await table.getByRole('link', { name: id, exact: true }).waitFor()
@@ -406,15 +392,15 @@ test('Identities list: rows with traits of the wrong shape are listed by their i
     }),
   )
   await served(kratos.malformedLists, '/admin/identities', (rows) => ({ identities: rows }), async () => {
-    await page.goto(url('/dashboard/identities'))
+    await admin.page.goto(admin.url('/dashboard/identities'))
     // Our route's words: the store answered, with something that is not a page of identities.
-    await page.getByRole('alert').getByText('The identity store answered with data that cannot be read.').waitFor()
-    await page.getByRole('alert').getByRole('button', { name: 'Retry' }).waitFor()
-    await swept('identities-unreadable-list', () => page.getByRole('alert').waitFor())
+    await admin.page.getByRole('alert').getByText('The identity store answered with data that cannot be read.').waitFor()
+    await admin.page.getByRole('alert').getByRole('button', { name: 'Retry' }).waitFor()
+    await swept('identities-unreadable-list', () => admin.page.getByRole('alert').waitFor())
   })
-  await page.getByRole('button', { name: 'Retry' }).click()
+  await admin.page.getByRole('button', { name: 'Retry' }).click()
   await table.waitFor()
   // Our route answers a list it cannot read with 502 (the browser logs it); nothing else was logged.
-  expect(problems.filter((problem) => !/status of 502\b/.test(problem))).toEqual([])
-  problems.length = 0
+  expect(admin.problems.filter((problem) => !/status of 502\b/.test(problem))).toEqual([])
+  admin.problems.length = 0
 })

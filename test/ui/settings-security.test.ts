@@ -1,43 +1,32 @@
 // Settings, Audit log, Security and the customizable Overview, as an administrator uses them;
 // each outcome is checked where it lands (the service's store, the identity store's recorded calls,
 // another browser's session).
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import type { BrowserContext, Page } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
-import { SCREENSHOT_DIR, signedInPage, signIn, startHarness, sweep, tabTo, type Harness } from './harness.ts'
+import { SCREENSHOT_DIR, signedInPage, signIn, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
-let harness: Harness
-let context: BrowserContext
-let page: Page
-let problems: string[]
+const admin = useSignedInBrowser('admin', '/dashboard/settings')
 /** Every response body the admin's browser received, to prove a stored key never comes back. */
 const bodies: string[] = []
 
-beforeAll(async () => {
-  harness = await startHarness()
-  ;({ context, page, problems } = await signedInPage(harness, 'admin', '/dashboard/settings'))
-  context.on('response', (response) => {
+beforeAll(() => {
+  admin.context.on('response', (response) => {
     response
       .text()
       .then((text) => bodies.push(text))
       .catch(() => {})
   })
-}, 60_000)
-afterAll(async () => {
-  await context?.close()
-  await harness?.stop()
 })
 
-const url = (path: string) => `${harness.sandbox.url}${path}`
-const settingsRow = (key: string) => page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: key, exact: true }) })
-const identityIdOf = (email: string) => [...harness.sandbox.kratos.identities.values()].find((identity) => identity.traits.email === email)!.id
+const settingsRow = (key: string) => admin.page.getByRole('row').filter({ has: admin.page.getByRole('rowheader', { name: key, exact: true }) })
+const identityIdOf = (email: string) => [...admin.harness.sandbox.kratos.identities.values()].find((identity) => identity.traits.email === email)!.id
 
 test('an admin adds a setting in a category, edits it and deletes it after confirming', async () => {
-  await page.goto(url('/dashboard/settings'))
-  await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
-  await page.getByRole('button', { name: 'Add setting' }).click()
-  const dialog = page.getByRole('dialog', { name: 'Add setting' })
+  await admin.page.goto(admin.url('/dashboard/settings'))
+  await admin.page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+  await admin.page.getByRole('button', { name: 'Add setting' }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Add setting' })
   await dialog.getByRole('textbox', { name: 'Key' }).fill('bad key!')
   await dialog.getByRole('button', { name: 'Save' }).click()
   await dialog.getByText(/Use letters, digits/).waitFor()
@@ -45,52 +34,52 @@ test('an admin adds a setting in a category, edits it and deletes it after confi
   await dialog.getByRole('textbox', { name: 'Value' }).fill('Identity Team')
   await dialog.getByRole('textbox', { name: 'Category' }).fill('mail')
   await dialog.getByRole('button', { name: 'Save' }).click()
-  await page.getByRole('status').getByText('Setting mail.from_name saved.').waitFor()
-  const group = page.getByRole('region', { name: 'mail' })
+  await admin.page.getByRole('status').getByText('Setting mail.from_name saved.').waitFor()
+  const group = admin.page.getByRole('region', { name: 'mail' })
   await group.getByRole('cell', { name: 'Identity Team' }).waitFor()
-  expect((await harness.sandbox.services.settings.list()).find((s) => s.key === 'mail.from_name')).toMatchObject({ value: 'Identity Team', category: 'mail', encrypted: false })
+  expect((await admin.harness.sandbox.services.settings.list()).find((s) => s.key === 'mail.from_name')).toMatchObject({ value: 'Identity Team', category: 'mail', encrypted: false })
 
-  await page.getByRole('button', { name: 'Edit mail.from_name' }).click()
-  const edit = page.getByRole('dialog', { name: 'Edit mail.from_name' })
+  await admin.page.getByRole('button', { name: 'Edit mail.from_name' }).click()
+  const edit = admin.page.getByRole('dialog', { name: 'Edit mail.from_name' })
   await edit.getByRole('textbox', { name: 'Value' }).fill('Platform Team')
   await edit.getByRole('button', { name: 'Save' }).click()
   await group.getByRole('cell', { name: 'Platform Team' }).waitFor()
-  expect((await harness.sandbox.services.settings.list()).find((s) => s.key === 'mail.from_name')?.value).toBe('Platform Team')
+  expect((await admin.harness.sandbox.services.settings.list()).find((s) => s.key === 'mail.from_name')?.value).toBe('Platform Team')
 
-  await page.getByRole('button', { name: 'Delete mail.from_name' }).click()
-  const confirm = page.getByRole('dialog', { name: 'Delete setting?' })
+  await admin.page.getByRole('button', { name: 'Delete mail.from_name' }).click()
+  const confirm = admin.page.getByRole('dialog', { name: 'Delete setting?' })
   await confirm.getByRole('button', { name: 'Cancel' }).click()
-  expect((await harness.sandbox.services.settings.list()).some((s) => s.key === 'mail.from_name')).toBe(true)
-  await page.getByRole('button', { name: 'Delete mail.from_name' }).click()
+  expect((await admin.harness.sandbox.services.settings.list()).some((s) => s.key === 'mail.from_name')).toBe(true)
+  await admin.page.getByRole('button', { name: 'Delete mail.from_name' }).click()
   // Pressed twice: one request.
   const deletes: string[] = []
   const count = (request: { method(): string; url(): string }) => {
     if (request.method() === 'DELETE') deletes.push(new URL(request.url()).pathname)
   }
-  page.on('request', count)
+  admin.page.on('request', count)
   await confirm.getByRole('button', { name: 'Delete' }).dblclick()
-  await page.getByRole('status').getByText('Setting mail.from_name deleted.').waitFor()
-  await page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
-  page.off('request', count)
+  await admin.page.getByRole('status').getByText('Setting mail.from_name deleted.').waitFor()
+  await admin.page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
+  admin.page.off('request', count)
   expect(deletes).toEqual(['/api/settings/mail.from_name'])
-  expect((await harness.sandbox.services.settings.list()).some((s) => s.key === 'mail.from_name')).toBe(false)
-  expect(await page.getByRole('region', { name: 'mail' }).count()).toBe(0)
+  expect((await admin.harness.sandbox.services.settings.list()).some((s) => s.key === 'mail.from_name')).toBe(false)
+  expect(await admin.page.getByRole('region', { name: 'mail' }).count()).toBe(0)
 })
 
 test('Add setting with a key that exists is refused on the Key field and sends nothing; the stored setting is unchanged', async () => {
-  const { settings } = harness.sandbox.services
+  const { settings } = admin.harness.sandbox.services
   await settings.write({ key: 'smtp.relay_password', value: 'relay-secret-42', encrypted: true, category: 'mail' }, null)
   const before = (await settings.list()).find((s) => s.key === 'smtp.relay_password')!
-  await page.goto(url('/dashboard/settings'))
+  await admin.page.goto(admin.url('/dashboard/settings'))
   await settingsRow('smtp.relay_password').waitFor()
   const writes: string[] = []
   const record = (request: { method(): string; url(): string }) => {
     if (request.method() !== 'GET' && new URL(request.url()).pathname.startsWith('/api/settings')) writes.push(`${request.method()} ${request.url()}`)
   }
-  page.on('request', record)
+  admin.page.on('request', record)
   try {
-    await page.getByRole('button', { name: 'Add setting' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Add setting' })
+    await admin.page.getByRole('button', { name: 'Add setting' }).click()
+    const dialog = admin.page.getByRole('dialog', { name: 'Add setting' })
     const key = dialog.getByRole('textbox', { name: 'Key' })
     await key.fill('smtp.relay_password')
     await dialog.getByRole('textbox', { name: 'Value' }).fill('now in plain text')
@@ -101,22 +90,22 @@ test('Add setting with a key that exists is refused on the Key field and sends n
     expect(await key.getAttribute('aria-invalid')).toBe('true')
     expect(await key.getAttribute('aria-describedby')).toBe(await error.getAttribute('id'))
     expect(await key.evaluate((element) => element === document.activeElement)).toBe(true)
-    await page.screenshot({ path: join(SCREENSHOT_DIR, 'settings-add-existing-key.png') })
+    await admin.page.screenshot({ path: join(SCREENSHOT_DIR, 'settings-add-existing-key.png') })
     await dialog.getByRole('button', { name: 'Cancel' }).click()
   } finally {
-    page.off('request', record)
+    admin.page.off('request', record)
   }
   expect(writes).toEqual([])
   expect((await settings.list()).find((s) => s.key === 'smtp.relay_password')).toEqual(before)
   await settingsRow('smtp.relay_password').getByRole('button', { name: 'Reveal smtp.relay_password' }).waitFor()
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 })
 
 test('an encrypted value is masked, revealed through the audited read, masked again after 30 s; the reveal is in the audit log', async () => {
-  await page.clock.install()
-  await page.goto(url('/dashboard/settings'))
-  await page.getByRole('button', { name: 'Add setting' }).click()
-  const dialog = page.getByRole('dialog', { name: 'Add setting' })
+  await admin.page.clock.install()
+  await admin.page.goto(admin.url('/dashboard/settings'))
+  await admin.page.getByRole('button', { name: 'Add setting' }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Add setting' })
   await dialog.getByRole('textbox', { name: 'Key' }).fill('smtp.password')
   await dialog.getByRole('textbox', { name: 'Value' }).fill('hunter2-smtp')
   await dialog.getByRole('textbox', { name: 'Category' }).fill('mail')
@@ -124,7 +113,7 @@ test('an encrypted value is masked, revealed through the audited read, masked ag
   await dialog.getByRole('button', { name: 'Save' }).click()
   const row = settingsRow('smtp.password')
   await row.getByRole('button', { name: 'Reveal smtp.password' }).waitFor()
-  const stored = (await harness.sandbox.services.settings.list()).find((s) => s.key === 'smtp.password')!
+  const stored = (await admin.harness.sandbox.services.settings.list()).find((s) => s.key === 'smtp.password')!
   expect(stored.encrypted).toBe(true)
   expect(stored.value).not.toContain('hunter2')
   expect(await row.textContent()).not.toContain('hunter2-smtp')
@@ -132,20 +121,20 @@ test('an encrypted value is masked, revealed through the audited read, masked ag
 
   await row.getByRole('button', { name: 'Reveal smtp.password' }).click()
   await row.getByText('hunter2-smtp').waitFor()
-  await page.clock.fastForward(31_000)
+  await admin.page.clock.fastForward(31_000)
   await row.getByRole('button', { name: 'Reveal smtp.password' }).waitFor()
   expect(await row.textContent()).not.toContain('hunter2-smtp')
 
   // Revealed again, then leaving the page masks it too.
   await row.getByRole('button', { name: 'Reveal smtp.password' }).click()
   await row.getByText('hunter2-smtp').waitFor()
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
-  await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
-  expect(await page.getByText('hunter2-smtp').count()).toBe(0)
-  await page.getByRole('combobox', { name: 'Action' }).selectOption('settings_decrypt_read')
-  const table = page.getByRole('table')
+  await admin.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
+  await admin.page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+  expect(await admin.page.getByText('hunter2-smtp').count()).toBe(0)
+  await admin.page.getByRole('combobox', { name: 'Action' }).selectOption('settings_decrypt_read')
+  const table = admin.page.getByRole('table')
   // Until the filtered page arrives the table still lists the setting's creation too.
-  await page.waitForFunction(() => {
+  await admin.page.waitForFunction(() => {
     const actions = [...document.querySelectorAll('main table tbody tr td:nth-child(3)')].map((cell) => cell.textContent)
     return actions.length > 0 && actions.every((action) => action === 'settings decrypt read')
   })
@@ -153,65 +142,65 @@ test('an encrypted value is masked, revealed through the audited read, masked ag
   const actions = await table.locator('tbody tr td:nth-child(3)').allTextContents()
   expect(actions.length).toBe(2)
   expect(new Set(actions)).toEqual(new Set(['settings decrypt read']))
-  expect(await page.content()).not.toContain('hunter2-smtp')
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
-  await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+  expect(await admin.page.content()).not.toContain('hunter2-smtp')
+  await admin.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
+  await admin.page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
   await settingsRow('smtp.password').getByRole('button', { name: 'Reveal smtp.password' }).waitFor()
 })
 
 test('an API key for idp-admin is stored encrypted, sent on the next Kratos call, and never shown or answered again', async () => {
   const apiKey = 'ory_pat_Secret-Key-For-Kratos-1234567890'
-  await page.goto(url('/dashboard/settings'))
-  const keys = page.getByRole('region', { name: 'Upstream API keys' })
-  const row = keys.getByRole('row').filter({ has: page.getByRole('rowheader', { name: '/api/idp-admin', exact: true }) })
+  await admin.page.goto(admin.url('/dashboard/settings'))
+  const keys = admin.page.getByRole('region', { name: 'Upstream API keys' })
+  const row = keys.getByRole('row').filter({ has: admin.page.getByRole('rowheader', { name: '/api/idp-admin', exact: true }) })
   await row.getByText('No key').waitFor()
   expect(await row.getByRole('button', { name: /Reveal/ }).count()).toBe(0)
   await row.getByRole('button', { name: 'Set key for idp-admin' }).click()
-  const dialog = page.getByRole('dialog', { name: 'API key for /api/idp-admin' })
+  const dialog = admin.page.getByRole('dialog', { name: 'API key for /api/idp-admin' })
   await dialog.getByRole('button', { name: 'Save' }).click()
   await dialog.getByText('Enter the API key.').waitFor()
   await dialog.getByLabel('API key').fill(apiKey)
   await dialog.getByRole('button', { name: 'Save' }).click()
-  await page.getByRole('status').getByText('API key for idp-admin saved.').waitFor()
+  await admin.page.getByRole('status').getByText('API key for idp-admin saved.').waitFor()
   await row.getByText('Key set').waitFor()
   expect(await row.getByRole('button', { name: /Reveal/ }).count()).toBe(0)
   await row.getByRole('button', { name: 'Replace key for idp-admin' }).waitFor()
-  const stored = (await harness.sandbox.services.settings.list()).find((s) => s.key === 'proxy.idp-admin.api_key')!
+  const stored = (await admin.harness.sandbox.services.settings.list()).find((s) => s.key === 'proxy.idp-admin.api_key')!
   expect(stored.encrypted).toBe(true)
   // The generic list does not show the key's row at all (not even its ciphertext).
-  expect(await page.getByRole('rowheader', { name: 'proxy.idp-admin.api_key' }).count()).toBe(0)
-  expect(await page.content()).not.toContain(stored.value)
+  expect(await admin.page.getByRole('rowheader', { name: 'proxy.idp-admin.api_key' }).count()).toBe(0)
+  expect(await admin.page.content()).not.toContain(stored.value)
 
-  const before = harness.sandbox.kratos.calls.length
-  await page.goto(url('/dashboard/identities'))
-  await page.getByRole('table').waitFor()
-  const kratosCalls = harness.sandbox.kratos.calls.slice(before).filter((call) => call.path.startsWith('/admin/'))
+  const before = admin.harness.sandbox.kratos.calls.length
+  await admin.page.goto(admin.url('/dashboard/identities'))
+  await admin.page.getByRole('table').waitFor()
+  const kratosCalls = admin.harness.sandbox.kratos.calls.slice(before).filter((call) => call.path.startsWith('/admin/'))
   expect(kratosCalls.length).toBeGreaterThan(0)
   for (const call of kratosCalls) expect(call.headers.get('authorization')).toBe(`Bearer ${apiKey}`)
 
-  await page.goto(url('/dashboard/settings'))
-  await page.getByRole('region', { name: 'Upstream API keys' }).getByText('Key set').waitFor()
-  await page.waitForLoadState('networkidle')
-  expect(await page.content()).not.toContain(apiKey)
+  await admin.page.goto(admin.url('/dashboard/settings'))
+  await admin.page.getByRole('region', { name: 'Upstream API keys' }).getByText('Key set').waitFor()
+  await admin.page.waitForLoadState('networkidle')
+  expect(await admin.page.content()).not.toContain(apiKey)
   expect(bodies.length).toBeGreaterThan(10)
   for (const body of bodies) expect(body).not.toContain(apiKey)
 })
 
 test('the audit log filters by action and by actor; an actor links to its identity page', async () => {
   const adminId = identityIdOf(SANDBOX_USERS.admin)
-  await page.goto(url('/dashboard/audit?action=login'))
-  const table = page.getByRole('table')
+  await admin.page.goto(admin.url('/dashboard/audit?action=login'))
+  const table = admin.page.getByRole('table')
   await table.getByRole('cell', { name: 'login' }).first().waitFor()
   expect(new Set(await table.locator('tbody tr td:nth-child(3)').allTextContents())).toEqual(new Set(['login']))
-  await page.getByRole('combobox', { name: 'Action' }).selectOption('')
-  await page.getByRole('textbox', { name: 'Actor (identity ID)' }).fill('not an id')
-  await page.getByRole('button', { name: 'Filter' }).click()
-  await page.getByText('Enter an identity ID (a UUID), or leave it empty for everyone.').waitFor()
-  await page.getByRole('textbox', { name: 'Actor (identity ID)' }).fill(adminId)
-  const filtered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/security/audit' && new URL(r.url()).searchParams.get('actor') === adminId)
-  await page.getByRole('button', { name: 'Filter' }).click()
+  await admin.page.getByRole('combobox', { name: 'Action' }).selectOption('')
+  await admin.page.getByRole('textbox', { name: 'Actor (identity ID)' }).fill('not an id')
+  await admin.page.getByRole('button', { name: 'Filter' }).click()
+  await admin.page.getByText('Enter an identity ID (a UUID), or leave it empty for everyone.').waitFor()
+  await admin.page.getByRole('textbox', { name: 'Actor (identity ID)' }).fill(adminId)
+  const filtered = admin.page.waitForResponse((r) => new URL(r.url()).pathname === '/api/security/audit' && new URL(r.url()).searchParams.get('actor') === adminId)
+  await admin.page.getByRole('button', { name: 'Filter' }).click()
   await filtered
-  await page.waitForFunction((id) => {
+  await admin.page.waitForFunction((id) => {
     const cells = [...document.querySelectorAll('main table tbody tr td:nth-child(2)')]
     return cells.length > 2 && cells.every((cell) => cell.textContent === id)
   }, adminId)
@@ -225,68 +214,68 @@ test('the audit log filters by action and by actor; an actor links to its identi
 test('the audit log filters to writes through the proxies, stepped to with the arrow keys, and says which method each was', async () => {
   // One write of each kind through the admin prefix, as the identity pages make them.
   const target = identityIdOf('user05@example.test')
-  const patch = await page.request.patch(url(`/api/idp-admin/admin/identities/${target}`), {
+  const patch = await admin.page.request.patch(admin.url(`/api/idp-admin/admin/identities/${target}`), {
     headers: { 'content-type': 'application/json' },
     data: [{ op: 'replace', path: '/metadata_public', value: { plan: 'audited' } }],
   })
   expect(patch.status()).toBe(200)
-  await page.goto(url('/dashboard/audit'))
-  const table = page.getByRole('table')
+  await admin.page.goto(admin.url('/dashboard/audit'))
+  const table = admin.page.getByRole('table')
   await table.locator('tbody tr').first().waitFor()
-  const select = page.getByRole('combobox', { name: 'Action' })
+  const select = admin.page.getByRole('combobox', { name: 'Action' })
   await select.focus()
   // Each arrow applies the next filter at once; focus stays on the select, so the next arrow works.
   for (let step = 0; (await select.inputValue()) !== 'proxy_write'; step++) {
     expect(step).toBeLessThan(12)
-    await page.keyboard.press('ArrowDown')
-    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('SELECT')
+    await admin.page.keyboard.press('ArrowDown')
+    expect(await admin.page.evaluate(() => document.activeElement?.tagName)).toBe('SELECT')
   }
-  expect(new URL(page.url()).searchParams.get('action')).toBe('proxy_write')
+  expect(new URL(admin.page.url()).searchParams.get('action')).toBe('proxy_write')
   await table.getByRole('cell', { name: 'proxy write (PATCH)' }).first().waitFor()
   expect(new Set(await table.locator('tbody tr td:nth-child(3)').allTextContents())).toEqual(new Set(['proxy write (PATCH)']))
   expect(await table.getByRole('cell', { name: `/admin/identities/${target}` }).count()).toBeGreaterThan(0)
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 })
 
 test('Security shows every posture check with what to do about each warning, and the configuration without secrets', async () => {
-  await page.goto(url('/dashboard/security'))
-  const posture = page.getByRole('region', { name: 'Posture checks' })
+  await admin.page.goto(admin.url('/dashboard/security'))
+  const posture = admin.page.getByRole('region', { name: 'Posture checks' })
   await posture.getByText(/checks needs? attention/).waitFor()
   // The sandbox runs in development: the cookie check warns and says what to do.
   const cookies = posture.getByRole('listitem').filter({ hasText: 'NODE_ENV=development' })
   expect(await cookies.getByText('Warning', { exact: true }).count()).toBe(1)
   expect(await cookies.textContent()).toContain('What to do: Run with NODE_ENV=production')
-  const configuration = page.getByRole('region', { name: 'Effective configuration' })
+  const configuration = admin.page.getByRole('region', { name: 'Effective configuration' })
   expect(await configuration.textContent()).toContain('Encryption available')
-  const html = await page.content()
-  for (const secret of [harness.sandbox.env.SESSION_SIGNING_KEY!, harness.sandbox.env.ENCRYPTION_KEY!, harness.sandbox.kratos.url]) expect(html).not.toContain(secret)
+  const html = await admin.page.content()
+  for (const secret of [admin.harness.sandbox.env.SESSION_SIGNING_KEY!, admin.harness.sandbox.env.ENCRYPTION_KEY!, admin.harness.sandbox.kratos.url]) expect(html).not.toContain(secret)
 })
 
 test('End dashboard sessions signs that identity out of its open browser', async () => {
-  const viewer = await signedInPage(harness, 'viewer')
+  const viewer = await signedInPage(admin.harness, 'viewer')
   try {
     await viewer.page.getByRole('region', { name: 'Services' }).waitFor()
     const viewerCookie = (await viewer.context.cookies()).find((c) => c.name === 'admin-session')!.value
-    expect((await fetch(url('/api/auth/session'), { headers: { cookie: `admin-session=${viewerCookie}` } })).status).toBe(200)
-    await page.goto(url('/dashboard/security'))
-    const form = page.getByRole('region', { name: 'End dashboard sessions' })
+    expect((await fetch(admin.url('/api/auth/session'), { headers: { cookie: `admin-session=${viewerCookie}` } })).status).toBe(200)
+    await admin.page.goto(admin.url('/dashboard/security'))
+    const form = admin.page.getByRole('region', { name: 'End dashboard sessions' })
     await form.getByRole('button', { name: 'End dashboard sessions' }).click()
     await form.getByText(/Enter an identity ID/).waitFor()
     const viewerId = identityIdOf(SANDBOX_USERS.viewer)
     await form.getByRole('textbox', { name: 'Identity ID' }).fill(viewerId)
     await form.getByRole('button', { name: 'End dashboard sessions' }).click()
-    const dialog = page.getByRole('dialog', { name: 'End dashboard sessions?' })
+    const dialog = admin.page.getByRole('dialog', { name: 'End dashboard sessions?' })
     await dialog.getByRole('button', { name: 'End sessions' }).click()
-    await page.getByRole('status').getByText(`Every dashboard session of ${viewerId} has ended.`).waitFor()
+    await admin.page.getByRole('status').getByText(`Every dashboard session of ${viewerId} has ended.`).waitFor()
     // The viewer's cookie is refused from now on; the viewer's browser, on its next request, is
     // refused too and sent to sign in (the provider may sign it in again at once: that is a new session).
-    const refused = viewer.page.waitForResponse((r) => r.url() === url('/api/auth/session') && r.status() === 401)
+    const refused = viewer.page.waitForResponse((r) => r.url() === admin.url('/api/auth/session') && r.status() === 401)
     const toLogin = viewer.page.waitForRequest((r) => new URL(r.url()).pathname === '/api/auth/login')
     await viewer.page.reload()
     await refused
     await toLogin
     const oldCookie = `admin-session=${viewerCookie}`
-    const answer = await fetch(url('/api/auth/session'), { headers: { cookie: oldCookie } })
+    const answer = await fetch(admin.url('/api/auth/session'), { headers: { cookie: oldCookie } })
     expect(answer.status).toBe(401)
   } finally {
     await viewer.context.close()
@@ -294,68 +283,68 @@ test('End dashboard sessions signs that identity out of its open browser', async
 })
 
 test('an admin customizes the Overview with the keyboard, signs out and in, and finds it as left', async () => {
-  await page.goto(url('/dashboard'))
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+  await admin.page.goto(admin.url('/dashboard'))
+  await admin.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
   // The heading comes before the stored arrangement has been read and its sections drawn.
-  await page.getByRole('region', { name: 'Latest audit events' }).waitFor()
-  const titles = () => page.locator('main .sections > section h2').allTextContents()
+  await admin.page.getByRole('region', { name: 'Latest audit events' }).waitFor()
+  const titles = () => admin.page.locator('main .sections > section h2').allTextContents()
   expect(await titles()).toEqual(['Services', 'Active sessions by location', 'Latest audit events'])
-  await tabTo(page, 'Customize')
-  await page.keyboard.press('Enter')
-  const dialog = page.getByRole('dialog', { name: 'Customize the overview' })
+  await tabTo(admin.page, 'Customize')
+  await admin.page.keyboard.press('Enter')
+  const dialog = admin.page.getByRole('dialog', { name: 'Customize the overview' })
   await dialog.waitFor()
-  await tabTo(page, 'Show Session map')
-  await page.keyboard.press('Space')
+  await tabTo(admin.page, 'Show Session map')
+  await admin.page.keyboard.press('Space')
   expect(await dialog.getByRole('checkbox', { name: 'Show Session map' }).isChecked()).toBe(false)
-  await tabTo(page, 'Move Latest audit events up')
-  await page.keyboard.press('Enter')
+  await tabTo(admin.page, 'Move Latest audit events up')
+  await admin.page.keyboard.press('Enter')
   // Focus stays on the moved widget's button, so it can move again at once.
-  await page.keyboard.press('Enter')
-  await page.getByRole('status').getByText('Latest audit events moved to position 1 of 3.').waitFor()
-  await tabTo(page, 'Save')
-  await page.keyboard.press('Enter')
-  await page.getByRole('status').getByText('Overview arrangement saved.').waitFor()
+  await admin.page.keyboard.press('Enter')
+  await admin.page.getByRole('status').getByText('Latest audit events moved to position 1 of 3.').waitFor()
+  await tabTo(admin.page, 'Save')
+  await admin.page.keyboard.press('Enter')
+  await admin.page.getByRole('status').getByText('Overview arrangement saved.').waitFor()
   expect(await titles()).toEqual(['Latest audit events', 'Services'])
 
-  const stored = await context.request.get(url('/api/dashboard/layout'))
+  const stored = await admin.context.request.get(admin.url('/api/dashboard/layout'))
   expect(await stored.json()).toEqual({ layout: { overview: { order: ['audit', 'services', 'map'], hidden: ['map'] } } })
 
-  await page.getByRole('button', { name: 'Sign out' }).click()
-  await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
-  await page.getByRole('link', { name: 'Sign in again' }).click()
+  await admin.page.getByRole('button', { name: 'Sign out' }).click()
+  await admin.page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+  await admin.page.getByRole('link', { name: 'Sign in again' }).click()
   // The provider may still remember the admin and send the browser straight back.
-  await page.waitForURL((u) => u.origin === harness.sandbox.providerUrl || u.pathname === '/dashboard')
-  if (new URL(page.url()).origin === harness.sandbox.providerUrl) await signIn(page, harness.sandbox, 'admin')
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
-  await page.getByRole('region', { name: 'Latest audit events' }).waitFor()
+  await admin.page.waitForURL((u) => u.origin === admin.harness.sandbox.providerUrl || u.pathname === '/dashboard')
+  if (new URL(admin.page.url()).origin === admin.harness.sandbox.providerUrl) await signIn(admin.page, admin.harness.sandbox, 'admin')
+  await admin.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+  await admin.page.getByRole('region', { name: 'Latest audit events' }).waitFor()
   expect(await titles()).toEqual(['Latest audit events', 'Services'])
 })
 
 test('keyboard only: Settings → Add setting dialog → Escape back to its opener; Security → the end-sessions form', async () => {
-  await page.goto(url('/dashboard/settings'))
-  await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
-  await tabTo(page, 'Add setting')
-  await page.keyboard.press('Enter')
-  await page.getByRole('dialog', { name: 'Add setting' }).waitFor()
-  expect(await page.evaluate(() => document.activeElement?.id)).toBe('setting-key')
-  await page.keyboard.press('Escape')
-  expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Add setting')
-  await page.goto(url('/dashboard/security'))
-  await page.getByRole('heading', { level: 1, name: 'Security' }).waitFor()
-  await tabTo(page, 'Identity ID')
-  await page.keyboard.type(identityIdOf('user01@example.test'))
-  await page.keyboard.press('Enter')
-  const dialog = page.getByRole('dialog', { name: 'End dashboard sessions?' })
+  await admin.page.goto(admin.url('/dashboard/settings'))
+  await admin.page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+  await tabTo(admin.page, 'Add setting')
+  await admin.page.keyboard.press('Enter')
+  await admin.page.getByRole('dialog', { name: 'Add setting' }).waitFor()
+  expect(await admin.page.evaluate(() => document.activeElement?.id)).toBe('setting-key')
+  await admin.page.keyboard.press('Escape')
+  expect(await admin.page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Add setting')
+  await admin.page.goto(admin.url('/dashboard/security'))
+  await admin.page.getByRole('heading', { level: 1, name: 'Security' }).waitFor()
+  await tabTo(admin.page, 'Identity ID')
+  await admin.page.keyboard.type(identityIdOf('user01@example.test'))
+  await admin.page.keyboard.press('Enter')
+  const dialog = admin.page.getByRole('dialog', { name: 'End dashboard sessions?' })
   await dialog.waitFor()
-  await page.keyboard.press('Escape')
+  await admin.page.keyboard.press('Escape')
   expect(await dialog.isVisible()).toBe(false)
 })
 
 test('Settings and Security pass the sweep: light and dark, desktop and phone', async () => {
-  await page.goto(url('/dashboard/settings'))
-  const found = await sweep(page, 'settings', () => page.getByRole('region', { name: 'Upstream API keys' }).waitFor())
-  await page.goto(url('/dashboard/security'))
-  found.push(...(await sweep(page, 'security', () => page.getByRole('region', { name: 'Posture checks' }).getByRole('listitem').first().waitFor())))
+  await admin.page.goto(admin.url('/dashboard/settings'))
+  const found = await sweep(admin.page, 'settings', () => admin.page.getByRole('region', { name: 'Upstream API keys' }).waitFor())
+  await admin.page.goto(admin.url('/dashboard/security'))
+  found.push(...(await sweep(admin.page, 'security', () => admin.page.getByRole('region', { name: 'Posture checks' }).getByRole('listitem').first().waitFor())))
   expect(found).toEqual([])
-  expect(problems).toEqual([])
+  expect(admin.problems).toEqual([])
 }, 90_000)
