@@ -4,9 +4,8 @@
 // pressed twice reaches Hydra once.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import type { BrowserContext, Page } from 'playwright-core'
 import { HydraFixture } from '../support/hydra.ts'
-import { SCREENSHOT_DIR, signedInPage, startHarness, type Harness } from './harness.ts'
+import { SCREENSHOT_DIR, useSignedInBrowser } from './harness.ts'
 
 /** A client with the fields an operator sets through the API or the Hydra CLI but the form does not show. */
 const FULL_CLIENT = {
@@ -93,24 +92,11 @@ describe('the Hydra stand-in', () => {
 })
 
 describe('in the browser', () => {
-  let harness: Harness
-  let context: BrowserContext
-  let page: Page
-  let problems: string[]
+  const admin = useSignedInBrowser('admin', '/dashboard/oauth-clients')
 
-  beforeAll(async () => {
-    harness = await startHarness()
-    ;({ context, page, problems } = await signedInPage(harness, 'admin', '/dashboard/oauth-clients'))
-  }, 60_000)
-  afterAll(async () => {
-    await context?.close()
-    await harness?.stop()
-  })
-
-  const url = (path: string) => `${harness.sandbox.url}${path}`
   /** A call through the service's Hydra admin prefix from the signed-in page, as the app itself makes it. */
   const throughProxy = (method: string, path: string, body?: unknown) =>
-    page.evaluate(
+    admin.page.evaluate(
       async ({ method, path, body }) => {
         const response = await fetch(`/api/oauth-admin${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
         return { status: response.status, body: (await response.json().catch(() => null)) as Record<string, unknown> | null }
@@ -119,23 +105,23 @@ describe('in the browser', () => {
     )
   /** A client added to Hydra, its page open. */
   async function openNewClient(fields: Record<string, unknown> & { client_name: string }) {
-    const client = harness.sandbox.hydra.addClient(fields)
-    await page.goto(url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
-    await page.getByRole('heading', { level: 1, name: fields.client_name }).waitFor()
+    const client = admin.harness.sandbox.hydra.addClient(fields)
+    await admin.page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
+    await admin.page.getByRole('heading', { level: 1, name: fields.client_name }).waitFor()
     return client
   }
   /** The browser reports a refused request in the console: that one is expected, and only that one. */
   async function expectRefusalReported() {
-    for (let waited = 0; problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
-    expect(problems.splice(0)).toEqual([expect.stringContaining('500')])
+    for (let waited = 0; admin.problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
+    expect(admin.problems.splice(0)).toEqual([expect.stringContaining('500')])
   }
   const proxyWrites = async (clientId: string, method: string) =>
-    (await harness.sandbox.services.audit.list({ limit: 1000, action: 'proxy_write' })).filter(
+    (await admin.harness.sandbox.services.audit.list({ limit: 1000, action: 'proxy_write' })).filter(
       (event) => event.target === `/admin/clients/${clientId}` && (event.detail as { method?: string } | null)?.method === method,
     )
 
   test('an admin renames a client created through the API: metadata, contacts, CORS origins, URIs, lifespans, owner, created time and the secret stay as they were', async () => {
-    const { hydra } = harness.sandbox
+    const { hydra } = admin.harness.sandbox
     const created = await throughProxy('POST', '/admin/clients', FULL_CLIENT)
     expect(created.status).toBe(201)
     const clientId = created.body!.client_id as string
@@ -143,14 +129,14 @@ describe('in the browser', () => {
     hydra.clients.get(clientId)!.created_at = '2024-01-02T03:04:05.000Z'
     const before = structuredClone(hydra.clients.get(clientId)!)
 
-    await page.goto(url(`/dashboard/oauth-clients/${encodeURIComponent(clientId)}`))
-    await page.getByRole('heading', { level: 1, name: 'Partner portal' }).waitFor()
-    await page.getByRole('button', { name: 'Edit client' }).click()
-    await page.getByRole('textbox', { name: 'Client name' }).fill('Partner portal (EU)')
-    await page.getByRole('button', { name: 'Save' }).click()
-    await page.getByRole('status').getByText('Client Partner portal (EU) saved.').waitFor()
-    await page.getByRole('heading', { level: 1, name: 'Partner portal (EU)' }).waitFor()
-    await page.screenshot({ path: join(SCREENSHOT_DIR, 'oauth-client-renamed.png'), fullPage: true })
+    await admin.page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(clientId)}`))
+    await admin.page.getByRole('heading', { level: 1, name: 'Partner portal' }).waitFor()
+    await admin.page.getByRole('button', { name: 'Edit client' }).click()
+    await admin.page.getByRole('textbox', { name: 'Client name' }).fill('Partner portal (EU)')
+    await admin.page.getByRole('button', { name: 'Save' }).click()
+    await admin.page.getByRole('status').getByText('Client Partner portal (EU) saved.').waitFor()
+    await admin.page.getByRole('heading', { level: 1, name: 'Partner portal (EU)' }).waitFor()
+    await admin.page.screenshot({ path: join(SCREENSHOT_DIR, 'oauth-client-renamed.png'), fullPage: true })
 
     const after = hydra.clients.get(clientId)!
     expect(after.client_name).toBe('Partner portal (EU)')
@@ -167,14 +153,14 @@ describe('in the browser', () => {
     // Read back through the service, as an operator would.
     const readBack = await throughProxy('GET', `/admin/clients/${encodeURIComponent(clientId)}`)
     expect(readBack.body).toMatchObject({ ...ANSWERED, client_name: 'Partner portal (EU)' })
-    expect(problems).toEqual([])
+    expect(admin.problems).toEqual([])
   })
 
   test('an edit keeps what someone else changed meanwhile: only the fields this form changed are written', async () => {
-    const { hydra } = harness.sandbox
+    const { hydra } = admin.harness.sandbox
     const client = await openNewClient({ client_name: 'Shared app', redirect_uris: ['https://shared.example.com/callback'], metadata: { tier: 'bronze' } })
-    await page.getByRole('button', { name: 'Edit client' }).click()
-    await page.getByRole('textbox', { name: 'Client name' }).fill('Shared app (v2)')
+    await admin.page.getByRole('button', { name: 'Edit client' }).click()
+    await admin.page.getByRole('textbox', { name: 'Client name' }).fill('Shared app (v2)')
 
     // Another operator, through the same service, adds a redirect URI and changes the metadata.
     const elsewhere = await throughProxy('PATCH', `/admin/clients/${encodeURIComponent(client.client_id)}`, [
@@ -183,8 +169,8 @@ describe('in the browser', () => {
     ])
     expect(elsewhere.status).toBe(200)
 
-    await page.getByRole('button', { name: 'Save' }).click()
-    await page.getByRole('status').getByText('Client Shared app (v2) saved.').waitFor()
+    await admin.page.getByRole('button', { name: 'Save' }).click()
+    await admin.page.getByRole('status').getByText('Client Shared app (v2) saved.').waitFor()
     const after = hydra.clients.get(client.client_id)!
     expect(after.client_name).toBe('Shared app (v2)')
     expect(after.redirect_uris).toEqual(['https://shared.example.com/callback', 'https://shared.example.com/v2/callback'])
@@ -193,34 +179,34 @@ describe('in the browser', () => {
     expect(patches.length).toBe(2)
 
     // Saved again without a change: nothing is sent.
-    await page.getByRole('button', { name: 'Edit client' }).click()
-    await page.getByRole('button', { name: 'Save' }).click()
-    await page.getByRole('status').getByText('Nothing was changed.').waitFor()
+    await admin.page.getByRole('button', { name: 'Edit client' }).click()
+    await admin.page.getByRole('button', { name: 'Save' }).click()
+    await admin.page.getByRole('status').getByText('Nothing was changed.').waitFor()
     expect(hydra.calls.filter((call) => call.method === 'PATCH' && call.path === `/admin/clients/${client.client_id}`).length).toBe(2)
-    expect(problems).toEqual([])
+    expect(admin.problems).toEqual([])
   })
 
   test('Delete pressed twice (a double click) sends one DELETE; Revoke pressed twice (Enter, Enter) revokes once', async () => {
-    const { hydra } = harness.sandbox
+    const { hydra } = admin.harness.sandbox
     const client = await openNewClient({ client_name: 'Legacy kiosk', redirect_uris: ['https://kiosk.example.com/callback'] })
     // Hydra answers slowly, so the second press arrives while the first request runs.
     hydra.delayMs = 400
     try {
-      await page.getByRole('button', { name: 'Revoke tokens' }).click()
-      const revokeDialog = page.getByRole('dialog', { name: 'Revoke tokens?' })
+      await admin.page.getByRole('button', { name: 'Revoke tokens' }).click()
+      const revokeDialog = admin.page.getByRole('dialog', { name: 'Revoke tokens?' })
       await revokeDialog.getByRole('button', { name: 'Revoke' }).focus()
-      await page.keyboard.press('Enter')
-      await page.keyboard.press('Enter')
-      await page.getByRole('status').getByText('Every token of Legacy kiosk was revoked.').waitFor()
+      await admin.page.keyboard.press('Enter')
+      await admin.page.keyboard.press('Enter')
+      await admin.page.getByRole('status').getByText('Every token of Legacy kiosk was revoked.').waitFor()
       expect(hydra.revokedTokens.filter((id) => id === client.client_id)).toEqual([client.client_id])
 
-      await page.getByRole('button', { name: 'Delete client' }).click()
-      const deleteDialog = page.getByRole('dialog', { name: 'Delete client?' })
+      await admin.page.getByRole('button', { name: 'Delete client' }).click()
+      const deleteDialog = admin.page.getByRole('dialog', { name: 'Delete client?' })
       const confirm = deleteDialog.getByRole('button', { name: 'Delete' })
       await confirm.dblclick()
       expect(await confirm.isDisabled()).toBe(true)
-      await page.screenshot({ path: join(SCREENSHOT_DIR, 'oauth-client-deleting.png') })
-      await page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
+      await admin.page.screenshot({ path: join(SCREENSHOT_DIR, 'oauth-client-deleting.png') })
+      await admin.page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
     } finally {
       hydra.delayMs = 0
     }
@@ -228,50 +214,50 @@ describe('in the browser', () => {
     expect(deletes.length).toBe(1)
     expect(hydra.clients.has(client.client_id)).toBe(false)
     expect((await proxyWrites(client.client_id, 'DELETE')).length).toBe(1)
-    expect(problems).toEqual([])
+    expect(admin.problems).toEqual([])
   })
 
   test('a refused Delete or Revoke says so inside its dialog, which stays open for another try; Cancel dismisses it', async () => {
-    const { hydra } = harness.sandbox
+    const { hydra } = admin.harness.sandbox
     const client = await openNewClient({ client_name: 'Flaky partner', redirect_uris: ['https://flaky.example.com/callback'] })
 
     hydra.failWith = 500
     try {
-      await page.getByRole('button', { name: 'Revoke tokens' }).click()
-      const revokeDialog = page.getByRole('dialog', { name: 'Revoke tokens?' })
+      await admin.page.getByRole('button', { name: 'Revoke tokens' }).click()
+      const revokeDialog = admin.page.getByRole('dialog', { name: 'Revoke tokens?' })
       await revokeDialog.getByRole('button', { name: 'Revoke' }).click()
       await revokeDialog.getByRole('alert').waitFor()
       await expectRefusalReported()
       // Nothing outside the open dialog says it, where the modal would hide it.
-      expect(await page.getByRole('alert').count()).toBe(1)
+      expect(await admin.page.getByRole('alert').count()).toBe(1)
       await revokeDialog.getByRole('button', { name: 'Cancel' }).click()
       await revokeDialog.waitFor({ state: 'hidden' })
-      expect(await page.getByRole('alert').count()).toBe(0)
+      expect(await admin.page.getByRole('alert').count()).toBe(0)
 
-      await page.getByRole('button', { name: 'Delete client' }).click()
-      const deleteDialog = page.getByRole('dialog', { name: 'Delete client?' })
+      await admin.page.getByRole('button', { name: 'Delete client' }).click()
+      const deleteDialog = admin.page.getByRole('dialog', { name: 'Delete client?' })
       expect(await deleteDialog.getByRole('alert').count()).toBe(0)
       await deleteDialog.getByRole('button', { name: 'Delete' }).press('Enter')
       await deleteDialog.getByRole('alert').waitFor()
       await expectRefusalReported()
-      await page.screenshot({ path: join(SCREENSHOT_DIR, 'oauth-client-delete-refused.png') })
+      await admin.page.screenshot({ path: join(SCREENSHOT_DIR, 'oauth-client-delete-refused.png') })
       expect(hydra.clients.has(client.client_id)).toBe(true)
     } finally {
       hydra.failWith = null
     }
     // Hydra is back: the same dialog, the same button, and the client is gone.
-    await page.getByRole('dialog', { name: 'Delete client?' }).getByRole('button', { name: 'Delete' }).press('Enter')
-    await page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
+    await admin.page.getByRole('dialog', { name: 'Delete client?' }).getByRole('button', { name: 'Delete' }).press('Enter')
+    await admin.page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
     expect(hydra.clients.has(client.client_id)).toBe(false)
-    expect(problems).toEqual([])
+    expect(admin.problems).toEqual([])
   })
 
   test('a refused Create is shown where the person is looking: the dialog scrolls up to its error', async () => {
-    const { hydra } = harness.sandbox
-    await page.goto(url('/dashboard/oauth-clients'))
-    await page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
-    await page.getByRole('button', { name: 'Create client' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Create client' })
+    const { hydra } = admin.harness.sandbox
+    await admin.page.goto(admin.url('/dashboard/oauth-clients'))
+    await admin.page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
+    await admin.page.getByRole('button', { name: 'Create client' }).click()
+    const dialog = admin.page.getByRole('dialog', { name: 'Create client' })
     await dialog.getByRole('textbox', { name: 'Client name' }).fill('Refused tool')
     await dialog.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://refused.example.com/cb')
     hydra.failWith = 500
@@ -281,7 +267,7 @@ describe('in the browser', () => {
       const alert = dialog.getByRole('alert')
       await alert.waitFor()
       await expectRefusalReported()
-      await page.waitForFunction(() => {
+      await admin.page.waitForFunction(() => {
         const shown = document.querySelector('dialog[open] [role="alert"]')!.getBoundingClientRect()
         const frame = document.querySelector('dialog[open]')!.getBoundingClientRect()
         return shown.top >= frame.top && shown.bottom <= frame.bottom
@@ -291,27 +277,27 @@ describe('in the browser', () => {
     }
     await dialog.getByRole('button', { name: 'Cancel' }).click()
     expect([...hydra.clients.values()].some((client) => client.client_name === 'Refused tool')).toBe(false)
-    expect(problems).toEqual([])
+    expect(admin.problems).toEqual([])
   })
 
   test('a Delete answered after the person went elsewhere does not pull them back to the list', async () => {
-    const { hydra } = harness.sandbox
+    const { hydra } = admin.harness.sandbox
     const client = await openNewClient({ client_name: 'Slow to go', redirect_uris: ['https://slow.example.com/callback'] })
     hydra.delayMs = 1500
     try {
-      await page.getByRole('button', { name: 'Delete client' }).click()
-      await page.getByRole('dialog', { name: 'Delete client?' }).getByRole('button', { name: 'Delete' }).click()
-      await page.keyboard.press('Escape')
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
-      await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
-      await page.getByRole('status').getByText('Client Slow to go deleted.').waitFor()
+      await admin.page.getByRole('button', { name: 'Delete client' }).click()
+      await admin.page.getByRole('dialog', { name: 'Delete client?' }).getByRole('button', { name: 'Delete' }).click()
+      await admin.page.keyboard.press('Escape')
+      await admin.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
+      await admin.page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+      await admin.page.getByRole('status').getByText('Client Slow to go deleted.').waitFor()
     } finally {
       hydra.delayMs = 0
     }
     expect(hydra.clients.has(client.client_id)).toBe(false)
-    expect(new URL(page.url()).pathname).toBe('/dashboard/audit')
-    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
-    expect(problems).toEqual([])
+    expect(new URL(admin.page.url()).pathname).toBe('/dashboard/audit')
+    await admin.page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+    expect(admin.problems).toEqual([])
   })
 })
 

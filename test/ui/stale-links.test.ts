@@ -3,10 +3,9 @@
 // is not valid and offers the way back to the first page or to the list without the filter, before
 // the Retry every error keeps (ui.md).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { BrowserContext, Page } from 'playwright-core'
 import { KratosFixture } from '../support/kratos.ts'
 import { HydraFixture } from '../support/hydra.ts'
-import { signedInPage, startHarness, sweep, tabTo, type Harness } from './harness.ts'
+import { sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
 describe('the stand-ins refuse a page token as Kratos and Hydra do', () => {
   let kratos: KratosFixture
@@ -73,33 +72,20 @@ describe('the stand-ins refuse a page token as Kratos and Hydra do', () => {
 })
 
 describe('in the browser', () => {
-  let harness: Harness
-  let context: BrowserContext
-  let page: Page
-  let problems: string[]
+  const admin = useSignedInBrowser('admin')
 
-  beforeAll(async () => {
-    harness = await startHarness()
-    ;({ context, page, problems } = await signedInPage(harness, 'admin'))
-  }, 60_000)
-  afterAll(async () => {
-    await context?.close()
-    await harness?.stop()
-  })
-
-  const url = (path: string) => `${harness.sandbox.url}${path}`
-  const settled = () => page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
-  const query = () => new URL(page.url()).searchParams
+  const settled = () => admin.page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
+  const query = () => new URL(admin.page.url()).searchParams
   /** The refused load's console line (the browser logs every 4xx answer); nothing else. */
   const onlyRefusals = () => {
-    expect(problems.filter((problem) => !/status of 400\b/.test(problem))).toEqual([])
-    problems.length = 0
+    expect(admin.problems.filter((problem) => !/status of 400\b/.test(problem))).toEqual([])
+    admin.problems.length = 0
   }
 
   /** Opens a list at a link its service refuses; returns the alert after checking it keeps Retry after the ways out. */
   async function openRefused(path: string, says: string | RegExp) {
-    await page.goto(url(path))
-    const alert = page.getByRole('alert')
+    await admin.page.goto(admin.url(path))
+    const alert = admin.page.getByRole('alert')
     await alert.getByText(says).waitFor()
     await settled()
     expect(await alert.getByRole('button', { name: 'Retry' }).count()).toBe(1)
@@ -115,79 +101,79 @@ describe('in the browser', () => {
 
   test('Identities: a stale page token, then a search the route refuses; with the keyboard alone', async () => {
     const alert = await openRefused('/dashboard/identities?page_token=not-a-token&trail=.', PAGE)
-    expect(harness.sandbox.kratos.callsTo('/admin/identities').at(-1)?.query.get('page_token')).toBe('not-a-token')
+    expect(admin.harness.sandbox.kratos.callsTo('/admin/identities').at(-1)?.query.get('page_token')).toBe('not-a-token')
     expect(await alert.getByRole('link', { name: 'Clear the filter' }).count()).toBe(0)
-    expect(await sweep(page, 'identities-stale-link', () => alert.waitFor())).toEqual([])
+    expect(await sweep(admin.page, 'identities-stale-link', () => alert.waitFor())).toEqual([])
     // Keyboard only: the way out is in the tab order, and taking it puts focus on the page's heading.
-    await tabTo(page, 'Go to the first page')
-    await page.keyboard.press('Enter')
-    await page.getByRole('table', { name: /Identities/ }).waitFor()
+    await tabTo(admin.page, 'Go to the first page')
+    await admin.page.keyboard.press('Enter')
+    await admin.page.getByRole('table', { name: /Identities/ }).waitFor()
     expect(query().get('page_token')).toBeNull()
     expect(query().get('trail')).toBeNull()
-    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1')
-    expect(await page.getByRole('alert').count()).toBe(0)
-    expect(await page.getByText('Page 1', { exact: true }).count()).toBe(1)
+    expect(await admin.page.evaluate(() => document.activeElement?.tagName)).toBe('H1')
+    expect(await admin.page.getByRole('alert').count()).toBe(0)
+    expect(await admin.page.getByText('Page 1', { exact: true }).count()).toBe(1)
 
     // An identifier longer than the route takes (255 characters) is the filter's fault.
     const long = `${'x'.repeat(300)}@example.test`
     const refused = await openRefused(`/dashboard/identities?search=${long}`, FILTER)
     expect(await refused.getByRole('link', { name: 'Go to the first page' }).count()).toBe(0)
     await refused.getByRole('link', { name: 'Clear the filter' }).click()
-    await page.getByRole('table', { name: /Identities/ }).waitFor()
+    await admin.page.getByRole('table', { name: /Identities/ }).waitFor()
     expect(query().get('search')).toBeNull()
     onlyRefusals()
   })
 
   test('Sessions: a token Kratos cannot parse', async () => {
     const alert = await openRefused('/dashboard/sessions?page_token=stale-bookmark!&trail=.', PAGE)
-    expect(await sweep(page, 'sessions-stale-link', () => alert.waitFor())).toEqual([])
+    expect(await sweep(admin.page, 'sessions-stale-link', () => alert.waitFor())).toEqual([])
     await alert.getByRole('link', { name: 'Go to the first page' }).click()
-    await page.getByRole('table', { name: 'Active sessions' }).waitFor()
+    await admin.page.getByRole('table', { name: 'Active sessions' }).waitFor()
     expect(query().get('page_token')).toBeNull()
     onlyRefusals()
   })
 
   test('Messages: a stale token with a filter keeps the filter on the first page; a status Kratos does not know is cleared', async () => {
     const alert = await openRefused('/dashboard/messages?status=abandoned&page_token=not-a-token', BOTH)
-    expect(await sweep(page, 'messages-stale-link', () => alert.waitFor())).toEqual([])
+    expect(await sweep(admin.page, 'messages-stale-link', () => alert.waitFor())).toEqual([])
     await alert.getByRole('link', { name: 'Go to the first page' }).click()
-    await page.getByRole('table', { name: 'Messages' }).waitFor()
+    await admin.page.getByRole('table', { name: 'Messages' }).waitFor()
     await settled()
     expect(query().get('status')).toBe('abandoned')
     expect(query().get('page_token')).toBeNull()
-    expect(new Set(await page.getByRole('table', { name: 'Messages' }).locator('tbody tr td:nth-child(3)').allTextContents())).toEqual(new Set(['abandoned']))
+    expect(new Set(await admin.page.getByRole('table', { name: 'Messages' }).locator('tbody tr td:nth-child(3)').allTextContents())).toEqual(new Set(['abandoned']))
 
     const refused = await openRefused('/dashboard/messages?status=bogus&recipient=user03%40example.test', FILTER)
     await refused.getByRole('link', { name: 'Clear the filter' }).click()
-    await page.getByRole('table', { name: 'Messages' }).waitFor()
+    await admin.page.getByRole('table', { name: 'Messages' }).waitFor()
     expect([...query().keys()]).toEqual([])
     onlyRefusals()
   })
 
   /** The select's chosen option as a person (and a screen reader) gets it: its value and its text. */
   const chosen = (name: string) =>
-    page.getByRole('combobox', { name }).evaluate((select: HTMLSelectElement) => ({ value: select.value, text: select.selectedOptions[0]?.textContent ?? null }))
+    admin.page.getByRole('combobox', { name }).evaluate((select: HTMLSelectElement) => ({ value: select.value, text: select.selectedOptions[0]?.textContent ?? null }))
 
   test('A status or an action the page does not know: the dropdown says so rather than going blank, and any choice mends the link', async () => {
     for (const { page: name, param, value, label, unknown, all, pick, rows } of [
-      { page: 'messages', param: 'status', value: 'bogus', label: 'Status', unknown: 'Unknown status', all: 'All statuses', pick: 'sent', rows: () => page.getByRole('table', { name: 'Messages' }) },
-      { page: 'audit', param: 'action', value: 'everything', label: 'Action', unknown: 'Unknown action', all: 'All actions', pick: 'login', rows: () => page.getByRole('table') },
+      { page: 'messages', param: 'status', value: 'bogus', label: 'Status', unknown: 'Unknown status', all: 'All statuses', pick: 'sent', rows: () => admin.page.getByRole('table', { name: 'Messages' }) },
+      { page: 'audit', param: 'action', value: 'everything', label: 'Action', unknown: 'Unknown action', all: 'All actions', pick: 'login', rows: () => admin.page.getByRole('table') },
     ]) {
       const path = `/dashboard/${name}?${param}=${value}`
       await openRefused(path, FILTER)
       expect(await chosen(label)).toEqual({ value, text: unknown })
-      expect(await sweep(page, `${name}-unknown-filter`, () => page.getByRole('alert').waitFor())).toEqual([])
+      expect(await sweep(admin.page, `${name}-unknown-filter`, () => admin.page.getByRole('alert').waitFor())).toEqual([])
 
       // "All" is a change from the unknown value, so choosing it clears the filter.
-      await page.getByRole('combobox', { name: label }).selectOption('')
+      await admin.page.getByRole('combobox', { name: label }).selectOption('')
       await rows().waitFor()
       await settled()
       expect([...query().keys()]).toEqual([])
       expect(await chosen(label)).toEqual({ value: '', text: all })
-      expect(await page.getByRole('combobox', { name: label }).getByRole('option', { name: unknown }).count()).toBe(0)
+      expect(await admin.page.getByRole('combobox', { name: label }).getByRole('option', { name: unknown }).count()).toBe(0)
 
       await openRefused(path, FILTER)
-      await page.getByRole('combobox', { name: label }).selectOption(pick)
+      await admin.page.getByRole('combobox', { name: label }).selectOption(pick)
       await rows().waitFor()
       await settled()
       expect(query().get(param)).toBe(pick)
@@ -198,9 +184,9 @@ describe('in the browser', () => {
 
   test('OAuth clients: a token Hydra cannot decrypt', async () => {
     const alert = await openRefused('/dashboard/oauth-clients?page_token=not-a-token&trail=.~x', PAGE)
-    expect(await sweep(page, 'oauth-clients-stale-link', () => alert.waitFor())).toEqual([])
+    expect(await sweep(admin.page, 'oauth-clients-stale-link', () => alert.waitFor())).toEqual([])
     await alert.getByRole('link', { name: 'Go to the first page' }).click()
-    await page.getByRole('table', { name: 'OAuth clients' }).waitFor()
+    await admin.page.getByRole('table', { name: 'OAuth clients' }).waitFor()
     expect(query().get('page_token')).toBeNull()
     expect(query().get('trail')).toBeNull()
     onlyRefusals()
@@ -208,47 +194,47 @@ describe('in the browser', () => {
 
   test('Audit log: a cursor and an action the route refuses', async () => {
     const alert = await openRefused('/dashboard/audit?before=yesterday&trail=0', PAGE)
-    expect(await sweep(page, 'audit-stale-link', () => alert.waitFor())).toEqual([])
+    expect(await sweep(admin.page, 'audit-stale-link', () => alert.waitFor())).toEqual([])
     await alert.getByRole('link', { name: 'Go to the first page' }).click()
-    await page.getByRole('table').waitFor()
+    await admin.page.getByRole('table').waitFor()
     expect(query().get('before')).toBeNull()
 
     const refused = await openRefused('/dashboard/audit?action=everything&before=12', BOTH)
     await refused.getByRole('link', { name: 'Clear the filter' }).click()
-    await page.getByRole('table').waitFor()
+    await admin.page.getByRole('table').waitFor()
     expect([...query().keys()]).toEqual([])
     onlyRefusals()
   })
 
   test('a failure a retry can mend still offers Retry, even on a link with a page token', async () => {
-    const { kratos } = harness.sandbox
+    const { kratos } = admin.harness.sandbox
     // A token of the second page, as Kratos's Link header gives it.
     const link = (await fetch(`${kratos.url}/admin/sessions?active=true&page_size=3`)).headers.get('link')!
     const token = new URL(/<([^>]*)>; rel="next"/.exec(link)![1]!, kratos.url).searchParams.get('page_token')!
     kratos.failWith = 500
     try {
-      await page.goto(url(`/dashboard/sessions?page_token=${encodeURIComponent(token)}&trail=.`))
-      const alert = page.getByRole('alert')
+      await admin.page.goto(admin.url(`/dashboard/sessions?page_token=${encodeURIComponent(token)}&trail=.`))
+      const alert = admin.page.getByRole('alert')
       await alert.getByRole('button', { name: 'Retry' }).waitFor()
       expect(await alert.getByRole('link').count()).toBe(0)
     } finally {
       kratos.failWith = null
     }
-    await page.getByRole('alert').getByRole('button', { name: 'Retry' }).click()
-    await page.getByRole('table', { name: 'Active sessions' }).waitFor()
+    await admin.page.getByRole('alert').getByRole('button', { name: 'Retry' }).click()
+    await admin.page.getByRole('table', { name: 'Active sessions' }).waitFor()
     expect(query().get('page_token')).toBe(token)
-    expect(problems.filter((problem) => !/status of 500\b/.test(problem))).toEqual([])
-    problems.length = 0
+    expect(admin.problems.filter((problem) => !/status of 500\b/.test(problem))).toEqual([])
+    admin.problems.length = 0
   })
 
   test('an identity that does not exist: its message, and Retry as every error has (ui.md)', async () => {
-    await page.goto(url(`/dashboard/identities/${crypto.randomUUID()}`))
-    const alert = page.getByRole('alert')
+    await admin.page.goto(admin.url(`/dashboard/identities/${crypto.randomUUID()}`))
+    const alert = admin.page.getByRole('alert')
     await alert.waitFor()
     await settled()
     expect(await alert.getByRole('button', { name: 'Retry' }).count()).toBe(1)
     expect(await alert.textContent()).toContain('not found')
-    expect(problems.filter((problem) => !/status of 404\b/.test(problem))).toEqual([])
-    problems.length = 0
+    expect(admin.problems.filter((problem) => !/status of 404\b/.test(problem))).toEqual([])
+    admin.problems.length = 0
   })
 })
