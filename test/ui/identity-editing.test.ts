@@ -407,8 +407,11 @@ test('an announcement leaves the screen after 10 s, once it has been read out', 
     const { page: tab } = other
     await tab.getByRole('link', { name: 'user16@example.test' }).click()
     await tab.getByRole('heading', { level: 1, name: 'user16@example.test' }).waitFor()
+    // Loaded before the clock is faked: the page's effects wait on timers the fake clock holds.
+    const revoke = tab.getByRole('button', { name: 'Revoke session 1' })
+    await revoke.waitFor()
     await tab.clock.install()
-    await tab.getByRole('button', { name: 'Revoke session 1' }).click()
+    await revoke.click()
     const status = tab.getByRole('status')
     await status.getByText('Session revoked.').waitFor()
     await tab.clock.runFor(9_000)
