@@ -91,10 +91,13 @@ test(`sqlite: a logged-out session is forgotten an hour after its cookie has exp
   }
 }, 30_000)
 
-test(`sqlite: a replica whose clock is behind the pruning one's still refuses a logged-out cookie that has expired by the pruning one's clock; the row goes once the margin has passed`, async () => {
+/**
+ * Two replicas on one SQLite file, pruning every PRUNE_EVERY_MS: `ahead` (the stack's service)
+ * with its clock 10 minutes ahead of `behind`'s; one signing key, so each takes the other's cookies.
+ */
+async function skewedReplicas() {
   const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-pruning-'))
   const base = Date.now()
-  // `ahead` prunes with its clock 10 minutes ahead of `behind`'s.
   const aheadClock = new TestClock(base + 600_000)
   const behindClock = new TestClock(base)
   const stack = await startStack({ dir, clock: aheadClock, revocationPruneEveryMs: PRUNE_EVERY_MS })
@@ -105,6 +108,11 @@ test(`sqlite: a replica whose clock is behind the pruning one's still refuses a 
     revocationPruneEveryMs: PRUNE_EVERY_MS,
     env: { IDP_ADMIN_URL: stack.kratos.url, SESSION_SIGNING_KEY: ahead.env.SESSION_SIGNING_KEY, ENCRYPTION_KEY: ahead.env.ENCRYPTION_KEY },
   })
+  return { dir, base, aheadClock, behindClock, stack, ahead, behind }
+}
+
+test(`sqlite: a replica whose clock is behind the pruning one's still refuses a logged-out cookie that has expired by the pruning one's clock; the row goes once the margin has passed`, async () => {
+  const { dir, base, aheadClock, behindClock, stack, ahead, behind } = await skewedReplicas()
   const rows = sqliteRows(join(dir, 'admin-dashboard.db'))
   try {
     const now = Math.floor(base / 1000)
@@ -151,19 +159,7 @@ async function identityRows(path: string): Promise<string[]> {
 }
 
 test(`sqlite: after "end dashboard sessions", a session issued before stays refused until its own expiry, on a replica whose clock is behind too; the revocation is forgotten 8 hours and the margin after it, the audit event stays`, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-pruning-'))
-  const base = Date.now()
-  // `ahead` prunes with its clock 10 minutes ahead of `behind`'s.
-  const aheadClock = new TestClock(base + 600_000)
-  const behindClock = new TestClock(base)
-  const stack = await startStack({ dir, clock: aheadClock, revocationPruneEveryMs: PRUNE_EVERY_MS })
-  const ahead = stack.service
-  const behind = await startService({
-    dir,
-    clock: behindClock,
-    revocationPruneEveryMs: PRUNE_EVERY_MS,
-    env: { IDP_ADMIN_URL: stack.kratos.url, SESSION_SIGNING_KEY: ahead.env.SESSION_SIGNING_KEY, ENCRYPTION_KEY: ahead.env.ENCRYPTION_KEY },
-  })
+  const { dir, base, aheadClock, behindClock, stack, ahead, behind } = await skewedReplicas()
   const stored = () => identityRows(join(dir, 'admin-dashboard.db'))
   try {
     const sessionStatus = async (url: string, header: string) => (await fetch(`${url}/api/auth/session`, { headers: { cookie: header } })).status
