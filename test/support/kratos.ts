@@ -187,6 +187,9 @@ function matchesActive(session: FixtureSession, active: boolean | null, now: num
 }
 
 /** Turns a record or a list as stored into the JSON a test wants served instead (any shape at all). */
+/** What Kratos serves instead of a courier message's subject and body unless it runs in dev mode. */
+export const REDACTED_UNLESS_DEV_MODE = '<redacted-unless-dev-mode>'
+
 export type Reshape = (json: Record<string, unknown>) => unknown
 export type ReshapeList = (rows: unknown[]) => unknown
 
@@ -234,6 +237,12 @@ export class KratosFixture {
   readonly malformedSchemas = new Map<string, Reshape>()
   /** Kratos's `feature_flags.faster_session_extend` (off by default): extending answers 204 without the session. */
   fasterSessionExtend = false
+  /**
+   * Whether Kratos runs in dev mode. On by default: the sandbox stands in for `kratos serve --dev`.
+   * Off, a courier message's subject and body are served as Kratos serves them outside dev mode,
+   * replaced by `<redacted-unless-dev-mode>` in the list and on the message's own page.
+   */
+  devMode = true
   /** How long a courier page token is accepted (an hour, as Kratos's); a test may shorten it. */
   pageTokenLifetimeMs = SEALED_TOKEN_LIFETIME_MS
   private readonly sealedTokens = new SealedTokens(() => this.pageTokenLifetimeMs)
@@ -480,10 +489,15 @@ export class KratosFixture {
       if (parts.length === 3 && method === 'GET') return this.listMessages(url)
       if (parts.length === 4 && method === 'GET') {
         const message = this.messages.find((m) => m.id === parts[3])
-        return message ? Response.json(this.served(message.id, { ...message })) : notFound()
+        return message ? Response.json(this.served(message.id, this.courierView(message))) : notFound()
       }
     }
     return null
+  }
+
+  /** A message as the courier's handler answers it: outside dev mode, without its subject and body (courier/handler.go). */
+  private courierView(message: Partial<FixtureMessage>): Record<string, unknown> {
+    return this.devMode ? { ...message } : { ...message, subject: REDACTED_UNLESS_DEV_MODE, body: REDACTED_UNLESS_DEV_MODE }
   }
 
   /** `listCourierMessages`: status and recipient filters, sealed page tokens, newest first, 10 a page by default. */
@@ -508,7 +522,7 @@ export class KratosFixture {
     const link = keysetLink(url, size, this.sealedTokens.first(), more ? this.sealedTokens.seal(rows[rows.length - 1]!) : null)
     // The list carries no dispatches; a message's own page does.
     return Response.json(
-      this.servedList('/admin/courier/messages', rows.map(({ dispatches: _dispatches, ...message }) => this.served(message.id, message))),
+      this.servedList('/admin/courier/messages', rows.map(({ dispatches: _dispatches, ...message }) => this.served(message.id, this.courierView(message)))),
       { headers: { link } },
     )
   }
