@@ -85,6 +85,17 @@ describe('readSession, readMessage, readClient', () => {
     expect(readMessage({ ...message, id: null })).toBeNull()
   })
 
+  test("a message from Kratos outside dev mode: the placeholder it sends for subject and body is read as withheld, not as the message's text", () => {
+    const message = { id: 'm1', status: 'sent', recipient: 'ann@example.test', subject: '<redacted-unless-dev-mode>', body: '<redacted-unless-dev-mode>', dispatches: [] }
+    const read = readMessage(message)!
+    expect(read.hidden).toBe(true)
+    expect(read.subject).toBeUndefined()
+    expect(read.body).toBeUndefined()
+    expect(read.unreadable).toBeUndefined()
+    expect(read.recipient).toBe('ann@example.test')
+    expect(readMessage({ ...message, subject: 'Hi', body: 'Hello' })!.hidden).toBe(false)
+  })
+
   test('a client: client_id is required; a list field that is no list of texts, or a flag that is no boolean, is unreadable', () => {
     expect(readClient({ client_name: 'Portal' })).toBeNull()
     const read = readClient({ client_id: 'c1', client_name: 'Portal', redirect_uris: 'https://a.example/cb', grant_types: ['authorization_code', 5], skip_consent: 'no', metadata: { tier: 'gold' } })!

@@ -178,9 +178,12 @@ export interface CourierMessage {
   type?: string
   channel?: string
   recipient: string
+  /** Left out when Kratos withheld it (see `hidden`). */
   subject?: string
-  /** Left out when Kratos sent none or not a text: then it is in `unreadable`. */
+  /** Left out when Kratos withheld it (see `hidden`), or sent none or not a text: then it is in `unreadable`. */
   body?: string
+  /** Kratos withheld the subject and body, as it does unless it runs in dev mode. */
+  hidden: boolean
   template_type?: string
   send_count?: number
   created_at?: string
@@ -194,9 +197,17 @@ function readDispatch(value: unknown): MessageDispatch | null {
   return { id: isString(value.id) ? value.id : undefined, status: value.status, error: value.error, created_at: isString(value.created_at) ? value.created_at : undefined }
 }
 
+/**
+ * What Kratos sends instead of a message's subject and body unless it runs in dev mode (its
+ * courier handler, in the list and on a message's own page): a placeholder, not the message's text.
+ */
+const KRATOS_WITHHELD = '<redacted-unless-dev-mode>'
+
 export function readMessage(value: unknown): CourierMessage | null {
   if (!isRecord(value) || !isId(value.id)) return null
   const { field, list, unreadable } = fieldsOf(value)
+  const subject = field('subject', isString)
+  const hidden = subject === KRATOS_WITHHELD || value.body === KRATOS_WITHHELD
   return checked(
     value,
     {
@@ -205,8 +216,9 @@ export function readMessage(value: unknown): CourierMessage | null {
       type: field('type', isString),
       channel: field('channel', isString),
       recipient: field('recipient', isString, true) ?? '',
-      subject: field('subject', isString),
-      body: field('body', isString, true),
+      subject: subject === KRATOS_WITHHELD ? undefined : subject,
+      body: value.body === KRATOS_WITHHELD ? undefined : field('body', isString, true),
+      hidden,
       template_type: field('template_type', isString),
       send_count: field('send_count', isNumber),
       created_at: field('created_at', isString),
