@@ -1,6 +1,7 @@
 // Messages (admin): Kratos courier messages, paged, filtered by status and recipient; a message's
 // detail shows its subject and body as text (mail bodies are untrusted HTML: never rendered as
-// HTML), and its dispatch attempts with their errors.
+// HTML), and its dispatch attempts with their errors. Kratos outside dev mode withholds every
+// subject and body: the pages say so instead of showing its placeholder.
 import { api, type CourierMessage } from '../../api.ts'
 import { FilterSelect } from '../../components/filter-select.tsx'
 import { Heading } from '../../components/heading.tsx'
@@ -9,6 +10,9 @@ import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { location, queryParam, useQueryText } from '../../router.ts'
+
+/** Why there is no subject or body to show, where a page would have shown them. */
+const WITHHELD_NOTE = "Kratos shows a message's subject and body only when it runs in dev mode."
 
 const STATUSES = ['queued', 'processing', 'sent', 'abandoned'].map((name) => ({ value: name, label: name }))
 
@@ -39,6 +43,7 @@ export function MessagesPage() {
         <FilterSelect label="Status" value={status} all="All statuses" options={STATUSES} unknown="Unknown status" onChange={(chosen) => paging.restart({ status: chosen })} />
       </div>
       {loaded.state === 'ready' && <UnreadableRows count={loaded.data.skipped} noun={['message', 'messages']} from="kratos" />}
+      {loaded.state === 'ready' && loaded.data.items.some((message) => message.hidden) && <p class="muted">{WITHHELD_NOTE}</p>}
       <Region loaded={loaded} retry={retry} label="messages" place={paging.place(['status', 'recipient'])}>
         {({ items, skipped }) =>
           items.length === 0 ? (
@@ -61,7 +66,9 @@ export function MessagesPage() {
                     <tr key={message.id}>
                       <td class="identifier">{message.recipient}</td>
                       <td>
-                        <a href={`/dashboard/messages/${encodeURIComponent(message.id)}`}>{message.subject || '(no subject)'}</a>
+                        <a href={`/dashboard/messages/${encodeURIComponent(message.id)}`}>
+                          {message.hidden && message.subject === undefined ? <span class="muted">Hidden by Kratos</span> : message.subject || '(no subject)'}
+                        </a>
                       </td>
                       <td>
                         <StatusBadge status={message.status} />
@@ -85,7 +92,7 @@ export function MessagesPage() {
 
 export function MessagePage({ params }: { params: Record<string, string> }) {
   const [loaded, retry] = useLoad(() => api.message(params.id!), [params.id])
-  const title = loaded.state === 'ready' ? loaded.data.subject || '(no subject)' : 'Message'
+  const title = loaded.state === 'ready' ? titleOf(loaded.data) : 'Message'
   return (
     <>
       <p class="breadcrumb">
@@ -97,6 +104,12 @@ export function MessagePage({ params }: { params: Record<string, string> }) {
       </Region>
     </>
   )
+}
+
+/** The message's subject; without one that Kratos shows, who it went to. */
+function titleOf(message: CourierMessage): string {
+  if (message.hidden && message.subject === undefined) return message.recipient ? `Message to ${message.recipient}` : 'Message'
+  return message.subject || '(no subject)'
 }
 
 /** An error as the courier recorded it, as text. */
@@ -141,7 +154,9 @@ function MessageDetail({ message }: { message: CourierMessage }) {
       </section>
       <section class="card" aria-labelledby="message-body-h">
         <h2 id="message-body-h">Body</h2>
-        {message.body === undefined ? (
+        {message.hidden && message.body === undefined ? (
+          <p class="muted">{WITHHELD_NOTE}</p>
+        ) : message.body === undefined ? (
           <UnreadableField what="this message's body" from="kratos" />
         ) : (
           <>
