@@ -1,7 +1,7 @@
 // Sessions, Messages and OAuth clients as an administrator uses them, each outcome checked in the
 // Kratos-like store or the Hydra-like admin API afterwards.
 import { beforeAll, expect, test } from 'bun:test'
-import { tabTo, useSignedInBrowser } from './harness.ts'
+import { sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/sessions')
 
@@ -109,6 +109,44 @@ test('Messages: filter to the abandoned ones, open one, read its body as text an
   await admin.page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
   const recipients = await admin.page.getByRole('table', { name: 'Messages' }).locator('tbody tr td:nth-child(1)').allTextContents()
   expect(new Set(recipients)).toEqual(new Set(['user03@example.test']))
+  expect(admin.problems).toEqual([])
+})
+
+test('Messages from Kratos outside dev mode: subjects read "Hidden by Kratos", the message page says why there is no body, and its recipient and dispatch attempts are still shown', async () => {
+  const { kratos } = admin.harness.sandbox
+  const placeholder = 'redacted-unless-dev-mode'
+  /** The placeholder nowhere on the page: not in its text, not in its markup, not in a name or title. */
+  const placeholderShown = async () => (await admin.page.evaluate(() => document.body.innerText + document.title)).includes(placeholder) || (await admin.page.content()).includes(placeholder)
+  const newsletter = kratos.messages.find((message) => message.subject === 'Suspicious newsletter')!
+  kratos.devMode = false
+  try {
+    await admin.page.goto(admin.url('/dashboard/messages?status=abandoned'))
+    const table = admin.page.getByRole('table', { name: 'Messages' })
+    await table.waitFor()
+    await admin.page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
+    const subjects = await table.locator('tbody tr td:nth-child(2)').allTextContents()
+    expect(subjects.length).toBe(kratos.messages.filter((message) => message.status === 'abandoned').length)
+    expect(new Set(subjects.map((subject) => subject.trim()))).toEqual(new Set(['Hidden by Kratos']))
+    await admin.page.getByText("Kratos shows a message's subject and body only when it runs in dev mode.").waitFor()
+    expect(await placeholderShown()).toBe(false)
+    expect(await sweep(admin.page, 'messages-hidden-by-kratos', () => table.waitFor())).toEqual([])
+
+    await table.locator(`a[href="/dashboard/messages/${newsletter.id}"]`).click()
+    await admin.page.getByRole('heading', { level: 1, name: `Message to ${newsletter.recipient}` }).waitFor()
+    await admin.page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
+    const bodySection = admin.page.getByRole('region', { name: 'Body' })
+    await bodySection.getByText("Kratos shows a message's subject and body only when it runs in dev mode.").waitFor()
+    expect(await admin.page.getByLabel('Message body').count()).toBe(0)
+    const details = admin.page.getByRole('region', { name: 'Details' })
+    expect(await details.textContent()).toContain(newsletter.recipient)
+    expect(await details.textContent()).toContain('abandoned')
+    expect(await details.textContent()).toContain('stub')
+    await admin.page.getByRole('region', { name: 'Dispatch attempts' }).getByText('550 5.7.1 content rejected', { exact: false }).waitFor()
+    expect(await placeholderShown()).toBe(false)
+    expect(await sweep(admin.page, 'message-hidden-by-kratos', () => admin.page.getByRole('heading', { level: 1, name: `Message to ${newsletter.recipient}` }).waitFor())).toEqual([])
+  } finally {
+    kratos.devMode = true
+  }
   expect(admin.problems).toEqual([])
 })
 
