@@ -4,10 +4,12 @@
 // the Menu button and the menu in the tab order, and the keyboard passes them to reach the links.
 // (Choosing a link closes it too: the shell keeps it open for one location only.)
 import type { RefObject } from 'preact'
-import { useEffect } from 'preact/hooks'
+import { useLayoutEffect } from 'preact/hooks'
 
 export function useMenuDismissal(open: boolean, close: () => void, button: RefObject<HTMLElement | null>, inside: RefObject<HTMLElement | null>[]): void {
-  useEffect(() => {
+  // A layout effect: the listeners are in place in the very render that shows the menu (an effect
+  // runs a frame later, and an Escape pressed at once would be missed).
+  useLayoutEffect(() => {
     if (!open) return
     const within = (target: EventTarget | null) => target instanceof Node && inside.some((area) => area.current?.contains(target))
     // A click rather than a pointerdown: a finger that scrolls the page leaves the menu open.
