@@ -17,6 +17,7 @@ import { PRUNE_MARGIN_SECONDS, RevocationStore } from '../src/session/revocation
 import { within } from './support/eventually.ts'
 import { TestClock } from './support/service.ts'
 import { MAX_SESSION_SECONDS } from '../src/session/cookie.ts'
+import { createLogger } from '../src/log.ts'
 
 let pg: PostgresCluster
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-storage-'))
@@ -268,6 +269,33 @@ for (const engine of engines) {
       const storeC = new RevocationStore(await database.open(), { clock })
       await storeC.ready
       expect(storeC.revocationOf(between)).toBe('revoked')
+    })
+
+    test('revocations: a first load that fails is tried again until it succeeds; until then the answer is "unknown"', async () => {
+      const storage = await (await engine.fresh()).open()
+      const expiresAt = Math.floor(Date.now() / 1000) + 3600
+      await storage.revocations.revokeSession('sid-retry', expiresAt)
+      // The storage as it is, but its first three loads fail (a disk error, a dropped connection);
+      // on PostgreSQL the change feed's first reload is one of them.
+      let failures = 3
+      const failing: Storage = Object.create(storage)
+      Object.defineProperty(failing, 'revocations', {
+        value: { ...storage.revocations, load: () => (failures-- > 0 ? Promise.reject(new Error('load failed')) : storage.revocations.load()) },
+      })
+      const lines: string[] = []
+      const store = new RevocationStore(failing, { clock: new TestClock(), log: createLogger('debug', (line) => lines.push(line)) })
+      try {
+        await store.ready
+        const session = { sid: 'sid-retry', sub: 'identity-retry', iat: expiresAt - 600 }
+        expect(store.revocationOf(session)).toBe('unknown')
+        expect(await within(6000, () => store.revocationOf(session) === 'revoked')).not.toBeNull()
+        expect(failures).toBeLessThan(0)
+        // One error for the outage, one line when it is over; not one per try.
+        expect(lines.filter((line) => line.includes('"revocations_load_failed"'))).toHaveLength(1)
+        expect(lines.filter((line) => line.includes('"revocations_loaded"'))).toHaveLength(1)
+      } finally {
+        store.close()
+      }
     })
 
     // Moves the process's clock, which only SQLite prunes by; PostgreSQL's own clock: see below.

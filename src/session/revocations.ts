@@ -61,8 +61,10 @@ export class RevocationStore {
   private readonly log: Logger | undefined
   private readonly pruneTimer: ReturnType<typeof setInterval>
   private pruning = false
-  /** Set while the first load waits to be tried again. */
+  /** The next try of a first load that failed. */
   private retryTimer: ReturnType<typeof setTimeout> | null = null
+  /** The first load failed (and said so once): the load that succeeds says so too. */
+  private firstLoadFailed = false
   private closed = false
 
   constructor(
@@ -117,12 +119,14 @@ export class RevocationStore {
   private async loadAtStart(): Promise<void> {
     try {
       await this.reload()
-      if (this.retryTimer !== null) this.log?.info('revocations_loaded')
-      this.retryTimer = null
     } catch (error) {
       if (this.loaded || this.closed) return
-      if (this.retryTimer === null) this.log?.error('revocations_load_failed', describeError(error))
-      this.retryTimer = setTimeout(() => void this.loadAtStart(), LOAD_RETRY_MS)
+      if (!this.firstLoadFailed) this.log?.error('revocations_load_failed', describeError(error))
+      this.firstLoadFailed = true
+      this.retryTimer = setTimeout(() => {
+        // The change feed may have loaded them meanwhile (PostgreSQL's first poll reloads).
+        if (!this.loaded) void this.loadAtStart()
+      }, LOAD_RETRY_MS)
       this.retryTimer.unref?.()
     }
   }
@@ -168,6 +172,7 @@ export class RevocationStore {
     this.sinceLoad = null
     this.revokedSessions = snapshot.sessions
     this.revokedIdentities = snapshot.identities
+    if (!this.loaded && this.firstLoadFailed) this.log?.info('revocations_loaded')
     this.loaded = true
   }
 
