@@ -124,7 +124,8 @@ test('keyboard only on a phone: Menu opens the navigation; Escape, a chosen link
     expect(page.url()).toBe(url('/dashboard/identities'))
     expect(await isOpen()).toBe(false)
     expect(await focusedText()).toBe('Identities')
-    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1')
+    // Focus reaches the h1 once the new page has been drawn.
+    await page.waitForFunction(() => document.activeElement?.tagName === 'H1', undefined, { timeout: 5000 })
 
     // The link of the page already shown closes it too.
     await tabTo(page, 'Menu', 20, 'Shift+Tab')
