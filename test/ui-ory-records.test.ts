@@ -1,7 +1,7 @@
 // Kratos's and Hydra's records as the pages read them: a record that is none is refused, a field
 // in another shape is left out and named, everything else is kept as it came.
 import { describe, expect, test } from 'bun:test'
-import { readClient, readIdentity, readMessage, readRecoveryCode, readSchemas, readSession, readTraitsSchema } from '../ui/ory-records.ts'
+import { AS_JSON, readClient, readIdentity, readMessage, readRecoveryCode, readSchemas, readSession, readTraits, readTraitsSchema } from '../ui/ory-records.ts'
 import { DEFAULT_SCHEMA } from './support/kratos.ts'
 
 const IDENTITY = {
@@ -111,11 +111,13 @@ describe('readSession, readMessage, readClient', () => {
 
 describe('the smaller answers', () => {
   test('identity schemas: entries without an id are left out, one that cannot be a form is kept without traits; an answer that is no list is refused', () => {
-    expect(readSchemas([{ id: 'default', schema: DEFAULT_SCHEMA }, { id: 'broken', schema: 'x' }, { schema: DEFAULT_SCHEMA }, null])).toEqual([
-      { id: 'default', title: 'Person', traits: readTraitsSchema(DEFAULT_SCHEMA) },
-      { id: 'broken', traits: null },
+    const listed = { ...DEFAULT_SCHEMA, properties: { traits: { type: 'object', properties: { emails: { type: 'array', items: { type: 'string' } } } } } }
+    expect(readSchemas([{ id: 'default', schema: DEFAULT_SCHEMA }, { id: 'broken', schema: 'x' }, { schema: DEFAULT_SCHEMA }, null, { id: 'listed', schema: listed }])).toEqual([
+      { id: 'default', title: 'Person', traits: readTraitsSchema(DEFAULT_SCHEMA), asJson: false },
+      { id: 'broken', traits: null, asJson: false },
+      { id: 'listed', title: 'Person', traits: null, asJson: true },
     ])
-    expect(readSchemas([{ id: 'odd', schema: { ...DEFAULT_SCHEMA, title: { en: 'Person' } } }])).toEqual([{ id: 'odd', traits: readTraitsSchema(DEFAULT_SCHEMA) }])
+    expect(readSchemas([{ id: 'odd', schema: { ...DEFAULT_SCHEMA, title: { en: 'Person' } } }])).toEqual([{ id: 'odd', traits: readTraitsSchema(DEFAULT_SCHEMA), asJson: false }])
     expect(readSchemas({ id: 'default' })).toBeNull()
   })
 
@@ -186,7 +188,6 @@ describe('an identity schema as the traits form reads it', () => {
     ['no traits', { ...DEFAULT_SCHEMA, properties: {} }],
     ['traits that are a text', person('traits')],
     ['traits that are no object', person({ type: 'string' })],
-    ['traits without properties', person({ type: 'object' })],
     ['traits whose properties are a text', person({ type: 'object', properties: 'email' })],
     ['required that is no list', person({ type: 'object', properties: {}, required: 'email' })],
     ['required that is no list of names', person({ type: 'object', properties: {}, required: [1] })],
@@ -194,9 +195,7 @@ describe('an identity schema as the traits form reads it', () => {
     ['a field that is null', field(null)],
     ['a type that is no text', field({ type: 5 })],
     ['a type that is an object', field({ type: { name: 'string' } })],
-    ['a type the form cannot show (array)', field({ type: 'array', items: { type: 'string' } })],
     ['a type no one knows', field({ type: 'text' })],
-    ['two types at once', field({ type: ['string', 'number'] })],
     ['only null', field({ type: ['null'] })],
     ['a title that is no text', field({ type: 'string', title: { en: 'Name' } })],
     ['a format that is no text', field({ type: 'string', format: ['email'] })],
@@ -205,12 +204,10 @@ describe('an identity schema as the traits form reads it', () => {
     ['a bound that is a text', field({ type: 'string', maxLength: '10' })],
     ['a bound that is not finite', field({ type: 'number', minimum: null })],
     ['a pattern that is no text', field({ type: 'string', pattern: 7 })],
-    ['a nested object without properties', field({ type: 'object' })],
     ['nested garbage', field({ type: 'object', properties: { first: { type: 'object', properties: { x: [] } } } })],
     ['a field without a name', person({ type: 'object', properties: { ' ': { type: 'string' } } })],
     ['a field named __proto__', JSON.parse('{"properties":{"traits":{"type":"object","properties":{"__proto__":{"type":"string"}}}}}')],
     ['a $ref that is no text', field({ $ref: 7 })],
-    ['a $ref to another document', field({ $ref: 'https://example.test/name.schema.json' })],
     ['a $ref to nothing', field({ $ref: '#/definitions/missing' })],
     ['a $ref with a broken escape', field({ $ref: '#/definitions/%E0%A4%A' })],
     ['a $ref that points at itself', { definitions: { loop: { $ref: '#/definitions/loop' } }, properties: { traits: { type: 'object', properties: { name: { $ref: '#/definitions/loop' } } } } }],
@@ -219,10 +216,36 @@ describe('an identity schema as the traits form reads it', () => {
     ['a $ref to the whole document', field({ $ref: '#' })],
   ]
   for (const [name, schema] of unreadable) {
-    test(`cannot be a form: ${name}`, () => {
+    test(`cannot be a form, nor edited as JSON: ${name}`, () => {
+      expect(readTraitsSchema(schema)).toBeNull()
+      expect(readTraits(schema)).toBeNull()
+    })
+  }
+
+  // Well-formed JSON Schema that a form would show only in part: its traits are edited as JSON.
+  const asJson: [string, unknown][] = [
+    ['a list', field({ type: 'array', items: { type: 'string', format: 'email' } })],
+    ['a nullable list', field({ type: ['array', 'null'], items: { type: 'string' } })],
+    ['two types at once', field({ type: ['string', 'number'] })],
+    ['traits without properties', person({ type: 'object' })],
+    ['traits with neither type nor properties', person({})],
+    ['a nested object without properties', field({ type: 'object', additionalProperties: { type: 'string' } })],
+    ['a list deep in a nested object', field({ type: 'object', properties: { first: { type: 'string' }, aliases: { type: 'array' } } })],
+    ['a list reached through a $ref', { definitions: { list: { type: 'array' } }, properties: { traits: { type: 'object', properties: { tags: { $ref: '#/definitions/list' } } } } }],
+    ['a $ref to another document', field({ $ref: 'https://example.test/name.schema.json' })],
+  ]
+  for (const [name, schema] of asJson) {
+    test(`edited as JSON: ${name}`, () => {
+      expect(readTraits(schema)).toBe(AS_JSON)
       expect(readTraitsSchema(schema)).toBeNull()
     })
   }
+
+  test('a part that is malformed wins over one that only cannot be shown: nothing is offered', () => {
+    const schema = person({ type: 'object', properties: { tags: { type: 'array' }, name: { type: 5 } } })
+    expect(readTraits(schema)).toBeNull()
+    expect(readTraits(person({ type: 'object', properties: { name: { type: 5 }, tags: { type: 'array' } } }))).toBeNull()
+  })
 
   test('objects nested too deep, and refs that multiply into too many fields, are refused without reading them all', () => {
     let deep: Record<string, unknown> = { type: 'string' }

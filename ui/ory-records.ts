@@ -258,6 +258,12 @@ export interface IdentitySchema {
   title?: string
   /** The traits as a form; null when the schema cannot be shown as one. */
   traits: FormSchema | null
+  /**
+   * The schema is well formed, but uses what a form cannot show faithfully (a list, a field of
+   * several types, a free-form object, a `$ref` to another document): its traits are edited as
+   * JSON, which shows all of them, and Kratos checks them against the schema on save.
+   */
+  asJson: boolean
 }
 
 /**
@@ -271,67 +277,90 @@ export function readSchemas(value: unknown): IdentitySchema[] | null {
     .filter((entry): entry is Json & { id: string } => isRecord(entry) && isId(entry.id))
     .map((entry) => {
       const title = isRecord(entry.schema) && isString(entry.schema.title) && entry.schema.title.trim() !== '' ? entry.schema.title : undefined
-      return { id: entry.id, ...(title !== undefined ? { title } : {}), traits: readTraitsSchema(entry.schema) }
+      const read = readTraits(entry.schema)
+      return { id: entry.id, ...(title !== undefined ? { title } : {}), traits: read === AS_JSON ? null : read, asJson: read === AS_JSON }
     })
 }
 
 const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'integer', 'boolean', 'object']
+/** JSON Schema's type names. */
+const JSON_TYPES: ReadonlySet<string> = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'])
 /** Objects nested deeper, or more fields than this, are not a form anyone fills in (and bound the reading: refs can repeat a part). */
 const MAX_DEPTH = 16
 const MAX_FIELDS = 500
 const NUMERIC_KEYWORDS = ['minLength', 'maxLength', 'minimum', 'maximum'] as const
 const isOption = (value: unknown): value is string | number | boolean | null => value === null || isString(value) || isNumber(value) || isBoolean(value)
 
-/**
- * `properties.traits` of an identity schema as a form, or null when any part the form would use is
- * in another shape than JSON Schema gives it, or is something the form cannot edit faithfully (an
- * array, a field of several types, an object without properties): a form that showed only part of
- * it, or guessed, would send traits that overwrite what it did not understand. `$ref`s within the
- * document are followed (a cycle is refused); `$ref`s to other documents are not.
- */
-export function readTraitsSchema(document: unknown): FormSchema | null {
-  if (!isRecord(document) || !isRecord(document.properties)) return null
+/** What `readTraits` answers for a well-formed schema that a form cannot show: edit its traits as JSON. */
+export const AS_JSON = Symbol('traits as JSON')
 
-  /** The node a `$ref` chain ends at, with the refs followed on the way down to it. */
-  const resolve = (node: unknown, followed: string[]): { node: Json; followed: string[] } | null => {
+/** `properties.traits` of an identity schema as a form, or null when it cannot be one (see `readTraits`). */
+export function readTraitsSchema(document: unknown): FormSchema | null {
+  const read = readTraits(document)
+  return read === AS_JSON ? null : read
+}
+
+/**
+ * `properties.traits` of an identity schema as a form. A form that showed only part of the traits,
+ * or guessed, would send traits that overwrite what it did not understand, so:
+ * - `AS_JSON` when the schema is well formed but uses what the form cannot edit faithfully (a list,
+ *   a field of several types, an object without properties, a `$ref` to another document);
+ * - null when any part the form would use is in another shape than JSON Schema gives it (a type
+ *   that is no type name, a title that is no text, a `$ref` cycle or to nothing): an answer that
+ *   is not what Kratos serves, which no edit is offered for.
+ * `$ref`s within the document are followed (a cycle is refused); `$ref`s to other documents are not.
+ */
+export function readTraits(document: unknown): FormSchema | typeof AS_JSON | null {
+  if (!isRecord(document) || !isRecord(document.properties)) return null
+  /** Set when a well-formed part cannot be shown; the reading goes on, as a malformed part elsewhere still makes it null. */
+  let unshowable = false
+
+  /** The node a `$ref` chain ends at, with the refs followed on the way down to it; AS_JSON at a `$ref` to another document. */
+  const resolve = (node: unknown, followed: string[]): { node: Json; followed: string[] } | typeof AS_JSON | null => {
     let current = node
     let chain = followed
     while (isRecord(current) && current.$ref !== undefined) {
       const ref = current.$ref
       if (!isString(ref) || chain.includes(ref)) return null
+      if (ref.trim() !== '' && !ref.startsWith('#')) return AS_JSON
       chain = [...chain, ref]
       current = pointTo(document, ref)
     }
     return isRecord(current) ? { node: current, followed: chain } : null
   }
 
-  const readObject = (raw: Json, depth: number, followed: string[]): FormSchema | null => {
-    if (depth > MAX_DEPTH || !isRecord(raw.properties)) return null
+  /** An object's fields; AS_JSON for an object without properties (a free-form object). */
+  const readObject = (raw: Json, depth: number, followed: string[]): FormSchema | typeof AS_JSON | null => {
+    if (depth > MAX_DEPTH) return null
+    if (raw.properties === undefined) return AS_JSON
+    if (!isRecord(raw.properties)) return null
     if (raw.required !== undefined && !isStrings(raw.required)) return null
     const properties: [string, FormSchema][] = []
     for (const [key, value] of Object.entries(raw.properties)) {
       // A field needs a name to be labelled by; `__proto__` would not survive as a trait's key.
       if (key.trim() === '' || key === '__proto__') return null
       const field = readField(value, depth, followed)
-      if (!field) return null
-      properties.push([key, field])
+      if (field === null) return null
+      if (field === AS_JSON) unshowable = true
+      else properties.push([key, field])
     }
     return { type: 'object', properties: Object.fromEntries(properties), ...(raw.required ? { required: [...raw.required] } : {}) }
   }
 
   let fields = 0
-  const readField = (value: unknown, depth: number, followed: string[]): FormSchema | null => {
+  const readField = (value: unknown, depth: number, followed: string[]): FormSchema | typeof AS_JSON | null => {
     if (++fields > MAX_FIELDS) return null
     const resolved = resolve(value, followed)
-    if (!resolved) return null
+    if (resolved === null || resolved === AS_JSON) return resolved
     const raw = resolved.node
     const type = typeOf(raw)
-    if (!type) return null
+    if (type === null) return null
     if (raw.title !== undefined && !isString(raw.title)) return null
+    if (type === AS_JSON) return AS_JSON
     const title = isString(raw.title) && raw.title.trim() !== '' ? { title: raw.title } : {}
     if (type === 'object') {
       const object = readObject(raw, depth + 1, resolved.followed)
-      return object && { ...object, ...title }
+      return object && object !== AS_JSON ? { ...object, ...title } : object
     }
     const field: FormSchema = { type, ...title }
     if (raw.format !== undefined) {
@@ -358,17 +387,26 @@ export function readTraitsSchema(document: unknown): FormSchema | null {
   }
 
   const traits = resolve(document.properties.traits, [])
-  if (!traits || (traits.node.type !== undefined && typeOf(traits.node) !== 'object')) return null
-  return readObject(traits.node, 0, traits.followed)
+  if (traits === null || traits === AS_JSON) return traits
+  const type = traits.node.type === undefined ? 'object' : typeOf(traits.node)
+  if (type === AS_JSON) return AS_JSON
+  if (type !== 'object') return null
+  const form = readObject(traits.node, 0, traits.followed)
+  return form === null || form === AS_JSON ? form : unshowable ? AS_JSON : form
 }
 
-/** One kind of field: a JSON Schema `type` (or a list of one type and "null"); none means text, or an object when it has properties. */
-function typeOf(raw: Json): FieldType | null {
+/**
+ * One kind of field: a JSON Schema `type` (or a list of one type and "null"); none means text, or an
+ * object when it has properties. AS_JSON for a type the form cannot show (a list, several types);
+ * null for what is no type.
+ */
+function typeOf(raw: Json): FieldType | typeof AS_JSON | null {
   const type = raw.type
   if (type === undefined) return raw.properties !== undefined ? 'object' : 'string'
-  const named = isString(type) ? [type] : isStrings(type) ? type.filter((name) => name !== 'null') : []
-  const only = named.length === 1 ? named[0] : undefined
-  return FIELD_TYPES.find((kind) => kind === only) ?? null
+  const named = isString(type) ? [type] : isStrings(type) ? type.filter((name) => name !== 'null') : null
+  if (named === null || !named.every((name) => JSON_TYPES.has(name))) return null
+  if (named.length !== 1) return named.length === 0 ? null : AS_JSON
+  return FIELD_TYPES.find((kind) => kind === named[0]) ?? AS_JSON
 }
 
 /** The value a `#/…` JSON Pointer names within `document`; undefined when there is none. */

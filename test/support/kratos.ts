@@ -7,6 +7,8 @@
 // Used by the tests and by `bun run dev`.
 
 import { randomUUID } from 'node:crypto'
+import Ajv, { type ValidateFunction } from 'ajv'
+import addFormats from 'ajv-formats'
 import {
   FIRST_POSITION,
   NIL_UUID,
@@ -108,6 +110,13 @@ export const DEFAULT_SCHEMA = {
 } as const
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/
+/** A validator per schema document, each its own Ajv (two schemas may share an `$id`). */
+const validators = new WeakMap<object, ValidateFunction>()
+function validatorFor(schema: Record<string, unknown>): ValidateFunction {
+  let check = validators.get(schema)
+  if (!check) validators.set(schema, (check = addFormats(new Ajv({ strict: false })).compile(schema)))
+  return check
+}
 /** The credentials types `include_credential` takes (`identity.ParseCredentialsType`). */
 const CREDENTIAL_TYPES = ['password', 'oidc', 'saml', 'totp', 'lookup_secret', 'webauthn', 'code', 'link_recovery', 'code_recovery', 'passkey']
 
@@ -235,6 +244,12 @@ export class KratosFixture {
   readonly malformedLists = new Map<string, ReshapeList>()
   /** Identity schemas served in another shape, by schema id: in the list of schemas and at their own address. */
   readonly malformedSchemas = new Map<string, Reshape>()
+  /**
+   * Identity schemas beyond the preset (`default`), by id: listed after it, served at their own
+   * address, and the traits of an identity that uses one are checked against it with JSON Schema,
+   * its `ory.sh/kratos` identifiers (a text or a list of texts) taken as login identifiers.
+   */
+  readonly extraSchemas = new Map<string, Record<string, unknown>>()
   /** Kratos's `feature_flags.faster_session_extend` (off by default): extending answers 204 without the session. */
   fasterSessionExtend = false
   /**
@@ -287,14 +302,15 @@ export class KratosFixture {
     this.publicServer = null
   }
 
-  addIdentity(traits: Record<string, unknown>, options: { id?: string; identifiers?: string[]; state?: 'active' | 'inactive' } = {}): FixtureIdentity {
+  addIdentity(traits: Record<string, unknown>, options: { id?: string; identifiers?: string[]; state?: 'active' | 'inactive'; schemaId?: string } = {}): FixtureIdentity {
     const now = new Date().toISOString()
     const id = options.id ?? randomUUID()
-    const identifiers = options.identifiers ?? (typeof traits.email === 'string' ? [traits.email] : [])
+    const schemaId = options.schemaId ?? 'default'
+    const identifiers = options.identifiers ?? this.identifiersOf(schemaId, traits)
     const identity: FixtureIdentity = {
       id,
-      schema_id: 'default',
-      schema_url: `${this.server ? this.url : 'http://kratos.invalid'}/schemas/ZGVmYXVsdA`,
+      schema_id: schemaId,
+      schema_url: `${this.server ? this.url : 'http://kratos.invalid'}/schemas/${Buffer.from(schemaId).toString('base64url')}`,
       state: options.state ?? 'active',
       traits,
       verifiable_addresses: [],
@@ -424,12 +440,41 @@ export class KratosFixture {
   }
 
   private schemas(url: URL): Response {
-    const reshape = this.malformedSchemas.get('default')
-    const schema = reshape ? reshape(structuredClone(DEFAULT_SCHEMA) as Record<string, unknown>) : DEFAULT_SCHEMA
-    if (url.pathname === '/schemas') return Response.json([{ id: 'default', schema }])
+    const served = (id: string): unknown => {
+      const reshape = this.malformedSchemas.get(id)
+      const schema = this.schemaOf(id)!
+      return reshape ? reshape(structuredClone(schema) as Record<string, unknown>) : schema
+    }
+    const ids = ['default', ...this.extraSchemas.keys()]
+    if (url.pathname === '/schemas') return Response.json(ids.map((id) => ({ id, schema: served(id) })))
     const id = decodeURIComponent(url.pathname.slice('/schemas/'.length))
     // Kratos addresses a schema by its id, base64url-encoded in schema_url.
-    return id === 'default' || id === 'ZGVmYXVsdA' ? Response.json(schema) : kratosError(404, 'Not Found', 'Unable to locate the resource', 'The requested identity schema does not exist')
+    const named = ids.find((known) => id === known || id === Buffer.from(known).toString('base64url'))
+    return named !== undefined ? Response.json(served(named)) : kratosError(404, 'Not Found', 'Unable to locate the resource', 'The requested identity schema does not exist')
+  }
+
+  private schemaOf(id: unknown): Record<string, unknown> | undefined {
+    return id === 'default' ? (DEFAULT_SCHEMA as unknown as Record<string, unknown>) : typeof id === 'string' ? this.extraSchemas.get(id) : undefined
+  }
+
+  /**
+   * The login identifiers in traits: the values (a text, or each text of a list) of every trait the
+   * schema marks as one under `ory.sh/kratos`, lower-cased as Kratos stores e-mail identifiers.
+   */
+  private identifiersOf(schemaId: string, traits: Record<string, unknown>): string[] {
+    if (schemaId === 'default') return typeof traits.email === 'string' ? [traits.email.toLowerCase()] : []
+    const fields = ((this.schemaOf(schemaId)?.properties as { traits?: { properties?: Record<string, Record<string, unknown>> } } | undefined)?.traits?.properties ?? {})
+    const found: string[] = []
+    for (const [key, field] of Object.entries(fields)) {
+      const marked = (node: Record<string, unknown> | undefined) => {
+        const credentials = (node?.['ory.sh/kratos'] as { credentials?: Record<string, { identifier?: boolean }> } | undefined)?.credentials
+        return credentials?.password?.identifier === true || credentials?.code?.identifier === true
+      }
+      const value = traits[key]
+      if (marked(field) && typeof value === 'string') found.push(value.toLowerCase())
+      if (marked(field.items as Record<string, unknown> | undefined) && Array.isArray(value)) found.push(...value.filter((item): item is string => typeof item === 'string').map((item) => item.toLowerCase()))
+    }
+    return found
   }
 
   /** The endpoints beyond listing and reading: writes, sessions, recovery, courier. */
@@ -528,8 +573,15 @@ export class KratosFixture {
   }
 
   /** The identity schema's rules on traits; Kratos answers 400 with the first violation. */
-  private traitsProblem(traits: unknown): string | null {
+  private traitsProblem(traits: unknown, schemaId: string): string | null {
     if (typeof traits !== 'object' || traits === null || Array.isArray(traits)) return 'traits must be an object'
+    if (schemaId !== 'default') {
+      // Kratos validates `{"traits": …}` against the whole schema document (JSON Schema, draft-07).
+      const check = validatorFor(this.schemaOf(schemaId)!)
+      if (check({ traits })) return null
+      const first = check.errors![0]!
+      return `I[#${first.instancePath}] ${first.message}`
+    }
     const t = traits as Record<string, unknown>
     if (typeof t.email !== 'string' || t.email === '') return 'I[#/traits] missing properties: email'
     if (!EMAIL.test(t.email)) return `I[#/traits/email] "${t.email}" is not valid "email"`
@@ -548,12 +600,14 @@ export class KratosFixture {
   private async createIdentity(request: Request): Promise<Response> {
     const body = (await request.json().catch(() => null)) as Record<string, unknown> | null
     if (!body || typeof body !== 'object') return badRequest('The request body is not valid JSON')
-    if (body.schema_id !== 'default') return badRequest('The requested identity schema does not exist')
-    const problem = this.traitsProblem(body.traits)
+    if (this.schemaOf(body.schema_id) === undefined) return badRequest('The requested identity schema does not exist')
+    const schemaId = body.schema_id as string
+    const problem = this.traitsProblem(body.traits, schemaId)
     if (problem) return kratosError(400, 'Bad Request', 'The request was malformed or contained invalid parameters', problem)
     const traits = body.traits as Record<string, unknown>
-    if (this.identifierTaken(traits.email as string)) return kratosError(409, 'Conflict', 'Unable to insert or update resource because a resource with that value exists already', 'An identity with the same identifier already exists.')
-    const identity = this.addIdentity(traits, { identifiers: [(traits.email as string).toLowerCase()], state: body.state === 'inactive' ? 'inactive' : 'active' })
+    const identifiers = this.identifiersOf(schemaId, traits)
+    if (identifiers.some((identifier) => this.identifierTaken(identifier))) return kratosError(409, 'Conflict', 'Unable to insert or update resource because a resource with that value exists already', 'An identity with the same identifier already exists.')
+    const identity = this.addIdentity(traits, { identifiers, schemaId, state: body.state === 'inactive' ? 'inactive' : 'active' })
     identity.metadata_public = body.metadata_public ?? null
     identity.metadata_admin = body.metadata_admin ?? null
     const password = (body.credentials as { password?: { config?: { password?: unknown } } } | undefined)?.password?.config?.password
@@ -565,13 +619,13 @@ export class KratosFixture {
   }
 
   private applyChanges(identity: FixtureIdentity, next: Record<string, unknown>): Response | null {
-    const problem = this.traitsProblem(next.traits)
+    const problem = this.traitsProblem(next.traits, identity.schema_id)
     if (problem) return kratosError(400, 'Bad Request', 'The request was malformed or contained invalid parameters', problem)
-    const email = (next.traits as Record<string, unknown>).email as string
-    if (this.identifierTaken(email, identity.id)) return kratosError(409, 'Conflict', 'Unable to insert or update resource because a resource with that value exists already', 'An identity with the same identifier already exists.')
+    const identifiers = this.identifiersOf(identity.schema_id, next.traits as Record<string, unknown>)
+    if (identifiers.some((identifier) => this.identifierTaken(identifier, identity.id))) return kratosError(409, 'Conflict', 'Unable to insert or update resource because a resource with that value exists already', 'An identity with the same identifier already exists.')
     if (next.state !== 'active' && next.state !== 'inactive') return badRequest('state must be active or inactive')
     identity.traits = next.traits as Record<string, unknown>
-    identity.identifiers = [email.toLowerCase()]
+    identity.identifiers = identifiers
     if (identity.credentials?.password) identity.credentials.password.identifiers = identity.identifiers
     identity.state = next.state
     identity.metadata_public = next.metadata_public ?? null

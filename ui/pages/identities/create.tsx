@@ -4,6 +4,7 @@ import { api, type Identity } from '../../api.ts'
 import { Region, useLoad, ErrorView } from '../../components/load.tsx'
 import { SchemaFields, toTraits, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { schemasFrom } from '../../session.ts'
+import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote } from '../../components/traits-json.tsx'
 import { identityWriteFailure, unshowableSchema } from './describe.ts'
 import type { ApiFailure } from '../../api.ts'
 
@@ -11,6 +12,9 @@ export function CreateIdentity(props: { onCreated: (identity: Identity) => void;
   const [loaded, retry] = useLoad(() => api.schemas(schemasFrom()), [])
   const [schemaId, setSchemaId] = useState<string | null>(null)
   const [values, setValues] = useState<Values>({})
+  // For a schema a form cannot show: the traits as JSON (components/traits-json.tsx).
+  const [traitsJson, setTraitsJson] = useState('{}')
+  const [jsonError, setJsonError] = useState<string | null>(null)
   const [errors, setErrors] = useState<Errors>({})
   const [password, setPassword] = useState('')
   const [failure, setFailure] = useState<ApiFailure | null>(null)
@@ -25,21 +29,29 @@ export function CreateIdentity(props: { onCreated: (identity: Identity) => void;
           // The first schema that can be shown, until the person chooses.
           const chosen = schemas.find((s) => s.id === schemaId) ?? schemas.find((s) => s.traits !== null) ?? schemas[0]!
           const traits = chosen.traits
+          const editable = traits !== null || chosen.asJson
+          const focusFirstInvalid = () => requestAnimationFrame(() => document.querySelector<HTMLElement>('dialog [aria-invalid="true"]')?.focus())
           const submit = async (event: Event) => {
             event.preventDefault()
-            // No form, nothing to send: traits guessed from a schema that cannot be read are not sent.
-            if (!traits) return
-            const found = validate(traits, values)
-            setErrors(found)
-            if (Object.keys(found).length > 0) {
-              const first = document.querySelector<HTMLElement>('dialog [aria-invalid="true"]')
-              first?.focus()
+            let sent: Values
+            if (traits) {
+              const found = validate(traits, values)
+              setErrors(found)
+              if (Object.keys(found).length > 0) return focusFirstInvalid()
+              sent = toTraits(traits, values)
+            } else if (chosen.asJson) {
+              const parsed = parseTraits(traitsJson)
+              setJsonError(parsed ? null : TRAITS_JSON_ERROR)
+              if (!parsed) return focusFirstInvalid()
+              sent = parsed
+            } else {
+              // No form, nothing to send: traits guessed from a schema that cannot be read are not sent.
               return
             }
             setBusy(true)
             const result = await api.createIdentity({
               schema_id: chosen.id,
-              traits: toTraits(traits, values),
+              traits: sent,
               ...(password ? { credentials: { password: { config: { password } } } } : {}),
             })
             setBusy(false)
@@ -51,7 +63,7 @@ export function CreateIdentity(props: { onCreated: (identity: Identity) => void;
               {schemas.length > 1 && (
                 <div class="field">
                   <label for="create-schema">Identity schema</label>
-                  <select id="create-schema" value={chosen.id} onChange={(e) => (setSchemaId(e.currentTarget.value), setValues({}), setErrors({}))}>
+                  <select id="create-schema" value={chosen.id} onChange={(e) => (setSchemaId(e.currentTarget.value), setValues({}), setErrors({}), setJsonError(null))}>
                     {schemas.map((s) => (
                       <option key={s.id} value={s.id}>
                         {s.title ? `${s.title} (${s.id})` : s.id}
@@ -60,9 +72,16 @@ export function CreateIdentity(props: { onCreated: (identity: Identity) => void;
                   </select>
                 </div>
               )}
-              {traits ? (
+              {editable ? (
                 <>
-                  <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="create" />
+                  {traits ? (
+                    <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="create" />
+                  ) : (
+                    <>
+                      <TraitsJsonNote schemaId={chosen.id} />
+                      <TraitsJsonField id="create-traits-json" value={traitsJson} error={jsonError} onInput={setTraitsJson} />
+                    </>
+                  )}
                   <div class="field">
                     <label for="create-password">Initial password (optional)</label>
                     <input id="create-password" type="password" autocomplete="new-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
@@ -73,7 +92,7 @@ export function CreateIdentity(props: { onCreated: (identity: Identity) => void;
               )}
               {failure && <ErrorView failure={failure} />}
               <div class="actions">
-                {traits && (
+                {editable && (
                   <button type="submit" class="primary" disabled={busy}>
                     Create identity
                   </button>

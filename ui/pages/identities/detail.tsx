@@ -12,6 +12,7 @@ import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '.
 import { schemasFrom } from '../../session.ts'
 import { location, navigateFrom } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
+import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote, traitsText } from '../../components/traits-json.tsx'
 import { identityWriteFailure, primaryIdentifier, unshowableSchema } from './describe.ts'
 
 // Kratos refuses to delete the password credential and the like through this endpoint.
@@ -62,7 +63,7 @@ function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: 
               status: 404,
             }
           : // A form from a schema it cannot read would send traits that overwrite what it did not show.
-            !schema
+            !schema && !entry.asJson
             ? unshowableSchema(entry.id, 'the traits cannot be edited here')
             : null
   const [stateBusy, setStateBusy] = useState(false)
@@ -106,7 +107,11 @@ function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: 
         </dl>
         {failure && <ErrorView failure={failure} />}
       </section>
-      <TraitsSection identity={identity} schema={schema} schemaFailure={schemaFailure} retry={retrySchemas} onChange={onChange} />
+      {entry?.asJson && !schemaFailure && identity.traits !== undefined ? (
+        <TraitsJsonSection identity={identity} schemaId={entry.id} onChange={onChange} />
+      ) : (
+        <TraitsSection identity={identity} schema={schema} schemaFailure={schemaFailure} retry={retrySchemas} onChange={onChange} />
+      )}
       <MetadataSection identity={identity} onChange={onChange} />
       <AddressesSection identity={identity} />
       <CredentialsSection identity={identity} onChange={onChange} />
@@ -171,6 +176,50 @@ function TraitsSection(props: { identity: Identity; schema: FormSchema | null; s
           </div>
         </form>
       )}
+    </section>
+  )
+}
+
+/** The traits as JSON, for a schema a form cannot show: all of them, checked by Kratos on save. */
+function TraitsJsonSection(props: { identity: Identity; schemaId: string; onChange: (identity: Identity) => void }) {
+  const { identity, onChange } = props
+  // The traits this text was filled from: what its edit is measured against.
+  const [base, setBase] = useState<Values>(identity.traits ?? {})
+  const [text, setText] = useState(traitsText(base))
+  const [error, setError] = useState<string | null>(null)
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [busy, oneAtATime] = useOneAtATime()
+  const save = (event: Event) => {
+    event.preventDefault()
+    const traits = parseTraits(text)
+    setError(traits ? null : TRAITS_JSON_ERROR)
+    if (!traits) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
+    return oneAtATime(async () => {
+      // Only the traits this edit changed: a change made elsewhere since the page loaded is kept.
+      const patch = membersPatch(['traits'], base, traits)
+      if (patch.length === 0) return announce('Nothing was changed.')
+      const result = await api.patchIdentity(identity.id, patch)
+      if (!result.ok) return setFailure(identityWriteFailure(result.failure))
+      setFailure(null)
+      setBase(result.data.traits ?? {})
+      setText(traitsText(result.data.traits ?? {}))
+      onChange(afterWrite(identity, result.data))
+      announce('Traits saved.')
+    })
+  }
+  return (
+    <section aria-labelledby="traits-h" class="card">
+      <h2 id="traits-h">Traits</h2>
+      <TraitsJsonNote schemaId={props.schemaId} />
+      <form onSubmit={save} noValidate class="form">
+        <TraitsJsonField id="traits-json" value={text} error={error} onInput={setText} />
+        {failure && <ErrorView failure={failure} />}
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            Save
+          </button>
+        </div>
+      </form>
     </section>
   )
 }

@@ -1,0 +1,53 @@
+// Traits edited as JSON, for an identity schema a form cannot show (ory-records.ts `readTraits`):
+// the whole traits object in one text box, so nothing is left out or guessed; Kratos checks it
+// against the schema when it is saved.
+
+export const TRAITS_JSON_ERROR = 'Enter the traits as a JSON object, like {"email": "name@example.com"}.'
+
+/** The text box's traits: a JSON object, or null when the text is not one. */
+export function parseTraits(text: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(text)
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
+}
+
+export const traitsText = (traits: Record<string, unknown>) => JSON.stringify(traits, null, 2)
+
+/** Why the form is a text box, naming the schema. */
+export function TraitsJsonNote({ schemaId }: { schemaId: string }) {
+  return (
+    <p class="muted">
+      The identity schema “{schemaId}” has fields a form cannot show (a list, a field of several types or a free-form object), so the traits are edited here as
+      JSON. The identity store checks them against the schema when they are saved.
+    </p>
+  )
+}
+
+export function TraitsJsonField(props: { id: string; value: string; error: string | null; onInput: (text: string) => void }) {
+  const { id, value, error } = props
+  const rows = Math.min(Math.max(value.split('\n').length + 1, 4), 16)
+  return (
+    <div class="field">
+      <label for={id}>Traits (JSON)</label>
+      <textarea
+        id={id}
+        rows={rows}
+        class="mono"
+        spellcheck={false}
+        autocomplete="off"
+        value={value}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+      />
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  )
+}
