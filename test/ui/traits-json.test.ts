@@ -87,6 +87,10 @@ test('A schema with a list of e-mail addresses: the identity page edits the trai
     expect(JSON.parse(await box.inputValue())).toEqual({ emails: ['third@example.test'], team: 'red' })
     expect(kratos.identities.get(identity.id)!.traits).toEqual({ emails: ['third@example.test'], team: 'red' })
     expect(admin.problems).toEqual([])
+
+    // The list names it by its first address (Kratos lists identities without their credentials).
+    await admin.page.goto(admin.url(`/dashboard/identities?search=${encodeURIComponent('third@example.test')}`))
+    await admin.page.getByRole('table', { name: /Identities/ }).getByRole('link', { name: 'third@example.test' }).waitFor()
   } finally {
     kratos.extraSchemas.delete('team')
   }

@@ -1,11 +1,15 @@
 // How an identity is named in tables and headings.
 import type { ApiFailure, Identity } from '../../api.ts'
 
+/** The traits that name an identity, in this order; a list of them (a schema with several addresses) is named by its first. */
+const NAMING_TRAITS = ['email', 'username', 'phone', 'emails', 'usernames', 'phones']
+
 export function primaryIdentifier(identity: Identity): string {
   const traits = identity.traits ?? {}
-  for (const key of ['email', 'username', 'phone']) {
+  for (const key of NAMING_TRAITS) {
     const value = traits[key]
-    if (typeof value === 'string' && value) return value
+    const first = Array.isArray(value) ? value.find((item) => typeof item === 'string' && item) : value
+    if (typeof first === 'string' && first) return first
   }
   const fromCredentials = identity.credentials?.password?.identifiers?.[0]
   return fromCredentials ?? identity.id
