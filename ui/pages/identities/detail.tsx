@@ -107,11 +107,7 @@ function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: 
         </dl>
         {failure && <ErrorView failure={failure} />}
       </section>
-      {entry?.asJson && !schemaFailure && identity.traits !== undefined ? (
-        <TraitsJsonSection identity={identity} schemaId={entry.id} onChange={onChange} />
-      ) : (
-        <TraitsSection identity={identity} schema={schema} schemaFailure={schemaFailure} retry={retrySchemas} onChange={onChange} />
-      )}
+      <TraitsSection identity={identity} schema={schema} asJsonOf={entry?.asJson ? entry.id : null} schemaFailure={schemaFailure} retry={retrySchemas} onChange={onChange} />
       <MetadataSection identity={identity} onChange={onChange} />
       <AddressesSection identity={identity} />
       <CredentialsSection identity={identity} onChange={onChange} />
@@ -127,30 +123,53 @@ function focusFirstInvalid(form: HTMLFormElement): void {
   requestAnimationFrame(() => form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus())
 }
 
-function TraitsSection(props: { identity: Identity; schema: FormSchema | null; schemaFailure: ApiFailure | null; retry: () => void; onChange: (identity: Identity) => void }) {
-  const { identity, schema: traits, onChange } = props
+/**
+ * The traits: a form from the schema, or, for a schema a form cannot show (`asJsonOf` names it),
+ * all of them as JSON, which Kratos checks against the schema on save.
+ */
+function TraitsSection(props: {
+  identity: Identity
+  schema: FormSchema | null
+  asJsonOf: string | null
+  schemaFailure: ApiFailure | null
+  retry: () => void
+  onChange: (identity: Identity) => void
+}) {
+  const { identity, schema: traits, asJsonOf, onChange } = props
   const [values, setValues] = useState<Values>(identity.traits ?? {})
+  const [text, setText] = useState(traitsText(identity.traits ?? {}))
   // The traits this form was filled from: what its edit is measured against.
   const [base, setBase] = useState<Values>(identity.traits ?? {})
   const [errors, setErrors] = useState<Errors>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, oneAtATime] = useOneAtATime()
+  /** The traits the form holds, or null (its fields then say what is wrong). */
+  const edited = (): Values | null => {
+    if (traits) {
+      const found = validate(traits, values)
+      setErrors(found)
+      return Object.keys(found).length > 0 ? null : mergeTraits(traits, base, values)
+    }
+    const parsed = parseTraits(text)
+    setErrors(parsed ? {} : { json: TRAITS_JSON_ERROR })
+    return parsed
+  }
   const save = (event: Event) => {
     event.preventDefault()
-    if (!traits) return
-    const found = validate(traits, values)
-    setErrors(found)
-    if (Object.keys(found).length) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
+    if (!traits && asJsonOf === null) return
+    const next = edited()
+    if (!next) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
     return oneAtATime(async () => {
       // Only the traits this form changed: a change made elsewhere since the form was filled
       // (another trait, the state, the metadata) is kept.
-      const patch = membersPatch(['traits'], base, mergeTraits(traits, base, values))
+      const patch = membersPatch(['traits'], base, next)
       if (patch.length === 0) return announce('Nothing was changed.')
       const result = await api.patchIdentity(identity.id, patch)
       if (!result.ok) return setFailure(identityWriteFailure(result.failure))
       setFailure(null)
       setBase(result.data.traits ?? {})
       setValues(result.data.traits ?? {})
+      setText(traitsText(result.data.traits ?? {}))
       onChange(afterWrite(identity, result.data))
       announce('Traits saved.')
     })
@@ -163,63 +182,26 @@ function TraitsSection(props: { identity: Identity; schema: FormSchema | null; s
         <UnreadableField what="this identity's traits" from="kratos" consequence="They cannot be edited here." />
       ) : props.schemaFailure ? (
         <ErrorView failure={props.schemaFailure} retry={props.retry} />
-      ) : !traits ? (
+      ) : !traits && asJsonOf === null ? (
         <p class="muted" aria-busy="true">Loading the identity schema…</p>
       ) : (
-        <form onSubmit={save} noValidate class="form">
-          <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="traits" />
-          {failure && <ErrorView failure={failure} />}
-          <div class="actions">
-            <button type="submit" class="primary" disabled={busy}>
-              Save
-            </button>
-          </div>
-        </form>
+        <>
+          {asJsonOf !== null && <TraitsJsonNote schemaId={asJsonOf} />}
+          <form onSubmit={save} noValidate class="form">
+            {traits ? (
+              <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="traits" />
+            ) : (
+              <TraitsJsonField id="traits-json" value={text} error={errors.json ?? null} onInput={setText} />
+            )}
+            {failure && <ErrorView failure={failure} />}
+            <div class="actions">
+              <button type="submit" class="primary" disabled={busy}>
+                Save
+              </button>
+            </div>
+          </form>
+        </>
       )}
-    </section>
-  )
-}
-
-/** The traits as JSON, for a schema a form cannot show: all of them, checked by Kratos on save. */
-function TraitsJsonSection(props: { identity: Identity; schemaId: string; onChange: (identity: Identity) => void }) {
-  const { identity, onChange } = props
-  // The traits this text was filled from: what its edit is measured against.
-  const [base, setBase] = useState<Values>(identity.traits ?? {})
-  const [text, setText] = useState(traitsText(base))
-  const [error, setError] = useState<string | null>(null)
-  const [failure, setFailure] = useState<ApiFailure | null>(null)
-  const [busy, oneAtATime] = useOneAtATime()
-  const save = (event: Event) => {
-    event.preventDefault()
-    const traits = parseTraits(text)
-    setError(traits ? null : TRAITS_JSON_ERROR)
-    if (!traits) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
-    return oneAtATime(async () => {
-      // Only the traits this edit changed: a change made elsewhere since the page loaded is kept.
-      const patch = membersPatch(['traits'], base, traits)
-      if (patch.length === 0) return announce('Nothing was changed.')
-      const result = await api.patchIdentity(identity.id, patch)
-      if (!result.ok) return setFailure(identityWriteFailure(result.failure))
-      setFailure(null)
-      setBase(result.data.traits ?? {})
-      setText(traitsText(result.data.traits ?? {}))
-      onChange(afterWrite(identity, result.data))
-      announce('Traits saved.')
-    })
-  }
-  return (
-    <section aria-labelledby="traits-h" class="card">
-      <h2 id="traits-h">Traits</h2>
-      <TraitsJsonNote schemaId={props.schemaId} />
-      <form onSubmit={save} noValidate class="form">
-        <TraitsJsonField id="traits-json" value={text} error={error} onInput={setText} />
-        {failure && <ErrorView failure={failure} />}
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            Save
-          </button>
-        </div>
-      </form>
     </section>
   )
 }
