@@ -12,6 +12,9 @@
 // Every list answers a `Link` header built from the request's own URL (`u := *r.URL`) with
 // `page_token` and `page_size` set and the query re-encoded as Go's `url.Values.Encode` does (keys
 // sorted): `rel="first"` with the default token, `rel="next"` only when more rows exist.
+//
+// An identity's sessions are the exception: offset pages (at the end of this file), whose `Link`
+// header is off by one page from the rows answered.
 
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 
@@ -233,4 +236,127 @@ export class SealedTokens {
     if (typeof created.vt !== 'string' || typeof id.vu !== 'string') return { ok: false, reason: 'invalid' }
     return { ok: true, position: { id: id.vu, createdAt: microsOf(created.vt) } }
   }
+}
+
+// --- Offset pages (an identity's sessions) ------------------------------------------------------
+//
+// `GET /admin/identities/{id}/sessions` still pages by offset (`x.ParsePagination`, ory/x
+// `migrationpagination`), and hands the page to pop's `Paginate`, which counts pages from 1.
+
+/** A query as Go's `url.ParseQuery` reads it: pairs in order; one with a `;` or a bad escape is dropped. */
+export function goParseQuery(raw: string): [string, string][] {
+  const pairs: [string, string][] = []
+  for (const part of raw.split('&')) {
+    if (part === '' || part.includes(';')) continue
+    const at = part.indexOf('=')
+    const key = goQueryUnescape(at < 0 ? part : part.slice(0, at))
+    const value = goQueryUnescape(at < 0 ? '' : part.slice(at + 1))
+    if (key !== null && value !== null) pairs.push([key, value])
+  }
+  return pairs
+}
+
+/** `url.Values.Get`: the first value, or '' for none. */
+const goGet = (query: [string, string][], key: string) => query.find(([name]) => name === key)?.[1] ?? ''
+const goHas = (query: [string, string][], key: string) => query.some(([name]) => name === key)
+
+/** `url.Values.Encode`: keys sorted (each key's values in their order), both query-escaped. */
+function goEncodeQuery(query: [string, string][]): string {
+  const keys = [...new Set(query.map(([key]) => key))].sort()
+  return keys.flatMap((key) => query.filter(([name]) => name === key).map(([, value]) => `${goQueryEscape(key)}=${goQueryEscape(value)}`)).join('&')
+}
+
+/** `tokenpagination.Encode`: `{"offset":"N","v":2}`, URL-safe base64 without padding. */
+export function offsetToken(offset: number): string {
+  return Buffer.from(`{"offset":"${offset}","v":2}`).toString('base64url')
+}
+
+/**
+ * `tokenpagination`'s decode: the token's `offset` (a string or a number, as gjson's `Int` reads
+ * either); 0 where the token is no unpadded URL-safe base64 or holds no offset (the error is dropped).
+ */
+function tokenOffset(token: string): number {
+  const text = token.replace(/[\r\n]/g, '')
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return 0
+  let json: unknown
+  try {
+    json = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
+  } catch {
+    return 0
+  }
+  const offset = (json as { offset?: unknown } | null)?.offset
+  if (offset === true) return 1
+  if (typeof offset === 'number') return Math.trunc(offset)
+  return typeof offset === 'string' && /^-?[0-9]+$/.test(offset) ? Number(offset) : 0
+}
+
+/** A page (from 0, as the paginator counts) and its size. */
+export interface OffsetPage {
+  page: number
+  perPage: number
+}
+
+/** The paginators' size rule: the default (250) where unreadable, at most 1000, at least 1. */
+function offsetPageSize(raw: string): number {
+  const size = goAtoi(raw) ?? 250
+  return Math.max(1, Math.min(size, 1000))
+}
+
+/**
+ * `migrationpagination.ParsePagination`: `page_token` (an offset token) and `page_size` when either
+ * is in the query, even empty; else `page` and `per_page`. Nothing is refused: what cannot be
+ * read is the first page, or the default size.
+ */
+export function parseOffsetPaging(query: [string, string][]): OffsetPage {
+  if (goHas(query, 'page_token') || goHas(query, 'page_size')) {
+    const token = goGet(query, 'page_token')
+    const offset = token === '' ? 0 : tokenOffset(token)
+    const perPage = offsetPageSize(goGet(query, 'page_size'))
+    return { page: offset > 0 ? Math.floor(offset / perPage) : 0, perPage }
+  }
+  const page = goAtoi(goGet(query, 'page')) ?? 0
+  return { page: Math.max(0, page), perPage: offsetPageSize(goGet(query, 'per_page')) }
+}
+
+/**
+ * The rows pop's `Paginate(page, perPage)` reads: its pages start at 1 and a page below 1 is the
+ * first, so page 0 and page 1 are both the first `perPage` rows and page n starts at row (n-1) × perPage.
+ */
+export function popPage<T>(rows: T[], { page, perPage }: OffsetPage): T[] {
+  const start = (Math.max(page, 1) - 1) * perPage
+  return rows.slice(start, start + perPage)
+}
+
+/**
+ * `migrationpagination.PaginationHeader` (ory/x `pagination.HeaderWithFormatter`): `X-Total-Count`,
+ * and a `Link` computed as if `page` started at row page × perPage, each URL the request's own with
+ * `page`, `page_size`, `page_token` and `per_page` set. An empty list links first, next and prev; a
+ * list that fits one page only first (sized to the list); the rest first and prev on the last page,
+ * next and last on the first, all four between.
+ */
+export function offsetPagingHeaders(url: URL, total: number, { page, perPage }: OffsetPage): Record<string, string> {
+  const offset = page * perPage
+  const lastOffset = total % perPage === 0 ? total - perPage : Math.floor(total / perPage) * perPage
+  const query = goParseQuery(url.search.slice(1))
+  const link = (rel: string, size: number, at: number) => {
+    const set: [string, string][] = [
+      ['page', String(Math.trunc(at / size))],
+      ['page_size', String(size)],
+      ['page_token', offsetToken(at)],
+      ['per_page', String(size)],
+    ]
+    const kept = query.filter(([key]) => !set.some(([name]) => name === key))
+    return `<${url.pathname}?${goEncodeQuery([...kept, ...set])}>; rel="${rel}"`
+  }
+  const links =
+    offset >= lastOffset
+      ? total === 0
+        ? [link('first', perPage, 0), link('next', perPage, (page + 1) * perPage), link('prev', perPage, (page - 1) * perPage)]
+        : total <= perPage
+          ? [link('first', total, 0)]
+          : [link('first', perPage, 0), link('prev', perPage, lastOffset - perPage)]
+      : offset < perPage
+        ? [link('next', perPage, perPage), link('last', perPage, lastOffset)]
+        : [link('first', perPage, 0), link('next', perPage, (page + 1) * perPage), link('prev', perPage, (page - 1) * perPage), link('last', perPage, lastOffset)]
+  return { link: links.join(','), 'x-total-count': String(total) }
 }

@@ -1,6 +1,7 @@
 // A stand-in for the Ory Kratos admin API that behaves as shared/reference/ory-upstreams.md and
 // Ory's sources describe: keyset paging with a `Link` header, each list in its own order and with
-// its own tokens (kratos-paging.ts), bare JSON arrays, Kratos error bodies, exact (lower-cased)
+// its own tokens, and an identity's sessions by offset as Kratos still pages them, with its
+// `X-Total-Count` (kratos-paging.ts); bare JSON arrays, Kratos error bodies, exact (lower-cased)
 // identifier matching; identity schemas, identity create / update / JSON Patch / delete,
 // credentials and sessions per identity, the session list with `expand`, extend and disable,
 // recovery links and codes, courier messages with their dispatches.
@@ -18,8 +19,13 @@ import {
   firstSessionToken,
   goAtoi,
   goParseBool,
+  goParseQuery,
   keysetLink,
+  microsOf,
+  offsetPagingHeaders,
   pageSizeOf,
+  parseOffsetPaging,
+  popPage,
   readSessionToken,
   rowsAfter,
   sessionPosition,
@@ -144,6 +150,37 @@ export function kratosId(text: string): string | null {
   if (hex === null) return null
   const lower = hex.toLowerCase()
   return `${lower.slice(0, 8)}-${lower.slice(8, 12)}-${lower.slice(12, 16)}-${lower.slice(16, 20)}-${lower.slice(20)}`
+}
+
+/** A path segment percent-decoded, or as it came where it is no valid escape. */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+/** Why gofrs/uuid's `FromString` (v4.4) refuses a text `kratosId` cannot read: its error's words. */
+export function uuidRefusal(text: string): string {
+  const quoted = JSON.stringify(text)
+  const length = Buffer.byteLength(text)
+  if (![32, 34, 36, 38, 41, 45].includes(length)) return `uuid: incorrect UUID length ${length} in string ${quoted}`
+  let plain = text
+  if (length === 34 || length === 38) {
+    if (!text.startsWith('{') || !text.endsWith('}')) return `uuid: incorrect UUID format in string ${quoted}`
+    plain = text.slice(1, -1)
+  } else if (length === 41 || length === 45) {
+    if (!text.startsWith('urn:uuid:')) return `uuid: incorrect UUID format in string ${quoted}`
+    plain = text.slice(9)
+  }
+  if (plain.length === 36) {
+    if ([8, 13, 18, 23].some((at) => plain[at] !== '-')) return `uuid: incorrect UUID format in string ${quoted}`
+    plain = plain.replaceAll('-', '')
+  }
+  // encoding/hex's InvalidByteError, for the first byte that is no hex digit.
+  const bad = [...plain].find((c) => !/[0-9a-fA-F]/.test(c)) ?? '?'
+  return `encoding/hex: invalid byte: U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} '${bad}'`
 }
 
 function kratosError(code: number, status: string, message: string, reason?: string): Response {
@@ -410,19 +447,7 @@ export class KratosFixture {
         return new Response(null, { status: 204 })
       }
     }
-    if (parts[1] === 'identities' && parts.length === 4 && parts[3] === 'sessions' && request.method === 'GET') {
-      const id = kratosId(decodeURIComponent(parts[2]!))
-      if (id === null) return badRequest('The identity id is not a valid UUID')
-      const active = activeFilter(url)
-      if (active instanceof Response) return active
-      // ListSessionsByIdentity: newest first, with devices and the identity (`ExpandEverything`).
-      const now = Date.now()
-      const rows = this.sessions
-        .filter((s) => s.identityId === id && matchesActive(s, active, now))
-        .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))
-        .map((s) => this.renderSession(s, { identity: true, devices: true }))
-      return Response.json(this.servedList(url.pathname, rows))
-    }
+    if (parts[1] === 'identities' && parts.length === 4 && parts[3] === 'sessions' && request.method === 'GET') return this.listIdentitySessions(parts[2]!, url)
     if (parts[1] === 'sessions' && parts.length === 2 && request.method === 'GET') return this.listSessions(url)
     return notFound()
   }
@@ -765,6 +790,30 @@ export class KratosFixture {
       this.servedList('/admin/sessions', rows.map((session) => this.renderSession(session, expand, true))),
       { headers: { link } },
     )
+  }
+
+  /**
+   * `listIdentitySessions` (session/handler.go) and `ListSessionsByIdentity`
+   * (persistence/sql/persister_session.go): the id as gofrs/uuid reads it (400 with its error
+   * otherwise; an identity that does not exist has no sessions), then the `active` filter, then
+   * offset paging (`x.ParsePagination`, 250 a page by default, at most 1000, nothing refused).
+   * Rows come newest first (`created_at DESC`; ties, which the database leaves in no set order, by
+   * id here), with the identity and devices. The page goes to pop, which counts from 1, while the
+   * `Link` header counts from 0: see `popPage` and `offsetPagingHeaders`.
+   */
+  private listIdentitySessions(rawId: string, url: URL): Response {
+    const text = safeDecode(rawId)
+    const id = kratosId(text)
+    if (id === null) return kratosError(400, 'Bad Request', uuidRefusal(text))
+    const active = activeFilter(url)
+    if (active instanceof Response) return active
+    const paging = parseOffsetPaging(goParseQuery(url.search.slice(1)))
+    const now = Date.now()
+    const matching = this.sessions
+      .filter((session) => session.identityId === id && matchesActive(session, active, now))
+      .sort((a, b) => microsOf(b.created_at) - microsOf(a.created_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    const rows = popPage(matching, paging).map((session) => this.renderSession(session, { identity: true, devices: true }))
+    return Response.json(this.servedList(url.pathname, rows), { headers: offsetPagingHeaders(url, matching.length, paging) })
   }
 
   /**
