@@ -85,6 +85,16 @@ export interface Paged<T> {
   skipped: number
   next: string | null
 }
+/** A stretch of an identity's active sessions, newest first (see `identitySessions`). */
+export interface SessionStretch {
+  items: KratosSession[]
+  /** Rows that could not be read, left out of `items`. */
+  skipped: number
+  /** How many active sessions the identity has (Kratos's `X-Total-Count`); null when it did not say. */
+  total: number | null
+  /** Kratos's list ended within this stretch. */
+  end: boolean
+}
 export interface GeoAnswer {
   country?: string | null
   label?: string | null
@@ -163,6 +173,43 @@ export function nextPageToken(link: string | null): string | null {
     if (match) return new URL(match[1]!, 'http://link.invalid').searchParams.get('page_token')
   }
   return null
+}
+
+/**
+ * An identity's active sessions from position `from` of Kratos's list (newest first): `count` of
+ * them where that many remain, at times more.
+ *
+ * Kratos pages this list by offset (`page` and `per_page`; `x.ParsePagination` in
+ * session/handler.go), and its database layer (pop) counts pages from 1, so page 0 and page 1 are
+ * both the first rows, while the `Link` header counts them from 0: its next link from the first
+ * page answers the first page again, and a last page that is not full is never linked. The pages
+ * are therefore counted here, from `X-Total-Count`, never followed from that header. `from` need
+ * not start a page (revoking a session moves the ones after it up by one): the page that holds it
+ * is read from there on, and the page after it too, so that the stretch is not cut short.
+ */
+async function identitySessions(identityId: string, from: number, count: number): Promise<ApiResult<SessionStretch>> {
+  const page = Math.floor(from / count) + 1
+  const read = (n: number) => send<unknown>('GET', `${KRATOS}/identities/${id(identityId)}/sessions${q({ active: 'true', page: n, per_page: count })}`)
+  const first = await read(page)
+  if (!first.result.ok) return first.result
+  if (!Array.isArray(first.result.data)) return unreadable(KRATOS_ANSWERS)
+  const total = totalCount(first.headers)
+  const rows = first.result.data.slice(from - (page - 1) * count)
+  let end = first.result.data.length < count || (total !== null && page * count >= total)
+  if (!end && rows.length < count) {
+    const second = await read(page + 1)
+    if (!second.result.ok) return second.result
+    if (!Array.isArray(second.result.data)) return unreadable(KRATOS_ANSWERS)
+    rows.push(...second.result.data)
+    end = second.result.data.length < count || (total !== null && (page + 1) * count >= total)
+  }
+  return { ok: true, data: { ...readRows(rows, readSession), total, end } }
+}
+
+/** Kratos's `X-Total-Count`: a count, or null where there is none that can be read. */
+function totalCount(headers: Headers | undefined): number | null {
+  const text = headers?.get('x-total-count') ?? ''
+  return /^[0-9]{1,15}$/.test(text) ? Number(text) : null
 }
 
 /**
@@ -272,7 +319,7 @@ export const api = {
     requestRecord(KRATOS_ANSWERS, readIdentity, 'PATCH', `${KRATOS}/identities/${id(identityId)}`, [{ op: 'replace', path: '/state', value: state }]),
   deleteIdentity: (identityId: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}`),
   deleteCredential: (identityId: string, type: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}/credentials/${id(type)}`),
-  identitySessions: (identityId: string) => requestList(KRATOS_ANSWERS, readSession, `${KRATOS}/identities/${id(identityId)}/sessions`),
+  identitySessions: (identityId: string, stretch: { from: number; count: number }) => identitySessions(identityId, stretch.from, stretch.count),
   revokeSession: (sessionId: string) => request<void>('DELETE', `${KRATOS}/sessions/${id(sessionId)}`),
   revokeAllSessions: (identityId: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}/sessions`),
   schemas: identitySchemas,

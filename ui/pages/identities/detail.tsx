@@ -1,6 +1,6 @@
 // Identity (admin): traits, state, metadata, addresses, credentials, sessions, recovery, deletion.
-import { useEffect, useState } from 'preact/hooks'
-import { api, type ApiFailure, type FormSchema, type Identity, type KratosSession } from '../../api.ts'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { api, type ApiFailure, type FormSchema, type Identity, type KratosSession, type SessionStretch } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { Dialog } from '../../components/dialog.tsx'
@@ -392,21 +392,102 @@ export function Location({ ip }: { ip: string | undefined }) {
   return <>{label ?? '—'}</>
 }
 
+/** How many sessions the section shows at first, and how many more each "Show more sessions" adds. */
+const SESSIONS_AT_A_TIME = 25
+
+/** The sessions shown: a stretch from the top of Kratos's list (newest first), grown by "Show more sessions". */
+interface ShownSessions {
+  items: KratosSession[]
+  skipped: number
+  total: number | null
+  /** Kratos has sessions after these. */
+  more: boolean
+}
+
+function shownFrom(stretch: SessionStretch, before: ShownSessions = { items: [], skipped: 0, total: null, more: false }): ShownSessions {
+  // A session that moved down the list while it was read (a newer one was created) is shown once.
+  const known = new Set(before.items.map((session) => session.id))
+  const added = stretch.items.filter((session) => !known.has(session.id))
+  const items = [...before.items, ...added]
+  const skipped = before.skipped + stretch.skipped
+  const grew = added.length + stretch.skipped > 0
+  const more = grew && (stretch.total === null ? !stretch.end : items.length + skipped < stretch.total)
+  return { items, skipped, total: stretch.total, more }
+}
+
+/**
+ * What the list holds, in words: null when there is nothing to count. The sessions of an inactive
+ * identity are not revoked or expired, but not active either: they are just sessions then.
+ */
+function sessionCount({ items, total, more }: ShownSessions, identityActive: boolean): string | null {
+  const [one, many] = identityActive ? ['active session', 'active sessions'] : ['session', 'sessions']
+  if (items.length === 0) return null
+  if (total === null || (more && total <= items.length)) return more ? `Showing the ${items.length} newest ${many}.` : null
+  if (!more) return items.length === 1 ? `1 ${one}.` : `${items.length} ${many}.`
+  return `Showing the ${items.length} newest of ${total} ${many}.`
+}
+
 function SessionsSection({ identity }: { identity: Identity }) {
-  const [loaded, retry, replace] = useLoad(() => api.identitySessions(identity.id), [identity.id])
+  const first = { from: 0, count: SESSIONS_AT_A_TIME }
+  const [loaded, retry, replace] = useLoad(async () => {
+    const result = await api.identitySessions(identity.id, first)
+    return result.ok ? { ok: true as const, data: shownFrom(result.data) } : result
+  }, [identity.id])
+  const latest = useRef(loaded)
+  latest.current = loaded
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [confirmAll, setConfirmAll] = useState(false)
   const [busy, setBusy] = useState<string | null>(null)
-  const revoke = async (session: KratosSession) => {
-    if (busy !== null || loaded.state !== 'ready') return
-    setBusy(session.id)
-    const result = await api.revokeSession(session.id)
-    setBusy(null)
+  // Revoking a session and showing more change the same list: one at a time.
+  const [rowsBusy, rowAtATime] = useOneAtATime()
+  const tbody = useRef<HTMLTableSectionElement>(null)
+  const showMoreButton = useRef<HTMLButtonElement>(null)
+  // The row whose Revoke button takes focus once the list has changed: the one that took the place
+  // of a revoked session, or the first of those just shown.
+  const [focusRow, setFocusRow] = useState<number | null>(null)
+  useLayoutEffect(() => {
+    if (focusRow === null || loaded.state !== 'ready' || loaded.refreshing) return
+    setFocusRow(null)
+    const buttons = tbody.current?.querySelectorAll<HTMLButtonElement>('button') ?? []
+    const target = buttons[Math.min(focusRow, buttons.length - 1)] ?? showMoreButton.current ?? document.getElementById('sessions-h')
+    target?.focus()
+  }, [focusRow, loaded])
+
+  /** Adds the sessions after those of `shown`; `focusOn`: the row to focus then (the first added by default). */
+  const appendMore = async (shown: ShownSessions, focusOn?: number) => {
+    const result = await api.identitySessions(identity.id, { from: shown.items.length + shown.skipped, count: SESSIONS_AT_A_TIME })
     if (!result.ok) return setFailure(result.failure)
     setFailure(null)
-    replace({ ...loaded.data, items: loaded.data.items.filter((s) => s.id !== session.id) })
-    announce('Session revoked.')
+    const next = shownFrom(result.data, shown)
+    replace(next)
+    setFocusRow(focusOn ?? shown.items.length)
+    return next
   }
+  const showMore = () =>
+    rowAtATime(async () => {
+      if (latest.current.state !== 'ready') return
+      const next = await appendMore(latest.current.data)
+      if (next) announce(sessionCount(next, identity.state !== 'inactive') ?? 'No more sessions.')
+    })
+
+  const revoke = (session: KratosSession, index: number) =>
+    rowAtATime(async () => {
+      setBusy(session.id)
+      const result = await api.revokeSession(session.id)
+      setBusy(null)
+      if (!result.ok) return setFailure(result.failure)
+      setFailure(null)
+      announce('Session revoked.')
+      const now = latest.current
+      if (now.state !== 'ready') return
+      const shown = now.data
+      const left = { ...shown, items: shown.items.filter((s) => s.id !== session.id), total: shown.total === null ? null : Math.max(0, shown.total - 1) }
+      replace(left)
+      setFocusRow(index)
+      // The last session shown is gone while Kratos has more: they take its place.
+      if (left.items.length === 0 && left.skipped === 0 && left.more) await appendMore(left, 0)
+    })
+
   const [allBusy, oneAtATime] = useOneAtATime()
   const revokeAll = () =>
     oneAtATime(async () => {
@@ -426,55 +507,73 @@ function SessionsSection({ identity }: { identity: Identity }) {
     })
   return (
     <section aria-labelledby="sessions-h" class="card">
-      <h2 id="sessions-h">Sessions</h2>
+      <h2 id="sessions-h" tabIndex={-1}>
+        Sessions
+      </h2>
       {loaded.state === 'ready' && <UnreadableRows count={loaded.data.skipped} noun={['session', 'sessions']} from="kratos" />}
       <Region loaded={loaded} retry={retry} label="sessions">
-        {({ items, skipped }) => {
-          const active = items.filter((s) => s.active !== false)
-          return active.length === 0 ? (
-            skipped === 0 && <p class="empty">This identity has no active session.</p>
-          ) : (
-            <div class="table-wrap" tabIndex={0}>
-              <table class="data">
-                <thead>
-                  <tr>
-                    <th scope="col">Device</th>
-                    <th scope="col">IP address</th>
-                    <th scope="col">Location</th>
-                    <th scope="col">Authenticated</th>
-                    <th scope="col">Expires</th>
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {active.map((session, index) => {
-                    const device = session.devices[0]
-                    return (
-                      <tr key={session.id}>
-                        <td>{device?.user_agent || '—'}</td>
-                        <td class="mono">{device?.ip_address || '—'}</td>
-                        <td>
-                          <Location ip={device?.ip_address} />
-                        </td>
-                        <td>
-                          <Time value={session.authenticated_at} />
-                        </td>
-                        <td>
-                          <Time value={session.expires_at} />
-                        </td>
-                        <td>
-                          <button type="button" aria-label={`Revoke session ${index + 1}`} disabled={busy === session.id} onClick={() => revoke(session)}>
-                            Revoke
-                          </button>
-                        </td>
+        {(shown) => {
+          const { items, skipped, more } = shown
+          const count = sessionCount(shown, identity.state !== 'inactive')
+          return (
+            <>
+              {items.length === 0 && skipped === 0 && !more && <p class="empty">This identity has no active session.</p>}
+              {items.length > 0 && identity.state === 'inactive' && (
+                <p class="notice">The identity is inactive, so none of these sessions can be used; they work again if it is activated.</p>
+              )}
+              {count && <p class="muted">{count}</p>}
+              {items.length > 0 && (
+                <div class="table-wrap" tabIndex={0} aria-label="Active sessions">
+                  <table class="data">
+                    <caption class="visually-hidden">Active sessions</caption>
+                    <thead>
+                      <tr>
+                        <th scope="col">Device</th>
+                        <th scope="col">IP address</th>
+                        <th scope="col">Location</th>
+                        <th scope="col">Authenticated</th>
+                        <th scope="col">Expires</th>
+                        <th scope="col">
+                          <span class="visually-hidden">Actions</span>
+                        </th>
                       </tr>
-                    )
-                  })}
-                </tbody>
-              </table>
-            </div>
+                    </thead>
+                    <tbody ref={tbody}>
+                      {items.map((session, index) => {
+                        const device = session.devices[0]
+                        return (
+                          <tr key={session.id}>
+                            <td>{device?.user_agent || '—'}</td>
+                            <td class="mono">{device?.ip_address || '—'}</td>
+                            <td>
+                              <Location ip={device?.ip_address} />
+                            </td>
+                            <td>
+                              <Time value={session.authenticated_at} />
+                            </td>
+                            <td>
+                              <Time value={session.expires_at} />
+                            </td>
+                            <td>
+                              <button type="button" aria-label={`Revoke session ${index + 1}`} disabled={busy === session.id} onClick={() => revoke(session, index)}>
+                                Revoke
+                              </button>
+                            </td>
+                          </tr>
+                        )
+                      })}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+              {more && (
+                <div class="pager">
+                  <button type="button" ref={showMoreButton} disabled={rowsBusy} onClick={showMore}>
+                    Show more sessions
+                  </button>
+                </div>
+              )}
+            </>
           )
         }}
       </Region>

@@ -1,0 +1,134 @@
+// An administrator works through the sessions of an identity that has many: Kratos pages them by
+// offset, 250 at a time by default, and the revoked ones come first when they are the newest. The
+// page asks only for the active ones and shows them 25 at a time; every one of them can be
+// reached and revoked, with the keyboard alone, and the stand-in says so afterwards.
+import { expect, test } from 'bun:test'
+import type { FixtureSession } from '../support/kratos.ts'
+import { PHONE, sidewaysScroll, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+
+const admin = useSignedInBrowser('admin')
+
+const SECTION = 'section[aria-labelledby="sessions-h"]'
+const sessions = () => admin.page.getByRole('region', { name: 'Sessions' })
+/** The device column of the rows shown, in order. */
+const devicesShown = () => admin.page.locator(`${SECTION} tbody tr td:first-child`).allTextContents()
+const rowsShown = (count: number) => admin.page.waitForFunction(({ section, count }) => document.querySelectorAll(`${section} tbody tr`).length === count && !document.querySelector(`${section} [aria-busy="true"]`), { section: SECTION, count })
+/** The device of the row whose Revoke button has focus. */
+const focusedDevice = () => admin.page.evaluate(() => (document.activeElement?.closest('tr')?.cells[0]?.textContent ?? `not a row: ${document.activeElement?.textContent}`))
+
+/**
+ * An identity with `revoked` revoked sessions, the newest, then `active` older ones, the newest
+ * first named "Device 01", "Device 02", …
+ */
+function identityWithSessions(email: string, revoked: number, active: number): { id: string; active: FixtureSession[] } {
+  const { kratos } = admin.harness.sandbox
+  const { id } = kratos.addIdentity({ email, name: 'Many Sessions' })
+  for (let i = 0; i < revoked; i++) kratos.addSession(id, { ip_address: '81.2.69.160', user_agent: `Revoked ${i + 1}` }, i / 10_000).active = false
+  const live = Array.from({ length: active }, (_, i) => kratos.addSession(id, { ip_address: '81.2.69.160', user_agent: `Device ${String(i + 1).padStart(2, '0')}` }, 1 + i / 10_000))
+  return { id, active: live }
+}
+const device = (n: number) => `Device ${String(n).padStart(2, '0')}`
+const devices = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => device(from + i))
+const stillActive = (id: string) => admin.harness.sandbox.kratos.sessions.filter((s) => s.identityId === id && s.active).map((s) => s.devices[0]!.user_agent)
+
+test('past 260 revoked sessions, every one of 30 active ones is reached and revoked with the keyboard alone', async () => {
+  const person = identityWithSessions('many.sessions@example.test', 260, 30)
+  await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await admin.page.getByRole('heading', { level: 1, name: 'many.sessions@example.test' }).waitFor()
+  await rowsShown(25)
+  expect(await devicesShown()).toEqual(devices(1, 25))
+  await sessions().getByText('Showing the 25 newest of 30 active sessions.').waitFor()
+  // Kratos was asked for active sessions only.
+  const asked = admin.harness.sandbox.kratos.calls.filter((call) => call.method === 'GET' && call.path === `/admin/identities/${person.id}/sessions`)
+  expect(asked.map((call) => Object.fromEntries(call.query))).toEqual([{ active: 'true', page: '1', per_page: '25' }])
+
+  // One revoked from the keyboard: focus goes to the Revoke button of the session that took its place.
+  await tabTo(admin.page, 'Revoke session 3')
+  await admin.page.keyboard.press('Enter')
+  await admin.page.getByRole('status').getByText('Session revoked.').waitFor()
+  await rowsShown(24)
+  expect(await focusedDevice()).toBe(device(4))
+  await sessions().getByText('Showing the 24 newest of 29 active sessions.').waitFor()
+
+  // The rest are shown, none skipped though the list moved up by one, and focus is on the first of them.
+  await tabTo(admin.page, 'Show more sessions')
+  await admin.page.keyboard.press('Enter')
+  await rowsShown(29)
+  await admin.page.getByRole('status').getByText('29 active sessions.').waitFor()
+  expect(await devicesShown()).toEqual([...devices(1, 2), ...devices(4, 30)])
+  expect(await focusedDevice()).toBe(device(26))
+  expect(await sessions().getByRole('button', { name: 'Show more sessions' }).count()).toBe(0)
+  expect((await devicesShown()).sort()).toEqual(stillActive(person.id).sort())
+
+  // Enter, again and again: each press revokes the session whose button has focus, then focus
+  // moves to the next (the one before it, at the end of the list).
+  await tabTo(admin.page, 'Revoke session 1', 80, 'Shift+Tab')
+  const remaining = [...devices(2, 2), ...devices(4, 30)]
+  for (let left = 28; left >= 0; left--) {
+    await admin.page.keyboard.press('Enter')
+    await rowsShown(left)
+    if (left > 0) expect(await focusedDevice()).toBe(remaining.shift()!)
+  }
+  await sessions().getByText('This identity has no active session.').waitFor()
+  expect(stillActive(person.id)).toEqual([])
+  expect(admin.harness.sandbox.kratos.sessions.filter((s) => s.identityId === person.id)).toHaveLength(290)
+  expect(admin.problems).toEqual([])
+}, 120_000)
+
+test('when every session shown has been revoked, the next ones take their place', async () => {
+  const person = identityWithSessions('next.ones@example.test', 3, 27)
+  await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await rowsShown(25)
+  for (let left = 24; left >= 0; left--) {
+    await sessions().getByRole('button', { name: 'Revoke session 1', exact: true }).click()
+    await rowsShown(left === 0 ? 2 : left)
+  }
+  expect(await devicesShown()).toEqual(devices(26, 27))
+  expect(await focusedDevice()).toBe(device(26))
+  await sessions().getByText('2 active sessions.').waitFor()
+  expect(stillActive(person.id).sort()).toEqual(devices(26, 27))
+  expect(admin.problems).toEqual([])
+}, 60_000)
+
+test('Revoke all sessions signs the identity out of every one, shown or not', async () => {
+  const person = identityWithSessions('revoke.all@example.test', 10, 40)
+  await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await rowsShown(25)
+  await sessions().getByRole('button', { name: 'Revoke all sessions' }).click()
+  await admin.page.getByRole('dialog', { name: 'Revoke all sessions?' }).getByRole('button', { name: 'Revoke' }).click()
+  await sessions().getByText('This identity has no active session.').waitFor()
+  expect(stillActive(person.id)).toEqual([])
+  expect(admin.problems).toEqual([])
+})
+
+test('the section with more to show passes the sweep, and on a phone Show more sessions is there without sideways scrolling', async () => {
+  const person = identityWithSessions('swept.sessions@example.test', 5, 28)
+  await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  const ready = async () => {
+    await rowsShown(25)
+    // The end of the list in view: its last rows, Show more sessions and the section's actions.
+    await sessions().getByRole('button', { name: 'Show more sessions' }).evaluate((button) => button.scrollIntoView({ block: 'center' }))
+  }
+  expect(await sweep(admin.page, 'identity-sessions', ready)).toEqual([])
+  await admin.page.setViewportSize(PHONE)
+  await sessions().getByRole('button', { name: 'Show more sessions' }).click()
+  await rowsShown(28)
+  expect(await sidewaysScroll(admin.page)).toBe(0)
+  expect(admin.problems).toEqual([])
+})
+
+test('an inactive identity’s sessions are listed, marked as unusable until it is activated, and can be revoked', async () => {
+  const person = identityWithSessions('deactivated.sessions@example.test', 2, 3)
+  await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await rowsShown(3)
+  await sessions().getByText('3 active sessions.').waitFor()
+  await admin.page.getByRole('button', { name: 'Deactivate' }).click()
+  await admin.page.getByRole('status').getByText('Identity deactivated.').waitFor()
+  // Kratos still lists them as neither revoked nor expired; they work again once it is active.
+  await sessions().getByText('The identity is inactive, so none of these sessions can be used; they work again if it is activated.').waitFor()
+  await sessions().getByText('3 sessions.').waitFor()
+  await sessions().getByRole('button', { name: 'Revoke session 2' }).click()
+  await rowsShown(2)
+  expect(stillActive(person.id).sort()).toEqual([device(1), device(3)])
+  expect(admin.problems).toEqual([])
+})
