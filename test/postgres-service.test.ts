@@ -222,6 +222,85 @@ describe('the poll connection stops answering without breaking', () => {
   }, 30_000)
 })
 
+describe('pooled connections stop answering without breaking', () => {
+  let stack: Stack
+  let proxy: FreezableProxy
+  let direct: InstanceType<typeof SQL>
+  beforeAll(async () => {
+    const url = await pg.createDatabase()
+    const target = new URL(url)
+    proxy = startFreezableProxy({ hostname: target.hostname, port: Number(target.port) })
+    const through = new URL(url)
+    through.port = String(proxy.port)
+    stack = await startStack({ env: { DATABASE_URL: through.href } })
+    direct = new SQL(url, { max: 1 })
+  })
+  afterAll(async () => {
+    await direct?.close()
+    proxy?.stop()
+    await stack?.stop()
+  })
+
+  test('every open connection frozen (half-open, as after a partition or a firewall that dropped the flows), new ones pass: the requests that meet a frozen connection answer 503 within the deadline, then every request is answered again within seconds while the frozen connections stay frozen; a write is made once or not at all', async () => {
+    const timed = async (request: Promise<{ status: number; json: { error?: string } | undefined }>) => {
+      const started = performance.now()
+      const { status, json } = await request
+      return { status, error: json?.error, ms: performance.now() - started }
+    }
+    // More reads at once than the pool has connections (10): every one of them is open.
+    const warm = await Promise.all(Array.from({ length: 12 }, () => call(stack, 'GET', '/api/settings')))
+    expect(warm.map((w) => w.status)).toEqual(Array(12).fill(200))
+    const frozen = proxy.freeze()
+    expect(frozen).toBeGreaterThan(2)
+
+    const key = `frozen.write.${Date.now()}`
+    const during = await Promise.all([
+      ...Array.from({ length: 12 }, () => timed(call(stack, 'GET', '/api/settings'))),
+      timed(call(stack, 'POST', '/api/settings', { key, value: 'v' })),
+    ])
+    const write = during.at(-1)!
+    // Answered, not hung: the storage gives up after 5 s.
+    expect(during.filter((r) => r.ms > 7000)).toEqual([])
+    expect(during.filter((r) => r.status !== 200 && r.status !== 201 && !(r.status === 503 && r.error === 'database_unavailable'))).toEqual([])
+    expect(during.some((r) => r.status === 503)).toBe(true)
+
+    // Then answered again within seconds, and for good: more requests one after the other than the
+    // pool has connections, so none is left to meet a frozen one.
+    const recovered = await within(3000, async () => (await call(stack, 'GET', '/api/settings')).status === 200)
+    expect(recovered).not.toBeNull()
+    const after: string[] = []
+    for (let n = 0; n < 15; n++) {
+      const read = await timed(call(stack, 'GET', '/api/settings'))
+      if (read.status !== 200 || read.ms > 1000) after.push(`GET /api/settings → ${read.status} in ${Math.round(read.ms)} ms`)
+    }
+    const audit = await call(stack, 'GET', '/api/security/audit')
+    if (audit.status !== 200) after.push(`GET /api/security/audit → ${audit.status}`)
+    const second = `${key}.after`
+    const written = await call(stack, 'POST', '/api/settings', { key: second, value: 'v' })
+    if (written.status !== 201) after.push(`POST /api/settings → ${written.status}`)
+    expect(after).toEqual([])
+
+    // The frozen connections never came back: the service let go of those of its pool (the
+    // listening connection may stay, its notifications are only a shortcut for the poll).
+    expect(proxy.frozen()).toBeLessThanOrEqual(1)
+    expect(stack.service.logLines.some((line) => line.includes('"database_pool_reopened"'))).toBe(true)
+    for (const line of stack.service.logLines) {
+      expect(line).not.toContain(pg.password)
+      expect(line).not.toContain('postgres://')
+    }
+
+    // The write met a frozen connection (503) and was not made, or was made once: never twice.
+    const rows = await direct`SELECT key FROM settings WHERE key LIKE ${key + '%'} ORDER BY key`
+    const events = await direct`SELECT target FROM audit_events WHERE action = 'settings_write' AND target LIKE ${key + '%'} ORDER BY target`
+    const expected = write.status === 201 ? [key, second] : [second]
+    expect({ write: write.status === 201 || write.status === 503, rows: rows.map((r: { key: string }) => r.key), events: events.map((e: { target: string }) => e.target) }).toEqual({
+      write: true,
+      rows: expected,
+      events: expected,
+    })
+  }, 60_000)
+})
+
 test('once the owner has created the schema, a user that can only read and write the tables runs check-config and the service', async () => {
   const url = await pg.createDatabase()
   const first = await PostgresStorage.open(url)

@@ -9,10 +9,8 @@
 // (`freshAt`). Notifications lost while the listening connection was down are caught by the poll.
 // The poll and the revocation reloads it starts run on a connection of their own (`watch`), not
 // on the pool: requests that fill the pool (writes waiting for a lock held elsewhere) cannot keep
-// the gate from staying fresh. Bun's client opens it again after it breaks. A connection that
-// stops answering without breaking (half-open after a failover without a reset) would hold every
-// later poll behind its hung query until TCP gives up, minutes later: a poll or reload on it that
-// times out closes it and opens a new one, so the next poll runs on a fresh connection.
+// the gate from staying fresh. Bun's client opens it again after it breaks. The LISTEN has a
+// connection of its own too.
 //
 // Failures: a query that cannot reach the database, or takes longer than OPERATION_TIMEOUT_MS,
 // throws StorageUnavailableError (503). Error texts are never logged: only codes. PostgreSQL keeps
@@ -20,10 +18,16 @@
 // was answered 503 is not done later: no write committed after the answer, no query left holding
 // a connection of the pool. Connections the server ended (a failover, pg_terminate_backend) fail
 // the next query sent on them: a read is tried again on another connection, and so is a
-// transaction whose BEGIN failed that way; a transaction under way is never repeated.
+// transaction whose BEGIN failed that way; a transaction under way is never repeated. A connection
+// that stops answering without breaking (half-open: a partition, a firewall that dropped the flow,
+// a failover without a reset) would fail every later operation handed to it until TCP gives up,
+// minutes later: an operation that gets no answer by its deadline closes its connection and the
+// pool (the poll's, or the requests') is replaced (see postgres-pool.ts), so the next operations
+// run on fresh connections. The one that gave up answers 503 and is not tried again.
 
 import { SQL, type TransactionSQL } from 'bun'
 import type { Logger } from '../log.ts'
+import { ReplaceablePool } from './postgres-pool.ts'
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './postgres-migrations.ts'
 import {
   auditListQuery,
@@ -103,34 +107,39 @@ function onEndedConnection(error: unknown): boolean {
 }
 
 /**
- * `attempt` again while it fails on an ended connection and `repeatable()` still holds: at most
- * once per connection of the pool and once more, as each such failure retires a dead connection
- * at once (no wait) and the pool may hold several.
+ * `work` on a connection of `pool`, again while it fails on an ended connection and `repeatable()`
+ * still holds: at most once per connection of the pool and once more, as each such failure retires
+ * a dead connection at once (no wait) and the pool may hold several. Never after the deadline: a
+ * connection closed because it did not answer in time is not an ended one to try past.
  */
-async function onLiveConnection<T>(sql: Sql, attempt: () => Promise<T>, repeatable: () => boolean = () => true): Promise<T> {
-  const attempts = (sql.options.max ?? 10) + 1
+async function onLiveConnection<T>(pool: ReplaceablePool, deadline: AbortSignal, work: (sql: Sql) => Promise<T>, repeatable: () => boolean): Promise<T> {
+  const attempts = pool.max + 1
   for (let n = 1; ; n++) {
     try {
-      return await attempt()
+      return await pool.run(deadline, work)
     } catch (error) {
-      if (n >= attempts || !onEndedConnection(error) || !repeatable()) throw error
+      if (n >= attempts || deadline.aborted || !onEndedConnection(error) || !repeatable()) throw error
     }
   }
 }
 
 /** A read (safe to repeat) under a deadline, tried again when its connection turns out to have been ended. */
-function read<T>(sql: Sql, query: (sql: Sql) => Promise<T>, timeoutMs = OPERATION_TIMEOUT_MS): Promise<T> {
-  return guarded(() => onLiveConnection(sql, () => query(sql)), timeoutMs)
+function read<T>(pool: ReplaceablePool, query: (sql: Sql) => Promise<T>, timeoutMs = OPERATION_TIMEOUT_MS): Promise<T> {
+  return guarded(pool, query, timeoutMs)
 }
 
-/** Runs `work` with a deadline; connection failures become StorageUnavailableError. */
-async function guarded<T>(work: () => Promise<T>, timeoutMs = OPERATION_TIMEOUT_MS): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StorageUnavailableError('timeout')), timeoutMs)
+/**
+ * Runs `work` on a connection of `pool` with a deadline (the connection closed if it has not
+ * answered by then); connection failures become StorageUnavailableError.
+ */
+async function guarded<T>(pool: ReplaceablePool, work: (sql: Sql) => Promise<T>, timeoutMs: number, repeatable: () => boolean = () => true): Promise<T> {
+  const deadline = new AbortController()
+  const timer = setTimeout(() => deadline.abort(new StorageUnavailableError('timeout')), timeoutMs)
+  const expired = new Promise<never>((_, reject) => {
+    deadline.signal.addEventListener('abort', () => reject(deadline.signal.reason), { once: true })
   })
   try {
-    return await Promise.race([work(), deadline])
+    return await Promise.race([onLiveConnection(pool, deadline.signal, work, repeatable), expired])
   } catch (error) {
     if (error instanceof StorageUnavailableError) throw error
     if (isUnavailable(error)) throw new StorageUnavailableError(unavailableReason(error))
@@ -146,7 +155,7 @@ async function guarded<T>(work: () => Promise<T>, timeoutMs = OPERATION_TIMEOUT_
  * COMMIT_MARGIN_MS before the deadline, else it is rolled back. So a write answered 503 by `guarded`
  * (a lock held elsewhere, a pool full of waiting queries) is never committed afterwards.
  */
-function transaction<T>(sql: Sql, work: (tx: TransactionSQL) => Promise<T>, timeoutMs = OPERATION_TIMEOUT_MS, mode?: string): Promise<T> {
+function transaction<T>(pool: ReplaceablePool, work: (tx: TransactionSQL) => Promise<T>, timeoutMs = OPERATION_TIMEOUT_MS, mode?: string): Promise<T> {
   const endBy = performance.now() + timeoutMs - COMMIT_MARGIN_MS
   const left = () => Math.floor(endBy - performance.now())
   let began = false
@@ -161,8 +170,8 @@ function transaction<T>(sql: Sql, work: (tx: TransactionSQL) => Promise<T>, time
   }
   // Until `body` has begun, nothing but BEGIN was sent (no statement of `work`, no COMMIT): a
   // BEGIN that failed on an ended connection may be sent again. Once begun, never repeated.
-  const attempt = () => (mode === undefined ? sql.begin(body) : sql.begin(mode, body))
-  return guarded(() => onLiveConnection(sql, attempt, () => !began), timeoutMs)
+  const attempt = (sql: Sql) => (mode === undefined ? sql.begin(body) : sql.begin(mode, body))
+  return guarded(pool, attempt, timeoutMs, () => !began)
 }
 
 const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString()
@@ -207,13 +216,14 @@ export class PostgresStorage implements Storage {
 
   private constructor(
     /** The pool for requests and the command line. */
-    private readonly sql: Sql,
+    private readonly sql: ReplaceablePool,
     /**
      * One connection for the change feed and the revocations the gate reads: requests never wait
-     * for it, nor it for them. Replaced by `openWatch()` when it stops answering.
+     * for it, nor it for them.
      */
-    private watch: Sql,
-    private readonly openWatch: () => Sql,
+    private readonly watch: ReplaceablePool,
+    /** The LISTENing connection's client; nothing else runs on it. */
+    private readonly listener: Sql,
     private readonly log: Logger | undefined,
   ) {
     const { promise, resolve } = Promise.withResolvers<void>()
@@ -228,19 +238,26 @@ export class PostgresStorage implements Storage {
     } catch {
       return { ok: false, error: 'DATABASE_URL is not a valid URL' }
     }
-    let sql: Sql
-    let openWatch: () => Sql
-    let watch: Sql
+    let sql: ReplaceablePool
+    let watch: ReplaceablePool
+    let listener: Sql
+    const log = options.log
     try {
       const connect = {
         ...(parsed.searchParams.has('connect_timeout') ? {} : { connectionTimeout: CONNECT_TIMEOUT_SECONDS }),
         // A plain query is cancelled by the database before `guarded` gives up on it; transactions set their own.
         connection: { application_name: 'admin-dashboard', statement_timeout: String(OPERATION_TIMEOUT_MS - COMMIT_MARGIN_MS) },
       }
-      sql = new SQL(url, { ...connect, ...(options.max !== undefined ? { max: options.max } : {}) })
-      // Connects on its first query; a URL's `max` does not apply to it.
-      openWatch = () => new SQL(url, { ...connect, max: 1 })
-      watch = openWatch()
+      // Each connects on its first query; a URL's `max` applies to the requests' pool only.
+      sql = new ReplaceablePool(
+        () => new SQL(url, { ...connect, ...(options.max !== undefined ? { max: options.max } : {}) }),
+        () => log?.warn('database_pool_reopened', { reason: 'timeout' }),
+      )
+      watch = new ReplaceablePool(
+        () => new SQL(url, { ...connect, max: 1 }),
+        () => log?.warn('database_watch_reopened', { reason: 'timeout' }),
+      )
+      listener = new SQL(url, { ...connect, max: 1 })
     } catch (error) {
       // The driver refuses an option it cannot read (config.ts checks the known ones); its message quotes the value.
       return { ok: false, error: `DATABASE_URL (with any PG* environment variables) is not a usable connection URL (${unavailableReason(error)})` }
@@ -248,14 +265,14 @@ export class PostgresStorage implements Storage {
     try {
       await transaction(sql, migrate, 30_000)
     } catch (error) {
-      await Promise.all([sql.close({ timeout: 0 }).catch(() => {}), watch.close({ timeout: 0 }).catch(() => {})])
+      await Promise.all([sql.close(0), watch.close(0), listener.close({ timeout: 0 }).catch(() => {})])
       if (error instanceof SchemaTooNewError) return { ok: false, error: `DATABASE_URL: ${error.message}` }
       if (error instanceof StorageUnavailableError) {
         return { ok: false, error: `DATABASE_URL: the database cannot be reached or refused the login (${error.reason})` }
       }
       return { ok: false, error: `DATABASE_URL: the database could not be prepared (${unavailableReason(error)})` }
     }
-    return { ok: true, storage: new PostgresStorage(sql, watch, openWatch, options.log) }
+    return { ok: true, storage: new PostgresStorage(sql, watch, listener, log) }
   }
 
   // Settings ---------------------------------------------------------------------------------
@@ -351,7 +368,7 @@ export class PostgresStorage implements Storage {
 
   readonly revocations = {
     // The change feed reloads through it: a reload stuck behind requests would stall the feed.
-    load: (): Promise<RevocationSnapshot> => this.onWatch(loadRevocations),
+    load: (): Promise<RevocationSnapshot> => read(this.watch, loadRevocations),
 
     revokeSession: (sid: string, expiresAt: number, audit?: AuditRecord): Promise<void> =>
       transaction(this.sql, async (tx) => {
@@ -429,7 +446,7 @@ export class PostgresStorage implements Storage {
     this.pollTimer = setInterval(() => void this.poll(), POLL_MS)
     this.pollTimer.unref?.()
     void this.poll()
-    this.subscription = this.sql
+    this.subscription = this.listener
       .listen(
         CHANGE_CHANNEL,
         (payload) => void this.onNotification(payload),
@@ -462,7 +479,8 @@ export class PostgresStorage implements Storage {
     this.polling = true
     const started = performance.now()
     try {
-      const rows: { topic: string; version: string }[] = await this.onWatch(
+      const rows: { topic: string; version: string }[] = await read(
+        this.watch,
         (sql) => sql`SELECT topic, version::text AS version FROM storage_versions`,
         POLL_TIMEOUT_MS,
       )
@@ -485,25 +503,6 @@ export class PostgresStorage implements Storage {
       }
     } finally {
       this.polling = false
-    }
-  }
-
-  /**
-   * A read on the watch connection. When it times out, that connection is given up (closed at
-   * once, with whatever is queued on it) and a new one takes its place: with one connection, a
-   * query that hangs would keep every later one waiting behind it.
-   */
-  private async onWatch<T>(query: (sql: Sql) => Promise<T>, timeoutMs = OPERATION_TIMEOUT_MS): Promise<T> {
-    const watch = this.watch
-    try {
-      return await read(watch, query, timeoutMs)
-    } catch (error) {
-      if (error instanceof StorageUnavailableError && error.reason === 'timeout' && watch === this.watch && !this.closed) {
-        this.watch = this.openWatch()
-        this.log?.warn('database_watch_reopened', { reason: 'timeout' })
-        void watch.close({ timeout: 0 }).catch(() => {})
-      }
-      throw error
     }
   }
 
@@ -583,7 +582,7 @@ export class PostgresStorage implements Storage {
     this.firstPoll.resolve()
     const subscription = await this.subscription?.catch(() => null)
     await subscription?.unlisten().catch(() => {})
-    await Promise.all([this.sql.close({ timeout: 5 }).catch(() => {}), this.watch.close({ timeout: 5 }).catch(() => {})])
+    await Promise.all([this.sql.close(5), this.watch.close(5), this.listener.close({ timeout: 5 }).catch(() => {})])
   }
 }
 

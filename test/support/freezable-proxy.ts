@@ -19,6 +19,8 @@ export interface FreezableProxy {
   readonly port: number
   /** Every connection open now stops forwarding, both ways, and stays open. */
   freeze(): number
+  /** How many frozen connections neither end has closed yet. */
+  frozen(): number
   stop(): void
 }
 
@@ -93,6 +95,11 @@ export function startFreezableProxy(target: { hostname: string; port: number }):
         if (!pair.frozen) n++
         pair.frozen = true
       }
+      return n
+    },
+    frozen() {
+      let n = 0
+      for (const pair of pairs) if (pair.frozen) n++
       return n
     },
     stop() {
