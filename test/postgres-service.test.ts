@@ -301,6 +301,75 @@ describe('pooled connections stop answering without breaking', () => {
   }, 60_000)
 })
 
+describe('a write cut off while its transaction is open', () => {
+  let stack: Stack
+  let proxy: FreezableProxy
+  let other: InstanceType<typeof SQL>
+  beforeAll(async () => {
+    const url = await pg.createDatabase()
+    const target = new URL(url)
+    proxy = startFreezableProxy({ hostname: target.hostname, port: Number(target.port) })
+    const through = new URL(url)
+    through.port = String(proxy.port)
+    stack = await startStack({ env: { DATABASE_URL: through.href } })
+    other = new SQL(url, { max: 2 })
+  })
+  afterAll(async () => {
+    await other?.close()
+    proxy?.stop()
+    await stack?.stop()
+  })
+
+  test('its connection frozen after a row was written (the network gone, the server unaware): 503, and the row lock is released by its deadline, so the same key is written within seconds, once', async () => {
+    const key = `cut.off.${Date.now()}`
+    const stuckWrites = async () =>
+      (await other`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'admin-dashboard' AND datname = current_database() AND wait_event_type = 'Lock'`)[0].n as number
+    const openTransactions = async () =>
+      (await other`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'admin-dashboard' AND datname = current_database() AND state LIKE 'idle in transaction%'`)[0].n as number
+
+    // The write waits for the same key, written but not committed elsewhere; once it holds the
+    // row, nothing more reaches the service.
+    const { promise: release, resolve: letGo } = Promise.withResolvers<void>()
+    const holding = other
+      .begin(async (tx) => {
+        await tx`INSERT INTO settings (key, value, encrypted, updated_at) VALUES (${key}, 'elsewhere', false, now())`
+        await release
+        throw new Error('rolled back')
+      })
+      .catch(() => {})
+    await Bun.sleep(200)
+    const started = performance.now()
+    const first = call(stack, 'POST', '/api/settings', { key, value: 'first' })
+    let waited: number | null = null
+    try {
+      waited = await within(3000, async () => (await stuckWrites()) > 0)
+      proxy.freeze()
+    } finally {
+      letGo()
+      await holding
+    }
+    expect(waited).not.toBeNull()
+    // The server ran the INSERT and holds its row until the transaction ends.
+    expect(await within(1000, async () => (await openTransactions()) > 0)).not.toBeNull()
+    const cut = await first
+    expect({ status: cut.status, error: cut.json.error }).toEqual({ status: 503, error: 'database_unavailable' })
+    expect(performance.now() - started).toBeLessThan(7000)
+
+    // The same key again, on a new connection: not kept waiting by the transaction left open.
+    const statuses: number[] = []
+    const written = await within(4000, async () => {
+      const r = await call(stack, 'POST', '/api/settings', { key, value: 'second' })
+      statuses.push(r.status)
+      return r.status === 201
+    })
+    expect({ written: written !== null, statuses: statuses.filter((s) => s !== 201 && s !== 503) }).toEqual({ written: true, statuses: [] })
+    expect(await openTransactions()).toBe(0)
+    const rows = await other`SELECT value FROM settings WHERE key = ${key}`
+    const events = await other`SELECT count(*)::int AS n FROM audit_events WHERE action = 'settings_write' AND target = ${key}`
+    expect({ rows: rows.map((r: { value: string }) => r.value), events: events[0].n }).toEqual({ rows: ['second'], events: 1 })
+  }, 30_000)
+})
+
 test('once the owner has created the schema, a user that can only read and write the tables runs check-config and the service', async () => {
   const url = await pg.createDatabase()
   const first = await PostgresStorage.open(url)

@@ -154,6 +154,13 @@ async function guarded<T>(pool: ReplaceablePool, work: (sql: Sql) => Promise<T>,
  * time left (statement_timeout, for this transaction only), and the work commits only if it ended
  * COMMIT_MARGIN_MS before the deadline, else it is rolled back. So a write answered 503 by `guarded`
  * (a lock held elsewhere, a pool full of waiting queries) is never committed afterwards.
+ *
+ * A transaction whose client is gone without the server knowing (the network lost mid-way, the
+ * connection closed by `guarded` on a frozen link) would keep its locks until the server's TCP
+ * gives up, minutes or hours later, and every write to the same rows would wait for it: the server
+ * ends the session once it has waited for the client longer than the time that was left
+ * (idle_in_transaction_session_timeout). A transaction that waits that long between two
+ * statements could not have committed in time anyway.
  */
 function transaction<T>(pool: ReplaceablePool, work: (tx: TransactionSQL) => Promise<T>, timeoutMs = OPERATION_TIMEOUT_MS, mode?: string): Promise<T> {
   const endBy = performance.now() + timeoutMs - COMMIT_MARGIN_MS
@@ -163,7 +170,8 @@ function transaction<T>(pool: ReplaceablePool, work: (tx: TransactionSQL) => Pro
     began = true
     // Waiting for a connection of the pool counts too.
     if (left() <= 0) throw new StorageUnavailableError('timeout')
-    await tx`SELECT set_config('statement_timeout', ${String(left())}, true)`
+    const ms = String(left())
+    await tx`SELECT set_config('statement_timeout', ${ms}, true), set_config('idle_in_transaction_session_timeout', ${ms}, true)`
     const result = await work(tx)
     if (left() <= 0) throw new StorageUnavailableError('timeout')
     return result
