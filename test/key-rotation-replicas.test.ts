@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
-import { startPostgres, type PostgresCluster } from './support/postgres.ts'
+import { usePostgres } from './support/use-postgres.ts'
 import { randomKey } from './support/service.ts'
 import { runToEnd, startProcess, type ServiceProcess } from './support/process.ts'
 import { markSensitive } from './support/leaks.ts'
@@ -22,7 +22,6 @@ const signingKey = randomKey()
 const oldKey = randomKey()
 const newKey = randomKey()
 const secrets: string[] = [signingKey, oldKey, newKey]
-let pg: PostgresCluster
 let kratos: KratosFixture
 let admin: FixtureIdentity
 let adminCookie: string
@@ -31,8 +30,20 @@ const processes: ServiceProcess[] = []
 
 type Keys = { ENCRYPTION_KEY: string; ENCRYPTION_KEY_PREVIOUS?: string }
 
+// Registered before usePostgres(): afterAll hooks run in that order, and the processes are
+// stopped while their database is still there.
+afterAll(async () => {
+  for (const service of processes) {
+    if (service.child.exitCode === null) service.child.kill('SIGKILL')
+    await service.exited
+  }
+  await kratos?.stop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const pg = usePostgres()
+
 beforeAll(async () => {
-  pg = await startPostgres()
   secrets.push(pg.password)
   kratos = new KratosFixture().start()
   admin = kratos.addIdentity({ email: 'rotation.admin@example.test', role: 'admin' })
@@ -41,16 +52,6 @@ beforeAll(async () => {
   adminCookie = `admin-session=${cookie}`
   secrets.push(cookie)
   markSensitive(signingKey, oldKey, newKey, pg.password, cookie, admin.id, kratos.url)
-}, 60_000)
-
-afterAll(async () => {
-  for (const service of processes) {
-    if (service.child.exitCode === null) service.child.kill('SIGKILL')
-    await service.exited
-  }
-  await kratos?.stop()
-  await pg?.destroy()
-  rmSync(dir, { recursive: true, force: true })
 })
 
 function environment(databaseUrl: string, keys: Keys): Record<string, string | undefined> {

@@ -3,11 +3,11 @@
 // database into an empty PostgreSQL one (refusing one with data) with every row intact and every
 // encrypted value still readable.
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, test } from 'bun:test'
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startPostgres, type PostgresCluster } from './support/postgres.ts'
+import { usePostgres } from './support/use-postgres.ts'
 import { randomKey } from './support/service.ts'
 import { wholeDump } from './support/dump.ts'
 import { runToEnd } from './support/process.ts'
@@ -23,15 +23,11 @@ import { createLogger } from '../src/log.ts'
 
 const MAIN = join(import.meta.dir, '..', 'src', 'main.ts')
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-pg-cli-'))
-let pg: PostgresCluster
+const pg = usePostgres()
 const signingKey = randomKey()
 const encryptionKey = randomKey()
 
-beforeAll(async () => {
-  pg = await startPostgres()
-}, 60_000)
-afterAll(async () => {
-  await pg?.destroy()
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 

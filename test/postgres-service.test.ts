@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
-import { startPostgres, type PostgresCluster } from './support/postgres.ts'
+import { usePostgres } from './support/use-postgres.ts'
 import { startStack, type Stack } from './support/stack.ts'
 import { within } from './support/eventually.ts'
 import { randomKey } from './support/service.ts'
@@ -15,15 +15,7 @@ import { RecordingUpstream } from './support/upstream.ts'
 import { markSensitive } from './support/leaks.ts'
 import { startFreezableProxy, type FreezableProxy } from './support/freezable-proxy.ts'
 
-let pg: PostgresCluster
-
-beforeAll(async () => {
-  pg = await startPostgres()
-}, 60_000)
-
-afterAll(async () => {
-  await pg?.destroy()
-})
+const pg = usePostgres()
 
 async function call(stack: Stack, method: string, path: string, body?: unknown) {
   const headers: Record<string, string> = { origin: 'http://admin.test', cookie: stack.cookie.admin }

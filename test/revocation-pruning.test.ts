@@ -5,13 +5,13 @@
 // instead of an hour. The margin is for replicas whose clocks are behind the pruning one's. On
 // PostgreSQL "after" is by the database's clock, so no replica's clock, ahead or behind, moves it.
 
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { SQL } from 'bun'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startPostgres, type PostgresCluster } from './support/postgres.ts'
+import { usePostgres } from './support/use-postgres.ts'
 import { startStack } from './support/stack.ts'
 import { startService, TestClock } from './support/service.ts'
 import { PRUNE_MARGIN_SECONDS } from '../src/session/revocations.ts'
@@ -20,15 +20,7 @@ import { within } from './support/eventually.ts'
 
 const PRUNE_EVERY_MS = 25
 
-let pg: PostgresCluster
-
-beforeAll(async () => {
-  pg = await startPostgres()
-}, 60_000)
-
-afterAll(async () => {
-  await pg?.destroy()
-})
+const pg = usePostgres()
 
 /** The revoked session ids as stored, read through a connection of the test's own. */
 interface RevokedRows {

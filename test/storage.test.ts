@@ -8,7 +8,8 @@ import { SQL } from 'bun'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startPostgres, type PostgresCluster } from './support/postgres.ts'
+import { startPostgres } from './support/postgres.ts'
+import { usePostgres } from './support/use-postgres.ts'
 import { openStorage } from '../src/db/open.ts'
 import { PostgresStorage } from '../src/db/postgres-storage.ts'
 import { DUMP_PAGE_SIZE, StorageUnavailableError, type AuditRecord, type Change, type Storage } from '../src/db/storage.ts'
@@ -19,20 +20,18 @@ import { TestClock } from './support/service.ts'
 import { MAX_SESSION_SECONDS } from '../src/session/cookie.ts'
 import { createLogger } from '../src/log.ts'
 
-let pg: PostgresCluster
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-storage-'))
 const opened: Storage[] = []
 let counter = 0
 
-beforeAll(async () => {
-  pg = await startPostgres()
-}, 60_000)
-
+// Registered before usePostgres(): afterAll hooks run in that order, and the storages are closed
+// while their database is still there.
 afterAll(async () => {
   for (const storage of opened) await storage.close()
-  await pg?.destroy()
   rmSync(dir, { recursive: true, force: true })
 })
+
+const pg = usePostgres()
 
 interface Engine {
   name: 'sqlite' | 'postgres'
