@@ -1,7 +1,7 @@
 // Kratos's and Hydra's records as the pages read them: a record that is none is refused, a field
 // in another shape is left out and named, everything else is kept as it came.
 import { describe, expect, test } from 'bun:test'
-import { AS_JSON, readClient, readIdentity, readMessage, readRecoveryCode, readSchemas, readSession, readTraits, readTraitsSchema } from '../ui/ory-records.ts'
+import { AS_JSON, readClient, readIdentity, readMessage, readRecoveryCode, readSchemas, readSession, readTraits, readTraitsSchema, traitsFitForm } from '../ui/ory-records.ts'
 import { DEFAULT_SCHEMA } from './support/kratos.ts'
 
 const IDENTITY = {
@@ -196,7 +196,6 @@ describe('an identity schema as the traits form reads it', () => {
     ['a type that is no text', field({ type: 5 })],
     ['a type that is an object', field({ type: { name: 'string' } })],
     ['a type no one knows', field({ type: 'text' })],
-    ['only null', field({ type: ['null'] })],
     ['a title that is no text', field({ type: 'string', title: { en: 'Name' } })],
     ['a format that is no text', field({ type: 'string', format: ['email'] })],
     ['an enum that is no list', field({ type: 'string', enum: 'admin,viewer' })],
@@ -233,6 +232,12 @@ describe('an identity schema as the traits form reads it', () => {
     ['a list deep in a nested object', field({ type: 'object', properties: { first: { type: 'string' }, aliases: { type: 'array' } } })],
     ['a list reached through a $ref', { definitions: { list: { type: 'array' } }, properties: { traits: { type: 'object', properties: { tags: { $ref: '#/definitions/list' } } } } }],
     ['a $ref to another document', field({ $ref: 'https://example.test/name.schema.json' })],
+    ['only null', field({ type: ['null'] })],
+    ['null by name', field({ type: 'null' })],
+    ['a text or a list, without a type', field({ anyOf: [{ type: 'string' }, { type: 'array' }] })],
+    ['one of two objects, without a type', field({ oneOf: [{ properties: { a: { type: 'string' } } }, { properties: { b: { type: 'string' } } }] })],
+    ['items without a type', field({ items: { type: 'string' } })],
+    ['a constant without a type', field({ const: 3 })],
   ]
   for (const [name, schema] of asJson) {
     test(`edited as JSON: ${name}`, () => {
@@ -240,6 +245,18 @@ describe('an identity schema as the traits form reads it', () => {
       expect(readTraitsSchema(schema)).toBeNull()
     })
   }
+
+  test('a text field with a one-of of formats stays a text field: the form sends text, which the schema wants', () => {
+    expect(readTraits(field({ type: 'string', oneOf: [{ format: 'email' }, { format: 'uri' }] }))).toEqual({ type: 'object', properties: { name: { type: 'string' } } })
+  })
+
+  test('traits that do not fit the form (a value of another kind than its field) are told apart from those that do', () => {
+    const form = readTraitsSchema(person({ type: 'object', properties: { name: { type: 'object', properties: { first: { type: 'string' } } }, age: { type: 'integer' }, vip: { type: 'boolean' } } }))!
+    expect(traitsFitForm(form, {})).toBe(true)
+    expect(traitsFitForm(form, { name: { first: 'Ann' }, age: 3, vip: false, other: ['kept'] })).toBe(true)
+    expect(traitsFitForm(form, { name: null, age: null })).toBe(true)
+    for (const misfit of [{ name: 'Ann' }, { name: { first: ['Ann'] } }, { age: '3' }, { vip: 'yes' }, { name: ['Ann'] }]) expect(traitsFitForm(form, misfit)).toBe(false)
+  })
 
   test('a part that is malformed wins over one that only cannot be shown: nothing is offered', () => {
     const schema = person({ type: 'object', properties: { tags: { type: 'array' }, name: { type: 5 } } })

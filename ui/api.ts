@@ -85,14 +85,14 @@ export interface Paged<T> {
   skipped: number
   next: string | null
 }
-/** A stretch of an identity's active sessions, newest first (see `identitySessions`). */
+/** The newest of an identity's active sessions (see `identitySessions`). */
 export interface SessionStretch {
   items: KratosSession[]
   /** Rows that could not be read, left out of `items`. */
   skipped: number
   /** How many active sessions the identity has (Kratos's `X-Total-Count`); null when it did not say. */
   total: number | null
-  /** Kratos's list ended within this stretch. */
+  /** Kratos answered fewer rows than asked for: these are all. */
   end: boolean
 }
 export interface GeoAnswer {
@@ -175,35 +175,28 @@ export function nextPageToken(link: string | null): string | null {
   return null
 }
 
+/** The most sessions of one identity the page reads: Kratos's largest page (`per_page` at most 1000). */
+export const MOST_IDENTITY_SESSIONS = 1000
+
 /**
- * An identity's active sessions from position `from` of Kratos's list (newest first): `count` of
- * them where that many remain, at times more.
+ * The newest `count` of an identity's active sessions (at most MOST_IDENTITY_SESSIONS), always read
+ * from the top of Kratos's list in one request, so that what is shown is the list as it is now:
+ * sessions that expired or were ended meanwhile are gone, and new ones come first, where an offset
+ * read after them would skip or repeat rows.
  *
  * Kratos pages this list by offset (`page` and `per_page`; `x.ParsePagination` in
  * session/handler.go), and its database layer (pop) counts pages from 1, so page 0 and page 1 are
  * both the first rows, while the `Link` header counts them from 0: its next link from the first
- * page answers the first page again, and a last page that is not full is never linked. The pages
- * are therefore counted here, from `X-Total-Count`, never followed from that header. `from` need
- * not start a page (revoking a session moves the ones after it up by one): the page that holds it
- * is read from there on, and the page after it too, so that the stretch is not cut short.
+ * page answers the first page again, and a last page that is not full is never linked. Whether
+ * there are more is therefore read from `X-Total-Count`, never from that header.
  */
-async function identitySessions(identityId: string, from: number, count: number): Promise<ApiResult<SessionStretch>> {
-  const page = Math.floor(from / count) + 1
-  const read = (n: number) => send<unknown>('GET', `${KRATOS}/identities/${id(identityId)}/sessions${q({ active: 'true', page: n, per_page: count })}`)
-  const first = await read(page)
-  if (!first.result.ok) return first.result
-  if (!Array.isArray(first.result.data)) return unreadable(KRATOS_ANSWERS)
-  const total = totalCount(first.headers)
-  const rows = first.result.data.slice(from - (page - 1) * count)
-  let end = first.result.data.length < count || (total !== null && page * count >= total)
-  if (!end && rows.length < count) {
-    const second = await read(page + 1)
-    if (!second.result.ok) return second.result
-    if (!Array.isArray(second.result.data)) return unreadable(KRATOS_ANSWERS)
-    rows.push(...second.result.data)
-    end = second.result.data.length < count || (total !== null && (page + 1) * count >= total)
-  }
-  return { ok: true, data: { ...readRows(rows, readSession), total, end } }
+async function identitySessions(identityId: string, count: number): Promise<ApiResult<SessionStretch>> {
+  const perPage = Math.max(1, Math.min(count, MOST_IDENTITY_SESSIONS))
+  const read = await send<unknown>('GET', `${KRATOS}/identities/${id(identityId)}/sessions${q({ active: 'true', page: 1, per_page: perPage })}`)
+  if (!read.result.ok) return read.result
+  if (!Array.isArray(read.result.data)) return unreadable(KRATOS_ANSWERS)
+  const rows = read.result.data.slice(0, perPage)
+  return { ok: true, data: { ...readRows(rows, readSession), total: totalCount(read.headers), end: rows.length < perPage } }
 }
 
 /** Kratos's `X-Total-Count`: a count, or null where there is none that can be read. */
@@ -319,7 +312,7 @@ export const api = {
     requestRecord(KRATOS_ANSWERS, readIdentity, 'PATCH', `${KRATOS}/identities/${id(identityId)}`, [{ op: 'replace', path: '/state', value: state }]),
   deleteIdentity: (identityId: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}`),
   deleteCredential: (identityId: string, type: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}/credentials/${id(type)}`),
-  identitySessions: (identityId: string, stretch: { from: number; count: number }) => identitySessions(identityId, stretch.from, stretch.count),
+  identitySessions,
   revokeSession: (sessionId: string) => request<void>('DELETE', `${KRATOS}/sessions/${id(sessionId)}`),
   revokeAllSessions: (identityId: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}/sessions`),
   schemas: identitySchemas,

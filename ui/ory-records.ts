@@ -283,6 +283,8 @@ export function readSchemas(value: unknown): IdentitySchema[] | null {
 }
 
 const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'integer', 'boolean', 'object']
+/** Keywords that make a field without a `type` something other than text. */
+const UNTYPED_NOT_TEXT = ['anyOf', 'oneOf', 'allOf', 'not', 'if', 'items', 'prefixItems', 'contains', 'additionalProperties', 'patternProperties', 'const']
 /** JSON Schema's type names. */
 const JSON_TYPES: ReadonlySet<string> = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'])
 /** Objects nested deeper, or more fields than this, are not a form anyone fills in (and bound the reading: refs can repeat a part). */
@@ -357,6 +359,9 @@ export function readTraits(document: unknown): FormSchema | typeof AS_JSON | nul
     if (type === null) return null
     if (raw.title !== undefined && !isString(raw.title)) return null
     if (type === AS_JSON) return AS_JSON
+    // Without a type, these let the value be a list, an object or one of several kinds, which a
+    // text field would turn into text.
+    if (raw.type === undefined && UNTYPED_NOT_TEXT.some((keyword) => raw[keyword] !== undefined)) return AS_JSON
     const title = isString(raw.title) && raw.title.trim() !== '' ? { title: raw.title } : {}
     if (type === 'object') {
       const object = readObject(raw, depth + 1, resolved.followed)
@@ -396,6 +401,30 @@ export function readTraits(document: unknown): FormSchema | typeof AS_JSON | nul
 }
 
 /**
+ * Whether traits as stored fit the form: every value the form shows is of its field's kind (an
+ * object for a nested one). A value of another kind (a list where the schema says text, say,
+ * stored before the schema changed) would be sent back as text by the form, so such an identity's
+ * traits are edited as JSON instead.
+ */
+export function traitsFitForm(form: FormSchema, traits: Record<string, unknown>): boolean {
+  return Object.entries(form.properties ?? {}).every(([key, field]) => {
+    const value = traits[key]
+    if (value === undefined || value === null) return true
+    switch (field.type) {
+      case 'object':
+        return isRecord(value) && traitsFitForm(field, value)
+      case 'string':
+        return isString(value)
+      case 'number':
+      case 'integer':
+        return isNumber(value)
+      case 'boolean':
+        return isBoolean(value)
+    }
+  })
+}
+
+/**
  * One kind of field: a JSON Schema `type` (or a list of one type and "null"); none means text, or an
  * object when it has properties. AS_JSON for a type the form cannot show (a list, several types);
  * null for what is no type.
@@ -405,7 +434,8 @@ function typeOf(raw: Json): FieldType | typeof AS_JSON | null {
   if (type === undefined) return raw.properties !== undefined ? 'object' : 'string'
   const named = isString(type) ? [type] : isStrings(type) ? type.filter((name) => name !== 'null') : null
   if (named === null || !named.every((name) => JSON_TYPES.has(name))) return null
-  if (named.length !== 1) return named.length === 0 ? null : AS_JSON
+  // Only "null" (a field that holds nothing), or several types: not a field the form can show.
+  if (named.length !== 1) return AS_JSON
   return FIELD_TYPES.find((kind) => kind === named[0]) ?? AS_JSON
 }
 

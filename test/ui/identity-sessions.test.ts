@@ -132,3 +132,93 @@ test('an inactive identity’s sessions are listed, marked as unusable until it 
   expect(stillActive(person.id).sort()).toEqual([device(1), device(3)])
   expect(admin.problems).toEqual([])
 })
+
+/** Presses Show more sessions until it is gone, waiting for each read. */
+async function showAll(): Promise<void> {
+  const more = sessions().getByRole('button', { name: 'Show more sessions' })
+  for (let i = 0; i < 10 && (await more.count()) > 0; i++) {
+    const before = (await devicesShown()).join('|')
+    await more.click()
+    await admin.page.waitForFunction(
+      ({ section, before }) =>
+        !document.querySelector(`${section} .pager button[disabled]`) &&
+        [...document.querySelectorAll(`${section} tbody tr td:first-child`)].map((cell) => cell.textContent).join('|') !== before,
+      { section: SECTION, before },
+    )
+  }
+  expect(await more.count()).toBe(0)
+}
+
+test('sessions that end elsewhere while the page is open (one expires, one is signed out): Show more still reaches every active one', async () => {
+  const person = identityWithSessions('shrinking.list@example.test', 0, 30)
+  await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await rowsShown(25)
+  person.active[2]!.expires_at = new Date(Date.now() - 1000).toISOString()
+  person.active[3]!.active = false
+  await showAll()
+  // The list as it is now: the two that ended are gone, and none after them was skipped.
+  expect(await devicesShown()).toEqual([...devices(1, 2), ...devices(5, 30)])
+  await sessions().getByText('28 active sessions.').waitFor()
+}, 60_000)
+
+test('25 newer sessions made while the page is open (a client signing in again and again): Show more reaches the older ones too', async () => {
+  const person = identityWithSessions('growing.list@example.test', 0, 30)
+  await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await rowsShown(25)
+  const { kratos } = admin.harness.sandbox
+  for (let i = 0; i < 25; i++) kratos.addSession(person.id, { ip_address: '81.2.69.161', user_agent: `New ${i + 1}` }, -(i + 1) / 100_000)
+  await showAll()
+  const shown = await devicesShown()
+  expect(shown).toHaveLength(55)
+  expect(shown.slice(25)).toEqual(devices(1, 30))
+  await sessions().getByText('55 active sessions.').waitFor()
+}, 60_000)
+
+test('while Show more is reading, Revoke and Revoke all wait for it (disabled), and what Revoke all ended does not come back', async () => {
+  const person = identityWithSessions('busy.list@example.test', 0, 40)
+  await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await rowsShown(25)
+  let release = () => {}
+  const held = new Promise<void>((resolve) => (release = resolve))
+  const slow = (url: URL) => url.pathname.endsWith(`/identities/${person.id}/sessions`) && url.searchParams.get('per_page') === '50'
+  await admin.page.route(slow, async (route) => {
+    await held
+    await route.continue()
+  })
+  try {
+    await sessions().getByRole('button', { name: 'Show more sessions' }).click()
+    await admin.page.waitForFunction((section) => document.querySelector(`${section} .pager button`)?.hasAttribute('disabled'), SECTION)
+    expect(await sessions().getByRole('button', { name: 'Revoke session 5', exact: true }).isDisabled()).toBe(true)
+    await sessions().getByRole('button', { name: 'Revoke all sessions' }).click()
+    const confirm = admin.page.getByRole('dialog', { name: 'Revoke all sessions?' }).getByRole('button', { name: 'Revoke', exact: true })
+    expect(await confirm.isDisabled()).toBe(true)
+    release()
+    await rowsShown(40)
+    await confirm.click()
+    await sessions().getByText('This identity has no active session.').waitFor()
+    expect(stillActive(person.id)).toEqual([])
+    await Bun.sleep(500)
+    expect(await devicesShown()).toEqual([])
+  } finally {
+    release()
+    await admin.page.unroute(slow)
+  }
+}, 60_000)
+
+test('25 sessions from one address: its place is asked for once, not once per row', async () => {
+  const person = identityWithSessions('one.address@example.test', 0, 25)
+  const asked: string[] = []
+  const count = (request: { url(): string }) => {
+    if (new URL(request.url()).pathname === '/api/geo') asked.push(request.url())
+  }
+  admin.page.on('request', count)
+  try {
+    await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
+    await rowsShown(25)
+    await admin.page.locator(`${SECTION} tbody tr`).first().getByText('United Kingdom').waitFor()
+    await admin.page.waitForFunction((section) => [...document.querySelectorAll(`${section} tbody tr td:nth-child(3)`)].every((cell) => cell.textContent === 'United Kingdom'), SECTION)
+    expect(asked).toHaveLength(1)
+  } finally {
+    admin.page.off('request', count)
+  }
+}, 60_000)

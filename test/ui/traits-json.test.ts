@@ -130,3 +130,27 @@ test('Create identity with that schema: chosen from the schemas, traits as JSON,
     kratos.extraSchemas.delete('team')
   }
 }, 120_000)
+
+test('Traits stored in another shape than the schema gives them (a list where it says text): edited as JSON, not flattened by the form', async () => {
+  const { kratos } = admin.harness.sandbox
+  // Stored before the schema said `name` is text; Kratos keeps it until it is edited.
+  const identity = kratos.addIdentity({ email: 'old.shape@example.test', name: ['Ann', 'Lee'] })
+  await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
+  await settled()
+  const traits = admin.page.getByRole('region', { name: 'Traits' })
+  await traits.getByText("This identity's traits hold values of another kind than the identity schema “default” gives them").waitFor()
+  const box = traits.getByRole('textbox', { name: 'Traits (JSON)' })
+  expect(JSON.parse(await box.inputValue())).toEqual({ email: 'old.shape@example.test', name: ['Ann', 'Lee'] })
+  // The note is what the box is described by.
+  expect(await box.getAttribute('aria-describedby')).toBe('traits-json-note')
+  expect(await traits.getByRole('textbox', { name: /Name/ }).count()).toBe(0)
+
+  // Saved as the schema wants it: the form is back.
+  await box.fill(JSON.stringify({ email: 'old.shape@example.test', name: 'Ann Lee' }))
+  await traits.getByRole('button', { name: 'Save' }).click()
+  await admin.page.getByRole('status').getByText('Traits saved.').waitFor()
+  expect(kratos.identities.get(identity.id)!.traits).toEqual({ email: 'old.shape@example.test', name: 'Ann Lee' })
+  await traits.getByRole('textbox', { name: /Name/ }).waitFor()
+  expect(await traits.getByRole('textbox', { name: /Name/ }).inputValue()).toBe('Ann Lee')
+  expect(admin.problems).toEqual([])
+}, 60_000)

@@ -16,17 +16,22 @@ export function parseTraits(text: string): Record<string, unknown> | null {
 
 export const traitsText = (traits: Record<string, unknown>) => JSON.stringify(traits, null, 2)
 
-/** Why the form is a text box, naming the schema. */
-export function TraitsJsonNote({ schemaId }: { schemaId: string }) {
+/** Why the traits are a text box: the schema (`schema`), or this identity's stored traits (`traits`). */
+export type AsJsonReason = 'schema' | 'traits'
+
+/** Why the form is a text box, naming the schema; `id` is what the text box is described by. */
+export function TraitsJsonNote({ id, schemaId, reason }: { id: string; schemaId: string; reason: AsJsonReason }) {
   return (
-    <p class="muted">
-      The identity schema “{schemaId}” has fields a form cannot show (a list, a field of several types or a free-form object), so the traits are edited here as
-      JSON. The identity store checks them against the schema when they are saved.
+    <p class="muted" id={id}>
+      {reason === 'schema'
+        ? `The identity schema “${schemaId}” has fields a form cannot show (a list, a field of several types, a free-form object or a part defined in another document), so the traits are edited here as JSON.`
+        : `This identity's traits hold values of another kind than the identity schema “${schemaId}” gives them (a list where it says text, say), so they are edited here as JSON rather than changed by a form.`}{' '}
+      The identity store checks them against the schema when they are saved.
     </p>
   )
 }
 
-export function TraitsJsonField(props: { id: string; value: string; error: string | null; onInput: (text: string) => void }) {
+export function TraitsJsonField(props: { id: string; value: string; error: string | null; onInput: (text: string) => void; describedBy: string }) {
   const { id, value, error } = props
   const rows = Math.min(Math.max(value.split('\n').length + 1, 4), 16)
   return (
@@ -41,7 +46,7 @@ export function TraitsJsonField(props: { id: string; value: string; error: strin
         value={value}
         onInput={(e) => props.onInput(e.currentTarget.value)}
         aria-invalid={error ? 'true' : undefined}
-        aria-describedby={error ? `${id}-error` : undefined}
+        aria-describedby={error ? `${props.describedBy} ${id}-error` : props.describedBy}
       />
       {error && (
         <p class="field-error" id={`${id}-error`}>

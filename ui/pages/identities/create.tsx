@@ -63,7 +63,7 @@ export function CreateIdentity(props: { onCreated: (identity: Identity) => void;
               {schemas.length > 1 && (
                 <div class="field">
                   <label for="create-schema">Identity schema</label>
-                  <select id="create-schema" value={chosen.id} onChange={(e) => (setSchemaId(e.currentTarget.value), setValues({}), setErrors({}), setJsonError(null))}>
+                  <select id="create-schema" value={chosen.id} onChange={(e) => (setSchemaId(e.currentTarget.value), setValues({}), setErrors({}), setTraitsJson('{}'), setJsonError(null))}>
                     {schemas.map((s) => (
                       <option key={s.id} value={s.id}>
                         {s.title ? `${s.title} (${s.id})` : s.id}
@@ -78,8 +78,8 @@ export function CreateIdentity(props: { onCreated: (identity: Identity) => void;
                     <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="create" />
                   ) : (
                     <>
-                      <TraitsJsonNote schemaId={chosen.id} />
-                      <TraitsJsonField id="create-traits-json" value={traitsJson} error={jsonError} onInput={setTraitsJson} />
+                      <TraitsJsonNote id="create-traits-json-note" schemaId={chosen.id} reason="schema" />
+                      <TraitsJsonField id="create-traits-json" value={traitsJson} error={jsonError} onInput={setTraitsJson} describedBy="create-traits-json-note" />
                     </>
                   )}
                   <div class="field">

@@ -1,6 +1,7 @@
 // Identity (admin): traits, state, metadata, addresses, credentials, sessions, recovery, deletion.
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
-import { api, type ApiFailure, type FormSchema, type Identity, type KratosSession, type SessionStretch } from '../../api.ts'
+import { traitsFitForm } from '../../ory-records.ts'
+import { api, MOST_IDENTITY_SESSIONS, type ApiFailure, type FormSchema, type Identity, type KratosSession, type SessionStretch } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { Dialog } from '../../components/dialog.tsx'
@@ -12,7 +13,7 @@ import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '.
 import { schemasFrom } from '../../session.ts'
 import { location, navigateFrom } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
-import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote, traitsText } from '../../components/traits-json.tsx'
+import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote, traitsText, type AsJsonReason } from '../../components/traits-json.tsx'
 import { identityWriteFailure, primaryIdentifier, unshowableSchema } from './describe.ts'
 
 // Kratos refuses to delete the password credential and the like through this endpoint.
@@ -66,6 +67,10 @@ function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: 
             !schema && !entry.asJson
             ? unshowableSchema(entry.id, 'the traits cannot be edited here')
             : null
+  // Traits stored in another shape than the form's (a list where the schema now says text) are
+  // edited as JSON: the form would send them back as text.
+  const misfit = schema !== null && identity.traits !== undefined && !traitsFitForm(schema, identity.traits)
+  const asJson: { schemaId: string; reason: AsJsonReason } | null = !entry ? null : entry.asJson ? { schemaId: entry.id, reason: 'schema' } : misfit ? { schemaId: entry.id, reason: 'traits' } : null
   const [stateBusy, setStateBusy] = useState(false)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const inactive = identity.state === 'inactive'
@@ -107,7 +112,7 @@ function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: 
         </dl>
         {failure && <ErrorView failure={failure} />}
       </section>
-      <TraitsSection identity={identity} schema={schema} asJsonOf={entry?.asJson ? entry.id : null} schemaFailure={schemaFailure} retry={retrySchemas} onChange={onChange} />
+      <TraitsSection identity={identity} schema={misfit ? null : schema} asJson={asJson} schemaFailure={schemaFailure} retry={retrySchemas} onChange={onChange} />
       <MetadataSection identity={identity} onChange={onChange} />
       <AddressesSection identity={identity} />
       <CredentialsSection identity={identity} onChange={onChange} />
@@ -124,18 +129,18 @@ function focusFirstInvalid(form: HTMLFormElement): void {
 }
 
 /**
- * The traits: a form from the schema, or, for a schema a form cannot show (`asJsonOf` names it),
+ * The traits: a form from the schema, or, for a schema a form cannot show or traits that do not fit it (`asJson`),
  * all of them as JSON, which Kratos checks against the schema on save.
  */
 function TraitsSection(props: {
   identity: Identity
   schema: FormSchema | null
-  asJsonOf: string | null
+  asJson: { schemaId: string; reason: AsJsonReason } | null
   schemaFailure: ApiFailure | null
   retry: () => void
   onChange: (identity: Identity) => void
 }) {
-  const { identity, schema: traits, asJsonOf, onChange } = props
+  const { identity, schema: traits, asJson, onChange } = props
   const [values, setValues] = useState<Values>(identity.traits ?? {})
   const [text, setText] = useState(traitsText(identity.traits ?? {}))
   // The traits this form was filled from: what its edit is measured against.
@@ -156,7 +161,7 @@ function TraitsSection(props: {
   }
   const save = (event: Event) => {
     event.preventDefault()
-    if (!traits && asJsonOf === null) return
+    if (!traits && asJson === null) return
     const next = edited()
     if (!next) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
     return oneAtATime(async () => {
@@ -182,16 +187,16 @@ function TraitsSection(props: {
         <UnreadableField what="this identity's traits" from="kratos" consequence="They cannot be edited here." />
       ) : props.schemaFailure ? (
         <ErrorView failure={props.schemaFailure} retry={props.retry} />
-      ) : !traits && asJsonOf === null ? (
+      ) : !traits && asJson === null ? (
         <p class="muted" aria-busy="true">Loading the identity schema…</p>
       ) : (
         <>
-          {asJsonOf !== null && <TraitsJsonNote schemaId={asJsonOf} />}
+          {asJson !== null && <TraitsJsonNote id="traits-json-note" schemaId={asJson.schemaId} reason={asJson.reason} />}
           <form onSubmit={save} noValidate class="form">
             {traits ? (
               <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="traits" />
             ) : (
-              <TraitsJsonField id="traits-json" value={text} error={errors.json ?? null} onInput={setText} />
+              <TraitsJsonField id="traits-json" value={text} error={errors.json ?? null} onInput={setText} describedBy="traits-json-note" />
             )}
             {failure && <ErrorView failure={failure} />}
             <div class="actions">
@@ -373,17 +378,39 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
   )
 }
 
+/**
+ * Places by IP address, asked once per address while the page is open: a table of sessions most
+ * often repeats a few addresses, and each row asking again would be a request per row. A failed
+ * answer is not kept, so the next row asks again. Bounded: the oldest address is forgotten first.
+ */
+const places = new Map<string, Promise<string | null>>()
+const MOST_PLACES = 500
+
+function placeOf(ip: string): Promise<string | null> {
+  const known = places.get(ip)
+  if (known) return known
+  const asked = api.geo(ip).then((result) => {
+    if (!result.ok) {
+      places.delete(ip)
+      return null
+    }
+    const answer = result.data as Record<string, unknown>
+    const text = [answer.city, answer.country_name ?? answer.country, answer.label].find((v) => typeof v === 'string' && v)
+    return typeof text === 'string' ? text : null
+  })
+  if (places.size >= MOST_PLACES) places.delete(places.keys().next().value!)
+  places.set(ip, asked)
+  return asked
+}
+
 /** Where an IP address is, from the geo route; a dash when unknown. */
 export function Location({ ip }: { ip: string | undefined }) {
   const [label, setLabel] = useState<string | null>(null)
   useEffect(() => {
     if (!ip) return
     let current = true
-    api.geo(ip).then((result) => {
-      if (!current || !result.ok) return
-      const answer = result.data as Record<string, unknown>
-      const text = [answer.city, answer.country_name ?? answer.country, answer.label].find((v) => typeof v === 'string' && v)
-      setLabel(typeof text === 'string' ? text : null)
+    void placeOf(ip).then((text) => {
+      if (current) setLabel(text)
     })
     return () => {
       current = false
@@ -395,102 +422,112 @@ export function Location({ ip }: { ip: string | undefined }) {
 /** How many sessions the section shows at first, and how many more each "Show more sessions" adds. */
 const SESSIONS_AT_A_TIME = 25
 
-/** The sessions shown: a stretch from the top of Kratos's list (newest first), grown by "Show more sessions". */
+/** The sessions shown: the newest `wanted` of Kratos's list, as it was when last read. */
 interface ShownSessions {
   items: KratosSession[]
   skipped: number
   total: number | null
-  /** Kratos has sessions after these. */
+  /** Kratos has sessions after these, and "Show more sessions" can read them. */
   more: boolean
+  /** How many of the newest were asked for: 25 more with each "Show more sessions". */
+  wanted: number
 }
 
-function shownFrom(stretch: SessionStretch, before: ShownSessions = { items: [], skipped: 0, total: null, more: false }): ShownSessions {
-  // A session that moved down the list while it was read (a newer one was created) is shown once.
-  const known = new Set(before.items.map((session) => session.id))
-  const added = stretch.items.filter((session) => !known.has(session.id))
-  const items = [...before.items, ...added]
-  const skipped = before.skipped + stretch.skipped
-  const grew = added.length + stretch.skipped > 0
-  const more = grew && (stretch.total === null ? !stretch.end : items.length + skipped < stretch.total)
-  return { items, skipped, total: stretch.total, more }
+function shownFrom(stretch: SessionStretch, wanted: number): ShownSessions {
+  const read = stretch.items.length + stretch.skipped
+  const more = wanted < MOST_IDENTITY_SESSIONS && (stretch.total === null ? !stretch.end : read < stretch.total)
+  return { items: stretch.items, skipped: stretch.skipped, total: stretch.total, more, wanted }
 }
 
 /**
  * What the list holds, in words: null when there is nothing to count. The sessions of an inactive
  * identity are not revoked or expired, but not active either: they are just sessions then.
  */
-function sessionCount({ items, total, more }: ShownSessions, identityActive: boolean): string | null {
+function sessionCount({ items, skipped, total, more }: ShownSessions, identityActive: boolean): string | null {
   const [one, many] = identityActive ? ['active session', 'active sessions'] : ['session', 'sessions']
   if (items.length === 0) return null
-  if (total === null || (more && total <= items.length)) return more ? `Showing the ${items.length} newest ${many}.` : null
-  if (!more) return items.length === 1 ? `1 ${one}.` : `${items.length} ${many}.`
-  return `Showing the ${items.length} newest of ${total} ${many}.`
+  if (total !== null && total > items.length + skipped) {
+    const shown = `Showing the ${items.length} newest of ${total} ${many}`
+    // Beyond what one read of Kratos's list holds, Revoke all is the way to the rest.
+    return more ? `${shown}.` : `${shown}; Revoke all sessions ends every one of them.`
+  }
+  if (more) return `Showing the ${items.length} newest ${many}.`
+  return items.length === 1 ? `1 ${one}.` : `${items.length} ${many}.`
 }
 
 function SessionsSection({ identity }: { identity: Identity }) {
-  const first = { from: 0, count: SESSIONS_AT_A_TIME }
   const [loaded, retry, replace] = useLoad(async () => {
-    const result = await api.identitySessions(identity.id, first)
-    return result.ok ? { ok: true as const, data: shownFrom(result.data) } : result
+    const result = await api.identitySessions(identity.id, SESSIONS_AT_A_TIME)
+    return result.ok ? { ok: true as const, data: shownFrom(result.data, SESSIONS_AT_A_TIME) } : result
   }, [identity.id])
   const latest = useRef(loaded)
   latest.current = loaded
+  const identityActive = identity.state !== 'inactive'
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [confirmAll, setConfirmAll] = useState(false)
   const [busy, setBusy] = useState<string | null>(null)
-  // Revoking a session and showing more change the same list: one at a time.
-  const [rowsBusy, rowAtATime] = useOneAtATime()
+  // Show more, Revoke and Revoke all change the same list: one at a time, each on the list as the
+  // one before left it, and their buttons disabled meanwhile (a press is never silently dropped).
+  const [listBusy, listAction] = useOneAtATime()
   const tbody = useRef<HTMLTableSectionElement>(null)
   const showMoreButton = useRef<HTMLButtonElement>(null)
   // The row whose Revoke button takes focus once the list has changed: the one that took the place
   // of a revoked session, or the first of those just shown.
   const [focusRow, setFocusRow] = useState<number | null>(null)
+  // It moves once the action has ended: until then every Revoke is disabled and cannot take focus.
   useLayoutEffect(() => {
-    if (focusRow === null || loaded.state !== 'ready' || loaded.refreshing) return
+    if (focusRow === null || listBusy || loaded.state !== 'ready' || loaded.refreshing) return
     setFocusRow(null)
     const buttons = tbody.current?.querySelectorAll<HTMLButtonElement>('button') ?? []
     const target = buttons[Math.min(focusRow, buttons.length - 1)] ?? showMoreButton.current ?? document.getElementById('sessions-h')
     target?.focus()
-  }, [focusRow, loaded])
+  }, [focusRow, loaded, listBusy])
 
-  /** Adds the sessions after those of `shown`; `focusOn`: the row to focus then (the first added by default). */
-  const appendMore = async (shown: ShownSessions, focusOn?: number) => {
-    const result = await api.identitySessions(identity.id, { from: shown.items.length + shown.skipped, count: SESSIONS_AT_A_TIME })
-    if (!result.ok) return setFailure(result.failure)
+  /** The list as shown, when nothing is loading it. */
+  const shownNow = (): ShownSessions | null => (latest.current.state === 'ready' && !latest.current.refreshing ? latest.current.data : null)
+  /** Reads the newest `wanted` sessions again and shows them; null when that failed (said in the section). */
+  const reread = async (wanted: number): Promise<ShownSessions | null> => {
+    const result = await api.identitySessions(identity.id, wanted)
+    if (!result.ok) {
+      setFailure(result.failure)
+      return null
+    }
     setFailure(null)
-    const next = shownFrom(result.data, shown)
+    const next = shownFrom(result.data, wanted)
     replace(next)
-    setFocusRow(focusOn ?? shown.items.length)
     return next
   }
   const showMore = () =>
-    rowAtATime(async () => {
-      if (latest.current.state !== 'ready') return
-      const next = await appendMore(latest.current.data)
-      if (next) announce(sessionCount(next, identity.state !== 'inactive') ?? 'No more sessions.')
+    listAction(async () => {
+      const shown = shownNow()
+      if (!shown) return
+      const next = await reread(shown.wanted + SESSIONS_AT_A_TIME)
+      if (!next) return
+      const before = new Set(shown.items.map((session) => session.id))
+      const firstNew = next.items.findIndex((session) => !before.has(session.id))
+      setFocusRow(firstNew >= 0 ? firstNew : next.items.length - 1)
+      announce(sessionCount(next, identityActive) ?? 'This identity has no active session.')
     })
 
   const revoke = (session: KratosSession, index: number) =>
-    rowAtATime(async () => {
+    listAction(async () => {
       setBusy(session.id)
       const result = await api.revokeSession(session.id)
       setBusy(null)
       if (!result.ok) return setFailure(result.failure)
       setFailure(null)
       announce('Session revoked.')
-      const now = latest.current
-      if (now.state !== 'ready') return
-      const shown = now.data
+      const shown = shownNow()
+      if (!shown) return
       const left = { ...shown, items: shown.items.filter((s) => s.id !== session.id), total: shown.total === null ? null : Math.max(0, shown.total - 1) }
       replace(left)
       setFocusRow(index)
       // The last session shown is gone while Kratos has more: they take its place.
-      if (left.items.length === 0 && left.skipped === 0 && left.more) await appendMore(left, 0)
+      if (left.items.length === 0 && left.skipped === 0 && left.more && (await reread(left.wanted))) setFocusRow(0)
     })
 
-  const [allBusy, oneAtATime] = useOneAtATime()
   const revokeAll = () =>
-    oneAtATime(async () => {
+    listAction(async () => {
       const result = await api.revokeAllSessions(identity.id)
       setConfirmAll(false)
       if (!result.ok) return setFailure(result.failure)
@@ -498,6 +535,7 @@ function SessionsSection({ identity }: { identity: Identity }) {
       announce('All sessions of this identity were revoked.')
       retry()
     })
+  const [dashboardBusy, oneAtATime] = useOneAtATime()
   const endDashboard = () =>
     oneAtATime(async () => {
       const result = await api.endDashboardSessions(identity.id)
@@ -514,7 +552,7 @@ function SessionsSection({ identity }: { identity: Identity }) {
       <Region loaded={loaded} retry={retry} label="sessions">
         {(shown) => {
           const { items, skipped, more } = shown
-          const count = sessionCount(shown, identity.state !== 'inactive')
+          const count = sessionCount(shown, identityActive)
           return (
             <>
               {items.length === 0 && skipped === 0 && !more && <p class="empty">This identity has no active session.</p>}
@@ -523,9 +561,9 @@ function SessionsSection({ identity }: { identity: Identity }) {
               )}
               {count && <p class="muted">{count}</p>}
               {items.length > 0 && (
-                <div class="table-wrap" tabIndex={0} aria-label="Active sessions">
+                <div class="table-wrap" tabIndex={0} aria-label={identityActive ? 'Active sessions' : 'Sessions'}>
                   <table class="data">
-                    <caption class="visually-hidden">Active sessions</caption>
+                    <caption class="visually-hidden">{identityActive ? 'Active sessions' : 'Sessions'}</caption>
                     <thead>
                       <tr>
                         <th scope="col">Device</th>
@@ -555,7 +593,7 @@ function SessionsSection({ identity }: { identity: Identity }) {
                               <Time value={session.expires_at} />
                             </td>
                             <td>
-                              <button type="button" aria-label={`Revoke session ${index + 1}`} disabled={busy === session.id} onClick={() => revoke(session, index)}>
+                              <button type="button" aria-label={`Revoke session ${index + 1}`} disabled={listBusy} aria-busy={busy === session.id ? 'true' : undefined} onClick={() => revoke(session, index)}>
                                 Revoke
                               </button>
                             </td>
@@ -568,7 +606,7 @@ function SessionsSection({ identity }: { identity: Identity }) {
               )}
               {more && (
                 <div class="pager">
-                  <button type="button" ref={showMoreButton} disabled={rowsBusy} onClick={showMore}>
+                  <button type="button" ref={showMoreButton} disabled={listBusy} onClick={showMore}>
                     Show more sessions
                   </button>
                 </div>
@@ -582,14 +620,14 @@ function SessionsSection({ identity }: { identity: Identity }) {
         <button type="button" class="danger" onClick={() => setConfirmAll(true)}>
           Revoke all sessions
         </button>
-        <button type="button" disabled={allBusy} onClick={endDashboard}>
+        <button type="button" disabled={dashboardBusy} onClick={endDashboard}>
           End dashboard sessions
         </button>
       </div>
       <Dialog open={confirmAll} title="Revoke all sessions?" onClose={() => setConfirmAll(false)}>
         <p>The identity is signed out everywhere.</p>
         <div class="actions">
-          <button type="button" class="danger" disabled={allBusy} onClick={revokeAll}>
+          <button type="button" class="danger" disabled={listBusy} onClick={revokeAll}>
             Revoke
           </button>
           <button type="button" onClick={() => setConfirmAll(false)}>
