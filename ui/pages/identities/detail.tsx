@@ -4,6 +4,7 @@ import { traitsFitForm } from '../../ory-records.ts'
 import { api, MOST_IDENTITY_SESSIONS, type ApiFailure, type FormSchema, type Identity, type KratosSession, type SessionStretch } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
+import { ActionsCell, Cell, DataTable, Row } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { membersPatch, valuePatch } from '../../components/json-patch.ts'
@@ -561,48 +562,33 @@ function SessionsSection({ identity }: { identity: Identity }) {
               )}
               {count && <p class="muted">{count}</p>}
               {items.length > 0 && (
-                <div class="table-wrap" tabIndex={0} aria-label={identityActive ? 'Active sessions' : 'Sessions'}>
-                  <table class="data">
-                    <caption class="visually-hidden">{identityActive ? 'Active sessions' : 'Sessions'}</caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">Device</th>
-                        <th scope="col">IP address</th>
-                        <th scope="col">Location</th>
-                        <th scope="col">Authenticated</th>
-                        <th scope="col">Expires</th>
-                        <th scope="col">
-                          <span class="visually-hidden">Actions</span>
-                        </th>
-                      </tr>
-                    </thead>
-                    <tbody ref={tbody}>
-                      {items.map((session, index) => {
-                        const device = session.devices[0]
-                        return (
-                          <tr key={session.id}>
-                            <td>{device?.user_agent || '—'}</td>
-                            <td class="mono">{device?.ip_address || '—'}</td>
-                            <td>
-                              <Location ip={device?.ip_address} />
-                            </td>
-                            <td>
-                              <Time value={session.authenticated_at} />
-                            </td>
-                            <td>
-                              <Time value={session.expires_at} />
-                            </td>
-                            <td>
-                              <button type="button" aria-label={`Revoke session ${index + 1}`} disabled={listBusy} aria-busy={busy === session.id ? 'true' : undefined} onClick={() => revoke(session, index)}>
-                                Revoke
-                              </button>
-                            </td>
-                          </tr>
-                        )
-                      })}
-                    </tbody>
-                  </table>
-                </div>
+                <DataTable label={identityActive ? 'Active sessions' : 'Sessions'} caption={identityActive ? 'Active sessions' : 'Sessions'} columns={['Device', 'IP address', 'Location', 'Authenticated', 'Expires', { hidden: 'Actions' }]} bodyRef={tbody}>
+                  {items.map((session, index) => {
+                    const device = session.devices[0]
+                    return (
+                      <Row key={session.id}>
+                        <Cell label="Device">{device?.user_agent || '—'}</Cell>
+                        <Cell label="IP address" class="mono">
+                          {device?.ip_address || '—'}
+                        </Cell>
+                        <Cell label="Location">
+                          <Location ip={device?.ip_address} />
+                        </Cell>
+                        <Cell label="Authenticated">
+                          <Time value={session.authenticated_at} />
+                        </Cell>
+                        <Cell label="Expires">
+                          <Time value={session.expires_at} />
+                        </Cell>
+                        <ActionsCell>
+                          <button type="button" aria-label={`Revoke session ${index + 1}`} disabled={listBusy} aria-busy={busy === session.id ? 'true' : undefined} onClick={() => revoke(session, index)}>
+                            Revoke
+                          </button>
+                        </ActionsCell>
+                      </Row>
+                    )
+                  })}
+                </DataTable>
               )}
               {more && (
                 <div class="pager">

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks'
 import { api, type ApiFailure, type KratosSession } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
+import { ActionsCell, Cell, DataTable, Row, Wrappable } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
@@ -58,54 +59,46 @@ export function SessionsPage() {
           items.length === 0 ? (
             skipped === 0 && <p class="empty">{paging.page === 1 ? 'There are no active sessions.' : 'No more sessions.'}</p>
           ) : (
-            <div class="table-wrap" tabIndex={0} aria-label="Active sessions">
-              <table class="data">
-                <caption class="visually-hidden">Active sessions</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Identity</th>
-                    <th scope="col">Authenticated</th>
-                    <th scope="col">Expires</th>
-                    <th scope="col">Device</th>
-                    <th scope="col">IP address</th>
-                    <th scope="col">Location</th>
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((session) => {
-                    const device = session.devices[0]
-                    const who = session.identity ? primaryIdentifier(session.identity) : 'an unknown identity'
-                    return (
-                      <tr key={session.id}>
-                        <td class="identifier">
-                          {session.identity ? <a href={`/dashboard/identities/${encodeURIComponent(session.identity.id)}`}>{who}</a> : '—'}
-                        </td>
-                        <td>
-                          <Time value={session.authenticated_at} />
-                        </td>
-                        <td>
-                          <Time value={session.expires_at} />
-                        </td>
-                        <td class="device">{device?.user_agent || '—'}</td>
-                        <td class="mono">{device?.ip_address || '—'}</td>
-                        <td>{device?.location ? device.location : <Location ip={device?.ip_address} />}</td>
-                        <td class="row-actions">
-                          <button type="button" aria-label={`Extend session of ${who}`} disabled={busy === session.id} onClick={() => extend(session, who)}>
-                            Extend
-                          </button>
-                          <button type="button" class="danger" aria-label={`Revoke session of ${who}`} onClick={() => (setFailure(null), setRevoking({ session, who }))}>
-                            Revoke
-                          </button>
-                        </td>
-                      </tr>
-                    )
-                  })}
-                </tbody>
-              </table>
-            </div>
+            <DataTable label="Active sessions" caption="Active sessions" columns={['Identity', 'Authenticated', 'Expires', 'Device', 'IP address', 'Location', { hidden: 'Actions' }]}>
+              {items.map((session) => {
+                const device = session.devices[0]
+                const who = session.identity ? primaryIdentifier(session.identity) : 'an unknown identity'
+                return (
+                  <Row key={session.id}>
+                    <Cell label="Identity" class="identifier">
+                      {session.identity ? (
+                        <a href={`/dashboard/identities/${encodeURIComponent(session.identity.id)}`}>
+                          <Wrappable text={who} />
+                        </a>
+                      ) : (
+                        '—'
+                      )}
+                    </Cell>
+                    <Cell label="Authenticated">
+                      <Time value={session.authenticated_at} />
+                    </Cell>
+                    <Cell label="Expires">
+                      <Time value={session.expires_at} />
+                    </Cell>
+                    <Cell label="Device" class="device">
+                      {device?.user_agent || '—'}
+                    </Cell>
+                    <Cell label="IP address" class="mono">
+                      {device?.ip_address || '—'}
+                    </Cell>
+                    <Cell label="Location">{device?.location ? device.location : <Location ip={device?.ip_address} />}</Cell>
+                    <ActionsCell class="row-actions">
+                      <button type="button" aria-label={`Extend session of ${who}`} disabled={busy === session.id} onClick={() => extend(session, who)}>
+                        Extend
+                      </button>
+                      <button type="button" class="danger" aria-label={`Revoke session of ${who}`} onClick={() => (setFailure(null), setRevoking({ session, who }))}>
+                        Revoke
+                      </button>
+                    </ActionsCell>
+                  </Row>
+                )
+              })}
+            </DataTable>
           )
         }
       </Region>

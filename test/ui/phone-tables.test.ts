@@ -1,0 +1,134 @@
+// Data tables on a 390 px phone: each row is a card an operator reads and acts on without scrolling
+// the table sideways, while a screen reader still finds a table of rows and cells, each cell named
+// by its value alone. Checked on the Sessions page and on an identity's sessions, in Chromium's own
+// accessibility tree.
+import { expect, test } from 'bun:test'
+import type { Locator, Page } from 'playwright-core'
+import { DESKTOP, PHONE, useSignedInBrowser } from './harness.ts'
+
+const admin = useSignedInBrowser('admin')
+
+const LONG_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
+
+interface AccessibleCell {
+  role: string
+  name: string
+}
+
+/** The rows of the table named `name` as Chromium exposes them to assistive technology. */
+async function accessibleRows(page: Page, name: string): Promise<{ table: boolean; rows: AccessibleCell[][] }> {
+  const cdp = await page.context().newCDPSession(page)
+  try {
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree')
+    const byId = new Map(nodes.map((node) => [node.nodeId, node]))
+    const roleOf = (node: (typeof nodes)[number]) => (node.ignored ? '' : String(node.role?.value ?? ''))
+    /** The nearest descendants whose role is one of `roles` (through ignored and other nodes). */
+    const nearest = (id: string, roles: string[]): (typeof nodes)[number][] =>
+      (byId.get(id)?.childIds ?? []).flatMap((child) => {
+        const node = byId.get(child)
+        if (!node) return []
+        return roles.includes(roleOf(node)) ? [node] : nearest(child, roles)
+      })
+    const table = nodes.find((node) => roleOf(node) === 'table' && node.name?.value === name)
+    if (!table) return { table: false, rows: [] }
+    const rows = nearest(table.nodeId, ['row']).map((row) =>
+      nearest(row.nodeId, ['cell', 'columnheader', 'rowheader', 'gridcell']).map((cell) => ({ role: roleOf(cell), name: String(cell.name?.value ?? '') })),
+    )
+    return { table: true, rows }
+  } finally {
+    await cdp.detach()
+  }
+}
+
+/** The table's box does not scroll sideways, and each of `buttons` lies within the viewport's width. */
+async function fitsThePhone(table: Locator, buttons: Locator): Promise<void> {
+  const wrap = table.locator('xpath=ancestor::div[contains(@class, "table-wrap")][1]')
+  const box = await wrap.evaluate((element) => ({ scroll: element.scrollWidth, client: element.clientWidth }))
+  expect(box.scroll).toBeLessThanOrEqual(box.client)
+  const count = await buttons.count()
+  expect(count).toBeGreaterThan(0)
+  for (let i = 0; i < count; i++) {
+    const reach = await buttons.nth(i).boundingBox()
+    expect(reach).not.toBeNull()
+    expect(reach!.x).toBeGreaterThanOrEqual(0)
+    expect(reach!.x + reach!.width).toBeLessThanOrEqual(PHONE.width)
+  }
+}
+
+test('Sessions on a 390 px phone: no sideways scroll in the table, every Revoke within reach, a table of rows and cells named by their values', async () => {
+  const { kratos } = admin.harness.sandbox
+  const person = kratos.addIdentity({ email: 'phone.reader@example.test', name: 'Phone Reader' })
+  // The newest session of all, so it is the first row.
+  kratos.addSession(person.id, { ip_address: '81.2.69.160', user_agent: LONG_AGENT }, 0)
+  await admin.page.setViewportSize(PHONE)
+  try {
+    await admin.page.goto(admin.url('/dashboard/sessions'))
+    const table = admin.page.getByRole('table', { name: 'Active sessions' })
+    await table.waitFor()
+    await fitsThePhone(table, table.getByRole('button', { name: /^Revoke session of / }))
+
+    const { table: exposed, rows } = await accessibleRows(admin.page, 'Active sessions')
+    expect(exposed).toBe(true)
+    expect(rows[0]!.map((cell) => cell.role)).toEqual(['columnheader', 'columnheader', 'columnheader', 'columnheader', 'columnheader', 'columnheader', 'columnheader'])
+    expect(rows[0]!.slice(0, 6).map((cell) => cell.name)).toEqual(['Identity', 'Authenticated', 'Expires', 'Device', 'IP address', 'Location'])
+    expect(rows.length).toBe(26)
+    const first = rows[1]!
+    expect(first.every((cell) => cell.role === 'cell')).toBe(true)
+    expect(first[0]!.name).toBe('phone.reader@example.test')
+    expect(first[3]!.name).toBe(LONG_AGENT)
+    expect(first[4]!.name).toBe('81.2.69.160')
+    // No cell's name carries the column's name that the card shows beside it.
+    const labels = ['Identity', 'Authenticated', 'Expires', 'Device', 'IP address', 'Location']
+    for (const row of rows.slice(1)) for (const [i, label] of labels.entries()) expect(row[i]!.name.startsWith(label)).toBe(false)
+    // Selected by role and name, as the other tests do.
+    const row = table.getByRole('row').filter({ has: admin.page.getByRole('link', { name: 'phone.reader@example.test', exact: true }) })
+    expect(await row.getByRole('cell', { name: '81.2.69.160', exact: true }).count()).toBe(1)
+    expect(await row.getByRole('cell', { name: LONG_AGENT, exact: true }).count()).toBe(1)
+    await row.getByRole('button', { name: 'Revoke session of phone.reader@example.test' }).click()
+    await admin.page.getByRole('dialog', { name: 'Revoke session?' }).getByRole('button', { name: 'Revoke' }).click()
+    await admin.page.getByRole('status').getByText('Session of phone.reader@example.test revoked.').waitFor()
+    expect(kratos.sessions.filter((session) => session.identityId === person.id && session.active)).toEqual([])
+  } finally {
+    await admin.page.setViewportSize(DESKTOP)
+  }
+})
+
+test("an identity's sessions on a 390 px phone: the same, and at 1280 px still a table with a row's cells side by side", async () => {
+  const { kratos } = admin.harness.sandbox
+  const person = kratos.addIdentity({ email: 'phone.sessions@example.test', name: 'Phone Sessions' })
+  kratos.addSession(person.id, { ip_address: '2001:db8:85a3::8a2e:370:7334', user_agent: LONG_AGENT }, 0)
+  kratos.addSession(person.id, { ip_address: '2.16.7.0', user_agent: 'okhttp/4.12.0' }, 1)
+  kratos.addSession(person.id, { ip_address: '1.0.16.1', user_agent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) Safari/604.1' }, 2)
+  await admin.page.setViewportSize(PHONE)
+  try {
+    await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
+    await admin.page.getByRole('heading', { level: 1, name: 'phone.sessions@example.test' }).waitFor()
+    const table = admin.page.getByRole('region', { name: 'Sessions' }).getByRole('table', { name: 'Active sessions' })
+    await table.waitFor()
+    await fitsThePhone(table, table.getByRole('button', { name: /^Revoke session \d+$/ }))
+    expect(await table.getByRole('button', { name: /^Revoke session \d+$/ }).count()).toBe(3)
+
+    const { table: exposed, rows } = await accessibleRows(admin.page, 'Active sessions')
+    expect(exposed).toBe(true)
+    expect(rows.map((row) => row.map((cell) => cell.role))).toEqual([
+      ['columnheader', 'columnheader', 'columnheader', 'columnheader', 'columnheader', 'columnheader'],
+      ['cell', 'cell', 'cell', 'cell', 'cell', 'cell'],
+      ['cell', 'cell', 'cell', 'cell', 'cell', 'cell'],
+      ['cell', 'cell', 'cell', 'cell', 'cell', 'cell'],
+    ])
+    expect(rows.slice(1).map((row) => [row[0]!.name, row[1]!.name, row[5]!.name])).toEqual([
+      [LONG_AGENT, '2001:db8:85a3::8a2e:370:7334', 'Revoke session 1'],
+      ['okhttp/4.12.0', '2.16.7.0', 'Revoke session 2'],
+      ['Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) Safari/604.1', '1.0.16.1', 'Revoke session 3'],
+    ])
+    expect(await table.getByRole('cell', { name: '2.16.7.0', exact: true }).count()).toBe(1)
+
+    // The wide layout is unchanged: one line of cells per session.
+    await admin.page.setViewportSize(DESKTOP)
+    const cells = table.getByRole('row').nth(1).getByRole('cell')
+    const tops = await cells.evaluateAll((all) => all.map((cell) => Math.round(cell.getBoundingClientRect().top)))
+    expect(new Set(tops).size).toBe(1)
+  } finally {
+    await admin.page.setViewportSize(DESKTOP)
+  }
+})

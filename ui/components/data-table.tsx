@@ -1,0 +1,101 @@
+// A list shown as a table: on a wide screen a plain table that scrolls sideways inside its box if
+// it must; on a phone (data-table.css) each row is a card, every cell on its own line beside its
+// column's name, and the row's actions across the card's width.
+//
+// The name a card shows beside a value comes from an empty, aria-hidden element (its text is drawn
+// from an attribute), so a screen reader hears the column's name once, from the header, and a
+// cell's accessible name and text stay its value alone. The table roles are spelled out because a
+// phone's card layout changes the elements' display, and some browsers (Safari with VoiceOver among
+// them) stop exposing a table as one when its rows and cells are no longer laid out as a table.
+import { Fragment, type ComponentChildren, type Ref } from 'preact'
+import { signal } from '@preact/signals'
+
+/** A column's header: its name, or `{ hidden }` for a column named for screen readers only (a selection box, the row's actions). */
+export type Column = string | { hidden: string }
+
+interface DataTableProps {
+  columns: Column[]
+  /** What the table holds, for screen readers (it is not shown). */
+  caption?: string
+  /** Names the box that scrolls the table sideways, for keyboard users who focus it. */
+  label?: string
+  /** Classes besides `data`. */
+  class?: string
+  bodyRef?: Ref<HTMLTableSectionElement>
+  children: ComponentChildren
+}
+
+export function DataTable({ columns, caption, label, class: extra, bodyRef, children }: DataTableProps) {
+  return (
+    <div class="table-wrap" tabIndex={0} aria-label={label}>
+      <table class={extra ? `data ${extra}` : 'data'} role="table">
+        {caption && <caption class="visually-hidden">{caption}</caption>}
+        <thead role="rowgroup">
+          <tr role="row">
+            {columns.map((column) => (
+              <th key={typeof column === 'string' ? column : column.hidden} scope="col" role="columnheader">
+                {typeof column === 'string' ? column : <span class="visually-hidden">{column.hidden}</span>}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody role="rowgroup" ref={bodyRef}>
+          {children}
+        </tbody>
+      </table>
+    </div>
+  )
+}
+
+export function Row({ children }: { children: ComponentChildren }) {
+  return <tr role="row">{children}</tr>
+}
+
+/** The name a phone shows beside a cell's value: its column's, repeated for sight only. */
+function CellLabel({ label }: { label: string }) {
+  return <span class="cell-label" aria-hidden="true" data-label={label} />
+}
+
+/** A cell; `label` is its column's name, as in the header. */
+export function Cell({ label, class: extra, children }: { label: string; class?: string; children?: ComponentChildren }) {
+  return (
+    <td role="cell" class={extra}>
+      <CellLabel label={label} />
+      {children}
+    </td>
+  )
+}
+
+/** The row's buttons, under a header-less column: on a phone they span the card's foot. */
+export function ActionsCell({ class: extra, children }: { class?: string; children: ComponentChildren }) {
+  return (
+    <td role="cell" class={extra ? `cell-actions ${extra}` : 'cell-actions'}>
+      {children}
+    </td>
+  )
+}
+
+/** Whether the cards are shown: the phone breakpoint of layout.css and data-table.css. */
+const phoneWidth = globalThis.matchMedia?.('(max-width: 760px)')
+const onPhone = signal(phoneWidth?.matches ?? false)
+phoneWidth?.addEventListener('change', (event) => (onPhone.value = event.matches))
+
+/**
+ * An address with a place to wrap after its "@" (and any "/"), so a card too narrow for
+ * "someone@example.test" breaks it between the name and the domain rather than inside either.
+ * Only on phones: a wide table keeps one text, so it measures and wraps as it always has. The
+ * `<wbr>` is aria-hidden because Chromium otherwise reads it as a space inside the address.
+ */
+export function Wrappable({ text }: { text: string }) {
+  if (!onPhone.value) return <>{text}</>
+  return (
+    <>
+      {text.split(/(?<=[@/])/).map((part, index) => (
+        <Fragment key={index}>
+          {index > 0 && <wbr aria-hidden="true" />}
+          {part}
+        </Fragment>
+      ))}
+    </>
+  )
+}
