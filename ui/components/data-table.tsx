@@ -75,6 +75,15 @@ export function ActionsCell({ class: extra, children }: { class?: string; childr
   )
 }
 
+/** The row's selection box: on a phone it sits at the card's top corner. */
+export function SelectCell({ children }: { children: ComponentChildren }) {
+  return (
+    <td role="cell" class="cell-select">
+      {children}
+    </td>
+  )
+}
+
 /** Whether the cards are shown: the phone breakpoint of layout.css and data-table.css. */
 const phoneWidth = globalThis.matchMedia?.('(max-width: 760px)')
 const onPhone = signal(phoneWidth?.matches ?? false)

@@ -2,6 +2,7 @@
 // and actor; targets and actors that are identities link to their pages.
 import { useState } from 'preact/hooks'
 import { api, type AuditEvent } from '../../api.ts'
+import { Cell, DataTable, Row } from '../../components/data-table.tsx'
 import { FilterSelect } from '../../components/filter-select.tsx'
 import { Heading } from '../../components/heading.tsx'
 import { Region, useLoad } from '../../components/load.tsx'
@@ -108,33 +109,23 @@ export function AuditPage() {
             {events.length === 0 ? (
               <p class="empty">No audit event{action || actor ? ' matches this filter' : ''}.</p>
             ) : (
-              <div class="table-wrap" tabIndex={0}>
-                <table class="data">
-                  <caption class="visually-hidden">Audit events, newest first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Time</th>
-                      <th scope="col">Actor</th>
-                      <th scope="col">Action</th>
-                      <th scope="col">Target</th>
-                      <th scope="col">Outcome</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {events.map((event) => (
-                      <tr key={event.id}>
-                        <td>
-                          <Time value={event.at} />
-                        </td>
-                        <td class="mono">{event.actor ? <IdentityRef value={event.actor} /> : 'command line'}</td>
-                        <td>{actionOf(event)}</td>
-                        <td class="mono">{IDENTITY_TARGETS.has(event.action) ? <IdentityRef value={event.target} /> : (event.target ?? '—')}</td>
-                        <td>{outcomeOf(event)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable caption="Audit events, newest first" columns={['Time', 'Actor', 'Action', 'Target', 'Outcome']}>
+                {events.map((event) => (
+                  <Row key={event.id}>
+                    <Cell label="Time">
+                      <Time value={event.at} />
+                    </Cell>
+                    <Cell label="Actor" class="mono">
+                      {event.actor ? <IdentityRef value={event.actor} /> : 'command line'}
+                    </Cell>
+                    <Cell label="Action">{actionOf(event)}</Cell>
+                    <Cell label="Target" class="mono">
+                      {IDENTITY_TARGETS.has(event.action) ? <IdentityRef value={event.target} /> : (event.target ?? '—')}
+                    </Cell>
+                    <Cell label="Outcome">{outcomeOf(event)}</Cell>
+                  </Row>
+                ))}
+              </DataTable>
             )}
             <div class="pager">
               <button

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks'
 import { api, type ApiFailure, type Identity } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
+import { Cell, DataTable, Row, SelectCell, Wrappable } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
@@ -139,54 +140,40 @@ export function IdentitiesPage() {
           page.identities.length === 0 ? (
             page.skipped === 0 && <p class="empty">{filter ? `No identity has the identifier “${filter}”.` : 'There are no identities yet.'}</p>
           ) : (
-            <div class="table-wrap" tabIndex={0}>
-              <table class="data">
-                <caption class="visually-hidden">Identities, page {previousTokens.length + 1}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">
-                      <span class="visually-hidden">Selected</span>
-                    </th>
-                    <th scope="col">Identifier</th>
-                    <th scope="col">Name</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.identities.map((identity) => {
-                    const identifier = primaryIdentifier(identity)
-                    return (
-                      <tr key={identity.id}>
-                        <td>
-                          <input
-                            type="checkbox"
-                            aria-label={`Select ${identifier}`}
-                            checked={selected.has(identity.id)}
-                            onChange={(event) => {
-                              const copy = new Set(selected)
-                              if (event.currentTarget.checked) copy.add(identity.id)
-                              else copy.delete(identity.id)
-                              setSelected(copy)
-                            }}
-                          />
-                        </td>
-                        <td class="identifier">
-                          <a href={`/dashboard/identities/${encodeURIComponent(identity.id)}`}>{identifier}</a>
-                        </td>
-                        <td>{displayName(identity) || <span class="muted">—</span>}</td>
-                        <td>
-                          <span class={`state state-${identity.state ?? 'active'}`}>{identity.state === 'inactive' ? 'Inactive' : 'Active'}</span>
-                        </td>
-                        <td>
-                          <Time value={identity.created_at} />
-                        </td>
-                      </tr>
-                    )
-                  })}
-                </tbody>
-              </table>
-            </div>
+            <DataTable caption={`Identities, page ${previousTokens.length + 1}`} columns={[{ hidden: 'Selected' }, 'Identifier', 'Name', 'State', 'Created']}>
+              {page.identities.map((identity) => {
+                const identifier = primaryIdentifier(identity)
+                return (
+                  <Row key={identity.id}>
+                    <SelectCell>
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${identifier}`}
+                        checked={selected.has(identity.id)}
+                        onChange={(event) => {
+                          const copy = new Set(selected)
+                          if (event.currentTarget.checked) copy.add(identity.id)
+                          else copy.delete(identity.id)
+                          setSelected(copy)
+                        }}
+                      />
+                    </SelectCell>
+                    <Cell label="Identifier" class="identifier">
+                      <a href={`/dashboard/identities/${encodeURIComponent(identity.id)}`}>
+                        <Wrappable text={identifier} />
+                      </a>
+                    </Cell>
+                    <Cell label="Name">{displayName(identity) || <span class="muted">—</span>}</Cell>
+                    <Cell label="State">
+                      <span class={`state state-${identity.state ?? 'active'}`}>{identity.state === 'inactive' ? 'Inactive' : 'Active'}</span>
+                    </Cell>
+                    <Cell label="Created">
+                      <Time value={identity.created_at} />
+                    </Cell>
+                  </Row>
+                )
+              })}
+            </DataTable>
           )
         }
       </Region>

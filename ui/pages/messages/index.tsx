@@ -3,6 +3,7 @@
 // HTML), and its dispatch attempts with their errors. Kratos outside dev mode withholds every
 // subject and body: the pages say so instead of showing its placeholder.
 import { api, type CourierMessage } from '../../api.ts'
+import { Cell, DataTable, Row, Wrappable } from '../../components/data-table.tsx'
 import { FilterSelect } from '../../components/filter-select.tsx'
 import { Heading } from '../../components/heading.tsx'
 import { Region, useLoad } from '../../components/load.tsx'
@@ -49,39 +50,27 @@ export function MessagesPage() {
           items.length === 0 ? (
             skipped === 0 && <p class="empty">{status || recipient ? 'No message matches this filter.' : 'No messages.'}</p>
           ) : (
-            <div class="table-wrap" tabIndex={0} aria-label="Messages">
-              <table class="data">
-                <caption class="visually-hidden">Courier messages, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Recipient</th>
-                    <th scope="col">Subject</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Template</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((message) => (
-                    <tr key={message.id}>
-                      <td class="identifier">{message.recipient}</td>
-                      <td>
-                        <a href={`/dashboard/messages/${encodeURIComponent(message.id)}`}>
-                          {message.hidden && message.subject === undefined ? <span class="muted">Hidden by Kratos</span> : message.subject || '(no subject)'}
-                        </a>
-                      </td>
-                      <td>
-                        <StatusBadge status={message.status} />
-                      </td>
-                      <td>{message.template_type ? message.template_type.replace(/_/g, ' ') : '—'}</td>
-                      <td>
-                        <Time value={message.created_at} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable label="Messages" caption="Courier messages, newest first" columns={['Recipient', 'Subject', 'Status', 'Template', 'Created']}>
+              {items.map((message) => (
+                <Row key={message.id}>
+                  <Cell label="Recipient" class="identifier">
+                    <Wrappable text={message.recipient} />
+                  </Cell>
+                  <Cell label="Subject">
+                    <a href={`/dashboard/messages/${encodeURIComponent(message.id)}`}>
+                      {message.hidden && message.subject === undefined ? <span class="muted">Hidden by Kratos</span> : message.subject || '(no subject)'}
+                    </a>
+                  </Cell>
+                  <Cell label="Status">
+                    <StatusBadge status={message.status} />
+                  </Cell>
+                  <Cell label="Template">{message.template_type ? message.template_type.replace(/_/g, ' ') : '—'}</Cell>
+                  <Cell label="Created">
+                    <Time value={message.created_at} />
+                  </Cell>
+                </Row>
+              ))}
+            </DataTable>
           )
         }
       </Region>

@@ -7,6 +7,7 @@ import type { ComponentChildren } from 'preact'
 import { api, type ApiFailure, type OAuthClient } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
+import { Cell, DataTable, Row } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
@@ -72,35 +73,23 @@ export function OAuthClientsPage() {
           items.length === 0 ? (
             skipped === 0 && <p class="empty">{name ? 'No client has this name.' : 'There are no OAuth clients yet.'}</p>
           ) : (
-            <div class="table-wrap" tabIndex={0} aria-label="OAuth clients">
-              <table class="data">
-                <caption class="visually-hidden">OAuth clients</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Client ID</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Grant types</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((client) => (
-                    <tr key={client.client_id}>
-                      <td>
-                        <a href={`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`}>{client.client_name || client.client_id}</a>
-                      </td>
-                      <td class="mono identifier">{client.client_id}</td>
-                      <td>{isPublic(client) ? 'Public' : 'Confidential'}</td>
-                      <td>{(client.grant_types ?? []).map((g) => g.replace(/_/g, ' ')).join(', ') || '—'}</td>
-                      <td>
-                        <Time value={client.created_at} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable label="OAuth clients" caption="OAuth clients" columns={['Name', 'Client ID', 'Type', 'Grant types', 'Created']}>
+              {items.map((client) => (
+                <Row key={client.client_id}>
+                  <Cell label="Name">
+                    <a href={`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`}>{client.client_name || client.client_id}</a>
+                  </Cell>
+                  <Cell label="Client ID" class="mono identifier">
+                    {client.client_id}
+                  </Cell>
+                  <Cell label="Type">{isPublic(client) ? 'Public' : 'Confidential'}</Cell>
+                  <Cell label="Grant types">{(client.grant_types ?? []).map((g) => g.replace(/_/g, ' ')).join(', ') || '—'}</Cell>
+                  <Cell label="Created">
+                    <Time value={client.created_at} />
+                  </Cell>
+                </Row>
+              ))}
+            </DataTable>
           )
         }
       </Region>
