@@ -66,6 +66,16 @@ export function Cell({ label, class: extra, children }: { label: string; class?:
   )
 }
 
+/** The cell that names its row (`th scope="row"`). */
+export function RowHeader({ label, class: extra, children }: { label: string; class?: string; children?: ComponentChildren }) {
+  return (
+    <th scope="row" role="rowheader" class={extra}>
+      <CellLabel label={label} />
+      {children}
+    </th>
+  )
+}
+
 /** The row's buttons, under a header-less column: on a phone they span the card's foot. */
 export function ActionsCell({ class: extra, children }: { class?: string; children: ComponentChildren }) {
   return (

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, type ApiFailure, type Setting, type UpstreamName } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
+import { ActionsCell, Cell, DataTable, RowHeader, Row } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Time } from '../../components/time.tsx'
@@ -89,41 +90,29 @@ function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (se
       {names.map((name, index) => (
         <section key={name} class="card" aria-labelledby={`category-${index}`}>
           <h2 id={`category-${index}`}>{name}</h2>
-          <div class="table-wrap" tabIndex={0} aria-label={`Settings in ${name}`}>
-            <table class="data settings">
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Value</th>
-                  <th scope="col">Updated</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {groups.get(name)!.map((setting) => (
-                  <tr key={setting.key}>
-                    <th scope="row" class="mono">
-                      {setting.key}
-                    </th>
-                    <td class="mono value">{setting.encrypted ? <Masked setting={setting} /> : setting.value}</td>
-                    <td>
-                      <Time value={setting.updated_at} />
-                    </td>
-                    <td class="row-actions">
-                      <button type="button" aria-label={`Edit ${setting.key}`} onClick={() => onEdit(setting)}>
-                        Edit
-                      </button>
-                      <button type="button" class="danger" aria-label={`Delete ${setting.key}`} onClick={() => (setFailure(null), setDeleting(setting))}>
-                        Delete
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label={`Settings in ${name}`} class="settings" columns={['Key', 'Value', 'Updated', { hidden: 'Actions' }]}>
+            {groups.get(name)!.map((setting) => (
+              <Row key={setting.key}>
+                <RowHeader label="Key" class="mono">
+                  {setting.key}
+                </RowHeader>
+                <Cell label="Value" class="mono value">
+                  {setting.encrypted ? <Masked setting={setting} /> : setting.value}
+                </Cell>
+                <Cell label="Updated">
+                  <Time value={setting.updated_at} />
+                </Cell>
+                <ActionsCell class="row-actions">
+                  <button type="button" aria-label={`Edit ${setting.key}`} onClick={() => onEdit(setting)}>
+                    Edit
+                  </button>
+                  <button type="button" class="danger" aria-label={`Delete ${setting.key}`} onClick={() => (setFailure(null), setDeleting(setting))}>
+                    Delete
+                  </button>
+                </ActionsCell>
+              </Row>
+            ))}
+          </DataTable>
         </section>
       ))}
       <Dialog open={deleting !== null} title="Delete setting?" onClose={() => setDeleting(null)}>
@@ -205,44 +194,30 @@ function ApiKeys({ settings, encryption, reload }: { settings: Setting[]; encryp
       <p class="muted">
         Sent as <code>Authorization: Bearer …</code> on every call through that prefix. Stored encrypted; never shown again after saving.
       </p>
-      <div class="table-wrap" tabIndex={0} aria-label="Upstream API keys">
-        <table class="data">
-          <thead>
-            <tr>
-              <th scope="col">Prefix</th>
-              <th scope="col">Upstream</th>
-              <th scope="col">Key</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {PREFIXES.map((prefix) => {
-              const has = present.has(prefix.name)
-              return (
-                <tr key={prefix.name}>
-                  <th scope="row" class="mono">
-                    /api/{prefix.name}
-                  </th>
-                  <td>{prefix.label}</td>
-                  <td>{has ? <span class="state state-active">Key set</span> : <span class="muted">No key</span>}</td>
-                  <td class="row-actions">
-                    <button type="button" disabled={!encryption} aria-label={`${has ? 'Replace key' : 'Set key'} for ${prefix.name}`} onClick={() => setSetting(prefix)}>
-                      {has ? 'Replace key' : 'Set key'}
-                    </button>
-                    {has && (
-                      <button type="button" class="danger" aria-label={`Remove key for ${prefix.name}`} onClick={() => (setFailure(null), setRemoving(prefix))}>
-                        Remove
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              )
-            })}
-          </tbody>
-        </table>
-      </div>
+      <DataTable label="Upstream API keys" columns={['Prefix', 'Upstream', 'Key', { hidden: 'Actions' }]}>
+        {PREFIXES.map((prefix) => {
+          const has = present.has(prefix.name)
+          return (
+            <Row key={prefix.name}>
+              <RowHeader label="Prefix" class="mono">
+                /api/{prefix.name}
+              </RowHeader>
+              <Cell label="Upstream">{prefix.label}</Cell>
+              <Cell label="Key">{has ? <span class="state state-active">Key set</span> : <span class="muted">No key</span>}</Cell>
+              <ActionsCell class="row-actions">
+                <button type="button" disabled={!encryption} aria-label={`${has ? 'Replace key' : 'Set key'} for ${prefix.name}`} onClick={() => setSetting(prefix)}>
+                  {has ? 'Replace key' : 'Set key'}
+                </button>
+                {has && (
+                  <button type="button" class="danger" aria-label={`Remove key for ${prefix.name}`} onClick={() => (setFailure(null), setRemoving(prefix))}>
+                    Remove
+                  </button>
+                )}
+              </ActionsCell>
+            </Row>
+          )
+        })}
+      </DataTable>
       <ApiKeyDialog prefix={setting} onClose={() => setSetting(null)} onSaved={reload} />
       <Dialog open={removing !== null} title="Remove API key?" onClose={() => setRemoving(null)}>
         <p>Calls through /api/{removing?.name} will no longer carry a key.</p>
