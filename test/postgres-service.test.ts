@@ -291,6 +291,27 @@ describe('pooled connections stop answering without breaking', () => {
       events: expected,
     })
   }, 60_000)
+
+  test('every open connection frozen, then one request alone: it answers 503, and every request after it is answered at once (the whole pool was replaced, not only the connection it met)', async () => {
+    const warm = await Promise.all(Array.from({ length: 12 }, () => call(stack, 'GET', '/api/settings')))
+    expect(warm.map((w) => w.status)).toEqual(Array(12).fill(200))
+    const reopened = () => stack.service.logLines.filter((line) => line.includes('"database_pool_reopened"')).length
+    const before = reopened()
+    expect(proxy.freeze()).toBeGreaterThan(2)
+    const first = await call(stack, 'GET', '/api/settings')
+    expect([first.status, first.json?.error]).toEqual([503, 'database_unavailable'])
+    expect(reopened()).toBe(before + 1)
+    // One after the other: had only the connection it met been closed, the next nine would each
+    // meet another frozen one and wait out the deadline.
+    const after: string[] = []
+    for (let n = 0; n < 12; n++) {
+      const started = performance.now()
+      const read = await call(stack, 'GET', '/api/settings')
+      const ms = performance.now() - started
+      if (read.status !== 200 || ms > 1000) after.push(`GET /api/settings → ${read.status} in ${Math.round(ms)} ms`)
+    }
+    expect(after).toEqual([])
+  }, 60_000)
 })
 
 describe('a write cut off while its transaction is open', () => {

@@ -504,6 +504,29 @@ describe('postgres only', () => {
     expect(performance.now() - started).toBeLessThan(10_000)
   })
 
+  test('a healthy database, busy: reads that waited for a free connection and pass their deadline while the server still works on them get 503, and the pool is kept (their connections are given back when the server answers)', async () => {
+    const url = await pg.createDatabase()
+    const lines: string[] = []
+    const storage = await track(PostgresStorage.open(url, { max: 2, log: createLogger('debug', (line) => lines.push(line)) }))
+    await storage.settings.get('warm')
+    const { promise: release, resolve: letGo } = Promise.withResolvers<void>()
+    const holding = withSql(url, (sql) =>
+      sql.begin(async (tx) => {
+        await tx`LOCK TABLE settings IN ACCESS EXCLUSIVE MODE`
+        await release
+      }),
+    )
+    await Bun.sleep(200)
+    // Four reads on two connections: two wait for a connection, then for the lock, past their deadline.
+    const reads = await Promise.all(Array.from({ length: 4 }, () => storage.settings.get('k').then(() => 'read', (error: unknown) => (error instanceof StorageUnavailableError ? 'unavailable' : String(error)))))
+    letGo()
+    await holding
+    expect(reads).toEqual(Array(4).fill('unavailable'))
+    expect(lines.filter((line) => line.includes('database_pool_reopened'))).toEqual([])
+    // And the pool serves at once.
+    expect(await storage.settings.get('k')).toBeNull()
+  }, 30_000)
+
   test('the server stopped: operations fail fast as unavailable, freshness stops; started again: it recovers by itself', async () => {
     const url = await pg.createDatabase()
     const storage = await track(openStorage({ databaseUrl: url, databasePath: 'unused' }))

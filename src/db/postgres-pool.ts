@@ -32,6 +32,15 @@ export class ReplaceablePool {
     private readonly connect: () => Sql,
     /** Told once per replacement (the pool whose connection stopped answering is the current one). */
     private readonly onReplaced: () => void,
+    /**
+     * How long a connection may work on an operation without answering before it counts as silent:
+     * the server's own bound on a statement and a margin. Counted from when the work began, not
+     * from the deadline's start: an operation that waited for a free connection (a full pool, a
+     * lock elsewhere) may pass its deadline while the server still works on it within that bound,
+     * and its connection is then given back when the server answers, not closed. 0: silent at the
+     * deadline.
+     */
+    private readonly silentAfterMs = 0,
   ) {
     this.current = this.start()
   }
@@ -51,21 +60,28 @@ export class ReplaceablePool {
     const generation = this.current
     generation.users++
     let reserved: ReservedSQL | null = null
+    let workStarted = 0
+    let silence: ReturnType<typeof setTimeout> | undefined
     let ended = false
     const end = (hung: boolean) => {
       if (ended) return
       ended = true
+      clearTimeout(silence)
       deadline.removeEventListener('abort', onDeadline)
       if (reserved) void (hung ? reserved.close({ timeout: 0 }) : reserved.release()).catch(() => {})
       if (hung) this.replace(generation)
       if (--generation.users === 0 && generation !== this.current) this.shut(generation)
     }
     const onDeadline = () => {
-      if (reserved) end(true)
+      if (!reserved) return
+      const left = workStarted + this.silentAfterMs - performance.now()
+      if (left <= 0) end(true)
+      else silence = setTimeout(() => end(true), left)
     }
     deadline.addEventListener('abort', onDeadline)
     try {
       reserved = await generation.sql.reserve({ signal: deadline })
+      workStarted = performance.now()
       // Given just as the deadline passed: unused, so it is given back as it is.
       if (deadline.aborted) throw deadline.reason
       return await work(reserved)

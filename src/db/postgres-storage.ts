@@ -56,6 +56,8 @@ const POLL_TIMEOUT_MS = 2000
 const OPERATION_TIMEOUT_MS = 5000
 /** The part of a deadline kept for the COMMIT's round trip and the answer: the database's own deadline is this much earlier. */
 const COMMIT_MARGIN_MS = 1000
+/** The least idle_in_transaction_session_timeout a transaction sets (see `transaction`). */
+const IDLE_FLOOR_MS = 500
 const CONNECT_TIMEOUT_SECONDS = 5
 
 type Sql = InstanceType<typeof SQL>
@@ -76,7 +78,9 @@ function isUnavailable(error: unknown): boolean {
   if (code === 'ERR_POSTGRES_SERVER_ERROR') {
     // Connection exception, insufficient resources, operator intervention (shutdown, starting
     // up), system error, invalid authorization, no such database.
-    return typeof errno === 'string' && (/^(08|53|57|58|28)/.test(errno) || errno === '3D000')
+    // And a session ended for idling in a transaction past its deadline (25P03), or for a
+    // transaction that outlived transaction_timeout (25P04).
+    return typeof errno === 'string' && (/^(08|53|57|58|28)/.test(errno) || errno === '3D000' || errno === '25P03' || errno === '25P04')
   }
   return (
     /^ERR_POSTGRES_(CONNECTION|IDLE_TIMEOUT|LIFETIME_TIMEOUT|TLS|AUTHENTICATION|SASL|CHANNEL_BINDING|QUERY_CANCELLED|UNSUPPORTED_AUTHENTICATION|UNKNOWN_AUTHENTICATION)/.test(code) ||
@@ -170,8 +174,10 @@ function transaction<T>(pool: ReplaceablePool, work: (tx: TransactionSQL) => Pro
     began = true
     // Waiting for a connection of the pool counts too.
     if (left() <= 0) throw new StorageUnavailableError('timeout')
-    const ms = String(left())
-    await tx`SELECT set_config('statement_timeout', ${ms}, true), set_config('idle_in_transaction_session_timeout', ${ms}, true)`
+    const ms = left()
+    // The idle bound has a floor: a few milliseconds would end the session at the first pause of
+    // this process between two statements, though the statements still had time.
+    await tx`SELECT set_config('statement_timeout', ${String(ms)}, true), set_config('idle_in_transaction_session_timeout', ${String(Math.max(ms, IDLE_FLOOR_MS))}, true)`
     const result = await work(tx)
     if (left() <= 0) throw new StorageUnavailableError('timeout')
     return result
@@ -260,6 +266,9 @@ export class PostgresStorage implements Storage {
       sql = new ReplaceablePool(
         () => new SQL(url, { ...connect, ...(options.max !== undefined ? { max: options.max } : {}) }),
         () => log?.warn('database_pool_reopened', { reason: 'timeout' }),
+        // A statement ends by statement_timeout (a transaction's by its own deadline): one that has
+        // not answered a margin after that is on a connection that went silent.
+        OPERATION_TIMEOUT_MS,
       )
       watch = new ReplaceablePool(
         () => new SQL(url, { ...connect, max: 1 }),
