@@ -191,9 +191,8 @@ describe('the poll connection stops answering without breaking', () => {
     stack = await startStack({ env: { DATABASE_URL: through.href } })
   })
   afterAll(async () => {
-    // Frozen connections are cut first: the service's close would otherwise wait on them.
-    proxy?.stop()
     await stack?.stop()
+    proxy?.stop()
   })
 
   test('every open connection frozen (half-open, as after a failover without a reset), new ones pass: valid sessions are refused for a moment (fail closed), then accepted again within seconds on a new poll connection', async () => {

@@ -24,6 +24,9 @@
 // minutes later: an operation that gets no answer by its deadline closes its connection and the
 // pool (the poll's, or the requests') is replaced (see postgres-pool.ts), so the next operations
 // run on fresh connections. The one that gave up answers 503 and is not tried again.
+//
+// Closing (at shutdown) waits on none of the change feed's connections, which may be among those
+// that stopped answering: only queries under way on the pool are given up to their deadline.
 
 import { SQL, type TransactionSQL } from 'bun'
 import type { Logger } from '../log.ts'
@@ -224,7 +227,6 @@ export class PostgresStorage implements Storage {
   private polling = false
   private fresh = -Infinity
   private reachable = true
-  private subscription: Promise<SQL.ListenSubscription | null> | null = null
   private firstPoll: { promise: Promise<void>; resolve: () => void }
   private closed = false
 
@@ -463,7 +465,7 @@ export class PostgresStorage implements Storage {
     this.pollTimer = setInterval(() => void this.poll(), POLL_MS)
     this.pollTimer.unref?.()
     void this.poll()
-    this.subscription = this.listener
+    void this.listener
       .listen(
         CHANGE_CHANNEL,
         (payload) => void this.onNotification(payload),
@@ -472,7 +474,7 @@ export class PostgresStorage implements Storage {
       )
       .catch((error: unknown) => {
         // The poll still proves freshness; only the instant delivery is missing.
-        this.log?.warn('database_listen_failed', { reason: unavailableReason(error) })
+        if (!this.closed) this.log?.warn('database_listen_failed', { reason: unavailableReason(error) })
         return null
       })
   }
@@ -597,9 +599,11 @@ export class PostgresStorage implements Storage {
     if (this.pollTimer !== null) clearInterval(this.pollTimer)
     this.listeners.clear()
     this.firstPoll.resolve()
-    const subscription = await this.subscription?.catch(() => null)
-    await subscription?.unlisten().catch(() => {})
-    await Promise.all([this.sql.close(5), this.watch.close(5), this.listener.close({ timeout: 5 }).catch(() => {})])
+    // Nothing is waited for on the change feed's connections, which may have stopped answering
+    // without breaking: the LISTEN ends with its session (nothing is sent on it, not even an
+    // UNLISTEN, nor is its acknowledgement awaited), and a poll under way is only a read. Queries
+    // under way on the pool get up to 5 s, their own deadline.
+    await Promise.all([this.sql.close(5), this.watch.close(0), this.listener.close({ timeout: 0 }).catch(() => {})])
   }
 }
 
