@@ -19,6 +19,7 @@ import { within } from './support/eventually.ts'
 import { TestClock } from './support/service.ts'
 import { MAX_SESSION_SECONDS } from '../src/session/cookie.ts'
 import { createLogger } from '../src/log.ts'
+import { startFreezableProxy, type FreezableProxy } from './support/freezable-proxy.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-storage-'))
 const opened: Storage[] = []
@@ -553,6 +554,77 @@ describe('postgres only', () => {
     expect(await storage.ping()).toBe(true)
     unsubscribe()
   }, 30_000)
+
+  describe('the LISTENing connection stops answering without breaking (half-open)', () => {
+    /** A reader through a freezable proxy (its log kept), a writer straight to the database. */
+    async function pair(arm?: (proxy: FreezableProxy) => void) {
+      const url = new URL(await pg.createDatabase())
+      const proxy = startFreezableProxy({ hostname: url.hostname, port: Number(url.port) })
+      arm?.(proxy)
+      const through = new URL(url.href)
+      through.port = String(proxy.port)
+      const lines: string[] = []
+      const reader = await track(PostgresStorage.open(through.href, { log: createLogger('debug', (line) => void lines.push(line)) }))
+      const writer = await track(openStorage({ databaseUrl: url.href, databasePath: 'unused' }))
+      // Only a notification names the setting that changed; the poll says "settings" alone.
+      const notified: string[] = []
+      reader.changes.subscribe((change) => void (change.topic === 'settings' && change.key !== null && notified.push(change.key)))
+      await reader.changes.ready()
+      const write = (key: string) =>
+        writer.settings.upsert({ key, value: 'v', encrypted: false, category: null, updated_at: at(0) }, () => event('settings_write', { target: key }))
+      /** Writes `prefix.1`, `prefix.2`… every 100 ms until one of them arrives by notification (a new LISTEN may not be acknowledged yet). */
+      const notifiedAgain = async (prefix: string) => {
+        let n = 0
+        return (await within(3000, async () => (await write(`${prefix}.${++n}`), notified.some((key) => key.startsWith(`${prefix}.`))), 100)) !== null
+      }
+      const reopened = () => lines.filter((line) => line.includes('"database_listen_reopened"')).map((line) => JSON.parse(line) as Record<string, unknown>)
+      const stop = async () => {
+        await reader.close()
+        proxy.stop()
+      }
+      return { proxy, reader, write, notifiedAgain, notified, reopened, lines, stop }
+    }
+
+    test('after it froze: notifications stop (the poll keeps the reader fresh), then within seconds it is closed, a new one LISTENs (one log line, no values) and a change arrives by notification again, for good', async () => {
+      const { proxy, reader, write, notifiedAgain, notified, reopened, lines, stop } = await pair()
+      try {
+        // Once LISTENing (the first poll may come before it), changes arrive by notification.
+        expect(await notifiedAgain('listen.before')).toBe(true)
+        expect(proxy.freeze('LISTEN "admin_dashboard_changes"')).toBe(1)
+        const frozenAt = performance.now()
+        await write('listen.frozen')
+        await Bun.sleep(300)
+        expect(performance.now() - reader.changes.freshAt()).toBeLessThan(1000)
+        expect(await within(8000, () => reopened().length > 0)).not.toBeNull()
+        expect(performance.now() - frozenAt).toBeLessThan(7000)
+        // The frozen connection is closed, not kept.
+        expect(await within(1000, () => proxy.frozen() === 0)).not.toBeNull()
+        expect(await notifiedAgain('listen.after')).toBe(true)
+        // The new connection keeps proving itself alive: no other line.
+        await Bun.sleep(4500)
+        expect(reopened().map(({ level, event, reason }) => ({ level, event, reason }))).toEqual([{ level: 'warn', event: 'database_listen_reopened', reason: 'timeout' }])
+        expect(Object.keys(reopened()[0]!).sort()).toEqual(['event', 'level', 'reason', 'time'])
+        expect(notified.filter((key) => key.startsWith('listen.frozen'))).toEqual([])
+        expect(lines.some((line) => line.includes(pg.password) || line.includes(String(proxy.port)))).toBe(false)
+      } finally {
+        await stop()
+      }
+    }, 30_000)
+
+    test('as it subscribed, before the LISTEN was acknowledged: within seconds it is closed, and a new one LISTENs', async () => {
+      const { proxy, write, notifiedAgain, notified, reopened, stop } = await pair((proxy) => proxy.freezeOnSend('LISTEN "admin_dashboard_changes"', 1))
+      try {
+        expect(await within(2000, () => proxy.frozen() === 1)).not.toBeNull()
+        await write('unacknowledged.before')
+        expect(await within(8000, () => reopened().length > 0)).not.toBeNull()
+        expect(await notifiedAgain('unacknowledged.after')).toBe(true)
+        expect(await within(1000, () => proxy.frozen() === 0)).not.toBeNull()
+        expect({ before: notified.filter((key) => key === 'unacknowledged.before'), reopened: reopened().length }).toEqual({ before: [], reopened: 1 })
+      } finally {
+        await stop()
+      }
+    }, 30_000)
+  })
 
   test('revocations are forgotten by the database clock, not the process clock: a process 10 days ahead keeps the rows still needed; one 10 days behind forgets what is past the margin, in the database and in memory', async () => {
     const url = await pg.createDatabase()

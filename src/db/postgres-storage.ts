@@ -10,7 +10,8 @@
 // The poll and the revocation reloads it starts run on a connection of their own (`watch`), not
 // on the pool: requests that fill the pool (writes waiting for a lock held elsewhere) cannot keep
 // the gate from staying fresh. Bun's client opens it again after it breaks. The LISTEN has a
-// connection of its own too.
+// connection of its own too, proved alive by a notification the poll sends it every few seconds,
+// and replaced when it stops delivering (see postgres-listen.ts).
 //
 // Failures: a query that cannot reach the database, or takes longer than OPERATION_TIMEOUT_MS,
 // throws StorageUnavailableError (503). Error texts are never logged: only codes. PostgreSQL keeps
@@ -31,6 +32,7 @@
 import { SQL, type TransactionSQL } from 'bun'
 import type { Logger } from '../log.ts'
 import { ReplaceablePool } from './postgres-pool.ts'
+import { ReplaceableListener, type ListenLoss } from './postgres-listen.ts'
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './postgres-migrations.ts'
 import {
   auditListQuery,
@@ -229,6 +231,8 @@ export class PostgresStorage implements Storage {
   private reachable = true
   private firstPoll: { promise: Promise<void>; resolve: () => void }
   private closed = false
+  /** The LISTENing connection's client, replaced when it stops delivering; nothing else runs on it. */
+  private readonly listening: ReplaceableListener
 
   private constructor(
     /** The pool for requests and the command line. */
@@ -238,12 +242,17 @@ export class PostgresStorage implements Storage {
      * for it, nor it for them.
      */
     private readonly watch: ReplaceablePool,
-    /** The LISTENing connection's client; nothing else runs on it. */
-    private readonly listener: Sql,
+    connectListener: () => Sql,
     private readonly log: Logger | undefined,
   ) {
     const { promise, resolve } = Promise.withResolvers<void>()
     this.firstPoll = { promise, resolve }
+    this.listening = new ReplaceableListener(connectListener, CHANGE_CHANNEL, {
+      notify: (payload) => void this.onNotification(payload),
+      // Notifications sent before it (while reconnecting, or on the client given up on) are lost: poll now rather than later.
+      listening: () => void this.poll(),
+      lost: (loss) => this.onListenLost(loss),
+    })
   }
 
   /** Connects, applies missing migrations under the advisory lock, refuses a newer schema. */
@@ -256,7 +265,7 @@ export class PostgresStorage implements Storage {
     }
     let sql: ReplaceablePool
     let watch: ReplaceablePool
-    let listener: Sql
+    let connectListener: () => Sql
     const log = options.log
     try {
       const connect = {
@@ -276,7 +285,7 @@ export class PostgresStorage implements Storage {
         () => new SQL(url, { ...connect, max: 1 }),
         () => log?.warn('database_watch_reopened', { reason: 'timeout' }),
       )
-      listener = new SQL(url, { ...connect, max: 1 })
+      connectListener = () => new SQL(url, { ...connect, max: 1 })
     } catch (error) {
       // The driver refuses an option it cannot read (config.ts checks the known ones); its message quotes the value.
       return { ok: false, error: `DATABASE_URL (with any PG* environment variables) is not a usable connection URL (${unavailableReason(error)})` }
@@ -284,14 +293,14 @@ export class PostgresStorage implements Storage {
     try {
       await transaction(sql, migrate, 30_000)
     } catch (error) {
-      await Promise.all([sql.close(0), watch.close(0), listener.close({ timeout: 0 }).catch(() => {})])
+      await Promise.all([sql.close(0), watch.close(0)])
       if (error instanceof SchemaTooNewError) return { ok: false, error: `DATABASE_URL: ${error.message}` }
       if (error instanceof StorageUnavailableError) {
         return { ok: false, error: `DATABASE_URL: the database cannot be reached or refused the login (${error.reason})` }
       }
       return { ok: false, error: `DATABASE_URL: the database could not be prepared (${unavailableReason(error)})` }
     }
-    return { ok: true, storage: new PostgresStorage(sql, watch, listener, log) }
+    return { ok: true, storage: new PostgresStorage(sql, watch, connectListener, log) }
   }
 
   // Settings ---------------------------------------------------------------------------------
@@ -465,18 +474,14 @@ export class PostgresStorage implements Storage {
     this.pollTimer = setInterval(() => void this.poll(), POLL_MS)
     this.pollTimer.unref?.()
     void this.poll()
-    void this.listener
-      .listen(
-        CHANGE_CHANNEL,
-        (payload) => void this.onNotification(payload),
-        // After a reconnect, notifications sent meanwhile are lost: poll now rather than later.
-        () => void this.poll(),
-      )
-      .catch((error: unknown) => {
-        // The poll still proves freshness; only the instant delivery is missing.
-        if (!this.closed) this.log?.warn('database_listen_failed', { reason: unavailableReason(error) })
-        return null
-      })
+    this.listening.start()
+  }
+
+  /** The poll still proves freshness meanwhile; only the instant delivery is missing. */
+  private onListenLost(loss: ListenLoss): void {
+    if (this.closed) return
+    if (loss.kind === 'timeout') this.log?.warn('database_listen_reopened', { reason: 'timeout' })
+    else this.log?.warn('database_listen_failed', { reason: unavailableReason(loss.error) })
   }
 
   /** Resolves when every listener has applied the change; rejects when one could not. */
@@ -497,12 +502,18 @@ export class PostgresStorage implements Storage {
     if (this.polling || this.closed) return
     this.polling = true
     const started = performance.now()
+    const probe = this.listening.dueProbe()
     try {
       const rows: { topic: string; version: string }[] = await read(
         this.watch,
-        (sql) => sql`SELECT topic, version::text AS version FROM storage_versions`,
+        async (sql) => {
+          const versions = await sql`SELECT topic, version::text AS version FROM storage_versions`
+          if (probe !== null) await sql`SELECT pg_notify(${probe.channel}, ${probe.payload})`
+          return versions
+        },
         POLL_TIMEOUT_MS,
       )
+      this.listening.polled(started, probe)
       for (const { topic, version } of rows) {
         if (this.known.get(topic) === version) continue
         if (topic === 'settings') await this.dispatch({ topic: 'settings', key: null })
@@ -516,6 +527,7 @@ export class PostgresStorage implements Storage {
       }
       this.firstPoll.resolve()
     } catch (error) {
+      this.listening.unanswered(probe)
       if (this.reachable && !this.closed) {
         this.reachable = false
         this.log?.warn('database_unreachable', { reason: error instanceof StorageUnavailableError ? error.reason : unavailableReason(error) })
@@ -601,9 +613,10 @@ export class PostgresStorage implements Storage {
     this.firstPoll.resolve()
     // Nothing is waited for on the change feed's connections, which may have stopped answering
     // without breaking: the LISTEN ends with its session (nothing is sent on it, not even an
-    // UNLISTEN, nor is its acknowledgement awaited), and a poll under way is only a read. Queries
-    // under way on the pool get up to 5 s, their own deadline.
-    await Promise.all([this.sql.close(5), this.watch.close(0), this.listener.close({ timeout: 0 }).catch(() => {})])
+    // UNLISTEN, nor is its acknowledgement awaited), and a poll under way changes nothing (a probe
+    // it sends is for this process only). Queries under way on the pool get up to 5 s, their own
+    // deadline.
+    await Promise.all([this.sql.close(5), this.watch.close(0), this.listening.close()])
   }
 }
 
