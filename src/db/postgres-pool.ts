@@ -26,6 +26,8 @@ interface Generation {
 export class ReplaceablePool {
   private current: Generation
   private readonly open = new Set<Generation>()
+  /** Operations past their deadline whose connection is given until its silence is certain: closed at once by `close`. */
+  private readonly overdue = new Set<() => void>()
   private closed = false
 
   constructor(
@@ -52,8 +54,10 @@ export class ReplaceablePool {
 
   /**
    * Runs `work` on a connection reserved for it. When `deadline` is aborted first, the reservation
-   * is given up, or the connection, if `work` still waits on it, is closed and the pool replaced;
-   * `work` then rejects (the connection closed), and this with it.
+   * is given up; or, if `work` still waits on its connection, that connection is closed and the pool
+   * replaced once it has been silent for `silentAfterMs` since the work began (at once on `close`),
+   * and `work` then rejects (the connection closed), and this with it. The caller's own deadline
+   * answers it meanwhile.
    */
   async run<T>(deadline: AbortSignal, work: (sql: Sql) => Promise<T>): Promise<T> {
     if (deadline.aborted) throw deadline.reason
@@ -63,10 +67,12 @@ export class ReplaceablePool {
     let workStarted = 0
     let silence: ReturnType<typeof setTimeout> | undefined
     let ended = false
+    const closeNow = () => end(true)
     const end = (hung: boolean) => {
       if (ended) return
       ended = true
       clearTimeout(silence)
+      this.overdue.delete(closeNow)
       deadline.removeEventListener('abort', onDeadline)
       if (reserved) void (hung ? reserved.close({ timeout: 0 }) : reserved.release()).catch(() => {})
       if (hung) this.replace(generation)
@@ -75,8 +81,9 @@ export class ReplaceablePool {
     const onDeadline = () => {
       if (!reserved) return
       const left = workStarted + this.silentAfterMs - performance.now()
-      if (left <= 0) end(true)
-      else silence = setTimeout(() => end(true), left)
+      if (left <= 0) return end(true)
+      silence = setTimeout(closeNow, left)
+      this.overdue.add(closeNow)
     }
     deadline.addEventListener('abort', onDeadline)
     try {
@@ -93,6 +100,8 @@ export class ReplaceablePool {
   /** Closes every connection, waiting at most `timeoutSeconds` for the queries under way. */
   async close(timeoutSeconds: number): Promise<void> {
     this.closed = true
+    // Whoever waited for these has had their answer (503): nothing is left to wait for.
+    for (const closeNow of [...this.overdue]) closeNow()
     await Promise.all([...this.open].map((generation) => generation.sql.close({ timeout: timeoutSeconds }).catch(() => {})))
   }
 
