@@ -86,15 +86,47 @@ async function checkConfig(): Promise<Exit> {
   return 0
 }
 
+/** The signals that stop the service. SIGHUP too: by default it ends the process at once, losing in-flight requests and buffered log lines. */
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const
+/** How long a stop during the start waits for the database to be let go. */
+const START_STOP_WAIT_MS = 2000
+
 async function runServer(): Promise<Exit> {
   const config = configFromEnvironment()
   if (typeof config === 'number') return config
   const log = createLogger(config.logLevel)
+  // A stop signal before the server listens (opening the database, its migrations, the wait for
+  // the revocations: seconds when the database is slow) ends the start: the database is let go
+  // and every line logged so far written, where the signal's default would end the process at
+  // once with buffered lines unwritten.
+  const starting: { storage?: Storage; close?: () => void; stopping: boolean } = { stopping: false }
+  const stopStart = (signal: string) => {
+    if (starting.stopping) return
+    starting.stopping = true
+    void (async () => {
+      log.info('stopping', { signal, during: 'start' })
+      starting.close?.()
+      await Promise.race([starting.storage?.close().catch(() => {}), Bun.sleep(START_STOP_WAIT_MS)])
+      log.info('stopped')
+      await log.flush()
+      process.exit(0)
+    })()
+  }
+  for (const signal of STOP_SIGNALS) process.on(signal, stopStart)
+  /** Once a stop has begun, the start goes no further (the process ends when the stop has). */
+  const halted = () => new Promise<Exit>(() => {})
   const opened = await openStorage(config, log)
-  if (!opened.ok) return fail([opened.error])
+  if (!opened.ok) {
+    for (const signal of STOP_SIGNALS) process.off(signal, stopStart)
+    return fail([opened.error])
+  }
   const { storage } = opened
+  starting.storage = storage
+  if (starting.stopping) return halted()
   const keys = await checkStoredEncryption(config, storage)
+  if (starting.stopping) return halted()
   if (!keys.ok) {
+    for (const signal of STOP_SIGNALS) process.off(signal, stopStart)
     await storage.close()
     return fail([keys.error])
   }
@@ -106,9 +138,12 @@ async function runServer(): Promise<Exit> {
     log.warn('encrypted_settings_unavailable', { encrypted: keys.check.encrypted, missing: 'ENCRYPTION_KEY' })
   }
   const { app, services } = createApp({ config, storage, log })
+  starting.close = () => services.close()
   // Revocations loaded and the change feed current before the first request; a database that went
   // away meanwhile only delays this (the gate answers 503 until it is back).
   await Promise.race([services.ready(), Bun.sleep(STARTUP_WAIT_MS)])
+  if (starting.stopping) return halted()
+  for (const signal of STOP_SIGNALS) process.off(signal, stopStart)
   let running
   try {
     running = serve({ app, hostname: config.host, port: config.port, log })
@@ -135,8 +170,7 @@ async function runServer(): Promise<Exit> {
       await log.flush()
       resolve(0)
     }
-    // SIGHUP too: by default it ends the process at once, losing in-flight requests and buffered log lines.
-    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal))
+    for (const signal of STOP_SIGNALS) process.on(signal, () => void shutdown(signal))
   })
 }
 

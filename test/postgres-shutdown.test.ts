@@ -98,3 +98,50 @@ test('every connection frozen while a request waits on one of them: it is answer
   expect(seen.slice(stopping).filter((line) => line.event === 'request').map((line) => [line.path, line.status])).toEqual([['/api/health', 503]])
   expect(seen.at(-1)?.event).toBe('stopped')
 }, 30_000)
+
+test('SIGTERM while the start waits on a database that does not answer: the start ends, exit 0, "stopping" and "stopped" written', async () => {
+  const url = new URL(await pg.createDatabase())
+  const proxy = startFreezableProxy({ hostname: url.hostname, port: Number(url.port) })
+  proxies.push(proxy)
+  // Every connection frozen from the first: the start waits on its first query.
+  proxy.partition()
+  url.port = String(proxy.port)
+  markSensitive(pg.password)
+  const child = Bun.spawn(['bun', MAIN, 'serve'], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: '0',
+      SESSION_SIGNING_KEY: randomKey(),
+      DATABASE_URL: url.href,
+      BASE_URL: 'http://admin.test',
+      OAUTH_ISSUER_URL: 'http://issuer.test',
+      OAUTH_CLIENT_ID: 'admin-dashboard',
+      LOG_LEVEL: 'info',
+    } as Record<string, string>,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  try {
+    const output = new Response(child.stdout).text()
+    await Bun.sleep(1500)
+    expect(child.exitCode).toBeNull()
+    const started = performance.now()
+    child.kill('SIGTERM')
+    const exited = await Promise.race([child.exited, Bun.sleep(5000).then(() => 'still running' as const)])
+    expect(exited).toBe(0)
+    expect(performance.now() - started).toBeLessThan(4000)
+    const events = (await output)
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { event: string; during?: string })
+    expect(events.filter((line) => line.event === 'stopping' || line.event === 'stopped' || line.event === 'listening')).toEqual([
+      expect.objectContaining({ event: 'stopping', during: 'start' }),
+      expect.objectContaining({ event: 'stopped' }),
+    ])
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL')
+    await child.exited
+  }
+}, 30_000)
