@@ -117,8 +117,9 @@ async function runServer(): Promise<Exit> {
   const halted = () => new Promise<Exit>(() => {})
   const opened = await openStorage(config, log)
   if (!opened.ok) {
+    const exit = fail([opened.error])
     for (const signal of STOP_SIGNALS) process.off(signal, stopStart)
-    return fail([opened.error])
+    return exit
   }
   const { storage } = opened
   starting.storage = storage
@@ -126,9 +127,10 @@ async function runServer(): Promise<Exit> {
   const keys = await checkStoredEncryption(config, storage)
   if (starting.stopping) return halted()
   if (!keys.ok) {
-    for (const signal of STOP_SIGNALS) process.off(signal, stopStart)
     await storage.close()
-    return fail([keys.error])
+    const exit = fail([keys.error])
+    for (const signal of STOP_SIGNALS) process.off(signal, stopStart)
+    return exit
   }
   if (keys.check.verdict === 'some_unreadable') {
     // Setting keys are names, not secrets (the audit trail and `settings list` show them); values never appear.
@@ -143,15 +145,18 @@ async function runServer(): Promise<Exit> {
   // away meanwhile only delays this (the gate answers 503 until it is back).
   await Promise.race([services.ready(), Bun.sleep(STARTUP_WAIT_MS)])
   if (starting.stopping) return halted()
-  for (const signal of STOP_SIGNALS) process.off(signal, stopStart)
   let running
   try {
     running = serve({ app, hostname: config.host, port: config.port, log })
   } catch (error) {
     services.close()
     await storage.close()
-    return fail([`cannot listen on HOST/PORT (${(error as { code?: string }).code ?? 'error'})`])
+    const exit = fail([`cannot listen on HOST/PORT (${(error as { code?: string }).code ?? 'error'})`])
+    for (const signal of STOP_SIGNALS) process.off(signal, stopStart)
+    return exit
   }
+  // From here to the handlers below nothing waits: no signal can come between them.
+  for (const signal of STOP_SIGNALS) process.off(signal, stopStart)
   log.info('listening', { address: running.url.origin, version: VERSION, environment: config.environment, database: storage.engine })
   const missing = missingLoginVariables(config)
   if (missing.length > 0) log.warn('login_not_configured', { missing: missing.join(',') })

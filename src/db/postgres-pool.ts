@@ -81,7 +81,8 @@ export class ReplaceablePool {
     const onDeadline = () => {
       if (!reserved) return
       const left = workStarted + this.silentAfterMs - performance.now()
-      if (left <= 0) return end(true)
+      // Closing: nothing waits for its answer any more.
+      if (left <= 0 || this.closed) return end(true)
       silence = setTimeout(closeNow, left)
       this.overdue.add(closeNow)
     }

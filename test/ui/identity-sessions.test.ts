@@ -222,3 +222,32 @@ test('25 sessions from one address: its place is asked for once, not once per ro
     admin.page.off('request', count)
   }
 }, 60_000)
+
+test('after Revoke all, the list’s buttons stay disabled until the list is read again, so nothing is pressed on rows already revoked', async () => {
+  const person = identityWithSessions('reloading.list@example.test', 0, 30)
+  await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await rowsShown(25)
+  let release = () => {}
+  const held = new Promise<void>((resolve) => (release = resolve))
+  let revoked = false
+  const reload = (url: URL) => revoked && url.pathname.endsWith(`/identities/${person.id}/sessions`)
+  await admin.page.route(reload, async (route) => {
+    if (route.request().method() === 'GET') await held
+    await route.continue()
+  })
+  try {
+    await sessions().getByRole('button', { name: 'Revoke all sessions' }).click()
+    revoked = true
+    await admin.page.getByRole('dialog', { name: 'Revoke all sessions?' }).getByRole('button', { name: 'Revoke', exact: true }).click()
+    await admin.page.getByRole('status').getByText('All sessions of this identity were revoked.').waitFor()
+    expect(stillActive(person.id)).toEqual([])
+    // The list is being read again: the old rows' buttons cannot be pressed meanwhile.
+    expect(await sessions().getByRole('button', { name: 'Show more sessions' }).isDisabled()).toBe(true)
+    expect(await sessions().getByRole('button', { name: 'Revoke session 1', exact: true }).isDisabled()).toBe(true)
+    release()
+    await sessions().getByText('This identity has no active session.').waitFor()
+  } finally {
+    release()
+    await admin.page.unroute(reload)
+  }
+}, 60_000)

@@ -534,7 +534,8 @@ function SessionsSection({ identity }: { identity: Identity }) {
       if (!result.ok) return setFailure(result.failure)
       setFailure(null)
       announce('All sessions of this identity were revoked.')
-      retry()
+      // Read again within this action: until the list is back, its buttons stay disabled.
+      await reread(SESSIONS_AT_A_TIME)
     })
   const [dashboardBusy, oneAtATime] = useOneAtATime()
   const endDashboard = () =>
