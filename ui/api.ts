@@ -1,6 +1,7 @@
 // The one way the UI calls the service: our own /api/** routes only. Every failure comes back as
 // our envelope's { error, message }; a page never parses or shows an upstream body.
 import type { PatchOp } from './components/json-patch.ts'
+import { MOST_IDENTITY_SESSIONS } from './identity-sessions.ts'
 import {
   readClient,
   readIdentity,
@@ -174,9 +175,6 @@ export function nextPageToken(link: string | null): string | null {
   }
   return null
 }
-
-/** The most sessions of one identity the page reads: Kratos's largest page (`per_page` at most 1000). */
-export const MOST_IDENTITY_SESSIONS = 1000
 
 /**
  * The newest `count` of an identity's active sessions (at most MOST_IDENTITY_SESSIONS), always read

@@ -103,3 +103,8 @@ export function keepFocus(): void {
   })
   new MutationObserver(mend).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['disabled'] })
 }
+
+/** After a refused submit, focus goes to the first field inside `container` that says what is wrong (once it says so). */
+export function focusFirstInvalid(container: Element): void {
+  requestAnimationFrame(() => container.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus())
+}

@@ -4,6 +4,7 @@ import { api, type Identity } from '../../api.ts'
 import { Region, useLoad, ErrorView } from '../../components/load.tsx'
 import { SchemaFields, toTraits, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { schemasFrom } from '../../session.ts'
+import { focusFirstInvalid } from '../../components/focus.ts'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote } from '../../components/traits-json.tsx'
 import { identityWriteFailure, unshowableSchema } from './describe.ts'
 import type { ApiFailure } from '../../api.ts'
@@ -30,19 +31,18 @@ export function CreateIdentity(props: { onCreated: (identity: Identity) => void;
           const chosen = schemas.find((s) => s.id === schemaId) ?? schemas.find((s) => s.traits !== null) ?? schemas[0]!
           const traits = chosen.traits
           const editable = traits !== null || chosen.asJson
-          const focusFirstInvalid = () => requestAnimationFrame(() => document.querySelector<HTMLElement>('dialog [aria-invalid="true"]')?.focus())
           const submit = async (event: Event) => {
             event.preventDefault()
             let sent: Values
             if (traits) {
               const found = validate(traits, values)
               setErrors(found)
-              if (Object.keys(found).length > 0) return focusFirstInvalid()
+              if (Object.keys(found).length > 0) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
               sent = toTraits(traits, values)
             } else if (chosen.asJson) {
               const parsed = parseTraits(traitsJson)
               setJsonError(parsed ? null : TRAITS_JSON_ERROR)
-              if (!parsed) return focusFirstInvalid()
+              if (!parsed) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
               sent = parsed
             } else {
               // No form, nothing to send: traits guessed from a schema that cannot be read are not sent.

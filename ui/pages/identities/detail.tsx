@@ -1,12 +1,15 @@
 // Identity (admin): traits, state, metadata, addresses, credentials, sessions, recovery, deletion.
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { traitsFitForm } from '../../ory-records.ts'
-import { api, MOST_IDENTITY_SESSIONS, type ApiFailure, type FormSchema, type Identity, type KratosSession, type SessionStretch } from '../../api.ts'
+import { api, type ApiFailure, type FormSchema, type Identity, type KratosSession } from '../../api.ts'
+import { SESSIONS_AT_A_TIME, sessionCount, shownFrom, type ShownSessions } from '../../identity-sessions.ts'
+import { DeviceCells, TimeCells } from '../../components/session-cells.tsx'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
-import { ActionsCell, Cell, DataTable, Row } from '../../components/data-table.tsx'
+import { ActionsCell, DataTable, Row } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
+import { focusFirstInvalid } from '../../components/focus.ts'
 import { membersPatch, valuePatch } from '../../components/json-patch.ts'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
@@ -124,10 +127,6 @@ function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: 
   )
 }
 
-/** After a refused submit, focus goes to the first field that says what is wrong (once it says so). */
-function focusFirstInvalid(form: HTMLFormElement): void {
-  requestAnimationFrame(() => form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus())
-}
 
 /**
  * The traits: a form from the schema, or, for a schema a form cannot show or traits that do not fit it (`asJson`),
@@ -379,83 +378,6 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
   )
 }
 
-/**
- * Places by IP address, asked once per address while the page is open: a table of sessions most
- * often repeats a few addresses, and each row asking again would be a request per row. A failed
- * answer is not kept, so the next row asks again. Bounded: the oldest address is forgotten first.
- */
-const places = new Map<string, Promise<string | null>>()
-const MOST_PLACES = 500
-
-function placeOf(ip: string): Promise<string | null> {
-  const known = places.get(ip)
-  if (known) return known
-  const asked = api.geo(ip).then((result) => {
-    if (!result.ok) {
-      places.delete(ip)
-      return null
-    }
-    const answer = result.data as Record<string, unknown>
-    const text = [answer.city, answer.country_name ?? answer.country, answer.label].find((v) => typeof v === 'string' && v)
-    return typeof text === 'string' ? text : null
-  })
-  if (places.size >= MOST_PLACES) places.delete(places.keys().next().value!)
-  places.set(ip, asked)
-  return asked
-}
-
-/** Where an IP address is, from the geo route; a dash when unknown. */
-export function Location({ ip }: { ip: string | undefined }) {
-  const [label, setLabel] = useState<string | null>(null)
-  useEffect(() => {
-    if (!ip) return
-    let current = true
-    void placeOf(ip).then((text) => {
-      if (current) setLabel(text)
-    })
-    return () => {
-      current = false
-    }
-  }, [ip])
-  return <>{label ?? '—'}</>
-}
-
-/** How many sessions the section shows at first, and how many more each "Show more sessions" adds. */
-const SESSIONS_AT_A_TIME = 25
-
-/** The sessions shown: the newest `wanted` of Kratos's list, as it was when last read. */
-interface ShownSessions {
-  items: KratosSession[]
-  skipped: number
-  total: number | null
-  /** Kratos has sessions after these, and "Show more sessions" can read them. */
-  more: boolean
-  /** How many of the newest were asked for: 25 more with each "Show more sessions". */
-  wanted: number
-}
-
-function shownFrom(stretch: SessionStretch, wanted: number): ShownSessions {
-  const read = stretch.items.length + stretch.skipped
-  const more = wanted < MOST_IDENTITY_SESSIONS && (stretch.total === null ? !stretch.end : read < stretch.total)
-  return { items: stretch.items, skipped: stretch.skipped, total: stretch.total, more, wanted }
-}
-
-/**
- * What the list holds, in words: null when there is nothing to count. The sessions of an inactive
- * identity are not revoked or expired, but not active either: they are just sessions then.
- */
-function sessionCount({ items, skipped, total, more }: ShownSessions, identityActive: boolean): string | null {
-  const [one, many] = identityActive ? ['active session', 'active sessions'] : ['session', 'sessions']
-  if (items.length === 0) return null
-  if (total !== null && total > items.length + skipped) {
-    const shown = `Showing the ${items.length} newest of ${total} ${many}`
-    // Beyond what one read of Kratos's list holds, Revoke all is the way to the rest.
-    return more ? `${shown}.` : `${shown}; Revoke all sessions ends every one of them.`
-  }
-  if (more) return `Showing the ${items.length} newest ${many}.`
-  return items.length === 1 ? `1 ${one}.` : `${items.length} ${many}.`
-}
-
 function SessionsSection({ identity }: { identity: Identity }) {
   const [loaded, retry, replace] = useLoad(async () => {
     const result = await api.identitySessions(identity.id, SESSIONS_AT_A_TIME)
@@ -565,22 +487,10 @@ function SessionsSection({ identity }: { identity: Identity }) {
               {items.length > 0 && (
                 <DataTable label={identityActive ? 'Active sessions' : 'Sessions'} caption={identityActive ? 'Active sessions' : 'Sessions'} columns={['Device', 'IP address', 'Location', 'Authenticated', 'Expires', { hidden: 'Actions' }]} bodyRef={tbody}>
                   {items.map((session, index) => {
-                    const device = session.devices[0]
                     return (
                       <Row key={session.id}>
-                        <Cell label="Device">{device?.user_agent || '—'}</Cell>
-                        <Cell label="IP address" class="mono">
-                          {device?.ip_address || '—'}
-                        </Cell>
-                        <Cell label="Location">
-                          <Location ip={device?.ip_address} />
-                        </Cell>
-                        <Cell label="Authenticated">
-                          <Time value={session.authenticated_at} />
-                        </Cell>
-                        <Cell label="Expires">
-                          <Time value={session.expires_at} />
-                        </Cell>
+                        <DeviceCells session={session} />
+                        <TimeCells session={session} />
                         <ActionsCell>
                           <button type="button" aria-label={`Revoke session ${index + 1}`} disabled={listBusy} aria-busy={busy === session.id ? 'true' : undefined} onClick={() => revoke(session, index)}>
                             Revoke

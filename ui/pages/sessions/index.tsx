@@ -7,11 +7,10 @@ import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { ActionsCell, Cell, DataTable, Row, Wrappable } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
-import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { UnreadableRows } from '../../components/unreadable.tsx'
 import { location } from '../../router.ts'
-import { Location } from '../identities/detail.tsx'
+import { DeviceCells, TimeCells } from '../../components/session-cells.tsx'
 import { primaryIdentifier } from '../identities/describe.ts'
 
 export function SessionsPage() {
@@ -61,7 +60,6 @@ export function SessionsPage() {
           ) : (
             <DataTable label="Active sessions" caption="Active sessions" columns={['Identity', 'Authenticated', 'Expires', 'Device', 'IP address', 'Location', { hidden: 'Actions' }]}>
               {items.map((session) => {
-                const device = session.devices[0]
                 const who = session.identity ? primaryIdentifier(session.identity) : 'an unknown identity'
                 return (
                   <Row key={session.id}>
@@ -74,19 +72,8 @@ export function SessionsPage() {
                         '—'
                       )}
                     </Cell>
-                    <Cell label="Authenticated">
-                      <Time value={session.authenticated_at} />
-                    </Cell>
-                    <Cell label="Expires">
-                      <Time value={session.expires_at} />
-                    </Cell>
-                    <Cell label="Device" class="device">
-                      {device?.user_agent || '—'}
-                    </Cell>
-                    <Cell label="IP address" class="mono">
-                      {device?.ip_address || '—'}
-                    </Cell>
-                    <Cell label="Location">{device?.location ? device.location : <Location ip={device?.ip_address} />}</Cell>
+                    <TimeCells session={session} />
+                    <DeviceCells session={session} />
                     <ActionsCell class="row-actions">
                       <button type="button" aria-label={`Extend session of ${who}`} disabled={busy === session.id} onClick={() => extend(session, who)}>
                         Extend

@@ -1,0 +1,77 @@
+// A Kratos session's cells, as the Sessions page and an identity's page show them: where it was
+// made (device, address, place) and when (authenticated, expires).
+import { useEffect, useState } from 'preact/hooks'
+import { api, type KratosSession } from '../api.ts'
+import { Cell } from './data-table.tsx'
+import { Time } from './time.tsx'
+
+/**
+ * Places by IP address, asked once per address while the page is open: a table of sessions most
+ * often repeats a few addresses, and each row asking again would be a request per row. A failed
+ * answer is not kept, so the next row asks again. Bounded: the oldest address is forgotten first.
+ */
+const places = new Map<string, Promise<string | null>>()
+const MOST_PLACES = 500
+
+function placeNameOf(ip: string): Promise<string | null> {
+  const known = places.get(ip)
+  if (known) return known
+  const asked = api.geo(ip).then((result) => {
+    if (!result.ok) {
+      places.delete(ip)
+      return null
+    }
+    const answer = result.data as Record<string, unknown>
+    const text = [answer.city, answer.country_name ?? answer.country, answer.label].find((v) => typeof v === 'string' && v)
+    return typeof text === 'string' ? text : null
+  })
+  if (places.size >= MOST_PLACES) places.delete(places.keys().next().value!)
+  places.set(ip, asked)
+  return asked
+}
+
+/** Where an IP address is, from the geo route; a dash when unknown. */
+export function Location({ ip }: { ip: string | undefined }) {
+  const [label, setLabel] = useState<string | null>(null)
+  useEffect(() => {
+    if (!ip) return
+    let current = true
+    void placeNameOf(ip).then((text) => {
+      if (current) setLabel(text)
+    })
+    return () => {
+      current = false
+    }
+  }, [ip])
+  return <>{label ?? '—'}</>
+}
+
+/** Device, IP address and place of a session's first device; Kratos's own place for it when it sent one. */
+export function DeviceCells({ session }: { session: KratosSession }) {
+  const device = session.devices[0]
+  return (
+    <>
+      <Cell label="Device" class="device">
+        {device?.user_agent || '—'}
+      </Cell>
+      <Cell label="IP address" class="mono">
+        {device?.ip_address || '—'}
+      </Cell>
+      <Cell label="Location">{device?.location ? device.location : <Location ip={device?.ip_address} />}</Cell>
+    </>
+  )
+}
+
+/** When a session was authenticated, and when it expires. */
+export function TimeCells({ session }: { session: KratosSession }) {
+  return (
+    <>
+      <Cell label="Authenticated">
+        <Time value={session.authenticated_at} />
+      </Cell>
+      <Cell label="Expires">
+        <Time value={session.expires_at} />
+      </Cell>
+    </>
+  )
+}
