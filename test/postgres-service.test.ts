@@ -180,25 +180,36 @@ describe('connections ended by the server', () => {
   }, 60_000)
 })
 
-describe('the poll connection stops answering without breaking', () => {
-  let stack: Stack
-  let proxy: FreezableProxy
+/**
+ * The service on a new database reached through a freezable proxy, for the tests of one describe;
+ * `sql` reaches the database directly. Stopped after them: the service, then the proxy.
+ */
+function useStackBehindProxy(): { stack: Stack; proxy: FreezableProxy; sql: InstanceType<typeof SQL> } {
+  const behind = {} as { stack: Stack; proxy: FreezableProxy; sql: InstanceType<typeof SQL> }
   beforeAll(async () => {
-    const direct = new URL(await pg.createDatabase())
-    proxy = startFreezableProxy({ hostname: direct.hostname, port: Number(direct.port) })
-    const through = new URL(direct.href)
-    through.port = String(proxy.port)
-    stack = await startStack({ env: { DATABASE_URL: through.href } })
+    const url = await pg.createDatabase()
+    const target = new URL(url)
+    behind.proxy = startFreezableProxy({ hostname: target.hostname, port: Number(target.port) })
+    const through = new URL(url)
+    through.port = String(behind.proxy.port)
+    behind.stack = await startStack({ env: { DATABASE_URL: through.href } })
+    behind.sql = new SQL(url, { max: 2 })
   })
   afterAll(async () => {
-    await stack?.stop()
-    proxy?.stop()
+    await behind.sql?.close()
+    await behind.stack?.stop()
+    behind.proxy?.stop()
   })
+  return behind
+}
+
+describe('the poll connection stops answering without breaking', () => {
+  const behind = useStackBehindProxy()
 
   test('every open connection frozen (half-open, as after a failover without a reset), new ones pass: valid sessions are refused for a moment (fail closed), then accepted again within seconds on a new poll connection', async () => {
-    const session = async () => (await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie: stack.cookie.viewer } })).status
+    const session = async () => (await fetch(`${behind.stack.service.url}/api/auth/session`, { headers: { cookie: behind.stack.cookie.viewer } })).status
     expect(await session()).toBe(200)
-    expect(proxy.freeze()).toBeGreaterThan(0)
+    expect(behind.proxy.freeze()).toBeGreaterThan(0)
     // Past the 1 s in which the gate trusts what it knew: no poll has been answered since.
     const failedClosed = await within(3000, async () => (await session()) === 503)
     const started = performance.now()
@@ -206,7 +217,7 @@ describe('the poll connection stops answering without breaking', () => {
     expect({ failedClosed: failedClosed !== null, accepted: accepted !== null }).toEqual({ failedClosed: true, accepted: true })
     // The poll gives up on the hung connection after 2 s; the next one runs on a fresh connection.
     expect(performance.now() - started).toBeLessThan(5000)
-    expect(stack.service.logLines.some((line) => line.includes('"database_watch_reopened"'))).toBe(true)
+    expect(behind.stack.service.logLines.some((line) => line.includes('"database_watch_reopened"'))).toBe(true)
     // And it stays fresh.
     await Bun.sleep(1500)
     expect(await session()).toBe(200)
@@ -214,23 +225,7 @@ describe('the poll connection stops answering without breaking', () => {
 })
 
 describe('pooled connections stop answering without breaking', () => {
-  let stack: Stack
-  let proxy: FreezableProxy
-  let direct: InstanceType<typeof SQL>
-  beforeAll(async () => {
-    const url = await pg.createDatabase()
-    const target = new URL(url)
-    proxy = startFreezableProxy({ hostname: target.hostname, port: Number(target.port) })
-    const through = new URL(url)
-    through.port = String(proxy.port)
-    stack = await startStack({ env: { DATABASE_URL: through.href } })
-    direct = new SQL(url, { max: 1 })
-  })
-  afterAll(async () => {
-    await direct?.close()
-    proxy?.stop()
-    await stack?.stop()
-  })
+  const behind = useStackBehindProxy()
 
   test('every open connection frozen (half-open, as after a partition or a firewall that dropped the flows), new ones pass: the requests that meet a frozen connection answer 503 within the deadline, then every request is answered again within seconds while the frozen connections stay frozen; a write is made once or not at all', async () => {
     const timed = async (request: Promise<{ status: number; json: { error?: string } | undefined }>) => {
@@ -239,15 +234,15 @@ describe('pooled connections stop answering without breaking', () => {
       return { status, error: json?.error, ms: performance.now() - started }
     }
     // More reads at once than the pool has connections (10): every one of them is open.
-    const warm = await Promise.all(Array.from({ length: 12 }, () => call(stack, 'GET', '/api/settings')))
+    const warm = await Promise.all(Array.from({ length: 12 }, () => call(behind.stack, 'GET', '/api/settings')))
     expect(warm.map((w) => w.status)).toEqual(Array(12).fill(200))
-    const frozen = proxy.freeze()
+    const frozen = behind.proxy.freeze()
     expect(frozen).toBeGreaterThan(2)
 
     const key = `frozen.write.${Date.now()}`
     const during = await Promise.all([
-      ...Array.from({ length: 12 }, () => timed(call(stack, 'GET', '/api/settings'))),
-      timed(call(stack, 'POST', '/api/settings', { key, value: 'v' })),
+      ...Array.from({ length: 12 }, () => timed(call(behind.stack, 'GET', '/api/settings'))),
+      timed(call(behind.stack, 'POST', '/api/settings', { key, value: 'v' })),
     ])
     const write = during.at(-1)!
     // Answered, not hung: the storage gives up after 5 s.
@@ -257,32 +252,32 @@ describe('pooled connections stop answering without breaking', () => {
 
     // Then answered again within seconds, and for good: more requests one after the other than the
     // pool has connections, so none is left to meet a frozen one.
-    const recovered = await within(3000, async () => (await call(stack, 'GET', '/api/settings')).status === 200)
+    const recovered = await within(3000, async () => (await call(behind.stack, 'GET', '/api/settings')).status === 200)
     expect(recovered).not.toBeNull()
     const after: string[] = []
     for (let n = 0; n < 15; n++) {
-      const read = await timed(call(stack, 'GET', '/api/settings'))
+      const read = await timed(call(behind.stack, 'GET', '/api/settings'))
       if (read.status !== 200 || read.ms > 1000) after.push(`GET /api/settings → ${read.status} in ${Math.round(read.ms)} ms`)
     }
-    const audit = await call(stack, 'GET', '/api/security/audit')
+    const audit = await call(behind.stack, 'GET', '/api/security/audit')
     if (audit.status !== 200) after.push(`GET /api/security/audit → ${audit.status}`)
     const second = `${key}.after`
-    const written = await call(stack, 'POST', '/api/settings', { key: second, value: 'v' })
+    const written = await call(behind.stack, 'POST', '/api/settings', { key: second, value: 'v' })
     if (written.status !== 201) after.push(`POST /api/settings → ${written.status}`)
     expect(after).toEqual([])
 
     // The frozen connections never came back: the service let go of those of its pool (the
     // listening connection may stay, its notifications are only a shortcut for the poll).
-    expect(proxy.frozen()).toBeLessThanOrEqual(1)
-    expect(stack.service.logLines.some((line) => line.includes('"database_pool_reopened"'))).toBe(true)
-    for (const line of stack.service.logLines) {
+    expect(behind.proxy.frozen()).toBeLessThanOrEqual(1)
+    expect(behind.stack.service.logLines.some((line) => line.includes('"database_pool_reopened"'))).toBe(true)
+    for (const line of behind.stack.service.logLines) {
       expect(line).not.toContain(pg.password)
       expect(line).not.toContain('postgres://')
     }
 
     // The write met a frozen connection (503) and was not made, or was made once: never twice.
-    const rows = await direct`SELECT key FROM settings WHERE key LIKE ${key + '%'} ORDER BY key`
-    const events = await direct`SELECT target FROM audit_events WHERE action = 'settings_write' AND target LIKE ${key + '%'} ORDER BY target`
+    const rows = await behind.sql`SELECT key FROM settings WHERE key LIKE ${key + '%'} ORDER BY key`
+    const events = await behind.sql`SELECT target FROM audit_events WHERE action = 'settings_write' AND target LIKE ${key + '%'} ORDER BY target`
     const expected = write.status === 201 ? [key, second] : [second]
     expect({ write: write.status === 201 || write.status === 503, rows: rows.map((r: { key: string }) => r.key), events: events.map((e: { target: string }) => e.target) }).toEqual({
       write: true,
@@ -292,12 +287,12 @@ describe('pooled connections stop answering without breaking', () => {
   }, 60_000)
 
   test('every open connection frozen, then one request alone: it answers 503, and every request after it is answered at once (the whole pool was replaced, not only the connection it met)', async () => {
-    const warm = await Promise.all(Array.from({ length: 12 }, () => call(stack, 'GET', '/api/settings')))
+    const warm = await Promise.all(Array.from({ length: 12 }, () => call(behind.stack, 'GET', '/api/settings')))
     expect(warm.map((w) => w.status)).toEqual(Array(12).fill(200))
-    const reopened = () => stack.service.logLines.filter((line) => line.includes('"database_pool_reopened"')).length
+    const reopened = () => behind.stack.service.logLines.filter((line) => line.includes('"database_pool_reopened"')).length
     const before = reopened()
-    expect(proxy.freeze()).toBeGreaterThan(2)
-    const first = await call(stack, 'GET', '/api/settings')
+    expect(behind.proxy.freeze()).toBeGreaterThan(2)
+    const first = await call(behind.stack, 'GET', '/api/settings')
     expect([first.status, first.json?.error]).toEqual([503, 'database_unavailable'])
     expect(reopened()).toBe(before + 1)
     // One after the other: had only the connection it met been closed, the next nine would each
@@ -305,7 +300,7 @@ describe('pooled connections stop answering without breaking', () => {
     const after: string[] = []
     for (let n = 0; n < 12; n++) {
       const started = performance.now()
-      const read = await call(stack, 'GET', '/api/settings')
+      const read = await call(behind.stack, 'GET', '/api/settings')
       const ms = performance.now() - started
       if (read.status !== 200 || ms > 1000) after.push(`GET /api/settings → ${read.status} in ${Math.round(ms)} ms`)
     }
@@ -314,35 +309,19 @@ describe('pooled connections stop answering without breaking', () => {
 })
 
 describe('a write cut off while its transaction is open', () => {
-  let stack: Stack
-  let proxy: FreezableProxy
-  let other: InstanceType<typeof SQL>
-  beforeAll(async () => {
-    const url = await pg.createDatabase()
-    const target = new URL(url)
-    proxy = startFreezableProxy({ hostname: target.hostname, port: Number(target.port) })
-    const through = new URL(url)
-    through.port = String(proxy.port)
-    stack = await startStack({ env: { DATABASE_URL: through.href } })
-    other = new SQL(url, { max: 2 })
-  })
-  afterAll(async () => {
-    await other?.close()
-    proxy?.stop()
-    await stack?.stop()
-  })
+  const behind = useStackBehindProxy()
 
   test('its connection frozen after a row was written (the network gone, the server unaware): 503, and the row lock is released by its deadline, so the same key is written within seconds, once', async () => {
     const key = `cut.off.${Date.now()}`
     const stuckWrites = async () =>
-      (await other`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'admin-dashboard' AND datname = current_database() AND wait_event_type = 'Lock'`)[0].n as number
+      (await behind.sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'admin-dashboard' AND datname = current_database() AND wait_event_type = 'Lock'`)[0].n as number
     const openTransactions = async () =>
-      (await other`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'admin-dashboard' AND datname = current_database() AND state LIKE 'idle in transaction%'`)[0].n as number
+      (await behind.sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'admin-dashboard' AND datname = current_database() AND state LIKE 'idle in transaction%'`)[0].n as number
 
     // The write waits for the same key, written but not committed elsewhere; once it holds the
     // row, nothing more reaches the service.
     const { promise: release, resolve: letGo } = Promise.withResolvers<void>()
-    const holding = other
+    const holding = behind.sql
       .begin(async (tx) => {
         await tx`INSERT INTO settings (key, value, encrypted, updated_at) VALUES (${key}, 'elsewhere', false, now())`
         await release
@@ -351,11 +330,11 @@ describe('a write cut off while its transaction is open', () => {
       .catch(() => {})
     await Bun.sleep(200)
     const started = performance.now()
-    const first = call(stack, 'POST', '/api/settings', { key, value: 'first' })
+    const first = call(behind.stack, 'POST', '/api/settings', { key, value: 'first' })
     let waited: number | null = null
     try {
       waited = await within(3000, async () => (await stuckWrites()) > 0)
-      proxy.freeze()
+      behind.proxy.freeze()
     } finally {
       letGo()
       await holding
@@ -370,14 +349,14 @@ describe('a write cut off while its transaction is open', () => {
     // The same key again, on a new connection: not kept waiting by the transaction left open.
     const statuses: number[] = []
     const written = await within(4000, async () => {
-      const r = await call(stack, 'POST', '/api/settings', { key, value: 'second' })
+      const r = await call(behind.stack, 'POST', '/api/settings', { key, value: 'second' })
       statuses.push(r.status)
       return r.status === 201
     })
     expect({ written: written !== null, statuses: statuses.filter((s) => s !== 201 && s !== 503) }).toEqual({ written: true, statuses: [] })
     expect(await openTransactions()).toBe(0)
-    const rows = await other`SELECT value FROM settings WHERE key = ${key}`
-    const events = await other`SELECT count(*)::int AS n FROM audit_events WHERE action = 'settings_write' AND target = ${key}`
+    const rows = await behind.sql`SELECT value FROM settings WHERE key = ${key}`
+    const events = await behind.sql`SELECT count(*)::int AS n FROM audit_events WHERE action = 'settings_write' AND target = ${key}`
     expect({ rows: rows.map((r: { value: string }) => r.value), events: events[0].n }).toEqual({ rows: ['second'], events: 1 })
   }, 30_000)
 })

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core'
 import { startSandbox, SANDBOX_USERS, type Sandbox } from '../../dev/sandbox.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -186,4 +186,25 @@ export async function tabTo(page: Page, name: string, limit = 80, key: 'Tab' | '
     if (focused === name) return
   }
   throw new Error(`keyboard focus never reached "${name}"`)
+}
+
+/**
+ * Holds the page's GET requests whose URL `matches` until `release()` (a slow upstream, as the page
+ * sees it); `stop()` lets everything through again. Call both in a `finally`.
+ */
+export async function holdRequests(page: Page, matches: (url: URL) => boolean): Promise<{ release: () => void; stop: () => Promise<void> }> {
+  let release = () => {}
+  const held = new Promise<void>((resolve) => (release = resolve))
+  const handler = async (route: Route) => {
+    if (route.request().method() === 'GET') await held
+    await route.continue()
+  }
+  await page.route(matches, handler)
+  return {
+    release: () => release(),
+    stop: async () => {
+      release()
+      await page.unroute(matches, handler)
+    },
+  }
 }

@@ -4,7 +4,7 @@
 // reached and revoked, with the keyboard alone, and the stand-in says so afterwards.
 import { expect, test } from 'bun:test'
 import type { FixtureSession } from '../support/kratos.ts'
-import { PHONE, sidewaysScroll, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { holdRequests, PHONE, sidewaysScroll, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin')
 
@@ -178,13 +178,7 @@ test('while Show more is reading, Revoke and Revoke all wait for it (disabled), 
   const person = identityWithSessions('busy.list@example.test', 0, 40)
   await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
   await rowsShown(25)
-  let release = () => {}
-  const held = new Promise<void>((resolve) => (release = resolve))
-  const slow = (url: URL) => url.pathname.endsWith(`/identities/${person.id}/sessions`) && url.searchParams.get('per_page') === '50'
-  await admin.page.route(slow, async (route) => {
-    await held
-    await route.continue()
-  })
+  const slow = await holdRequests(admin.page, (url) => url.pathname.endsWith(`/identities/${person.id}/sessions`) && url.searchParams.get('per_page') === '50')
   try {
     await sessions().getByRole('button', { name: 'Show more sessions' }).click()
     await admin.page.waitForFunction((section) => document.querySelector(`${section} .pager button`)?.hasAttribute('disabled'), SECTION)
@@ -192,7 +186,7 @@ test('while Show more is reading, Revoke and Revoke all wait for it (disabled), 
     await sessions().getByRole('button', { name: 'Revoke all sessions' }).click()
     const confirm = admin.page.getByRole('dialog', { name: 'Revoke all sessions?' }).getByRole('button', { name: 'Revoke', exact: true })
     expect(await confirm.isDisabled()).toBe(true)
-    release()
+    slow.release()
     await rowsShown(40)
     await confirm.click()
     await sessions().getByText('This identity has no active session.').waitFor()
@@ -200,8 +194,7 @@ test('while Show more is reading, Revoke and Revoke all wait for it (disabled), 
     await Bun.sleep(500)
     expect(await devicesShown()).toEqual([])
   } finally {
-    release()
-    await admin.page.unroute(slow)
+    await slow.stop()
   }
 }, 60_000)
 
@@ -227,14 +220,8 @@ test('after Revoke all, the list’s buttons stay disabled until the list is rea
   const person = identityWithSessions('reloading.list@example.test', 0, 30)
   await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
   await rowsShown(25)
-  let release = () => {}
-  const held = new Promise<void>((resolve) => (release = resolve))
   let revoked = false
-  const reload = (url: URL) => revoked && url.pathname.endsWith(`/identities/${person.id}/sessions`)
-  await admin.page.route(reload, async (route) => {
-    if (route.request().method() === 'GET') await held
-    await route.continue()
-  })
+  const reload = await holdRequests(admin.page, (url) => revoked && url.pathname.endsWith(`/identities/${person.id}/sessions`))
   try {
     await sessions().getByRole('button', { name: 'Revoke all sessions' }).click()
     revoked = true
@@ -244,10 +231,9 @@ test('after Revoke all, the list’s buttons stay disabled until the list is rea
     // The list is being read again: the old rows' buttons cannot be pressed meanwhile.
     expect(await sessions().getByRole('button', { name: 'Show more sessions' }).isDisabled()).toBe(true)
     expect(await sessions().getByRole('button', { name: 'Revoke session 1', exact: true }).isDisabled()).toBe(true)
-    release()
+    reload.release()
     await sessions().getByText('This identity has no active session.').waitFor()
   } finally {
-    release()
-    await admin.page.unroute(reload)
+    await reload.stop()
   }
 }, 60_000)
