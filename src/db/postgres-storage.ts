@@ -76,7 +76,7 @@ export interface PostgresOptions {
 type PostgresOpenResult = { ok: true; storage: PostgresStorage } | { ok: false; error: string }
 
 /** Whether a failure means "the database cannot be reached now" (503) rather than a bug (500). */
-function isUnavailable(error: unknown): boolean {
+export function isUnavailable(error: unknown): boolean {
   if (error instanceof StorageUnavailableError) return true
   const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown }
   if (typeof code !== 'string') return false
