@@ -255,7 +255,7 @@ test('sqlite: a start whose prune finds the file locked by another process still
   await first.service.stop({ keepDir: true })
   await first.kratos.stop()
 
-  // Another process holds the write lock past the busy timeout while the service starts.
+  // Another process holds the write lock for longer than the service waits (5 s) while it starts.
   const holder = new Database(join(dir, 'admin-dashboard.db'))
   holder.run('BEGIN EXCLUSIVE')
   let locked = true

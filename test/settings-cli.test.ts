@@ -46,12 +46,12 @@ function contents(databasePath: string): unknown {
 }
 
 describe('a database locked by another process', () => {
-  test('every writing subcommand waits out the busy timeout, then says the database is busy and exits 1', async () => {
+  test('every writing subcommand waits 5 s for the lock, then says the database is busy and exits 1', async () => {
     const path = join(dir, 'locked.db')
     const cli = cliFor(path)
     expect((await cli(['set', 'held.key', '--encrypted'], 'value\n')).code).toBe(0)
 
-    // Another connection holds the write lock for longer than the CLI's busy timeout (5 s).
+    // Another connection holds the write lock for longer than the CLI waits for it (5 s).
     const holder = new Database(path)
     holder.run('BEGIN EXCLUSIVE')
     try {

@@ -2,13 +2,15 @@
 // concurrent writers (the service and the CLI on one file) lose nothing, and every acknowledged
 // write survives `kill -9` of the service (decisions §7).
 
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { Database } from 'bun:sqlite'
-import { startStack } from './support/stack.ts'
+import { startStack, type Stack } from './support/stack.ts'
+import { RecordingUpstream } from './support/upstream.ts'
+import { ENTRY } from '../src/dashboard/assets.generated.ts'
 import { KratosFixture } from './support/kratos.ts'
 import { markSensitive } from './support/leaks.ts'
 import { baseEnvironment, randomKey } from './support/service.ts'
@@ -130,38 +132,101 @@ describe('concurrent writers', () => {
 })
 
 describe('a lock held by another process', () => {
-  test('a write that waited out the busy timeout answers 503 database_unavailable, writes nothing, and works once the lock is gone', async () => {
-    const stack = await startStack()
-    const other = new Database(stack.service.env.DATABASE_PATH!)
-    try {
-      // Another process (a shell, a second service) holds the write lock past the busy timeout.
-      other.run('BEGIN EXCLUSIVE')
-      const write = () =>
-        fetch(stack.service.url + '/api/settings', {
-          method: 'POST',
-          headers: { cookie: stack.cookie.admin, 'content-type': 'application/json' },
-          body: JSON.stringify({ key: 'site.locked', value: 'x' }),
-        })
-      const refused = await write()
-      expect(refused.status).toBe(503)
-      expect((await refused.json()).error).toBe('database_unavailable')
-      // Signing out must not claim success either: the session stays valid, and says so.
-      const session = stack.freshCookie('admin')
-      const logout = await fetch(stack.service.url + '/api/auth/logout', { method: 'POST', headers: { cookie: session, origin: 'http://admin.test' } })
-      expect(logout.status).toBe(503)
-      expect((await logout.json()).error).toBe('database_unavailable')
-      expect((await fetch(stack.service.url + '/api/auth/session', { headers: { cookie: session } })).status).toBe(200)
-      other.run('ROLLBACK')
+  const post = (stack: Stack, body: unknown) =>
+    fetch(stack.service.url + '/api/settings', {
+      method: 'POST',
+      headers: { cookie: stack.cookie.admin, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+  /** `promise`, its name added to `settled` when it settles. */
+  const tracked = <T>(settled: string[], name: string, promise: Promise<T>): Promise<T> =>
+    promise.finally(() => void settled.push(name))
+  /** What answers without the database's write lock: the health check, a dashboard asset, a proxied request, a read. */
+  const unlockedRequests = async (stack: Stack) => {
+    const health = await fetch(stack.service.url + '/api/health')
+    const asset = await fetch(`${stack.service.url}/dashboard/assets/${ENTRY.script}`)
+    const proxied = await fetch(`${stack.service.url}/api/idp/sessions/whoami`)
+    const read = await fetch(stack.service.url + '/api/settings', { headers: { cookie: stack.cookie.admin } })
+    for (const response of [health, asset, proxied, read]) await response.arrayBuffer()
+    return [health.status, asset.status, proxied.status, read.status]
+  }
 
-      expect((await fetch(stack.service.url + '/api/settings/site.locked', { headers: { cookie: stack.cookie.admin } })).status).toBe(404)
-      expect((await write()).status).toBe(201)
-      expect(stack.service.logLines.filter((line) => line.includes('"database_busy"'))).toHaveLength(2)
-      expect(stack.service.logLines.some((line) => line.includes('unhandled_error'))).toBe(false)
+  let upstream: RecordingUpstream
+  beforeAll(() => {
+    upstream = new RecordingUpstream()
+  })
+  afterAll(async () => {
+    await upstream.stop()
+  })
+
+  test('a write waiting for the lock holds up nothing else (health, assets, proxied requests and reads answer meanwhile), and is made once, with its audit event, when the lock is let go', async () => {
+    const stack = await startStack({ env: { IDP_PUBLIC_URL: upstream.url } })
+    // A shell's `BEGIN IMMEDIATE`: the write lock, readers let in.
+    const other = new Database(stack.service.env.DATABASE_PATH!)
+    const value = `waited-${randomKey(9)}`
+    markSensitive(value)
+    try {
+      other.run('BEGIN IMMEDIATE')
+      const settled: string[] = []
+      const write = tracked(settled, 'write', post(stack, { key: 'site.waiting', value, encrypted: true }))
+      // This timer fires only while the service is not stopped in the write.
+      await Bun.sleep(200)
+      expect(await unlockedRequests(stack)).toEqual([200, 200, 200, 200])
+      expect(settled).toEqual([])
+      other.run('COMMIT')
+
+      const written = await write
+      expect(written.status).toBe(201)
+      const events = await stack.service.services.audit.list({ limit: 100, action: 'settings_write' })
+      expect(events.filter((e) => e.target === 'site.waiting').map((e) => e.detail)).toEqual([{ outcome: 'created', encrypted: true }])
+      expect(await stack.service.services.settings.getDecrypted('site.waiting')).toBe(value)
+      expect(stack.service.logLines.filter((line) => line.includes('"database_busy"'))).toEqual([])
+      expect(stack.service.logLines.some((line) => line.includes(value))).toBe(false)
     } finally {
+      if (other.inTransaction) other.run('ROLLBACK')
       other.close()
       await stack.stop()
     }
   })
+
+  test('writes that wait longer than 5 s for the lock answer 503 database_unavailable and write nothing, nothing else waited meanwhile, and they work once the lock is gone', async () => {
+    const stack = await startStack({ env: { IDP_PUBLIC_URL: upstream.url } })
+    const other = new Database(stack.service.env.DATABASE_PATH!)
+    const value = `refused-${randomKey(9)}`
+    markSensitive(value)
+    try {
+      // Another process (a shell, a second service) holds the write lock past the wait.
+      other.run('BEGIN EXCLUSIVE')
+      const settled: string[] = []
+      const write = tracked(settled, 'write', post(stack, { key: 'site.locked', value, encrypted: true }))
+      // Signing out must not claim success either: the session stays valid, and says so.
+      const session = stack.freshCookie('admin')
+      const logout = tracked(settled, 'logout', fetch(stack.service.url + '/api/auth/logout', { method: 'POST', headers: { cookie: session, origin: 'http://admin.test' } }))
+      await Bun.sleep(200)
+      expect(await unlockedRequests(stack)).toEqual([200, 200, 200, 200])
+      expect(settled).toEqual([])
+
+      for (const refused of [await write, await logout]) {
+        expect(refused.status).toBe(503)
+        expect(await refused.json()).toEqual({ error: 'database_unavailable', message: 'The database is unavailable; try again shortly.' })
+      }
+      expect((await fetch(stack.service.url + '/api/auth/session', { headers: { cookie: session } })).status).toBe(200)
+      // Nothing is left half done: no transaction open on the service's connection, nothing written.
+      expect(stack.service.db!.inTransaction).toBe(false)
+      other.run('ROLLBACK')
+
+      expect((await fetch(stack.service.url + '/api/settings/site.locked', { headers: { cookie: stack.cookie.admin } })).status).toBe(404)
+      expect((await stack.service.services.audit.list({ limit: 100 })).filter((e) => e.target === 'site.locked' || e.action === 'logout')).toEqual([])
+      expect((await post(stack, { key: 'site.locked', value, encrypted: true })).status).toBe(201)
+      expect(stack.service.logLines.filter((line) => line.includes('"database_busy"'))).toHaveLength(2)
+      expect(stack.service.logLines.some((line) => line.includes('unhandled_error'))).toBe(false)
+      expect(stack.service.logLines.some((line) => line.includes(value))).toBe(false)
+    } finally {
+      if (other.inTransaction) other.run('ROLLBACK')
+      other.close()
+      await stack.stop()
+    }
+  }, 30_000)
 })
 
 describe('kill -9', () => {

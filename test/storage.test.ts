@@ -11,6 +11,8 @@ import { join } from 'node:path'
 import { startPostgres } from './support/postgres.ts'
 import { usePostgres } from './support/use-postgres.ts'
 import { openStorage } from '../src/db/open.ts'
+import { openDatabase } from '../src/db/database.ts'
+import { SqliteStorage } from '../src/db/sqlite-storage.ts'
 import { PostgresStorage } from '../src/db/postgres-storage.ts'
 import { DUMP_PAGE_SIZE, StorageUnavailableError, type AuditRecord, type Change, type Storage } from '../src/db/storage.ts'
 import { wholeDump } from './support/dump.ts'
@@ -466,6 +468,192 @@ for (const engine of engines) {
     })
   })
 }
+
+/** `promise`, its name added to `settled` when it settles (with " failed" when it rejects). */
+function tracked<T>(settled: string[], name: string, promise: Promise<T>): Promise<T> {
+  promise.then(
+    () => settled.push(name),
+    () => settled.push(`${name} failed`),
+  )
+  return promise
+}
+
+describe('sqlite only: a lock held by another connection', () => {
+  const sqlite = engines.find((engine) => engine.name === 'sqlite')!
+
+  test('every write waits for the write lock without holding up the process (reads go on), then is made once, in the order asked, with its audit event', async () => {
+    const database = await sqlite.fresh()
+    const storage = await database.open()
+    const seed = (key: string, value: string, encrypted: boolean) =>
+      storage.settings.upsert({ key, value, encrypted, category: null, updated_at: at(0) }, () => event('seed'))
+    await seed('gone.key', 'there', false)
+    await seed('secret.key', 'v1.old', true)
+    await storage.revocations.revokeSession('sid-expired', 1000)
+    const write = (value: string) =>
+      storage.settings.upsert({ key: 'order.key', value, encrypted: false, category: null, updated_at: at(1) }, (outcome) =>
+        event('settings_write', { target: 'order.key', detail: JSON.stringify({ outcome, value }) }),
+      )
+
+    const holder = new Database(database.location)
+    holder.run('BEGIN IMMEDIATE')
+    const settled: string[] = []
+    let writes: Promise<unknown>[] = []
+    try {
+      writes = [
+        tracked(settled, 'upsert first', write('first')),
+        tracked(settled, 'upsert second', write('second')),
+        tracked(settled, 'delete', storage.settings.delete('gone.key', event('settings_delete', { target: 'gone.key' }))),
+        tracked(
+          settled,
+          'rewriteEncrypted',
+          storage.settings.rewriteEncrypted(
+            () => 'v1.new',
+            (count) => event('settings_reencrypt', { detail: JSON.stringify({ count }) }),
+          ),
+        ),
+        tracked(settled, 'append', storage.audit.append(event('login'))),
+        tracked(settled, 'layouts.put', storage.layouts.put('identity-1', '{"a":1}', at(2))),
+        tracked(settled, 'revokeSession', storage.revocations.revokeSession('sid-1', 5_000_000_000, event('logout', { target: 'sid-1' }))),
+        tracked(
+          settled,
+          'revokeIdentity',
+          storage.revocations.revokeIdentity('identity-2', { seconds: 1_800_000_000, ms: 1_800_000_000_456 }, event('sessions_revoke', { target: 'identity-2' })),
+        ),
+        tracked(settled, 'forgetExpired', forgetNow(storage)),
+      ]
+      // A timer set after them fires while every one of them still waits: none held the process up.
+      await Bun.sleep(50)
+      expect(settled).toEqual([])
+      // Reads are not kept out by a writer (WAL): they see what was committed before.
+      expect((await storage.settings.get('gone.key'))?.value).toBe('there')
+      expect(settled).toEqual([])
+    } finally {
+      holder.run('ROLLBACK')
+      holder.close()
+    }
+    const [first, second, deleted, rewritten] = await Promise.all(writes)
+    expect([first, second, deleted, rewritten]).toEqual(['created', 'updated', true, { ok: true, count: 1 }])
+    expect(settled).toEqual(['upsert first', 'upsert second', 'delete', 'rewriteEncrypted', 'append', 'layouts.put', 'revokeSession', 'revokeIdentity', 'forgetExpired'])
+    const events = (await storage.audit.list({ limit: 100 })).reverse().filter((e) => e.action !== 'seed')
+    expect(events.map((e) => [e.action, e.target, e.detail])).toEqual([
+      ['settings_write', 'order.key', '{"outcome":"created","value":"first"}'],
+      ['settings_write', 'order.key', '{"outcome":"updated","value":"second"}'],
+      ['settings_delete', 'gone.key', null],
+      ['settings_reencrypt', null, '{"count":1}'],
+      ['login', null, null],
+      ['logout', 'sid-1', null],
+      ['sessions_revoke', 'identity-2', null],
+    ])
+    expect((await storage.settings.list()).map((s) => [s.key, s.value])).toEqual([
+      ['order.key', 'second'],
+      ['secret.key', 'v1.new'],
+    ])
+    expect(await storage.layouts.get('identity-1')).toBe('{"a":1}')
+    const revocations = await storage.revocations.load()
+    expect([...revocations.sessions.keys()]).toEqual(['sid-1'])
+    expect(revocations.identities.get('identity-2')).toEqual({ seconds: 1_800_000_000, ms: 1_800_000_000_456 })
+  })
+
+  test('a file in rollback-journal mode, where a writer keeps readers out: reads wait without holding up the process and answer once the lock is gone; a write whose COMMIT a reader refused is made once', async () => {
+    const path = join(dir, `db-${++counter}`, 'admin-dashboard.db')
+    const db = openDatabase(path)
+    if (!db.ok) throw new Error(db.error)
+    db.db.run('PRAGMA journal_mode = DELETE')
+    const storage = new SqliteStorage(db.db)
+    opened.push(storage)
+    await storage.settings.upsert({ key: 'site.title', value: 'Ops', encrypted: false, category: null, updated_at: at(0) }, () => event('settings_write'))
+    await storage.layouts.put('identity-1', '{"a":1}', at(1))
+    await storage.revocations.revokeSession('sid-1', 5_000_000_000)
+    const expected = await wholeDump(storage)
+
+    const holder = new Database(path)
+    holder.run('BEGIN EXCLUSIVE')
+    const settled: string[] = []
+    let reads: Promise<unknown>[] = []
+    try {
+      reads = [
+        tracked(settled, 'get', storage.settings.get('site.title')),
+        tracked(settled, 'list', storage.settings.list()),
+        tracked(settled, 'audit', storage.audit.list({ limit: 10 })),
+        tracked(settled, 'layout', storage.layouts.get('identity-1')),
+        tracked(settled, 'revocations', storage.revocations.load()),
+        tracked(settled, 'dump', wholeDump(storage)),
+      ]
+      await Bun.sleep(50)
+      expect(settled).toEqual([])
+    } finally {
+      holder.run('ROLLBACK')
+    }
+    const [setting, list, audit, layout, revocations, dump] = await Promise.all(reads)
+    expect(setting).toEqual(expected.settings[0]!)
+    expect(list).toEqual(expected.settings)
+    expect(audit).toEqual(expected.audit)
+    expect(layout).toBe('{"a":1}')
+    expect(revocations).toEqual(expected.revocations)
+    expect(dump).toEqual(expected)
+
+    // A reader's shared lock: the write takes its own lock, but its COMMIT cannot, and is rolled back until it can.
+    holder.run('BEGIN')
+    holder.query('SELECT count(*) FROM settings').get()
+    try {
+      const write = tracked(
+        settled,
+        'write',
+        storage.settings.upsert({ key: 'site.other', value: 'x', encrypted: false, category: null, updated_at: at(2) }, () =>
+          event('settings_write', { target: 'site.other' }),
+        ),
+      )
+      await Bun.sleep(50)
+      expect(settled).not.toContain('write')
+      holder.run('COMMIT')
+      expect(await write).toBe('created')
+    } finally {
+      holder.close()
+    }
+    expect((await storage.audit.list({ limit: 10, action: 'settings_write' })).map((e) => e.target)).toEqual(['site.other', null])
+  })
+
+  test('restore waits for the write lock as any write does; a write asked meanwhile is made after it, not inside its transaction', async () => {
+    const source = await (await sqlite.fresh()).open()
+    await source.settings.upsert({ key: 'k', value: 'v', encrypted: false, category: 'c', updated_at: at(0) }, () => event('settings_write', { target: 'k' }))
+    await source.audit.append(event('login'))
+    await source.layouts.put('identity-1', '{"a":1}', at(1))
+    await source.revocations.revokeSession('sid', 5_000_000_000)
+    const expected = await wholeDump(source)
+    const database = await sqlite.fresh()
+    const target = await database.open()
+    const dump = await source.dump()
+
+    const holder = new Database(database.location)
+    holder.run('BEGIN IMMEDIATE')
+    const settled: string[] = []
+    let restoring: Promise<unknown> = Promise.resolve()
+    let later: Promise<unknown> = Promise.resolve()
+    try {
+      restoring = tracked(settled, 'restore', target.restore(dump))
+      later = tracked(
+        settled,
+        'upsert',
+        target.settings.upsert({ key: 'after', value: 'x', encrypted: false, category: null, updated_at: at(2) }, () =>
+          event('settings_write', { target: 'after' }),
+        ),
+      )
+      await Bun.sleep(50)
+      expect(settled).toEqual([])
+    } finally {
+      holder.run('ROLLBACK')
+      holder.close()
+    }
+    expect(await restoring).toEqual({ ok: true })
+    expect(await later).toBe('created')
+    expect(settled).toEqual(['restore', 'upsert'])
+    const after = await wholeDump(target)
+    // Newest first: the later write's event, then the restored trail as it was.
+    expect(after.audit[0]!.target).toBe('after')
+    expect(after.audit.slice(1)).toEqual(expected.audit)
+    expect(after.settings.map((s) => s.key)).toEqual(['after', 'k'])
+  })
+})
 
 async function withSql<T>(url: string, work: (sql: InstanceType<typeof SQL>) => Promise<T>): Promise<T> {
   const sql = new SQL(url, { max: 1 })

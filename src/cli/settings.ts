@@ -1,5 +1,5 @@
 // `admin-dashboard settings …`: the operator's way to the settings store, on the same database as
-// a running service: the SQLite file (WAL and busy_timeout make that safe) or PostgreSQL when
+// a running service: the SQLite file (WAL and waiting for locks make that safe) or PostgreSQL when
 // DATABASE_URL is set. Running services see these changes within 1 s. Values are printed by `get` only.
 // The commands that encrypt (`set --encrypted`, `reencrypt`) first check the keys as `serve` does
 // at start: keys that open none of the stored encrypted values are refused before anything is written.

@@ -1,5 +1,8 @@
 // Opening the SQLite file: directory created if missing, pragmas for durability under
-// concurrent writers (the service and the CLI share the file), migrations run at start.
+// concurrent writers (the service and the CLI share the file), migrations run at start. What is
+// done here runs before the process does anything else (the service listens only after it), so
+// it waits for another connection's lock in SQLite's own busy handler, blocking, up to LOCK_WAIT_MS;
+// the storage's methods then wait without blocking (sqlite-storage.ts).
 
 import { Database } from 'bun:sqlite'
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs'
@@ -8,7 +11,8 @@ import { MIGRATIONS } from './migrations.ts'
 
 type OpenResult = { ok: true; db: Database } | { ok: false; error: string }
 
-const BUSY_TIMEOUT_MS = 5000
+/** How long one unit of work waits, in all, for a lock another connection holds; then it fails as busy. */
+export const LOCK_WAIT_MS = 5000
 
 // Settings (encrypted or not), the audit trail and revocations live here: owner only, whatever the umask.
 const DIRECTORY_MODE = 0o700
@@ -50,7 +54,7 @@ function tightenModes(path: string): void {
 
 export const DATABASE_BUSY = 'the database is busy (locked by another process); try again'
 
-/** SQLite gave up waiting (busy_timeout) for a lock another connection holds: try again later. */
+/** A lock another connection holds kept SQLite out: nothing was done, and trying again later can succeed. */
 export function isDatabaseBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code
   return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code)
@@ -68,7 +72,7 @@ export function openDatabase(path: string): OpenResult {
   }
   try {
     db = new Database(path, { create: true, strict: true })
-    db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    db.run(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`)
     db.run('PRAGMA journal_mode = WAL')
     // FULL: an acknowledged write survives a power cut too, not only a killed process.
     db.run('PRAGMA synchronous = FULL')

@@ -1,11 +1,16 @@
 // The storage interface over bun:sqlite: one file, the tables of migrations.ts. Calls are
-// synchronous underneath, so each method runs to completion before it returns its promise.
+// synchronous underneath: each attempt at a unit of work runs to completion at once.
+// Locks held by other connections (the CLI, a backup, an operator's `sqlite3` shell): SQLite is
+// not let wait for them (busy_timeout 0), as a synchronous wait would stop the whole process. An
+// attempt kept out by one fails at once having done nothing, and is made again on a timer until
+// LOCK_WAIT_MS have passed since the call; meanwhile the process serves everything else. Writes
+// keep this process's order: one waiting for a lock keeps the later ones behind it.
 // Other processes on the same file: `PRAGMA data_version` changes when another connection
 // commits; it is polled every POLL_MS and any change is handed to the listeners (settings: all
 // keys, and the revocations), so their changes count here within 1 s.
 
 import type { Database } from 'bun:sqlite'
-import { openDatabase } from './database.ts'
+import { isDatabaseBusy, LOCK_WAIT_MS, openDatabase } from './database.ts'
 import { MIGRATIONS } from './migrations.ts'
 import {
   auditListQuery,
@@ -27,6 +32,10 @@ import {
 } from './storage.ts'
 
 const POLL_MS = 250
+
+/** Pauses between attempts while another connection holds a lock: short at first (most locks last one commit), then every 50 ms. */
+const RETRY_DELAYS_MS = [1, 2, 5, 10, 20, 50]
+
 
 interface SettingRow {
   key: string
@@ -67,58 +76,124 @@ export class SqliteStorage implements Storage {
   private timer: ReturnType<typeof setInterval> | null = null
   private dataVersion = -1
   private closed = false
+  /** Settles when every write this process has asked for so far has ended; null when none is under way. */
+  private writesEnd: Promise<void> | null = null
 
-  constructor(readonly db: Database) {}
+  /** `db` is the storage's from now on: it waits for other connections' locks as described above. */
+  constructor(readonly db: Database) {
+    db.run('PRAGMA busy_timeout = 0')
+  }
+
+  /**
+   * `operation` tried until it gets past the locks other connections hold or `deadline`
+   * (`performance.now()` time) has passed, pausing on timers in between; then its busy error is
+   * thrown (and at once when the storage is closed meanwhile). Tried at least once, the first time
+   * at once. An attempt that failed as busy did nothing (a transaction's statements are rolled back
+   * with it, a failed COMMIT included), so trying again cannot do anything twice.
+   */
+  private async untilUnlocked<T>(operation: () => T, deadline: number): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return operation()
+      } catch (error) {
+        const left = deadline - performance.now()
+        if (!isDatabaseBusy(error) || left <= 0) throw error
+        await Bun.sleep(Math.min(RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]!, left))
+        if (this.closed) throw error
+      }
+    }
+  }
+
+  /** A read, tried again while another connection's lock keeps it out (a checkpoint, a lock on the whole file). */
+  private read<T>(operation: () => T): Promise<T> {
+    return this.untilUnlocked(operation, performance.now() + LOCK_WAIT_MS)
+  }
+
+  /** A write (one statement or one transaction), tried again while another connection holds the lock, in this process's order of writes. */
+  private write<T>(operation: () => T): Promise<T> {
+    return this.inWriteOrder((deadline) => this.untilUnlocked(operation, deadline))
+  }
+
+  /**
+   * `work` once every write asked for before it has ended (at once when none is under way), with
+   * the deadline of LOCK_WAIT_MS after this call: a write waiting for a lock keeps the later ones
+   * behind it, so they commit in the order they were asked, as when each stopped the process.
+   */
+  private inWriteOrder<T>(work: (deadline: number) => Promise<T>): Promise<T> {
+    const deadline = performance.now() + LOCK_WAIT_MS
+    const before = this.writesEnd
+    const result = before === null ? work(deadline) : before.then(() => work(deadline))
+    const end = result.then(
+      () => {},
+      () => {},
+    )
+    this.writesEnd = end
+    void end.then(() => {
+      if (this.writesEnd === end) this.writesEnd = null
+    })
+    return result
+  }
 
   // Settings ---------------------------------------------------------------------------------
 
   readonly settings = {
-    get: async (key: string): Promise<Setting | null> => {
-      const row = this.db.query<SettingRow, [string]>(`SELECT ${SETTING_COLUMNS} FROM settings WHERE key = ?`).get(key)
-      return row ? toSetting(row) : null
-    },
+    get: (key: string): Promise<Setting | null> =>
+      this.read(() => {
+        const row = this.db.query<SettingRow, [string]>(`SELECT ${SETTING_COLUMNS} FROM settings WHERE key = ?`).get(key)
+        return row ? toSetting(row) : null
+      }),
 
-    list: async (): Promise<Setting[]> => this.listSettings(),
+    list: (): Promise<Setting[]> => this.read(() => this.listSettings()),
 
-    upsert: async (setting: Setting, audit: (outcome: UpsertOutcome) => AuditRecord): Promise<UpsertOutcome> =>
-      this.db
-        .transaction(() => {
-          const exists = this.db.query('SELECT 1 FROM settings WHERE key = ?').get(setting.key) !== null
-          if (exists) {
-            this.db
-              .query('UPDATE settings SET value = ?, encrypted = ?, category = ?, updated_at = ? WHERE key = ?')
-              .run(setting.value, setting.encrypted ? 1 : 0, setting.category, setting.updated_at, setting.key)
-          } else {
-            this.db
-              .query(`INSERT INTO settings (${SETTING_COLUMNS}) VALUES (?, ?, ?, ?, ?)`)
-              .run(setting.key, setting.value, setting.encrypted ? 1 : 0, setting.category, setting.updated_at)
-          }
-          const outcome: UpsertOutcome = exists ? 'updated' : 'created'
-          this.appendAudit(audit(outcome))
-          return outcome
-        })
-        .immediate(),
+    // The callbacks (audit, rewrite) run in every attempt; only what the committing one returned is kept.
+    upsert: (setting: Setting, audit: (outcome: UpsertOutcome) => AuditRecord): Promise<UpsertOutcome> =>
+      this.write(() =>
+        this.db
+          .transaction(() => {
+            const exists = this.db.query('SELECT 1 FROM settings WHERE key = ?').get(setting.key) !== null
+            if (exists) {
+              this.db
+                .query('UPDATE settings SET value = ?, encrypted = ?, category = ?, updated_at = ? WHERE key = ?')
+                .run(setting.value, setting.encrypted ? 1 : 0, setting.category, setting.updated_at, setting.key)
+            } else {
+              this.db
+                .query(`INSERT INTO settings (${SETTING_COLUMNS}) VALUES (?, ?, ?, ?, ?)`)
+                .run(setting.key, setting.value, setting.encrypted ? 1 : 0, setting.category, setting.updated_at)
+            }
+            const outcome: UpsertOutcome = exists ? 'updated' : 'created'
+            this.appendAudit(audit(outcome))
+            return outcome
+          })
+          .immediate(),
+      ),
 
-    delete: async (key: string, audit: AuditRecord): Promise<boolean> =>
-      this.db
-        .transaction(() => {
-          const existed = this.db.query('DELETE FROM settings WHERE key = ?').run(key).changes > 0
-          if (existed) this.appendAudit(audit)
-          return existed
-        })
-        .immediate(),
+    delete: (key: string, audit: AuditRecord): Promise<boolean> =>
+      this.write(() =>
+        this.db
+          .transaction(() => {
+            const existed = this.db.query('DELETE FROM settings WHERE key = ?').run(key).changes > 0
+            if (existed) this.appendAudit(audit)
+            return existed
+          })
+          .immediate(),
+      ),
 
-    rewriteEncrypted: async (rewrite: (setting: Setting) => string | null, audit: (count: number) => AuditRecord) =>
-      this.db
-        .transaction(() => {
-          const decided = encryptedRewrites(this.listSettings(), rewrite)
-          if (!decided.ok) return decided
-          const update = this.db.query('UPDATE settings SET value = ? WHERE key = ?')
-          for (const [key, value] of decided.replaced) update.run(value, key)
-          this.appendAudit(audit(decided.replaced.length))
-          return { ok: true as const, count: decided.replaced.length }
-        })
-        .immediate(),
+    rewriteEncrypted: (
+      rewrite: (setting: Setting) => string | null,
+      audit: (count: number) => AuditRecord,
+    ): Promise<{ ok: true; count: number } | { ok: false; keys: string[] }> =>
+      this.write(() =>
+        this.db
+          .transaction(() => {
+            const decided = encryptedRewrites(this.listSettings(), rewrite)
+            if (!decided.ok) return decided
+            const update = this.db.query('UPDATE settings SET value = ? WHERE key = ?')
+            for (const [key, value] of decided.replaced) update.run(value, key)
+            this.appendAudit(audit(decided.replaced.length))
+            return { ok: true as const, count: decided.replaced.length }
+          })
+          .immediate(),
+      ),
   }
 
   private listSettings(): Setting[] {
@@ -134,79 +209,89 @@ export class SqliteStorage implements Storage {
   }
 
   readonly audit = {
-    append: async (record: AuditRecord): Promise<void> => this.appendAudit(record),
+    append: (record: AuditRecord): Promise<void> => this.write(() => this.appendAudit(record)),
 
-    list: async (filter: AuditFilter): Promise<StoredAuditEvent[]> => {
+    list: (filter: AuditFilter): Promise<StoredAuditEvent[]> => {
       const { sql, params } = auditListQuery(filter, () => '?')
-      return this.db.query<StoredAuditEvent, (string | number)[]>(sql).all(...params)
+      return this.read(() => this.db.query<StoredAuditEvent, (string | number)[]>(sql).all(...params))
     },
   }
 
   // Layouts ----------------------------------------------------------------------------------
 
   readonly layouts = {
-    get: async (identityId: string): Promise<string | null> =>
-      this.db.query<{ layout: string }, [string]>('SELECT layout FROM dashboard_layouts WHERE identity_id = ?').get(identityId)?.layout ?? null,
+    get: (identityId: string): Promise<string | null> =>
+      this.read(
+        () => this.db.query<{ layout: string }, [string]>('SELECT layout FROM dashboard_layouts WHERE identity_id = ?').get(identityId)?.layout ?? null,
+      ),
 
-    put: async (identityId: string, layout: string, at: string): Promise<void> => {
-      this.db
-        .query(
-          `INSERT INTO dashboard_layouts (identity_id, layout, updated_at) VALUES (?, ?, ?)
-           ON CONFLICT (identity_id) DO UPDATE SET layout = excluded.layout, updated_at = excluded.updated_at`,
-        )
-        .run(identityId, layout, at)
-    },
+    put: (identityId: string, layout: string, at: string): Promise<void> =>
+      this.write(() => {
+        this.db
+          .query(
+            `INSERT INTO dashboard_layouts (identity_id, layout, updated_at) VALUES (?, ?, ?)
+             ON CONFLICT (identity_id) DO UPDATE SET layout = excluded.layout, updated_at = excluded.updated_at`,
+          )
+          .run(identityId, layout, at)
+      }),
   }
 
   // Revocations ------------------------------------------------------------------------------
 
   readonly revocations = {
-    load: async (): Promise<RevocationSnapshot> => this.loadRevocations(),
+    load: (): Promise<RevocationSnapshot> => this.read(() => this.loadRevocations()),
 
-    revokeSession: async (sid: string, expiresAt: number, audit?: AuditRecord): Promise<void> =>
-      this.db
-        .transaction(() => {
-          // A second revocation of the sid never shortens how long the first is kept.
-          this.db
-            .query(
-              `INSERT INTO revoked_sessions (sid, expires_at) VALUES (?, ?)
-               ON CONFLICT (sid) DO UPDATE SET expires_at = MAX(revoked_sessions.expires_at, excluded.expires_at)`,
-            )
-            .run(sid, expiresAt)
-          if (audit) this.appendAudit(audit)
-        })
-        .immediate(),
+    revokeSession: (sid: string, expiresAt: number, audit?: AuditRecord): Promise<void> =>
+      this.write(() =>
+        this.db
+          .transaction(() => {
+            // A second revocation of the sid never shortens how long the first is kept.
+            this.db
+              .query(
+                `INSERT INTO revoked_sessions (sid, expires_at) VALUES (?, ?)
+                 ON CONFLICT (sid) DO UPDATE SET expires_at = MAX(revoked_sessions.expires_at, excluded.expires_at)`,
+              )
+              .run(sid, expiresAt)
+            if (audit) this.appendAudit(audit)
+          })
+          .immediate(),
+      ),
 
-    revokeIdentity: async (identityId: string, revocation: { seconds: number; ms: number }, audit?: AuditRecord): Promise<void> =>
-      this.db
-        .transaction(() => {
-          // An older revocation written late (another process, a clock behind) never moves the time
-          // back. A row from before millisecond times were kept (ms NULL: its whole second is refused)
-          // stays so unless the new time is a later second. SQLite's MAX is NULL when an argument is.
-          this.db
-            .query(
-              `INSERT INTO identity_revocations (identity_id, revoked_at, revoked_at_ms) VALUES (?, ?, ?)
-               ON CONFLICT (identity_id) DO UPDATE SET
-                 revoked_at = MAX(identity_revocations.revoked_at, excluded.revoked_at),
-                 revoked_at_ms = CASE
-                   WHEN identity_revocations.revoked_at_ms IS NULL AND identity_revocations.revoked_at >= excluded.revoked_at THEN NULL
-                   ELSE MAX(COALESCE(identity_revocations.revoked_at_ms, excluded.revoked_at_ms), excluded.revoked_at_ms) END`,
-            )
-            .run(identityId, revocation.seconds, revocation.ms)
-          if (audit) this.appendAudit(audit)
-        })
-        .immediate(),
+    revokeIdentity: (identityId: string, revocation: { seconds: number; ms: number }, audit?: AuditRecord): Promise<void> =>
+      this.write(() =>
+        this.db
+          .transaction(() => {
+            // An older revocation written late (another process, a clock behind) never moves the time
+            // back. A row from before millisecond times were kept (ms NULL: its whole second is refused)
+            // stays so unless the new time is a later second. SQLite's MAX is NULL when an argument is.
+            this.db
+              .query(
+                `INSERT INTO identity_revocations (identity_id, revoked_at, revoked_at_ms) VALUES (?, ?, ?)
+                 ON CONFLICT (identity_id) DO UPDATE SET
+                   revoked_at = MAX(identity_revocations.revoked_at, excluded.revoked_at),
+                   revoked_at_ms = CASE
+                     WHEN identity_revocations.revoked_at_ms IS NULL AND identity_revocations.revoked_at >= excluded.revoked_at THEN NULL
+                     ELSE MAX(COALESCE(identity_revocations.revoked_at_ms, excluded.revoked_at_ms), excluded.revoked_at_ms) END`,
+              )
+              .run(identityId, revocation.seconds, revocation.ms)
+            if (audit) this.appendAudit(audit)
+          })
+          .immediate(),
+      ),
 
-    // Every process on the file runs on one host, with one clock: the caller's.
-    forgetExpired: async (margins: RevocationMargins, nowSeconds: number): Promise<RevocationCutoff> =>
-      this.db
-        .transaction(() => {
-          const cutoff = { sessionsExpiredBy: nowSeconds - margins.sessionsSeconds, identitiesRevokedBy: nowSeconds - margins.identitiesSeconds }
-          this.db.query('DELETE FROM revoked_sessions WHERE expires_at <= ?').run(cutoff.sessionsExpiredBy)
-          this.db.query('DELETE FROM identity_revocations WHERE revoked_at <= ?').run(cutoff.identitiesRevokedBy)
-          return cutoff
-        })
-        .immediate(),
+    // Every process on the file runs on one host, with one clock: the caller's (read at the call,
+    // so an attempt made after a wait forgets no more than the first would have).
+    forgetExpired: (margins: RevocationMargins, nowSeconds: number): Promise<RevocationCutoff> =>
+      this.write(() =>
+        this.db
+          .transaction(() => {
+            const cutoff = { sessionsExpiredBy: nowSeconds - margins.sessionsSeconds, identitiesRevokedBy: nowSeconds - margins.identitiesSeconds }
+            this.db.query('DELETE FROM revoked_sessions WHERE expires_at <= ?').run(cutoff.sessionsExpiredBy)
+            this.db.query('DELETE FROM identity_revocations WHERE revoked_at <= ?').run(cutoff.identitiesRevokedBy)
+            return cutoff
+          })
+          .immediate(),
+      ),
   }
 
   private loadRevocations(): RevocationSnapshot {
@@ -240,7 +325,11 @@ export class SqliteStorage implements Storage {
 
   private startPolling(): void {
     if (this.timer !== null || this.closed) return
-    this.dataVersion = this.readDataVersion()
+    try {
+      this.dataVersion = this.readDataVersion()
+    } catch {
+      // Kept out by another connection's lock: the first poll that gets through hands a change on.
+    }
     this.timer = setInterval(() => this.poll(), POLL_MS)
     this.timer.unref?.()
   }
@@ -267,6 +356,7 @@ export class SqliteStorage implements Storage {
 
   // Whole database ---------------------------------------------------------------------------
 
+  // Answers now or not at all: `SELECT 1` reads no table, so no lock makes it wait.
   async ping(): Promise<boolean> {
     try {
       return this.db.query<{ one: number }, []>('SELECT 1 AS one').get()?.one === 1
@@ -276,8 +366,8 @@ export class SqliteStorage implements Storage {
   }
 
   async dump(): Promise<StorageDump> {
-    return {
-      ...this.db
+    const tables = await this.read(() =>
+      this.db
         .transaction(() => ({
           settings: this.listSettings(),
           layouts: this.db
@@ -288,14 +378,21 @@ export class SqliteStorage implements Storage {
           revocations: this.loadRevocations(),
         }))
         .deferred(),
-      audit: auditPages(this.audit),
-    }
+    )
+    return { ...tables, audit: auditPages(this.audit) }
   }
 
-  async restore(dump: StorageDump): Promise<{ ok: true } | { ok: false; reason: 'not_empty' }> {
-    // The audit pages arrive asynchronously: the transaction is opened and ended by hand around them.
+  restore(dump: StorageDump): Promise<{ ok: true } | { ok: false; reason: 'not_empty' }> {
+    // The audit pages arrive asynchronously: the transaction is opened and ended by hand around them,
+    // as one write in this process's order (its other writes wait for its end rather than land in
+    // it). Only BEGIN waits for another connection's lock: once it holds the write lock nothing else
+    // takes it, and the rest cannot be tried again (the pages are read once); a failure rolls back.
     // The target is a new, empty database that nothing else uses meanwhile.
-    this.db.run('BEGIN IMMEDIATE')
+    return this.inWriteOrder((deadline) => this.restoreUnder(dump, deadline))
+  }
+
+  private async restoreUnder(dump: StorageDump, deadline: number): Promise<{ ok: true } | { ok: false; reason: 'not_empty' }> {
+    await this.untilUnlocked(() => this.db.run('BEGIN IMMEDIATE'), deadline)
     try {
       for (const table of ['settings', 'audit_events', 'dashboard_layouts', 'revoked_sessions', 'identity_revocations']) {
         if (this.db.query(`SELECT 1 FROM ${table} LIMIT 1`).get() !== null) {

@@ -5,7 +5,8 @@
 //
 // Every method is one atomic unit of work. Where a change and its audit event belong together,
 // they are committed in one transaction; callbacks that run inside a transaction are synchronous
-// (no await while a write lock is held).
+// (no await while a write lock is held) and only compute: on SQLite an attempt that another
+// connection's lock kept out is made again, calling them again; what the committed one returned is kept.
 
 import { ApiError } from '../http/errors.ts'
 

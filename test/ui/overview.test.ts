@@ -215,7 +215,7 @@ test('a sign-out the service could not record says so, keeps the session, and ca
   const identityPage = `/dashboard/identities/${identity.id}`
   const other = await signedInPage(harness, 'admin', identityPage)
   // Another connection holds the database's write lock: the sign-out cannot be recorded, and the
-  // service answers 503 once its busy timeout (5 s) has passed.
+  // service answers 503 once it has waited 5 s for the lock.
   const holder = new Database(harness.sandbox.env.DATABASE_PATH!)
   let locked = false
   const lock = () => {
