@@ -212,6 +212,35 @@ describe('import-sqlite', () => {
     }
   })
 
+  test('a file another process keeps locked (a shell in exclusive locking mode) is said to be busy, not unusable, and nothing is imported; once it is let go the import works', async () => {
+    const path = join(dir, 'locked.db')
+    await sqliteWithEverything(path)
+    const url = await pg.createDatabase()
+    const holder = new Database(path)
+    holder.run('PRAGMA locking_mode = EXCLUSIVE')
+    holder.run('BEGIN EXCLUSIVE')
+    holder.run('UPDATE settings SET value = value')
+    try {
+      const refused = await cli(['import-sqlite', path], { DATABASE_URL: url })
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toBe('admin-dashboard: the SQLite file: the database is busy (locked by another process); try again\n')
+      expect(refused.stdout).toBe('')
+    } finally {
+      holder.run('ROLLBACK')
+      holder.close()
+    }
+    const target = await PostgresStorage.open(url)
+    if (!target.ok) throw new Error(target.error)
+    try {
+      expect((await wholeDump(target.storage)).settings).toEqual([])
+    } finally {
+      await target.storage.close()
+    }
+    const imported = await cli(['import-sqlite', path], { DATABASE_URL: url })
+    expect(imported.stderr).toBe('')
+    expect(imported.code).toBe(0)
+  }, 30_000)
+
   test('a missing file or no DATABASE_URL is refused, and no file is created', async () => {
     const missing = join(dir, 'no-such.db')
     const result = await cli(['import-sqlite', missing], { DATABASE_URL: await pg.createDatabase() })

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../config.ts'
 import { PostgresStorage } from '../db/postgres-storage.ts'
+import { DATABASE_BUSY, isDatabaseBusy, LOCK_WAIT_MS } from '../db/database.ts'
 import { openSqliteStorage } from '../db/sqlite-storage.ts'
 import { ApiError } from '../http/errors.ts'
 import type { StorageDump, StoredAuditEvent } from '../db/storage.ts'
@@ -109,7 +110,9 @@ type Snapshot = { ok: true; path: string; remove: () => void } | { ok: false; er
 
 /**
  * A consistent copy of the SQLite file (`VACUUM INTO`, read through a read-only connection) in a
- * private temporary directory (TMPDIR), removed afterwards.
+ * private temporary directory (TMPDIR), removed afterwards. A lock another process holds on the
+ * file is waited for as the other commands wait, up to LOCK_WAIT_MS (blocking: this process serves
+ * nothing meanwhile), and then reported as such, not as a file that is not a database.
  */
 function snapshotOf(path: string): Snapshot {
   let db: Database
@@ -122,10 +125,12 @@ function snapshotOf(path: string): Snapshot {
   const remove = () => rmSync(directory, { recursive: true, force: true })
   try {
     const copy = join(directory, 'snapshot.db')
+    db.run(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`)
     db.run('VACUUM INTO ?', [copy])
     return { ok: true, path: copy, remove }
   } catch (error) {
     remove()
+    if (isDatabaseBusy(error)) return { ok: false, error: `the SQLite file: ${DATABASE_BUSY}` }
     const code = (error as { code?: string }).code ?? ''
     if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR' || code === 'SQLITE_CANTOPEN') return { ok: false, error: `the SQLite file cannot be copied to ${tmpdir()} (set TMPDIR to a directory with room for it)` }
     return { ok: false, error: 'the SQLite file is not a usable SQLite database (corrupt or not a database)' }
