@@ -54,4 +54,25 @@ describe('applied by the Kratos stand-in, as Kratos applies it', () => {
       await kratos.stop()
     }
   })
+
+  test('a `test` operation is refused as Kratos refuses it, even one that holds, and nothing of the patch is applied', async () => {
+    const kratos = new KratosFixture().start()
+    try {
+      const identity = kratos.addIdentity({ email: 'tested@example.test', name: 'Before' })
+      const answer = await fetch(`${kratos.url}/admin/identities/${identity.id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify([
+          { op: 'add', path: '/traits/name', value: 'After' },
+          { op: 'test', path: '/traits/email', value: 'tested@example.test' },
+        ]),
+      })
+      expect(answer.status).toBe(400)
+      // herodot's ErrBadRequest with the reason and message that identity/handler.go and jsonx.ApplyJSONPatch give it.
+      expect(await answer.json()).toEqual({ error: { code: 400, status: 'Bad Request', reason: 'failed to apply JSON patch', message: 'unsupported operation: test' } })
+      expect(kratos.identities.get(identity.id)!.traits).toEqual({ email: 'tested@example.test', name: 'Before' })
+    } finally {
+      await kratos.stop()
+    }
+  })
 })
