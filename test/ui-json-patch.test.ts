@@ -1,6 +1,6 @@
 // The JSON Patch the identity and OAuth client pages send: only what an edit changed.
 import { describe, expect, test } from 'bun:test'
-import { membersPatch, pointer, valuePatch } from '../ui/components/json-patch.ts'
+import { membersPatch, pointer, rebaseMembers, staleMembers, valuePatch, wholeMembers } from '../ui/components/json-patch.ts'
 import { KratosFixture } from './support/kratos.ts'
 
 describe('pointer', () => {
@@ -31,6 +31,37 @@ describe('valuePatch', () => {
     expect(valuePatch(['metadata_public'], { plan: 'team' }, { plan: 'team' })).toEqual([])
     expect(valuePatch(['metadata_public'], { plan: 'team' }, null)).toEqual([{ op: 'add', path: '/metadata_public', value: null }])
     expect(valuePatch(['metadata_admin'], null, { note: 'vip' })).toEqual([{ op: 'add', path: '/metadata_admin', value: { note: 'vip' } }])
+  })
+})
+
+describe('lists and objects set whole', () => {
+  const before = { email: 'a@example.test', emails: ['a@example.test'], name: { first: 'Ann' }, team: 'blue', old: { x: 1 } }
+
+  test('the members an edit sets or removes whole: changed lists and objects, not scalars nor unchanged ones', () => {
+    const edited = { email: 'b@example.test', emails: ['a@example.test', 'b@example.test'], name: { first: 'Ann' }, team: 'red', added: [] }
+    expect(wholeMembers(before, edited)).toEqual(['emails', 'old', 'added'])
+    expect(wholeMembers({ plan: null }, { plan: { tier: 1 } })).toEqual(['plan'])
+    expect(wholeMembers(before, before)).toEqual([])
+  })
+
+  test('stale: of those, the ones changed since the edit was measured (a member added meanwhile counts)', () => {
+    const edited = { ...before, emails: ['a@example.test', 'mine@example.test'], name: { first: 'Anna' }, team: 'red' }
+    const now = { ...before, emails: ['a@example.test', 'theirs@example.test'], team: 'green' }
+    expect(staleMembers(before, edited, now)).toEqual(['emails'])
+    expect(staleMembers(before, edited, before)).toEqual([])
+    expect(staleMembers({}, { tags: ['mine'] }, { tags: ['theirs'] })).toEqual(['tags'])
+  })
+
+  test('rebased: the stored record, with the other changes of the edit kept (team removed) and the stale members as stored', () => {
+    const edited = { email: 'a@example.test', emails: ['a@example.test', 'mine@example.test'], name: { first: 'Anna' }, old: { x: 1 } }
+    const now = { ...before, emails: ['a@example.test', 'theirs@example.test'], role: 'viewer' }
+    expect(rebaseMembers(before, edited, now, ['emails'])).toEqual({
+      email: 'a@example.test',
+      emails: ['a@example.test', 'theirs@example.test'],
+      name: { first: 'Anna' },
+      old: { x: 1 },
+      role: 'viewer',
+    })
   })
 })
 

@@ -26,3 +26,35 @@ export function membersPatch(path: string[], before: Record<string, unknown>, af
 export function valuePatch(path: string[], before: unknown, after: unknown): PatchOp[] {
   return same(before, after) ? [] : [{ op: 'add', path: pointer(...path), value: after ?? null }]
 }
+
+// Kratos's PATCH takes no `test` operation (jsonx.ApplyJSONPatch allows add, replace and remove
+// only), so a patch cannot be made to fail when a value changed since the page read it. Setting a
+// scalar member is harmless that way; a list or an object is set whole, and whatever someone else
+// added to it meanwhile would be dropped. These say which members that would be, and how to move an
+// edit onto the record as it is now.
+
+const isWhole = (value: unknown) => typeof value === 'object' && value !== null
+
+/** The members an edit of `before` into `edited` sets or removes whole: lists and objects it changed. */
+export function wholeMembers(before: Record<string, unknown>, edited: Record<string, unknown>): string[] {
+  return [...new Set([...Object.keys(before), ...Object.keys(edited)])].filter((key) => !same(before[key], edited[key]) && (isWhole(before[key]) || isWhole(edited[key])))
+}
+
+/** Of the members the edit sets whole, those that `now` no longer holds as `before` did: saving would undo that change. */
+export function staleMembers(before: Record<string, unknown>, edited: Record<string, unknown>, now: Record<string, unknown>): string[] {
+  return wholeMembers(before, edited).filter((key) => !same(before[key], now[key]))
+}
+
+/**
+ * The edit moved onto `now`: each member as `now` has it, except those the edit changed, which keep
+ * the edit's value, and those in `stale`, which take `now`'s.
+ */
+export function rebaseMembers(before: Record<string, unknown>, edited: Record<string, unknown>, now: Record<string, unknown>, stale: string[]): Record<string, unknown> {
+  const rebased = { ...now }
+  for (const key of new Set([...Object.keys(before), ...Object.keys(edited)])) {
+    if (stale.includes(key) || same(before[key], edited[key])) continue
+    if (key in edited) rebased[key] = edited[key]
+    else delete rebased[key]
+  }
+  return rebased
+}
