@@ -10,7 +10,7 @@ import { ActionsCell, DataTable, Row } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { focusFirstInvalid } from '../../components/focus.ts'
-import { membersPatch, valuePatch } from '../../components/json-patch.ts'
+import { membersPatch, rebaseMembers, staleMembers, valuePatch, wholeMembers } from '../../components/json-patch.ts'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
@@ -19,6 +19,7 @@ import { location, navigateFrom } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote, traitsText, type AsJsonReason } from '../../components/traits-json.tsx'
 import { identityWriteFailure, primaryIdentifier, unshowableSchema } from './describe.ts'
+import { ChangedNotice, readAgain, valueText, type Changed, type Members } from './changed-meanwhile.tsx'
 
 // Kratos refuses to delete the password credential and the like through this endpoint.
 const REMOVABLE_CREDENTIALS = new Set(['oidc', 'saml', 'totp', 'lookup_secret', 'webauthn', 'passkey'])
@@ -147,7 +148,10 @@ function TraitsSection(props: {
   const [base, setBase] = useState<Values>(identity.traits ?? {})
   const [errors, setErrors] = useState<Errors>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [changed, setChanged] = useState<Changed | null>(null)
   const [busy, oneAtATime] = useOneAtATime()
+  const form = useRef<HTMLFormElement>(null)
+  const saveButton = useRef<HTMLButtonElement>(null)
   /** The traits the form holds, or null (its fields then say what is wrong). */
   const edited = (): Values | null => {
     if (traits) {
@@ -169,15 +173,59 @@ function TraitsSection(props: {
       // (another trait, the state, the metadata) is kept.
       const patch = membersPatch(['traits'], base, next)
       if (patch.length === 0) return announce('Nothing was changed.')
+      // A list or an object is set whole: first make sure nobody changed it since the form was filled.
+      // Nothing is awaited between this read and the patch, so the window left is one round trip.
+      if (wholeMembers(base, next).length > 0) {
+        const read = await readAgain(identity.id, traitsOf, 'save')
+        if (!read.ok) return setFailure(read.failure)
+        const stale = staleMembers(base, next, read.now)
+        if (stale.length > 0) {
+          setFailure(null)
+          return setChanged({ stale, what: traitNames(stale), stored: stale.map((key) => ({ label: `Stored “${key}”`, text: valueText(read.now[key]) })), yours: null })
+        }
+      }
       const result = await api.patchIdentity(identity.id, patch)
       if (!result.ok) return setFailure(identityWriteFailure(result.failure))
       setFailure(null)
+      setChanged(null)
       setBase(result.data.traits ?? {})
       setValues(result.data.traits ?? {})
       setText(traitsText(result.data.traits ?? {}))
       onChange(afterWrite(identity, result.data))
       announce('Traits saved.')
     })
+  }
+  // Reload: the traits as stored now, with the edit's other changes kept (the stale members take the
+  // stored value); the operator's own version of what changed is kept in the notice.
+  const reload = () =>
+    oneAtATime(async () => {
+      if (!changed) return
+      const edited = traits ? mergeTraits(traits, base, values) : parseTraits(text)
+      const read = await readAgain(identity.id, traitsOf, 'reload')
+      if (!read.ok) return setFailure(read.failure)
+      setFailure(null)
+      const stale = [...new Set([...changed.stale, ...(edited ? staleMembers(base, edited, read.now) : [])])]
+      const now = edited ? rebaseMembers(base, edited, read.now, stale) : read.now
+      // The box's text as typed (it may not even be JSON any more); the form's values as JSON.
+      const yours = traits && edited ? stale.map((key) => ({ label: `Your “${key}”, not saved`, text: valueText(edited[key]) })) : [{ label: 'Your text, not saved', text }]
+      setBase(read.now)
+      setValues(now)
+      setText(traitsText(now))
+      setErrors({})
+      setChanged({ ...changed, stale, what: traitNames(stale), yours })
+      onChange(afterWrite(identity, read.identity))
+      announce(`Reloaded ${stale.length > 1 ? 'the stored traits' : `the stored “${stale[0]}”`}; your version is kept below to copy from.`)
+    })
+  /** After Reload: the first field of the first trait that changed meanwhile (the text box, for JSON). */
+  const focusChangedField = () => {
+    const key = changed?.stale[0]
+    const fields = [...(form.current?.querySelectorAll<HTMLElement>('input, select, textarea') ?? [])]
+    const field = traits && key !== undefined ? fields.find((element) => element.id === `traits-${key}` || element.id.startsWith(`traits-${key}-`)) : fields[0]
+    field?.focus()
+  }
+  const dismiss = () => {
+    setChanged(null)
+    saveButton.current?.focus()
   }
   return (
     <section aria-labelledby="traits-h" class="card">
@@ -192,15 +240,16 @@ function TraitsSection(props: {
       ) : (
         <>
           {asJson !== null && <TraitsJsonNote id="traits-json-note" schemaId={asJson.schemaId} reason={asJson.reason} />}
-          <form onSubmit={save} noValidate class="form">
+          <form onSubmit={save} noValidate class="form" ref={form}>
             {traits ? (
               <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="traits" />
             ) : (
               <TraitsJsonField id="traits-json" value={text} error={errors.json ?? null} onInput={setText} describedBy="traits-json-note" />
             )}
+            {changed && <ChangedNotice id="traits-changed" changed={changed} where={traits ? 'form' : 'box'} busy={busy} onReload={reload} onDismiss={dismiss} focusField={focusChangedField} />}
             {failure && <ErrorView failure={failure} />}
             <div class="actions">
-              <button type="submit" class="primary" disabled={busy}>
+              <button type="submit" class="primary" disabled={busy} ref={saveButton}>
                 Save
               </button>
             </div>
@@ -211,6 +260,9 @@ function TraitsSection(props: {
   )
 }
 
+const traitsOf = (identity: Identity): Members | undefined => identity.traits
+const traitNames = (keys: string[]) => (keys.length === 1 ? `The trait “${keys[0]}”` : `The traits ${keys.map((key) => `“${key}”`).join(', ').replace(/, ([^,]*)$/, ' and $1')}`)
+
 function MetadataSection({ identity, onChange }: { identity: Identity; onChange: (identity: Identity) => void }) {
   const text = (value: unknown) => (value === null || value === undefined ? '' : JSON.stringify(value, null, 2))
   const [pub, setPub] = useState(text(identity.metadata_public))
@@ -219,7 +271,11 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
   const [base, setBase] = useState({ public: identity.metadata_public, admin: identity.metadata_admin })
   const [errors, setErrors] = useState<Errors>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [changed, setChanged] = useState<Changed | null>(null)
   const [busy, oneAtATime] = useOneAtATime()
+  const saveButton = useRef<HTMLButtonElement>(null)
+  const typed = { metadata_public: pub, metadata_admin: adm }
+  const before: Members = { metadata_public: base.public, metadata_admin: base.admin }
   const parse = (value: string): { ok: true; value: unknown } | { ok: false } => {
     if (value.trim() === '') return { ok: true, value: null }
     try {
@@ -241,9 +297,21 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
     return oneAtATime(async () => {
       const patch = [...valuePatch(['metadata_public'], base.public, a.value), ...valuePatch(['metadata_admin'], base.admin, b.value)]
       if (patch.length === 0) return announce('Nothing was changed.')
+      // Each field is set whole: first make sure nobody changed it since the form was filled (as for the traits).
+      const edited: Members = { metadata_public: a.value, metadata_admin: b.value }
+      if (wholeMembers(before, edited).length > 0) {
+        const read = await readAgain(identity.id, metadataOf, 'save')
+        if (!read.ok) return setFailure(read.failure)
+        const stale = staleMembers(before, edited, read.now)
+        if (stale.length > 0) {
+          setFailure(null)
+          return setChanged({ stale, what: metadataNames(stale), stored: stale.map((key) => ({ label: `Stored ${METADATA[key]}`, text: valueText(read.now[key]) })), yours: null })
+        }
+      }
       const result = await api.patchIdentity(identity.id, patch)
       if (!result.ok) return setFailure(identityWriteFailure(result.failure))
       setFailure(null)
+      setChanged(null)
       // The form now shows the metadata as stored, a change made elsewhere to the other field included.
       setBase({ public: result.data.metadata_public, admin: result.data.metadata_admin })
       setPub(text(result.data.metadata_public))
@@ -251,6 +319,35 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
       onChange(afterWrite(identity, result.data))
       announce('Metadata saved.')
     })
+  }
+  // Reload: each box as stored now, except one edited here that did not change meanwhile, which
+  // keeps its text; the operator's own text of a box that changed is kept in the notice.
+  const reload = () =>
+    oneAtATime(async () => {
+      if (!changed) return
+      const read = await readAgain(identity.id, metadataOf, 'reload')
+      if (!read.ok) return setFailure(read.failure)
+      setFailure(null)
+      const editedHere = (key: 'metadata_public' | 'metadata_admin') => {
+        const parsed = parse(typed[key])
+        return !parsed.ok || JSON.stringify(parsed.value ?? null) !== JSON.stringify(before[key] ?? null)
+      }
+      const stale = (['metadata_public', 'metadata_admin'] as const).filter(
+        (key) => changed.stale.includes(key) || (editedHere(key) && JSON.stringify(read.now[key] ?? null) !== JSON.stringify(before[key] ?? null)),
+      )
+      const next = (key: 'metadata_public' | 'metadata_admin') => (stale.includes(key) || !editedHere(key) ? text(read.now[key]) : typed[key])
+      setBase({ public: read.now.metadata_public, admin: read.now.metadata_admin })
+      setPub(next('metadata_public'))
+      setAdm(next('metadata_admin'))
+      setErrors({})
+      setChanged({ ...changed, stale, what: metadataNames(stale), yours: stale.map((key) => ({ label: `Your ${METADATA[key]}, not saved`, text: typed[key] === '' ? '(not set)' : typed[key] })) })
+      onChange(afterWrite(identity, read.identity))
+      announce(`Reloaded the stored ${stale.length > 1 ? 'metadata' : METADATA[stale[0]!]}; your version is kept below to copy from.`)
+    })
+  const focusChangedField = () => document.getElementById(changed?.stale[0] === 'metadata_admin' ? 'metadata-admin' : 'metadata-public')?.focus()
+  const dismiss = () => {
+    setChanged(null)
+    saveButton.current?.focus()
   }
   return (
     <section aria-labelledby="metadata-h" class="card">
@@ -280,9 +377,12 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
             )}
           </div>
         ))}
+        {changed && (
+          <ChangedNotice id="metadata-changed" changed={changed} where={changed.stale.length > 1 ? 'boxes' : 'box'} busy={busy} onReload={reload} onDismiss={dismiss} focusField={focusChangedField} />
+        )}
         {failure && <ErrorView failure={failure} />}
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
+          <button type="submit" class="primary" disabled={busy} ref={saveButton}>
             Save
           </button>
         </div>
@@ -290,6 +390,10 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
     </section>
   )
 }
+
+const METADATA: Record<string, string> = { metadata_public: 'public metadata', metadata_admin: 'admin metadata' }
+const metadataOf = (identity: Identity): Members => ({ metadata_public: identity.metadata_public, metadata_admin: identity.metadata_admin })
+const metadataNames = (keys: string[]) => (keys.length > 1 ? 'The public and the admin metadata' : `The ${METADATA[keys[0]!]}`)
 
 function AddressesSection({ identity }: { identity: Identity }) {
   const verifiable = identity.verifiable_addresses
