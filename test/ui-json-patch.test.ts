@@ -23,6 +23,13 @@ describe('membersPatch', () => {
   test('nothing changed: no operation', () => {
     expect(membersPatch(['traits'], { email: 'a@example.test' }, { email: 'a@example.test' })).toEqual([])
   })
+
+  test('members stored in another order are the same value, as PostgreSQL jsonb may reorder them', () => {
+    expect(membersPatch(['traits'], { name: { first: 'Ann', last: 'Lee' } }, { name: { last: 'Lee', first: 'Ann' } })).toEqual([])
+    expect(staleMembers({ name: { first: 'Ann', last: 'Lee' } }, { name: { first: 'Anna', last: 'Lee' } }, { name: { last: 'Lee', first: 'Ann' } })).toEqual([])
+    // The order of a list's items is part of its value.
+    expect(membersPatch(['traits'], { emails: ['a', 'b'] }, { emails: ['b', 'a'] })).toHaveLength(1)
+  })
 })
 
 describe('valuePatch', () => {

@@ -6,7 +6,16 @@ export type PatchOp = { op: 'add'; path: string; value: unknown } | { op: 'remov
 /** A JSON Pointer to the member `keys` (escaped: `~` as `~0`, `/` as `~1`). */
 export const pointer = (...keys: string[]) => keys.map((key) => `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null)
+/** A JSON value with every object's members in one order: Kratos may store them in another (PostgreSQL's jsonb does). */
+const canonical = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(canonical)
+    : typeof value === 'object' && value !== null
+      ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]))
+      : value
+
+/** The same JSON value, whatever the order of its members; missing and null are the same. */
+export const same = (a: unknown, b: unknown) => JSON.stringify(canonical(a ?? null)) === JSON.stringify(canonical(b ?? null))
 
 /**
  * One operation per member of an object that changed: `add` sets a member whether or not it is

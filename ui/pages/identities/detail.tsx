@@ -10,7 +10,7 @@ import { ActionsCell, DataTable, Row } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { focusFirstInvalid } from '../../components/focus.ts'
-import { membersPatch, rebaseMembers, staleMembers, valuePatch, wholeMembers } from '../../components/json-patch.ts'
+import { membersPatch, rebaseMembers, same, staleMembers, valuePatch, wholeMembers } from '../../components/json-patch.ts'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
@@ -220,8 +220,9 @@ function TraitsSection(props: {
   const focusChangedField = () => {
     const key = changed?.stale[0]
     const fields = [...(form.current?.querySelectorAll<HTMLElement>('input, select, textarea') ?? [])]
-    const field = traits && key !== undefined ? fields.find((element) => element.id === `traits-${key}` || element.id.startsWith(`traits-${key}-`)) : fields[0]
-    field?.focus()
+    const field = traits && key !== undefined ? fields.find((element) => element.id === `traits-${key}` || element.id.startsWith(`traits-${key}-`)) : undefined
+    const target = field ?? fields[0]
+    target?.focus()
   }
   const dismiss = () => {
     setChanged(null)
@@ -330,10 +331,10 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
       setFailure(null)
       const editedHere = (key: 'metadata_public' | 'metadata_admin') => {
         const parsed = parse(typed[key])
-        return !parsed.ok || JSON.stringify(parsed.value ?? null) !== JSON.stringify(before[key] ?? null)
+        return !parsed.ok || !same(parsed.value, before[key])
       }
       const stale = (['metadata_public', 'metadata_admin'] as const).filter(
-        (key) => changed.stale.includes(key) || (editedHere(key) && JSON.stringify(read.now[key] ?? null) !== JSON.stringify(before[key] ?? null)),
+        (key) => changed.stale.includes(key) || (editedHere(key) && !same(read.now[key], before[key])),
       )
       const next = (key: 'metadata_public' | 'metadata_admin') => (stale.includes(key) || !editedHere(key) ? text(read.now[key]) : typed[key])
       setBase({ public: read.now.metadata_public, admin: read.now.metadata_admin })
