@@ -15,6 +15,28 @@ describe('validateDraft', () => {
     })
   }
 
+  test('two redirect URIs on one line are refused (a URL parser takes them for one URI with a space in it)', () => {
+    expect(validateDraft(draft({ redirect_uris: 'https://a.example.com/cb https://b.example.com/cb' })).redirect_uris).toMatch(/space.*one per line/)
+    expect(validateDraft(draft({ redirect_uris: 'https://a.example.com/cb\thttps://b.example.com/cb' })).redirect_uris).toMatch(/space/)
+  })
+
+  test('a "#" with nothing after it is refused too, as Hydra refuses any "#"', () => {
+    expect(validateDraft(draft({ redirect_uris: 'https://app.example.com/callback#' })).redirect_uris).toMatch(/fragment/)
+  })
+
+  test('each post-logout redirect URI is on the scheme, host and port of a redirect URI, as Hydra compares them', () => {
+    const logout = (uri: string, redirect = 'https://app.example.com/callback') => validateDraft(draft({ redirect_uris: redirect, post_logout_redirect_uris: uri })).post_logout_redirect_uris
+    expect(logout('https://app.example.com/signed-out')).toBeUndefined()
+    expect(logout('com.example.app:/signed-out', 'com.example.app:/callback')).toBeUndefined()
+    expect(logout('https://other.example.com/signed-out')).toMatch(/scheme, host and port/)
+    expect(logout('http://app.example.com/signed-out')).toMatch(/scheme, host and port/)
+    expect(logout('https://app.example.com:8443/signed-out')).toMatch(/scheme, host and port/)
+    // Go keeps a port as written: the default port spelt out is another port to Hydra.
+    expect(logout('https://app.example.com:443/signed-out')).toMatch(/scheme, host and port/)
+    expect(logout('https://app.example.com:8443/signed-out', 'https://app.example.com:8443/callback')).toBeUndefined()
+    expect(validateDraft(draft({ redirect_uris: '', grant_types: ['client_credentials'], response_types: ['token'], post_logout_redirect_uris: 'https://app.example.com/' })).post_logout_redirect_uris).toBeDefined()
+  })
+
   test('a native app scheme is an absolute URL too', () => {
     expect(validateDraft(draft({ redirect_uris: 'com.example.app:/oauth2redirect' }))).toEqual({})
   })

@@ -1,9 +1,10 @@
 // A stand-in for Ory Hydra's admin API (v2 / v26), as Ory's API reference and sources describe it:
 // OAuth 2.0 clients with keyset paging (`page_size`, `page_token`, a `Link` header with
 // rel="first" and rel="next"), `client_name` and `owner` filters, a generated secret returned only
-// by the create call, client metadata checked as Hydra does (absolute redirect URIs, a public
-// client has no secret), JSON Patch, lifespans, and revoking a client's tokens. Errors in Hydra's
-// OAuth shape `{error, error_description}`. Used by the tests and by `bun run dev`.
+// by the create call, client metadata checked as Hydra does (absolute redirect URIs without "#",
+// post-logout redirect URIs on the scheme, host and port of a redirect URI, a public client has no
+// secret), JSON Patch, lifespans, and revoking a client's tokens. Errors in Hydra's OAuth shape
+// `{error, error_description}`. Used by the tests and by `bun run dev`.
 //
 // `PUT /admin/clients/{id}` replaces the whole client, as Hydra's `setOAuth2Client` does: it decodes
 // the body into a fresh client, so every field the body leaves out is reset (metadata to `{}`,
@@ -102,6 +103,16 @@ const pageTokenRefused = () => hydraError(400, 'The request was malformed or con
 /** Turns a client or a list as stored into the JSON a test wants served instead (any shape at all). */
 export type Reshape = (json: Record<string, unknown>) => unknown
 export type ReshapeList = (rows: unknown[]) => unknown
+
+/**
+ * What Hydra compares between a post-logout redirect URI and the redirect URIs: scheme, host name and
+ * port as Go's url package reads them (the scheme lower-cased, the host as written, the port only
+ * when written).
+ */
+function schemeHostPort(uri: string): string {
+  const [, scheme = '', host = '', port = ''] = /^([A-Za-z][A-Za-z0-9+.-]*):(?:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)(?::([0-9]*))?)?/.exec(uri) ?? []
+  return `${scheme.toLowerCase()} ${host} ${port}`
+}
 
 function listOfStrings(value: unknown, field: string): string[] | string {
   if (value === undefined || value === null) return []
@@ -287,16 +298,17 @@ export class HydraFixture {
     const redirects = listOfStrings(body.redirect_uris, 'redirect_uris')
     if (typeof redirects === 'string') return redirects
     for (const uri of redirects) {
-      let parsed: URL
-      try {
-        parsed = new URL(uri)
-      } catch {
-        return `Redirect URIs must be absolute URLs, got "${uri}".`
-      }
-      if (parsed.hash) return 'Redirect URIs must not contain fragments.'
+      // Any "#" at all, even with nothing after it.
+      if (uri.includes('#')) return 'Redirect URIs must not contain fragments (#).'
+      if (!URL.canParse(uri)) return `Unable to parse redirect URL: ${uri}`
     }
     const logoutRedirects = listOfStrings(body.post_logout_redirect_uris, 'post_logout_redirect_uris')
     if (typeof logoutRedirects === 'string') return logoutRedirects
+    const redirectOrigins = new Set(redirects.map(schemeHostPort))
+    for (const uri of logoutRedirects) {
+      if (!URL.canParse(uri)) return `Unable to parse post_logout_redirect_uri: ${uri}`
+      if (!redirectOrigins.has(schemeHostPort(uri))) return `post_logout_redirect_uri "${uri}" must match the domain, port, scheme of at least one of the registered redirect URIs but did not`
+    }
     const grants = listOfStrings(body.grant_types, 'grant_types')
     if (typeof grants === 'string') return grants
     const responses = listOfStrings(body.response_types, 'response_types')

@@ -77,6 +77,22 @@ describe('the Hydra stand-in', () => {
     expect(hydra.clients.get(id)!.secret).toBe('a-brand-new-secret')
   })
 
+  test('redirect URIs as Hydra checks them: no "#" at all, and each post-logout URI on the scheme, host and port of a redirect URI', async () => {
+    const base = { client_name: 'Checked', redirect_uris: ['https://app.example.com/callback'] }
+    for (const [fields, status] of [
+      [{ redirect_uris: ['https://app.example.com/callback#'] }, 400],
+      [{ redirect_uris: ['https://app.example.com/callback#done'] }, 400],
+      [{ post_logout_redirect_uris: ['https://elsewhere.example.org/signed-out'] }, 400],
+      [{ post_logout_redirect_uris: ['http://app.example.com/signed-out'] }, 400],
+      [{ post_logout_redirect_uris: ['https://app.example.com:8443/signed-out'] }, 400],
+      [{ post_logout_redirect_uris: ['https://app.example.com/signed-out'] }, 201],
+      [{ redirect_uris: ['com.example.app:/callback'], post_logout_redirect_uris: ['com.example.app:/signed-out'] }, 201],
+    ] as const) {
+      const response = await call('POST', '/admin/clients', { ...base, ...fields })
+      expect({ fields, status: response.status }).toEqual({ fields, status })
+    }
+  })
+
   test('client fields are checked as Hydra checks them', async () => {
     for (const [field, value] of [
       ['allowed_cors_origins', ['https://partner.example.com/path']],
@@ -111,9 +127,9 @@ describe('in the browser', () => {
     return client
   }
   /** The browser reports a refused request in the console: that one is expected, and only that one. */
-  async function expectRefusalReported() {
+  async function expectRefusalReported(status = 500) {
     for (let waited = 0; admin.problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
-    expect(admin.problems.splice(0)).toEqual([expect.stringContaining('500')])
+    expect(admin.problems.splice(0)).toEqual([expect.stringContaining(`status of ${status}`)])
   }
   const proxyWrites = async (clientId: string, method: string) =>
     (await admin.harness.sandbox.services.audit.list({ limit: 1000, action: 'proxy_write' })).filter(
@@ -277,6 +293,55 @@ describe('in the browser', () => {
     }
     await dialog.getByRole('button', { name: 'Cancel' }).click()
     expect([...hydra.clients.values()].some((client) => client.client_name === 'Refused tool')).toBe(false)
+    expect(admin.problems).toEqual([])
+  })
+
+  test('Create refuses, beside the field and before anything is sent, what Hydra would store wrong or refuse: two redirect URIs on one line, a "#", a post-logout URI on another host', async () => {
+    const { hydra } = admin.harness.sandbox
+    await admin.page.goto(admin.url('/dashboard/oauth-clients'))
+    await admin.page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
+    await admin.page.getByRole('button', { name: 'Create client' }).click()
+    const dialog = admin.page.getByRole('dialog', { name: 'Create client' })
+    await dialog.getByRole('textbox', { name: 'Client name' }).fill('Careless paste')
+    const redirects = dialog.getByRole('textbox', { name: 'Redirect URIs', exact: true })
+    const logout = dialog.getByRole('textbox', { name: 'Post-logout redirect URIs' })
+    const posts = () => hydra.calls.filter((call) => call.method === 'POST' && call.path === '/admin/clients').length
+    const before = posts()
+    const refused = async (field: typeof redirects, message: RegExp) => {
+      await dialog.getByRole('button', { name: 'Create client' }).click()
+      const error = dialog.getByText(message)
+      await error.waitFor()
+      expect(await field.getAttribute('aria-invalid')).toBe('true')
+      expect(await field.getAttribute('aria-describedby')).toBe(await error.getAttribute('id'))
+      expect(await field.evaluate((element) => element === document.activeElement)).toBe(true)
+    }
+
+    // Separated by a space, as the scope is: a browser's URL parser takes it for one URL with a space in its path.
+    await redirects.fill('https://careless.example.com/callback https://careless.example.com/v2/callback')
+    await refused(redirects, /has a space in it.*one per line/)
+    await redirects.fill('https://careless.example.com/callback#')
+    await refused(redirects, /fragment/)
+    await redirects.fill('https://careless.example.com/callback')
+    await logout.fill('https://elsewhere.example.org/signed-out')
+    await refused(logout, /scheme, host and port of one of the redirect URIs/)
+    await admin.page.screenshot({ path: join(SCREENSHOT_DIR, 'oauth-client-post-logout-refused.png') })
+    expect(posts()).toBe(before)
+
+    // A refusal the form cannot foresee still names every field Hydra judges.
+    await logout.fill('https://careless.example.com/signed-out')
+    hydra.failWith = 400
+    try {
+      await dialog.getByRole('button', { name: 'Create client' }).click()
+      await dialog.getByRole('alert').getByText(/post-logout redirect URIs/).waitFor()
+      await expectRefusalReported(400)
+    } finally {
+      hydra.failWith = null
+    }
+    await dialog.getByRole('button', { name: 'Create client' }).click()
+    await admin.page.getByRole('heading', { level: 1, name: 'Careless paste' }).waitFor()
+    const created = [...hydra.clients.values()].find((client) => client.client_name === 'Careless paste')!
+    expect(created.redirect_uris).toEqual(['https://careless.example.com/callback'])
+    expect(created.post_logout_redirect_uris).toEqual(['https://careless.example.com/signed-out'])
     expect(admin.problems).toEqual([])
   })
 

@@ -1,5 +1,6 @@
 // The create and edit form of an OAuth 2.0 client (Hydra's client fields), validated before it is
-// sent: redirect URIs are absolute URLs, a public client (`none`) has no secret and cannot use the
+// sent: redirect URIs are absolute URLs without "#", post-logout redirect URIs are on the scheme,
+// host and port of a redirect URI, a public client (`none`) has no secret and cannot use the
 // client-credentials grant, lifespans are Go durations as Hydra expects.
 import { useState } from 'preact/hooks'
 import { CLIENT_LIFESPANS, type ClientLifespan, type OAuthClient } from '../../api.ts'
@@ -53,15 +54,28 @@ export function draftOf(client: OAuthClient | null): ClientDraft {
 }
 
 function absoluteUrlProblem(value: string): string | null {
+  // A browser's parser would take two URIs separated by a space for one with a space in its path,
+  // and so would Hydra: a redirect URI no client can ever send.
+  if (/\s/.test(value)) return `“${value}” has a space in it. URIs go one per line.`
   let url: URL
   try {
     url = new URL(value)
   } catch {
     return `“${value}” is not an absolute URL (it needs a scheme, like https://app.example.com/callback).`
   }
-  if (url.hash) return `“${value}” has a fragment (#…), which redirect URIs may not have.`
+  // Hydra refuses any "#", even with nothing after it (which leaves `url.hash` empty).
+  if (value.includes('#')) return `“${value}” has a fragment (#…), which redirect URIs may not have.`
   if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.hostname) return `“${value}” has no host.`
   return null
+}
+
+/**
+ * What Hydra compares between a post-logout redirect URI and the redirect URIs: the scheme, host and
+ * port as Go reads them (the scheme lower-cased, the host as written, the port only when written).
+ */
+function schemeHostPort(uri: string): string {
+  const [, scheme = '', host = '', port = ''] = /^([A-Za-z][A-Za-z0-9+.-]*):(?:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)(?::([0-9]*))?)?/.exec(uri) ?? []
+  return `${scheme.toLowerCase()} ${host} ${port}`
 }
 
 type DraftErrors = Partial<Record<keyof ClientDraft | ClientLifespan, string>>
@@ -74,7 +88,11 @@ export function validateDraft(draft: ClientDraft): DraftErrors {
   if (redirectProblem) errors.redirect_uris = redirectProblem
   else if (redirects.length === 0 && draft.grant_types.some((g) => g === 'authorization_code' || g === 'implicit'))
     errors.redirect_uris = 'The authorization code and implicit grants need at least one redirect URI.'
-  const logoutProblem = lines(draft.post_logout_redirect_uris).map(absoluteUrlProblem).find(Boolean)
+  const logouts = lines(draft.post_logout_redirect_uris)
+  const origins = new Set(redirects.map(schemeHostPort))
+  const logoutProblem =
+    logouts.map(absoluteUrlProblem).find(Boolean) ??
+    logouts.filter((uri) => !origins.has(schemeHostPort(uri))).map((uri) => `“${uri}” is not on the scheme, host and port of one of the redirect URIs, as Hydra requires.`)[0]
   if (logoutProblem) errors.post_logout_redirect_uris = logoutProblem
   if (draft.grant_types.length === 0) errors.grant_types = 'Choose at least one grant type.'
   else if (draft.token_endpoint_auth_method === 'none' && draft.grant_types.includes('client_credentials'))

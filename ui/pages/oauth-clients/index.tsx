@@ -22,7 +22,12 @@ const createdSecret = signal<{ clientId: string; secret: string } | null>(null)
 
 /** Hydra's refusals are not shown (they are upstream text); this says what to check instead. */
 function clientFailure(failure: ApiFailure): ApiFailure {
-  if (failure.status === 400) return { ...failure, message: 'Hydra refused these client settings. Check the redirect URIs, grant and response types, and the authentication method.' }
+  if (failure.status === 400)
+    return {
+      ...failure,
+      message:
+        'Hydra refused these client settings. Check the redirect URIs, the post-logout redirect URIs (each on the scheme, host and port of a redirect URI), the grant and response types, and the authentication method.',
+    }
   if (failure.status === 409) return { ...failure, message: 'A client with this ID already exists.' }
   return failure
 }
