@@ -345,6 +345,29 @@ describe('in the browser', () => {
     expect(admin.problems).toEqual([])
   })
 
+  test('a client deleted elsewhere (another tab, the Hydra CLI): Save says it is gone, Delete takes the person to the list saying it already was', async () => {
+    const { hydra } = admin.harness.sandbox
+    const client = await openNewClient({ client_name: 'Deleted twice', redirect_uris: ['https://twice.example.com/callback'] })
+    await admin.page.getByRole('button', { name: 'Edit client' }).click()
+    await admin.page.getByRole('textbox', { name: 'Client name' }).fill('Deleted twice (renamed)')
+    // The other tab, through the same service.
+    expect((await throughProxy('DELETE', `/admin/clients/${encodeURIComponent(client.client_id)}`)).status).toBe(204)
+
+    await admin.page.getByRole('button', { name: 'Save' }).click()
+    const alert = admin.page.getByRole('alert')
+    await alert.getByText('Hydra has no client with this ID any more: it has been deleted, perhaps elsewhere.').waitFor()
+    await expectRefusalReported(404)
+    await admin.page.getByRole('button', { name: 'Cancel' }).click()
+
+    await admin.page.getByRole('button', { name: 'Delete client' }).click()
+    await admin.page.getByRole('dialog', { name: 'Delete client?' }).getByRole('button', { name: 'Delete' }).click()
+    await admin.page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
+    await admin.page.getByRole('status').getByText('Client Deleted twice had already been deleted.').waitFor()
+    await expectRefusalReported(404)
+    expect(hydra.clients.has(client.client_id)).toBe(false)
+    expect(admin.problems).toEqual([])
+  })
+
   test('a Delete answered after the person went elsewhere does not pull them back to the list', async () => {
     const { hydra } = admin.harness.sandbox
     const client = await openNewClient({ client_name: 'Slow to go', redirect_uris: ['https://slow.example.com/callback'] })

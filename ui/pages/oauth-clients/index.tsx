@@ -28,6 +28,7 @@ function clientFailure(failure: ApiFailure): ApiFailure {
       message:
         'Hydra refused these client settings. Check the redirect URIs, the post-logout redirect URIs (each on the scheme, host and port of a redirect URI), the grant and response types, and the authentication method.',
     }
+  if (failure.status === 404) return { ...failure, message: 'Hydra has no client with this ID any more: it has been deleted, perhaps elsewhere.' }
   if (failure.status === 409) return { ...failure, message: 'A client with this ID already exists.' }
   return failure
 }
@@ -179,10 +180,12 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
     const from = location.peek().path
     return oneAtATime(async () => {
       const result = await api.deleteClient(client.client_id)
-      if (!result.ok) return setFailure(result.failure)
+      // Deleted elsewhere first (another tab, the Hydra CLI): what the person asked for is done.
+      const already = !result.ok && result.failure.status === 404
+      if (!result.ok && !already) return setFailure(result.failure)
       setConfirm(null)
       navigateFrom(from, '/dashboard/oauth-clients')
-      announce(`Client ${name} deleted.`)
+      announce(already ? `Client ${name} had already been deleted.` : `Client ${name} deleted.`)
     })
   }
   const revoke = () =>
