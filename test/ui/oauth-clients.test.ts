@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { HydraFixture } from '../support/hydra.ts'
-import { SCREENSHOT_DIR, useSignedInBrowser } from './harness.ts'
+import { DESKTOP, PHONE, SCREENSHOT_DIR, useSignedInBrowser } from './harness.ts'
 
 /** A client with the fields an operator sets through the API or the Hydra CLI but the form does not show. */
 const FULL_CLIENT = {
@@ -365,6 +365,28 @@ describe('in the browser', () => {
     await admin.page.getByRole('status').getByText('Client Deleted twice had already been deleted.').waitFor()
     await expectRefusalReported(404)
     expect(hydra.clients.has(client.client_id)).toBe(false)
+    expect(admin.problems).toEqual([])
+  })
+
+  test('a very long client name on a 390 px phone: the list shows all of it inside its card, nothing scrolls sideways', async () => {
+    const name = `Imported-from-the-legacy-identity-provider-${'x'.repeat(90)}`
+    admin.harness.sandbox.hydra.addClient({ client_name: name, redirect_uris: ['https://legacy.example.com/callback'] })
+    await admin.page.setViewportSize(PHONE)
+    try {
+      await admin.page.goto(admin.url(`/dashboard/oauth-clients?name=${encodeURIComponent(name)}`))
+      const link = admin.page.getByRole('table', { name: 'OAuth clients' }).getByRole('link', { name })
+      await link.waitFor()
+      await admin.page.screenshot({ path: join(SCREENSHOT_DIR, 'oauth-clients-long-name-phone.png') })
+      const fits = await link.evaluate((element) => {
+        const card = element.closest('tr')!.getBoundingClientRect()
+        const box = element.closest('.table-wrap')!
+        return { overflow: box.scrollWidth - box.clientWidth, inside: [...element.getClientRects()].every((line) => line.right <= card.right + 0.5) }
+      })
+      expect(fits).toEqual({ overflow: 0, inside: true })
+      expect(await admin.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0)
+    } finally {
+      await admin.page.setViewportSize(DESKTOP)
+    }
     expect(admin.problems).toEqual([])
   })
 
