@@ -4,7 +4,7 @@
 import { beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
-import { SCREENSHOT_DIR, signedInPage, signIn, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { holdRequests, SCREENSHOT_DIR, signedInPage, signIn, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/settings')
 /** Every response body the admin's browser received, to prove a stored key never comes back. */
@@ -146,6 +146,44 @@ test('an encrypted value is masked, revealed through the audited read, masked ag
   await admin.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
   await admin.page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
   await settingsRow('smtp.password').getByRole('button', { name: 'Reveal smtp.password' }).waitFor()
+})
+
+test('Reveal pressed twice while the answer is slow reads (and audits) the value once; a new value saved while it is revealed is masked again, and Reveal shows the new one', async () => {
+  const { settings, audit } = admin.harness.sandbox.services
+  await settings.write({ key: 'captcha.secret', value: 'captcha-old-0001', encrypted: true, category: 'captcha' }, null)
+  await admin.page.goto(admin.url('/dashboard/settings'))
+  const row = settingsRow('captcha.secret')
+  const reveal = row.getByRole('button', { name: 'Reveal captcha.secret' })
+  await reveal.waitFor()
+  const reads: string[] = []
+  const count = (request: { url(): string }) => {
+    if (new URL(request.url()).searchParams.get('decrypt') === 'true') reads.push(request.url())
+  }
+  admin.page.on('request', count)
+  const slow = await holdRequests(admin.page, (url) => url.searchParams.get('decrypt') === 'true')
+  try {
+    await reveal.dblclick()
+    await reveal.press('Enter')
+    slow.release()
+    await row.getByText('captcha-old-0001').waitFor()
+  } finally {
+    await slow.stop()
+    admin.page.off('request', count)
+  }
+  expect(reads.length).toBe(1)
+  expect((await audit.list({ limit: 1000, action: 'settings_decrypt_read' })).filter((event) => event.target === 'captcha.secret').length).toBe(1)
+
+  await row.getByRole('button', { name: 'Edit captcha.secret' }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Edit captcha.secret' })
+  await dialog.getByRole('textbox', { name: 'Value' }).fill('captcha-new-0002')
+  await dialog.getByRole('button', { name: 'Save' }).click()
+  await admin.page.getByRole('status').getByText('Setting captcha.secret saved.').waitFor()
+  // What was revealed was the old value: the row does not go on showing it as the setting's.
+  await reveal.waitFor()
+  expect(await row.textContent()).not.toContain('captcha-old-0001')
+  await reveal.click()
+  await row.getByText('captcha-new-0002').waitFor()
+  expect(admin.problems).toEqual([])
 })
 
 test('an API key for idp-admin is stored encrypted, sent on the next Kratos call, and never shown or answered again', async () => {

@@ -97,7 +97,8 @@ function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (se
                   {setting.key}
                 </RowHeader>
                 <Cell label="Value" class="mono value">
-                  {setting.encrypted ? <Masked setting={setting} /> : setting.value}
+                  {/* Every write makes a new ciphertext: what was revealed of the value before it goes. */}
+                  {setting.encrypted ? <Masked key={setting.value} setting={setting} /> : setting.value}
                 </Cell>
                 <Cell label="Updated">
                   <Time value={setting.updated_at} />
@@ -138,19 +139,23 @@ function Masked({ setting }: { setting: Setting }) {
   const [plain, setPlain] = useState<string | null>(null)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null)
+  // Pressed again before the answer (a double click): one read, audited once. The button is not
+  // disabled meanwhile, which would take the keyboard's focus from it.
+  const [, oneAtATime] = useOneAtATime()
   useEffect(() => () => void (timer.current && clearTimeout(timer.current)), [])
   const hide = () => {
     if (timer.current) clearTimeout(timer.current)
     timer.current = null
     setPlain(null)
   }
-  const reveal = async () => {
-    const result = await api.revealSetting(setting.key)
-    if (!result.ok) return setFailure(result.failure)
-    setFailure(null)
-    setPlain(result.data.value)
-    timer.current = setTimeout(hide, REVEAL_MS)
-  }
+  const reveal = () =>
+    oneAtATime(async () => {
+      const result = await api.revealSetting(setting.key)
+      if (!result.ok) return setFailure(result.failure)
+      setFailure(null)
+      setPlain(result.data.value)
+      timer.current = setTimeout(hide, REVEAL_MS)
+    })
   return (
     <div class="masked">
       {plain === null ? (
