@@ -186,6 +186,34 @@ test('Reveal pressed twice while the answer is slow reads (and audits) the value
   expect(admin.problems).toEqual([])
 })
 
+test('a setting or an API key deleted elsewhere first (another tab, the command line): Delete and Remove say it already was, and the row goes', async () => {
+  const { settings } = admin.harness.sandbox.services
+  await settings.write({ key: 'feature.beta_banner', value: 'on', category: 'features' }, null)
+  await settings.write({ key: 'proxy.oauth-admin.api_key', value: 'ory_pat_doomed-0123456789', encrypted: true, category: 'proxy' }, null)
+  await admin.page.goto(admin.url('/dashboard/settings'))
+  const row = settingsRow('feature.beta_banner')
+  await row.waitFor()
+  await row.getByRole('button', { name: 'Delete feature.beta_banner' }).click()
+  await settings.remove('feature.beta_banner', null)
+  const confirm = admin.page.getByRole('dialog', { name: 'Delete setting?' })
+  await confirm.getByRole('button', { name: 'Delete' }).click()
+  await admin.page.getByRole('status').getByText('Setting feature.beta_banner had already been deleted.').waitFor()
+  await row.waitFor({ state: 'detached' })
+  expect(await confirm.isVisible()).toBe(false)
+
+  const keys = admin.page.getByRole('region', { name: 'Upstream API keys' })
+  const keyRow = keys.getByRole('row').filter({ has: admin.page.getByRole('rowheader', { name: '/api/oauth-admin', exact: true }) })
+  await keyRow.getByRole('button', { name: 'Remove key for oauth-admin' }).click()
+  await settings.remove('proxy.oauth-admin.api_key', null)
+  const remove = admin.page.getByRole('dialog', { name: 'Remove API key?' })
+  await remove.getByRole('button', { name: 'Remove' }).click()
+  await admin.page.getByRole('status').getByText('API key for oauth-admin had already been removed.').waitFor()
+  await keyRow.getByText('No key').waitFor()
+  expect(await remove.isVisible()).toBe(false)
+  // Each refused DELETE is in the console, and nothing else is.
+  expect(admin.problems.splice(0)).toEqual([expect.stringContaining('status of 404'), expect.stringContaining('status of 404')])
+})
+
 test('an API key for idp-admin is stored encrypted, sent on the next Kratos call, and never shown or answered again', async () => {
   const apiKey = 'ory_pat_Secret-Key-For-Kratos-1234567890'
   await admin.page.goto(admin.url('/dashboard/settings'))

@@ -80,9 +80,11 @@ function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (se
   const remove = async () => {
     if (!deleting) return
     const result = await api.deleteSetting(deleting.key)
-    if (!result.ok) return setFailure(result.failure)
+    // Deleted elsewhere first (another tab, the command line): what the person asked for is done.
+    const already = !result.ok && result.failure.status === 404
+    if (!result.ok && !already) return setFailure(result.failure)
     setDeleting(null)
-    announce(`Setting ${deleting.key} deleted.`)
+    announce(already ? `Setting ${deleting.key} had already been deleted.` : `Setting ${deleting.key} deleted.`)
     reload()
   }
   return (
@@ -188,9 +190,10 @@ function ApiKeys({ settings, encryption, reload }: { settings: Setting[]; encryp
   const remove = async () => {
     if (!removing) return
     const result = await api.deleteSetting(`proxy.${removing.name}.api_key`)
-    if (!result.ok) return setFailure(result.failure)
+    const already = !result.ok && result.failure.status === 404
+    if (!result.ok && !already) return setFailure(result.failure)
     setRemoving(null)
-    announce(`API key for ${removing.name} removed.`)
+    announce(already ? `API key for ${removing.name} had already been removed.` : `API key for ${removing.name} removed.`)
     reload()
   }
   return (
