@@ -2,7 +2,7 @@
 // masked, revealed through the audited decrypt read and masked again after 30 s or on leaving;
 // upstream API keys write-only.
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, type ApiFailure, type Setting, type UpstreamName } from '../../api.ts'
+import { api, type ApiFailure, type ApiResult, type Setting, type UpstreamName } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { ActionsCell, Cell, DataTable, RowHeader, Row } from '../../components/data-table.tsx'
@@ -248,7 +248,9 @@ function ApiKeyDialog({ prefix, onClose, onSaved }: { prefix: { name: UpstreamNa
   const [error, setError] = useState<string | null>(null)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, setBusy] = useState(false)
+  const opening = useRef(0)
   useEffect(() => {
+    opening.current++
     setValue('')
     setError(null)
     setFailure(null)
@@ -257,9 +259,11 @@ function ApiKeyDialog({ prefix, onClose, onSaved }: { prefix: { name: UpstreamNa
     event.preventDefault()
     if (!prefix) return
     if (value.trim() === '') return setError('Enter the API key.')
+    const asked = opening.current
     setBusy(true)
     const result = await api.saveSetting({ key: `proxy.${prefix.name}.api_key`, value, encrypted: true, category: 'proxy' })
     setBusy(false)
+    if (opening.current !== asked) return answeredLate(`API key for ${prefix.name}`, result, onSaved)
     // The key leaves the page's memory whatever happened.
     setValue('')
     if (!result.ok) return setFailure(result.failure)
@@ -302,6 +306,16 @@ function ApiKeyDialog({ prefix, onClose, onSaved }: { prefix: { name: UpstreamNa
   )
 }
 
+/**
+ * A save answered after its dialog was closed (Escape) and perhaps opened again, for this or
+ * another setting: the dialog as it is now is left alone, and the outcome is announced.
+ */
+function answeredLate(what: string, result: ApiResult<Setting>, onSaved: () => void): void {
+  if (!result.ok) return announce(`${what} was not saved. ${result.failure.message}`)
+  announce(`${what} saved.`)
+  onSaved()
+}
+
 function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boolean; keys: string[]; onClose: () => void; onSaved: () => void }) {
   const existing = props.editing === 'new' ? null : props.editing
   const [key, setKey] = useState('')
@@ -311,7 +325,9 @@ function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boo
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, setBusy] = useState(false)
+  const opening = useRef(0)
   useEffect(() => {
+    opening.current++
     setKey(existing?.key ?? '')
     // An encrypted value is never put into the form: editing it means typing a new one.
     setValue(existing && !existing.encrypted ? existing.value : '')
@@ -334,9 +350,11 @@ function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boo
     setErrors(found)
     const first = Object.keys(found)[0]
     if (first) return document.getElementById(`setting-${first}`)?.focus()
+    const asked = opening.current
     setBusy(true)
     const result = await api.saveSetting({ key, value, encrypted, category: category.trim() === '' ? null : category.trim() })
     setBusy(false)
+    if (opening.current !== asked) return answeredLate(`Setting ${key}`, result, props.onSaved)
     if (!result.ok) return setFailure(result.failure)
     props.onClose()
     announce(`Setting ${key} saved.`)
