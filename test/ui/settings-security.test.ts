@@ -271,6 +271,20 @@ test('a Save answered after Escape leaves alone the dialog opened since and what
   expect(admin.problems.splice(0)).toEqual([expect.stringContaining('ERR_CONNECTION_REFUSED')])
 })
 
+test('a proxy.<name>.api_key setting for a prefix the service does not have (mistyped at the command line) is listed with the other settings, where it can be seen and deleted', async () => {
+  const { settings } = admin.harness.sandbox.services
+  await settings.write({ key: 'proxy.hydra-admin.api_key', value: 'ory_pat_never-sent-anywhere', encrypted: true, category: 'proxy' }, null)
+  await admin.page.goto(admin.url('/dashboard/settings'))
+  await admin.page.getByRole('region', { name: 'Upstream API keys' }).waitFor()
+  const row = settingsRow('proxy.hydra-admin.api_key')
+  await row.waitFor()
+  await row.getByRole('button', { name: 'Delete proxy.hydra-admin.api_key' }).click()
+  await admin.page.getByRole('dialog', { name: 'Delete setting?' }).getByRole('button', { name: 'Delete' }).click()
+  await admin.page.getByRole('status').getByText('Setting proxy.hydra-admin.api_key deleted.').waitFor()
+  expect((await settings.list()).some((s) => s.key === 'proxy.hydra-admin.api_key')).toBe(false)
+  expect(admin.problems).toEqual([])
+})
+
 test('an API key for idp-admin is stored encrypted, sent on the next Kratos call, and never shown or answered again', async () => {
   const apiKey = 'ory_pat_Secret-Key-For-Kratos-1234567890'
   await admin.page.goto(admin.url('/dashboard/settings'))

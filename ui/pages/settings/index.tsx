@@ -26,7 +26,8 @@ const API_KEY = /^proxy\.([a-z-]+)\.api_key$/
 const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$/
 const NO_CATEGORY = 'Uncategorized'
 
-const isApiKey = (key: string) => API_KEY.test(key)
+/** An upstream API key: `proxy.<prefix>.api_key` for a prefix of the service (another name is an ordinary setting). */
+const isApiKey = (key: string) => PREFIXES.some((prefix) => API_KEY.exec(key)?.[1] === prefix.name)
 
 export function SettingsPage() {
   const [loaded, retry] = useLoad(() => api.settings(), [])
