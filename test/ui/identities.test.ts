@@ -199,6 +199,35 @@ test('with the keyboard alone: skip link, search, open the identity, a dialog an
   expect(await admin.page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Create identity')
 }, 60_000)
 
+test('after Back focus is on the h1 as the page appears, and keys pressed before its next frame are not undone', async () => {
+  const other = await signedInPage(admin.harness, 'admin', '/dashboard/identities?search=user09%40example.test')
+  try {
+    const { page: tab } = other
+    // Every frame and timer of the page from here on is the fake clock's (it runs with real time until paused).
+    await tab.clock.install()
+    await tab.getByRole('link', { name: 'user09@example.test' }).click()
+    await tab.getByRole('heading', { level: 1, name: 'user09@example.test' }).waitFor()
+    // A slow phone: the page is drawn but its next frame has not come (the clock is paused), and
+    // the person already presses keys.
+    await tab.clock.pauseAt(Date.now() + 60_000)
+    await tab.goBack()
+    await tab.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
+    expect(await tab.evaluate(() => document.activeElement?.id)).toBe('page-title')
+    await tabTo(tab, 'Create identity')
+    await tab.keyboard.press('Enter')
+    await tab.clock.runFor(1_000)
+    const create = tab.getByRole('dialog', { name: 'Create identity' })
+    await create.waitFor()
+    await tab.keyboard.press('Escape')
+    await tab.clock.runFor(1_000)
+    await create.waitFor({ state: 'hidden' })
+    expect(await tab.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Create identity')
+    expect(other.problems).toEqual([])
+  } finally {
+    await other.context.close()
+  }
+}, 60_000)
+
 test('the identities page passes the sweep: light and dark, desktop and phone', async () => {
   admin.problems.length = 0
   await admin.page.goto(admin.url('/dashboard/identities'))

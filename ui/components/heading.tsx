@@ -1,5 +1,5 @@
 // The page's one h1: it names the page and the tab's <title>, and takes focus after a navigation.
-import { useEffect, useRef } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks'
 
 let focusOnNextHeading = false
 /** Called by the router on every navigation (not on first load: the skip link comes first there). */
@@ -12,7 +12,11 @@ export function Heading({ children }: { children: string }) {
   useEffect(() => {
     document.title = `${children} · admin-dashboard`
   }, [children])
-  useEffect(() => {
+  // Focus moves in the render that shows the page, not after its next frame: a key pressed as the
+  // page appears (on a slow device, before that frame) acts from the h1, and the move to the h1
+  // never comes later to take focus from where those keys put it (an effect still waiting for
+  // that frame also runs when the page renders again, as when a button there opens a dialog).
+  useLayoutEffect(() => {
     if (focusOnNextHeading && ref.current) {
       focusOnNextHeading = false
       ref.current.focus()
