@@ -97,6 +97,39 @@ test('an admin edits a trait and the metadata', async () => {
   expect(stored('user03@example.test')?.metadata_public).toEqual({ plan: 'team' })
 })
 
+test('a refused Save takes focus to the field that says why as it says so, not a frame later when Save has it again', async () => {
+  admin.harness.sandbox.kratos.addIdentity({ email: 'refused.save@example.test', name: 'Refused Save' })
+  const other = await signedInPage(admin.harness, 'admin', '/dashboard/identities?search=refused.save%40example.test')
+  try {
+    const { page: tab } = other
+    // Every frame and timer of the page from here on is the fake clock's (it runs with real time until paused).
+    await tab.clock.install()
+    await tab.getByRole('link', { name: 'refused.save@example.test' }).click()
+    await tab.getByRole('heading', { level: 1, name: 'refused.save@example.test' }).waitFor()
+    const metadata = tab.getByRole('region', { name: 'Metadata' })
+    const field = metadata.getByLabel('Public metadata')
+    const save = metadata.getByRole('button', { name: 'Save' })
+    await field.waitFor()
+    // A slow device: the page's next frame has not come (the clock is paused) when the person acts again.
+    await tab.clock.pauseAt(Date.now() + 60_000)
+    await field.fill('{ not json')
+    await save.focus()
+    await tab.keyboard.press('Enter')
+    await metadata.getByText(/Enter a JSON object/).waitFor()
+    expect(await tab.evaluate(() => document.activeElement?.id)).toBe('metadata-public')
+    await field.fill('{"plan": "team"}')
+    await save.focus()
+    await tab.clock.runFor(1_000)
+    expect(await tab.evaluate(() => document.activeElement?.textContent)).toBe('Save')
+    await tab.keyboard.press('Enter')
+    await tab.getByRole('status').getByText('Metadata saved.').waitFor()
+    expect(stored('refused.save@example.test')?.metadata_public).toEqual({ plan: 'team' })
+    expect(other.problems).toEqual([])
+  } finally {
+    await other.context.close()
+  }
+})
+
 test('saving traits or metadata keeps what changed elsewhere meanwhile: a deactivation is not undone', async () => {
   await openIdentity('user12@example.test')
   const id = stored('user12@example.test')!.id

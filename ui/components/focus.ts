@@ -5,6 +5,8 @@
 // enabled again. A person who clicks on empty page is left alone: only a loss caused by the page
 // itself is mended.
 
+import { useCallback, useLayoutEffect, useState } from 'preact/hooks'
+
 const FOCUSABLE = 'button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])'
 
 /** A control and the elements around it when it had focus: where to go if it is gone later. */
@@ -104,7 +106,16 @@ export function keepFocus(): void {
   new MutationObserver(mend).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['disabled'] })
 }
 
-/** After a refused submit, focus goes to the first field inside `container` that says what is wrong (once it says so). */
-export function focusFirstInvalid(container: Element): void {
-  requestAnimationFrame(() => container.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus())
+/**
+ * After a refused submit, focus goes to the first field of the form that says what is wrong, in the
+ * render that says so: not a frame later, when the person may already have moved on (to Save again,
+ * with Enter pressed there) and would be pulled back. The function returned is what the submit calls
+ * with its form, in the same handler that sets the errors.
+ */
+export function useFocusFirstInvalid(): (form: Element) => void {
+  const [refused, setRefused] = useState<{ form: Element } | null>(null)
+  useLayoutEffect(() => {
+    refused?.form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus()
+  }, [refused])
+  return useCallback((form: Element) => setRefused({ form }), [])
 }

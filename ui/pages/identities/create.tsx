@@ -4,7 +4,7 @@ import { api, type Identity } from '../../api.ts'
 import { Region, useLoad, ErrorView } from '../../components/load.tsx'
 import { SchemaFields, toTraits, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { schemasFrom } from '../../session.ts'
-import { focusFirstInvalid } from '../../components/focus.ts'
+import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote } from '../../components/traits-json.tsx'
 import { identityWriteFailure, unshowableSchema } from './describe.ts'
 import type { ApiFailure } from '../../api.ts'
@@ -20,6 +20,7 @@ export function CreateIdentity(props: { onCreated: (identity: Identity) => void;
   const [password, setPassword] = useState('')
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, setBusy] = useState(false)
+  const focusFirstInvalid = useFocusFirstInvalid()
   // Until the form is there (loading, a failure, no schema), a way out that needs no Escape key.
   const formShown = loaded.state === 'ready' && loaded.data.length > 0
   return (

@@ -9,7 +9,7 @@ import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { ActionsCell, DataTable, Row } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
-import { focusFirstInvalid } from '../../components/focus.ts'
+import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { membersPatch, rebaseMembers, same, staleMembers, valuePatch, wholeMembers } from '../../components/json-patch.ts'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
@@ -152,6 +152,7 @@ function TraitsSection(props: {
   const [busy, oneAtATime] = useOneAtATime()
   const form = useRef<HTMLFormElement>(null)
   const saveButton = useRef<HTMLButtonElement>(null)
+  const focusFirstInvalid = useFocusFirstInvalid()
   /** The traits the form holds, or null (its fields then say what is wrong). */
   const edited = (): Values | null => {
     if (traits) {
@@ -277,6 +278,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
   const saveButton = useRef<HTMLButtonElement>(null)
   const typed = { metadata_public: pub, metadata_admin: adm }
   const before: Members = { metadata_public: base.public, metadata_admin: base.admin }
+  const focusFirstInvalid = useFocusFirstInvalid()
   const parse = (value: string): { ok: true; value: unknown } | { ok: false } => {
     if (value.trim() === '') return { ok: true, value: null }
     try {
