@@ -1,7 +1,7 @@
 // An administrator manages identities in a real browser (headless Chromium) against the sandbox.
 import { expect, test } from 'bun:test'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
-import { signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { holdRequests, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
 // Signed in from a deep link: the sign-in lands back on it.
 const admin = useSignedInBrowser('admin', '/dashboard/identities?page_size=25')
@@ -210,6 +210,8 @@ test('after Back focus is on the h1 as the page appears, and keys pressed before
     // A slow phone: the page is drawn but its next frame has not come (the clock is paused), and
     // the person already presses keys.
     await tab.clock.pauseAt(Date.now() + 60_000)
+    // The list's answer is held too, so nothing but the keys renders the page again meanwhile.
+    const list = await holdRequests(tab, (url) => url.pathname === '/api/identities')
     await tab.goBack()
     await tab.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
     expect(await tab.evaluate(() => document.activeElement?.id)).toBe('page-title')
@@ -217,11 +219,14 @@ test('after Back focus is on the h1 as the page appears, and keys pressed before
     await tab.keyboard.press('Enter')
     await tab.clock.runFor(1_000)
     const create = tab.getByRole('dialog', { name: 'Create identity' })
-    await create.waitFor()
+    await create.getByRole('textbox', { name: /e-?mail/i }).first().waitFor()
     await tab.keyboard.press('Escape')
     await tab.clock.runFor(1_000)
     await create.waitFor({ state: 'hidden' })
     expect(await tab.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Create identity')
+    list.release()
+    await tab.getByRole('table', { name: /Identities/ }).waitFor()
+    await list.stop()
     expect(other.problems).toEqual([])
   } finally {
     await other.context.close()
