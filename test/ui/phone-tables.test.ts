@@ -1,7 +1,7 @@
 // Data tables on a 390 px phone: each row is a card an operator reads and acts on without scrolling
 // the table sideways, while a screen reader still finds a table of rows and cells, each cell named
 // by its value alone. Checked on the Sessions page and on an identity's sessions, in Chromium's own
-// accessibility tree.
+// accessibility tree. Also a record's details (name and value side by side) on the same phone.
 import { expect, test } from 'bun:test'
 import type { Locator, Page } from 'playwright-core'
 import { DESKTOP, PHONE, useSignedInBrowser } from './harness.ts'
@@ -128,6 +128,35 @@ test("an identity's sessions on a 390 px phone: the same, and at 1280 px still a
     const cells = table.getByRole('row').nth(1).getByRole('cell')
     const tops = await cells.evaluateAll((all) => all.map((cell) => Math.round(cell.getBoundingClientRect().top)))
     expect(new Set(tops).size).toBe(1)
+  } finally {
+    await admin.page.setViewportSize(DESKTOP)
+  }
+})
+
+test("an OAuth client's details on a 390 px phone: a long name such as Post-logout redirect URIs wraps in its own column, and a grant type stays whole on one line", async () => {
+  const client = [...admin.harness.sandbox.hydra.clients.values()].find((candidate) => candidate.client_name === 'Customer portal')!
+  await admin.page.setViewportSize(PHONE)
+  try {
+    await admin.page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
+    await admin.page.getByRole('heading', { level: 1, name: 'Customer portal' }).waitFor()
+    const grants = admin.page.locator('dd', { hasText: 'authorization_code' })
+    await grants.waitFor()
+    // How many lines the word "authorization_code" takes where it is shown.
+    const lines = await grants.evaluate((dd) => {
+      const text = [...dd.querySelectorAll('*'), dd].flatMap((element) => [...element.childNodes]).find((node) => node.nodeType === Node.TEXT_NODE && node.textContent!.includes('authorization_code'))!
+      const range = document.createRange()
+      const start = text.textContent!.indexOf('authorization_code')
+      range.setStart(text, start)
+      range.setEnd(text, start + 'authorization_code'.length)
+      return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size
+    })
+    expect(lines).toBe(1)
+    const list = await grants.evaluate((dd) => {
+      const dl = dd.closest('dl')!
+      const names = [...dl.querySelectorAll('dt')].map((dt) => dt.getBoundingClientRect().width)
+      return { widest: Math.max(...names), list: dl.getBoundingClientRect().width }
+    })
+    expect(list.widest).toBeLessThanOrEqual(list.list * 0.4 + 1)
   } finally {
     await admin.page.setViewportSize(DESKTOP)
   }
