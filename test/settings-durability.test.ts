@@ -101,6 +101,13 @@ describe('concurrent writers', () => {
         await response.arrayBuffer()
         statuses.push(response.status)
       }
+      // The HTTP writes start once a command-line process has written, so the two kinds overlap
+      // however long the processes take to start.
+      const started = Date.now()
+      while (!(await stack.service.services.audit.list({ limit: 1000, action: 'settings_write' })).some((e) => e.actor === null)) {
+        if (Date.now() - started > 20_000) throw new Error('no command-line write within 20 s')
+        await Bun.sleep(5)
+      }
       let next = 0
       await Promise.all(
         Array.from({ length: 16 }, async () => {
