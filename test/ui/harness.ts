@@ -87,6 +87,19 @@ export async function signedInPage(harness: Harness, role: 'admin' | 'viewer', p
   return { context, page, problems }
 }
 
+/**
+ * Another signed-in page whose frames and timers are Playwright's fake clock's (it runs with real
+ * time until the test pauses it: a slow device), opened on the list at `path` and then, as a
+ * person goes there, on the record its link `link` leads to (whose h1 is that name).
+ */
+export async function pageOnFakeClock(harness: Harness, role: 'admin' | 'viewer', path: string, link: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const other = await signedInPage(harness, role, path)
+  await other.page.clock.install()
+  await other.page.getByRole('link', { name: link }).click()
+  await other.page.getByRole('heading', { level: 1, name: link }).waitFor()
+  return other
+}
+
 /** A file's (or a describe block's) sandbox and one signed-in page in it. */
 export interface SignedInBrowser {
   harness: Harness

@@ -1,7 +1,7 @@
 // An administrator manages identities in a real browser (headless Chromium) against the sandbox.
 import { expect, test } from 'bun:test'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
-import { holdRequests, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { holdRequests, pageOnFakeClock, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
 // Signed in from a deep link: the sign-in lands back on it.
 const admin = useSignedInBrowser('admin', '/dashboard/identities?page_size=25')
@@ -200,13 +200,9 @@ test('with the keyboard alone: skip link, search, open the identity, a dialog an
 }, 60_000)
 
 test('after Back focus is on the h1 as the page appears, and keys pressed before its next frame are not undone', async () => {
-  const other = await signedInPage(admin.harness, 'admin', '/dashboard/identities?search=user09%40example.test')
+  const other = await pageOnFakeClock(admin.harness, 'admin', '/dashboard/identities?search=user09%40example.test', 'user09@example.test')
   try {
     const { page: tab } = other
-    // Every frame and timer of the page from here on is the fake clock's (it runs with real time until paused).
-    await tab.clock.install()
-    await tab.getByRole('link', { name: 'user09@example.test' }).click()
-    await tab.getByRole('heading', { level: 1, name: 'user09@example.test' }).waitFor()
     // A slow phone: the page is drawn but its next frame has not come (the clock is paused), and
     // the person already presses keys.
     await tab.clock.pauseAt(Date.now() + 60_000)

@@ -4,7 +4,7 @@
 import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Locator } from 'playwright-core'
-import { DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, signedInPage, useSignedInBrowser } from './harness.ts'
+import { DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
 
@@ -99,13 +99,9 @@ test('an admin edits a trait and the metadata', async () => {
 
 test('a refused Save takes focus to the field that says why as it says so, not a frame later when Save has it again', async () => {
   admin.harness.sandbox.kratos.addIdentity({ email: 'refused.save@example.test', name: 'Refused Save' })
-  const other = await signedInPage(admin.harness, 'admin', '/dashboard/identities?search=refused.save%40example.test')
+  const other = await pageOnFakeClock(admin.harness, 'admin', '/dashboard/identities?search=refused.save%40example.test', 'refused.save@example.test')
   try {
     const { page: tab } = other
-    // Every frame and timer of the page from here on is the fake clock's (it runs with real time until paused).
-    await tab.clock.install()
-    await tab.getByRole('link', { name: 'refused.save@example.test' }).click()
-    await tab.getByRole('heading', { level: 1, name: 'refused.save@example.test' }).waitFor()
     const metadata = tab.getByRole('region', { name: 'Metadata' })
     const field = metadata.getByLabel('Public metadata')
     const save = metadata.getByRole('button', { name: 'Save' })

@@ -3,8 +3,9 @@
 // or the person in their account settings, may have added an address to the list meanwhile, and
 // Kratos's PATCH has no `test` operation to refuse the overwrite itself. The notice says so, shows
 // what is stored, and offers Reload, which loads it while keeping the operator's own version.
-import { useEffect, useRef } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, type ApiFailure, type Identity } from '../../api.ts'
+import { staleMembers, wholeMembers } from '../../components/json-patch.ts'
 
 export type Members = Record<string, unknown>
 
@@ -47,6 +48,42 @@ export async function readAgain(
 
 /** A stored or typed value as the notice shows it. */
 export const valueText = (value: unknown) => (value === undefined || value === null ? '(not set)' : JSON.stringify(value, null, 2))
+
+/**
+ * The notice's state, and `stopped`, which shows what `whatStopsSave` found: the failure (through
+ * the form's `setFailure`, the notice left as it was), or the notice in place of any failure.
+ */
+export function useChangedNotice(setFailure: (failure: ApiFailure | null) => void) {
+  const [changed, setChanged] = useState<Changed | null>(null)
+  const stopped = (stop: { failure: ApiFailure } | { changed: Changed }) => {
+    if ('failure' in stop) return setFailure(stop.failure)
+    setFailure(null)
+    setChanged(stop.changed)
+  }
+  return [changed, setChanged, stopped] as const
+}
+
+/**
+ * Before a save from `before` to `edited`: null when it may be sent as it is (it sets nothing whole,
+ * or nothing it sets whole changed meanwhile); else what stops it: the failure to read the identity
+ * again, or the members that changed meanwhile as the notice shows them (`what` names them,
+ * `storedLabel` labels each one's stored value). Nothing is awaited after the read, so the window
+ * left before the save is one round trip.
+ */
+export async function whatStopsSave(
+  identityId: string,
+  pick: (identity: Identity) => Members | undefined,
+  before: Members,
+  edited: Members,
+  names: { what: (keys: string[]) => string; storedLabel: (key: string) => string },
+): Promise<null | { failure: ApiFailure } | { changed: Changed }> {
+  if (wholeMembers(before, edited).length === 0) return null
+  const read = await readAgain(identityId, pick, 'save')
+  if (!read.ok) return { failure: read.failure }
+  const stale = staleMembers(before, edited, read.now)
+  if (stale.length === 0) return null
+  return { changed: { stale, what: names.what(stale), stored: stale.map((key) => ({ label: names.storedLabel(key), text: valueText(read.now[key]) })), yours: null } }
+}
 
 /**
  * Where the notice stands: refused (Reload takes focus, the message is an alert), then reloaded

@@ -10,7 +10,7 @@ import { ActionsCell, DataTable, Row } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
-import { membersPatch, rebaseMembers, same, staleMembers, valuePatch, wholeMembers } from '../../components/json-patch.ts'
+import { membersPatch, rebaseMembers, same, staleMembers, valuePatch } from '../../components/json-patch.ts'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
@@ -19,7 +19,7 @@ import { location, navigateFrom } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote, traitsText, type AsJsonReason } from '../../components/traits-json.tsx'
 import { identityWriteFailure, primaryIdentifier, unshowableSchema } from './describe.ts'
-import { ChangedNotice, readAgain, valueText, type Changed, type Members } from './changed-meanwhile.tsx'
+import { ChangedNotice, readAgain, useChangedNotice, valueText, whatStopsSave, type Members } from './changed-meanwhile.tsx'
 
 // Kratos refuses to delete the password credential and the like through this endpoint.
 const REMOVABLE_CREDENTIALS = new Set(['oidc', 'saml', 'totp', 'lookup_secret', 'webauthn', 'passkey'])
@@ -148,7 +148,7 @@ function TraitsSection(props: {
   const [base, setBase] = useState<Values>(identity.traits ?? {})
   const [errors, setErrors] = useState<Errors>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
-  const [changed, setChanged] = useState<Changed | null>(null)
+  const [changed, setChanged, stopped] = useChangedNotice(setFailure)
   const [busy, oneAtATime] = useOneAtATime()
   const form = useRef<HTMLFormElement>(null)
   const saveButton = useRef<HTMLButtonElement>(null)
@@ -175,16 +175,8 @@ function TraitsSection(props: {
       const patch = membersPatch(['traits'], base, next)
       if (patch.length === 0) return announce('Nothing was changed.')
       // A list or an object is set whole: first make sure nobody changed it since the form was filled.
-      // Nothing is awaited between this read and the patch, so the window left is one round trip.
-      if (wholeMembers(base, next).length > 0) {
-        const read = await readAgain(identity.id, traitsOf, 'save')
-        if (!read.ok) return setFailure(read.failure)
-        const stale = staleMembers(base, next, read.now)
-        if (stale.length > 0) {
-          setFailure(null)
-          return setChanged({ stale, what: traitNames(stale), stored: stale.map((key) => ({ label: `Stored “${key}”`, text: valueText(read.now[key]) })), yours: null })
-        }
-      }
+      const stop = await whatStopsSave(identity.id, traitsOf, base, next, { what: traitNames, storedLabel: (key) => `Stored “${key}”` })
+      if (stop) return stopped(stop)
       const result = await api.patchIdentity(identity.id, patch)
       if (!result.ok) return setFailure(identityWriteFailure(result.failure))
       setFailure(null)
@@ -273,7 +265,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
   const [base, setBase] = useState({ public: identity.metadata_public, admin: identity.metadata_admin })
   const [errors, setErrors] = useState<Errors>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
-  const [changed, setChanged] = useState<Changed | null>(null)
+  const [changed, setChanged, stopped] = useChangedNotice(setFailure)
   const [busy, oneAtATime] = useOneAtATime()
   const saveButton = useRef<HTMLButtonElement>(null)
   const typed = { metadata_public: pub, metadata_admin: adm }
@@ -302,15 +294,8 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
       if (patch.length === 0) return announce('Nothing was changed.')
       // Each field is set whole: first make sure nobody changed it since the form was filled (as for the traits).
       const edited: Members = { metadata_public: a.value, metadata_admin: b.value }
-      if (wholeMembers(before, edited).length > 0) {
-        const read = await readAgain(identity.id, metadataOf, 'save')
-        if (!read.ok) return setFailure(read.failure)
-        const stale = staleMembers(before, edited, read.now)
-        if (stale.length > 0) {
-          setFailure(null)
-          return setChanged({ stale, what: metadataNames(stale), stored: stale.map((key) => ({ label: `Stored ${METADATA[key]}`, text: valueText(read.now[key]) })), yours: null })
-        }
-      }
+      const stop = await whatStopsSave(identity.id, metadataOf, before, edited, { what: metadataNames, storedLabel: (key) => `Stored ${METADATA[key]}` })
+      if (stop) return stopped(stop)
       const result = await api.patchIdentity(identity.id, patch)
       if (!result.ok) return setFailure(identityWriteFailure(result.failure))
       setFailure(null)
