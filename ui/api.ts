@@ -24,6 +24,16 @@ export interface ApiFailure {
 }
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; failure: ApiFailure }
 
+/**
+ * A delete's outcome: done, with `already` when the service answered 404 (deleted elsewhere first:
+ * another tab, the command line, the upstream's own tools), since what the person asked for is so;
+ * or its failure.
+ */
+export function deleteOutcome(result: ApiResult<void>): { ok: true; already: boolean } | { ok: false; failure: ApiFailure } {
+  if (result.ok) return { ok: true, already: false }
+  return result.failure.status === 404 ? { ok: true, already: true } : result
+}
+
 export type Role = 'admin' | 'viewer'
 export interface SessionUser {
   identityId: string

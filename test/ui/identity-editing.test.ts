@@ -459,3 +459,23 @@ test('an announcement leaves the screen after 10 s, once it has been read out', 
     await other.context.close()
   }
 })
+
+test('an identity deleted elsewhere first (another tab, the Kratos CLI): Delete takes the person to the list saying it already was', async () => {
+  const { kratos } = admin.harness.sandbox
+  const identity = kratos.addIdentity({ email: 'deleted.twice@example.test', name: 'Deleted Twice' })
+  await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
+  await admin.page.getByRole('heading', { level: 1, name: 'deleted.twice@example.test' }).waitFor()
+  expect((await fetch(`${kratos.url}/admin/identities/${identity.id}`, { method: 'DELETE' })).status).toBe(204)
+
+  await admin.page.getByRole('button', { name: 'Delete identity' }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Delete identity?' })
+  await dialog.getByRole('textbox', { name: 'Type deleted.twice@example.test to confirm' }).fill('deleted.twice@example.test')
+  await dialog.getByRole('button', { name: 'Delete', exact: true }).click()
+  await admin.page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
+  await admin.page.getByRole('status').getByText('Identity deleted.twice@example.test had already been deleted.').waitFor()
+  expect(await admin.page.getByRole('alert').count()).toBe(0)
+  expect(stored('deleted.twice@example.test')).toBeUndefined()
+  // The refusal is the only problem the browser reports: Kratos's 404 for the delete.
+  expect(admin.problems.filter((problem) => !/status of 404\b/.test(problem))).toEqual([])
+  admin.problems.length = 0
+})

@@ -1,7 +1,7 @@
 // Identity (admin): traits, state, metadata, addresses, credentials, sessions, recovery, deletion.
 import { useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { traitsFitForm } from '../../ory-records.ts'
-import { api, type ApiFailure, type FormSchema, type Identity, type KratosSession } from '../../api.ts'
+import { api, deleteOutcome, type ApiFailure, type FormSchema, type Identity, type KratosSession } from '../../api.ts'
 import { SESSIONS_AT_A_TIME, sessionCount, shownFrom, type ShownSessions } from '../../identity-sessions.ts'
 import { DeviceCells, TimeCells } from '../../components/session-cells.tsx'
 import { Heading } from '../../components/heading.tsx'
@@ -701,11 +701,11 @@ function DangerSection({ identity }: { identity: Identity }) {
     if (typed !== identifier) return
     const from = location.peek().path
     return oneAtATime(async () => {
-      const result = await api.deleteIdentity(identity.id)
+      const result = deleteOutcome(await api.deleteIdentity(identity.id))
       if (!result.ok) return setFailure(result.failure)
       setOpen(false)
       navigateFrom(from, '/dashboard/identities')
-      announce(`Identity ${identifier} deleted.`)
+      announce(result.already ? `Identity ${identifier} had already been deleted.` : `Identity ${identifier} deleted.`)
     })
   }
   return (

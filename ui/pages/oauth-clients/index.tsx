@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import type { ComponentChildren } from 'preact'
-import { api, type ApiFailure, type OAuthClient } from '../../api.ts'
+import { api, deleteOutcome, type ApiFailure, type OAuthClient } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { Cell, DataTable, Row } from '../../components/data-table.tsx'
@@ -179,13 +179,11 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   const remove = () => {
     const from = location.peek().path
     return oneAtATime(async () => {
-      const result = await api.deleteClient(client.client_id)
-      // Deleted elsewhere first (another tab, the Hydra CLI): what the person asked for is done.
-      const already = !result.ok && result.failure.status === 404
-      if (!result.ok && !already) return setFailure(result.failure)
+      const result = deleteOutcome(await api.deleteClient(client.client_id))
+      if (!result.ok) return setFailure(result.failure)
       setConfirm(null)
       navigateFrom(from, '/dashboard/oauth-clients')
-      announce(already ? `Client ${name} had already been deleted.` : `Client ${name} deleted.`)
+      announce(result.already ? `Client ${name} had already been deleted.` : `Client ${name} deleted.`)
     })
   }
   const revoke = () =>

@@ -2,7 +2,7 @@
 // masked, revealed through the audited decrypt read and masked again after 30 s or on leaving;
 // upstream API keys write-only.
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, type ApiFailure, type ApiResult, type Setting, type UpstreamName } from '../../api.ts'
+import { api, deleteOutcome, type ApiFailure, type ApiResult, type Setting, type UpstreamName } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { ActionsCell, Cell, DataTable, RowHeader, Row } from '../../components/data-table.tsx'
@@ -80,12 +80,10 @@ function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (se
   const names = [...groups.keys()].sort((a, b) => (a === NO_CATEGORY ? 1 : b === NO_CATEGORY ? -1 : a.localeCompare(b)))
   const remove = async () => {
     if (!deleting) return
-    const result = await api.deleteSetting(deleting.key)
-    // Deleted elsewhere first (another tab, the command line): what the person asked for is done.
-    const already = !result.ok && result.failure.status === 404
-    if (!result.ok && !already) return setFailure(result.failure)
+    const result = deleteOutcome(await api.deleteSetting(deleting.key))
+    if (!result.ok) return setFailure(result.failure)
     setDeleting(null)
-    announce(already ? `Setting ${deleting.key} had already been deleted.` : `Setting ${deleting.key} deleted.`)
+    announce(result.already ? `Setting ${deleting.key} had already been deleted.` : `Setting ${deleting.key} deleted.`)
     reload()
   }
   return (
@@ -190,11 +188,10 @@ function ApiKeys({ settings, encryption, reload }: { settings: Setting[]; encryp
   const present = new Set(settings.map((s) => API_KEY.exec(s.key)?.[1]).filter(Boolean))
   const remove = async () => {
     if (!removing) return
-    const result = await api.deleteSetting(`proxy.${removing.name}.api_key`)
-    const already = !result.ok && result.failure.status === 404
-    if (!result.ok && !already) return setFailure(result.failure)
+    const result = deleteOutcome(await api.deleteSetting(`proxy.${removing.name}.api_key`))
+    if (!result.ok) return setFailure(result.failure)
     setRemoving(null)
-    announce(already ? `API key for ${removing.name} had already been removed.` : `API key for ${removing.name} removed.`)
+    announce(result.already ? `API key for ${removing.name} had already been removed.` : `API key for ${removing.name} removed.`)
     reload()
   }
   return (
