@@ -59,16 +59,20 @@ function sandboxKeys(dataDir: string): { SESSION_SIGNING_KEY: string; ENCRYPTION
   return keys
 }
 
-function freePort(): number {
+/**
+ * A port the system chose, held until the service binds it: the address has to be known before
+ * the provider and the configuration are made, and a port let go that early could be taken by
+ * another process in the meantime (another test file's sandbox, say).
+ */
+function holdFreePort(): { port: number; release(): void } {
   const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
+  return { port: probe.port, release: () => probe.stop(true) }
 }
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   mkdirSync(options.dataDir, { recursive: true })
-  const port = options.port === 0 ? freePort() : options.port
+  const held = options.port === 0 ? holdFreePort() : { port: options.port, release() {} }
+  const { port } = held
   const baseUrl = `http://127.0.0.1:${port}`
 
   // As a self-hosted Kratos runs: the admin API on one port, the public API (where the identity
@@ -123,6 +127,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   if (!opened.ok) throw new Error(opened.error)
   const { app, services } = createApp({ config: loaded.config, storage: opened.storage, log })
   await services.ready()
+  held.release()
   const running = serve({ app, hostname: '127.0.0.1', port, log })
 
   return {
