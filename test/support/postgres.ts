@@ -119,7 +119,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     extra.push('-c', 'ssl=on', '-c', `ssl_cert_file=${certificatePath}`, '-c', `ssl_key_file=${key}`)
   }
 
-  const port = await freePort()
+  let port = await freePort()
   let child: Subprocess | null = null
 
   const start = async (): Promise<void> => {
@@ -142,13 +142,16 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     live.add(proc)
     child = proc
     let log = ''
-    void (async () => {
+    const logged = (async () => {
       const decoder = new TextDecoder()
       for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) log = (log + decoder.decode(chunk)).slice(-20_000)
     })().catch(() => {})
     const deadline = performance.now() + 20_000
     for (;;) {
-      if (proc.exitCode !== null) throw new Error(`postgres exited at start: ${log}`)
+      if (proc.exitCode !== null) {
+        await logged
+        throw new Error(`postgres exited at start: ${log}`)
+      }
       const ready = Bun.spawnSync([join(bin, 'pg_isready'), '-q', '-h', '127.0.0.1', '-p', String(port)])
       if (ready.exitCode === 0) return
       if (performance.now() > deadline) throw new Error(`postgres did not become ready: ${log}`)
@@ -165,7 +168,17 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     live.delete(proc)
   }
 
-  await start()
+  // The port was let go before postgres binds it; another process (an outgoing connection takes
+  // its local port from the same range) may have taken it in between. Then try another.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await start()
+      break
+    } catch (error) {
+      if (attempt === 3 || !/already in use/.test(String(error))) throw error
+      port = await freePort()
+    }
+  }
   const adminUrl = `postgres://${user}:${password}@127.0.0.1:${port}/postgres`
   let counter = 0
 
