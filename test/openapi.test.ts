@@ -43,6 +43,14 @@ describe('GET /api/openapi.json', () => {
     expect(validator.version).toBe('3.1')
   })
 
+  test('describes the conditional headers of a settings write', () => {
+    const parameters = document.paths['/api/settings'].post.parameters as { name: string; in: string; required: boolean; description?: string }[]
+    expect(parameters.filter((p) => p.in === 'header').map((p) => [p.name, p.required, p.description?.startsWith('`*`')])).toEqual([
+      ['if-none-match', false, true],
+      ['if-match', false, true],
+    ])
+  })
+
   test('covers every route of app.routes, and nothing else', () => {
     const walked = productionApp().routes
     expect(walked.length).toBeGreaterThan(20)

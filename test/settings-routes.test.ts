@@ -12,9 +12,9 @@ const CIPHERTEXT = /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22,}$/
 type Caller = 'admin' | 'viewer' | 'anonymous'
 
 function client(stack: Stack) {
-  return async (method: string, path: string, options: { as?: Caller; body?: unknown; rawBody?: string } = {}) => {
+  return async (method: string, path: string, options: { as?: Caller; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}) => {
     const as = options.as ?? 'admin'
-    const headers: Record<string, string> = { origin: 'http://admin.test' }
+    const headers: Record<string, string> = { origin: 'http://admin.test', ...options.headers }
     if (as !== 'anonymous') headers.cookie = stack.cookie[as]
     let body: string | undefined
     if (options.rawBody !== undefined || options.body !== undefined) {
@@ -108,6 +108,65 @@ describe('settings routes', () => {
       const r = await api('DELETE', '/api/settings/site.never')
       expect(r.status).toBe(404)
       expect(r.json).toEqual({ error: 'not_found', message: 'No setting with this key.' })
+    })
+  })
+
+  describe('conditional writes: If-None-Match: * creates only, If-Match: * replaces only', () => {
+    const createOnly = { 'if-none-match': '*' }
+    const replaceOnly = { 'if-match': '*' }
+
+    test('create only, key absent → 201 and stored', async () => {
+      const r = await api('POST', '/api/settings', { body: { key: 'cond.new', value: 'fresh' }, headers: createOnly })
+      expect(r.status).toBe(201)
+      expect((await api('GET', '/api/settings/cond.new')).json.value).toBe('fresh')
+    })
+
+    test('create only, key present → 412 precondition_failed; the stored value, its encryption and category unchanged, no event', async () => {
+      markSensitive('kept-secret-value', 'plain-overwrite-attempt')
+      const first = await api('POST', '/api/settings', { body: { key: 'cond.kept', value: 'kept-secret-value', encrypted: true, category: 'keys' } })
+      const before = (await stack.service.services.audit.list({ limit: 1000 })).filter((e) => e.target === 'cond.kept').length
+      const r = await api('POST', '/api/settings', { body: { key: 'cond.kept', value: 'plain-overwrite-attempt' }, headers: createOnly })
+      expect(r.status).toBe(412)
+      expect(r.json).toEqual({ error: 'precondition_failed', message: 'A setting with this key exists.' })
+      expect((await api('GET', '/api/settings/cond.kept')).json).toEqual(first.json)
+      expect((await stack.service.services.audit.list({ limit: 1000 })).filter((e) => e.target === 'cond.kept').length).toBe(before)
+    })
+
+    test('replace only, key present → 200; key absent → 412 and nothing is created', async () => {
+      await api('POST', '/api/settings', { body: { key: 'cond.edit', value: 'one' } })
+      const r = await api('POST', '/api/settings', { body: { key: 'cond.edit', value: 'two' }, headers: replaceOnly })
+      expect(r.status).toBe(200)
+      expect(r.json.value).toBe('two')
+      const gone = await api('POST', '/api/settings', { body: { key: 'cond.deleted', value: 'again' }, headers: replaceOnly })
+      expect(gone.status).toBe(412)
+      expect(gone.json).toEqual({ error: 'precondition_failed', message: 'No setting with this key.' })
+      expect((await api('GET', '/api/settings/cond.deleted')).status).toBe(404)
+    })
+
+    const unclear: [string, Record<string, string>][] = [
+      ['an entity tag in If-None-Match', { 'if-none-match': '"v1"' }],
+      ['an entity tag in If-Match', { 'if-match': 'W/"v1"' }],
+      ['both headers', { 'if-none-match': '*', 'if-match': '*' }],
+      ['an empty If-None-Match', { 'if-none-match': '' }],
+    ]
+    for (const [name, headers] of unclear) {
+      test(`${name} → 400 bad_request, and nothing is written`, async () => {
+        await api('POST', '/api/settings', { body: { key: 'cond.unclear', value: 'stored' } })
+        const r = await api('POST', '/api/settings', { body: { key: 'cond.unclear', value: 'replaced' }, headers })
+        expect(r.status).toBe(400)
+        expect(r.json).toEqual({ error: 'bad_request', message: 'Only If-None-Match: * (create only) or If-Match: * (replace only) is understood here.' })
+        expect((await api('GET', '/api/settings/cond.unclear')).json.value).toBe('stored')
+      })
+    }
+
+    test('of 20 create-only writes of one key at once, exactly one creates it', async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => api('POST', '/api/settings', { body: { key: 'cond.race', value: `writer ${i}` }, headers: createOnly })),
+      )
+      expect(answers.filter((r) => r.status === 201)).toHaveLength(1)
+      expect(answers.filter((r) => r.status === 412)).toHaveLength(19)
+      const winner = answers.find((r) => r.status === 201)!
+      expect((await api('GET', '/api/settings/cond.race')).json.value).toBe(winner.json.value)
     })
   })
 

@@ -111,6 +111,40 @@ for (const engine of engines) {
       expect(events.map((e) => e.detail)).toEqual(['{"outcome":"updated"}', '{"outcome":"created"}'])
     })
 
+    test('settings: a create-only write leaves an existing key as it is, an update-only one creates nothing; neither is audited then', async () => {
+      const write = (key: string, value: string, condition: 'absent' | 'present') =>
+        storage.settings.upsert({ key, value, encrypted: false, category: null, updated_at: at(7) }, (outcome) =>
+          event('settings_write', { target: key, detail: JSON.stringify({ outcome, condition }) }),
+        condition)
+      const audited = async () => (await storage.audit.list({ limit: 100, action: 'settings_write' })).filter((e) => e.target?.startsWith('conditional.'))
+      expect(await write('conditional.a', 'first', 'absent')).toBe('created')
+      expect(await write('conditional.a', 'second', 'absent')).toBe('refused')
+      expect((await storage.settings.get('conditional.a'))?.value).toBe('first')
+      expect(await write('conditional.a', 'third', 'present')).toBe('updated')
+      expect((await storage.settings.get('conditional.a'))?.value).toBe('third')
+      expect(await write('conditional.b', 'never', 'present')).toBe('refused')
+      expect(await storage.settings.get('conditional.b')).toBeNull()
+      expect((await audited()).map((e) => [e.target, e.detail])).toEqual([
+        ['conditional.a', '{"outcome":"updated","condition":"present"}'],
+        ['conditional.a', '{"outcome":"created","condition":"absent"}'],
+      ])
+    })
+
+    test('settings: of two processes creating one key at once, exactly one creates it', async () => {
+      const database = await engine.fresh()
+      const [one, two] = [await database.open(), await database.open()]
+      for (let round = 0; round < 10; round++) {
+        const key = `race.${round}`
+        const create = (storage: Storage, value: string) =>
+          storage.settings.upsert({ key, value, encrypted: false, category: null, updated_at: at(8) }, () => event('settings_write', { target: key }), 'absent')
+        const outcomes = await Promise.all([create(one, 'one'), create(two, 'two')])
+        expect([...outcomes].sort()).toEqual(['created', 'refused'])
+        const stored = await one.settings.get(key)
+        expect(stored?.value).toBe(outcomes[0] === 'created' ? 'one' : 'two')
+        expect((await one.audit.list({ limit: 100, action: 'settings_write' })).filter((e) => e.target === key).length).toBe(1)
+      }
+    })
+
     test('settings: listed in byte order of the key, values and flags as stored', async () => {
       for (const key of ['b.key', 'B.key', 'a.key', 'a-key', 'a.key.z', '_x', 'Z']) {
         await storage.settings.upsert({ key, value: `value of ${key}`, encrypted: false, category: 'order', updated_at: at(3) }, () =>

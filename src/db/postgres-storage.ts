@@ -52,6 +52,7 @@ import {
   type StorageDump,
   auditPages,
   type StoredAuditEvent,
+  type SettingCondition,
   type UpsertOutcome,
 } from './storage.ts'
 
@@ -316,14 +317,29 @@ export class PostgresStorage implements Storage {
 
     list: (): Promise<Setting[]> => read(this.sql, (sql) => this.listSettings(sql)),
 
-    upsert: (setting: Setting, audit: (outcome: UpsertOutcome) => AuditRecord): Promise<UpsertOutcome> =>
+    upsert: (setting: Setting, audit: (outcome: UpsertOutcome) => AuditRecord, condition: SettingCondition = 'any'): Promise<UpsertOutcome | 'refused'> =>
       transaction(this.sql, async (tx) => {
-        const [row] = await tx`
-          INSERT INTO settings (key, value, encrypted, category, updated_at)
-          VALUES (${setting.key}, ${setting.value}, ${setting.encrypted}, ${setting.category}, ${setting.updated_at}::timestamptz)
-          ON CONFLICT (key) DO UPDATE SET value = excluded.value, encrypted = excluded.encrypted,
-            category = excluded.category, updated_at = excluded.updated_at
-          RETURNING (xmax = 0) AS inserted`
+        const rows =
+          condition === 'absent'
+            ? await tx`
+                INSERT INTO settings (key, value, encrypted, category, updated_at)
+                VALUES (${setting.key}, ${setting.value}, ${setting.encrypted}, ${setting.category}, ${setting.updated_at}::timestamptz)
+                ON CONFLICT (key) DO NOTHING
+                RETURNING true AS inserted`
+            : condition === 'present'
+              ? await tx`
+                  UPDATE settings SET value = ${setting.value}, encrypted = ${setting.encrypted}, category = ${setting.category},
+                    updated_at = ${setting.updated_at}::timestamptz
+                  WHERE key = ${setting.key}
+                  RETURNING false AS inserted`
+              : await tx`
+                  INSERT INTO settings (key, value, encrypted, category, updated_at)
+                  VALUES (${setting.key}, ${setting.value}, ${setting.encrypted}, ${setting.category}, ${setting.updated_at}::timestamptz)
+                  ON CONFLICT (key) DO UPDATE SET value = excluded.value, encrypted = excluded.encrypted,
+                    category = excluded.category, updated_at = excluded.updated_at
+                  RETURNING (xmax = 0) AS inserted`
+        const [row] = rows
+        if (row === undefined) return 'refused'
         const outcome: UpsertOutcome = row.inserted ? 'created' : 'updated'
         await appendAudit(tx, audit(outcome))
         await announce(tx, 'settings', `settings:${setting.key}`)

@@ -27,6 +27,7 @@ import {
   type Storage,
   type StorageDump,
   type StoredAuditEvent,
+  type SettingCondition,
   type UpsertOutcome,
   auditPages,
 } from './storage.ts'
@@ -146,11 +147,12 @@ export class SqliteStorage implements Storage {
     list: (): Promise<Setting[]> => this.read(() => this.listSettings()),
 
     // The callbacks (audit, rewrite) run in every attempt; only what the committing one returned is kept.
-    upsert: (setting: Setting, audit: (outcome: UpsertOutcome) => AuditRecord): Promise<UpsertOutcome> =>
+    upsert: (setting: Setting, audit: (outcome: UpsertOutcome) => AuditRecord, condition: SettingCondition = 'any'): Promise<UpsertOutcome | 'refused'> =>
       this.write(() =>
         this.db
           .transaction(() => {
             const exists = this.db.query('SELECT 1 FROM settings WHERE key = ?').get(setting.key) !== null
+            if (condition === (exists ? 'absent' : 'present')) return 'refused'
             if (exists) {
               this.db
                 .query('UPDATE settings SET value = ?, encrypted = ?, category = ?, updated_at = ? WHERE key = ?')

@@ -23,6 +23,11 @@ export interface Setting {
 }
 
 export type UpsertOutcome = 'created' | 'updated'
+/**
+ * What a write of a setting needs to find: `absent` creates only (a key that exists is left as it
+ * is), `present` replaces only (a key that does not exist is not created), `any` does either.
+ */
+export type SettingCondition = 'any' | 'absent' | 'present'
 
 /** One audit row as written: `detail` is already serialized JSON. */
 export interface AuditRecord {
@@ -77,8 +82,11 @@ interface SettingsTable {
   get(key: string): Promise<Setting | null>
   /** Every setting, sorted by key in byte order. */
   list(): Promise<Setting[]>
-  /** Creates or replaces a setting and appends its audit event, in one transaction. */
-  upsert(setting: Setting, audit: (outcome: UpsertOutcome) => AuditRecord): Promise<UpsertOutcome>
+  /**
+   * Creates or replaces a setting and appends its audit event, in one transaction. Under a
+   * condition the key does not meet nothing is written, no event either: `refused`.
+   */
+  upsert(setting: Setting, audit: (outcome: UpsertOutcome) => AuditRecord, condition?: SettingCondition): Promise<UpsertOutcome | 'refused'>
   /** Removes a setting and appends the audit event when it existed, in one transaction. */
   delete(key: string, audit: AuditRecord): Promise<boolean>
   /**

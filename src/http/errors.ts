@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'payload_too_large'
+  | 'precondition_failed'
   | 'internal_error'
   | 'proxy_error'
   | 'decryption_failed'
@@ -52,6 +53,7 @@ const ERRORS: Record<ErrorCode, ErrorSpec> = {
   not_found: { status: 404, message: 'Not found.' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
+  precondition_failed: { status: 412, message: 'The condition of the request is not met.' },
   internal_error: { status: 500, message: 'Something unexpected happened.' },
   proxy_error: { status: 500, message: 'An unexpected error occurred.' },
   decryption_failed: { status: 500, message: 'The stored value could not be decrypted.' },

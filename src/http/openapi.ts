@@ -48,6 +48,12 @@ function parametersOf(hooks: Record<string, unknown>, pathParams: string[]): Jso
   for (const [name, schema] of Object.entries((query?.properties as Record<string, Json> | undefined) ?? {})) {
     out.push({ name, in: 'query', required: required.has(name), schema })
   }
+  const headers = plain(hooks.headers)
+  const requiredHeaders = new Set((headers?.required as string[] | undefined) ?? [])
+  for (const [name, schema] of Object.entries((headers?.properties as Record<string, Json> | undefined) ?? {})) {
+    const { description, ...rest } = schema
+    out.push({ name, in: 'header', required: requiredHeaders.has(name), ...(description === undefined ? {} : { description }), schema: rest })
+  }
   return out
 }
 

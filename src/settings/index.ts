@@ -6,9 +6,24 @@ import { ApiError } from '../http/errors.ts'
 import { singleParam } from '../http/query.ts'
 import { sessionOf } from '../http/request-context.ts'
 import type { SettingsService } from './service.ts'
-import { encryptBody, settingReadQuery, settingsListQuery, settingWriteBody } from './model.ts'
+import type { SettingCondition } from '../db/storage.ts'
+import { encryptBody, settingReadQuery, settingsListQuery, settingWriteBody, settingWriteHeaders } from './model.ts'
 
 const NO_SUCH_SETTING = 'No setting with this key.'
+
+/**
+ * `If-None-Match: *` creates only, `If-Match: *` replaces only (RFC 9110 §13.1). Settings have no
+ * entity tags, so any other value, or both headers, could only be a misunderstanding: refused
+ * rather than ignored, since ignoring it would overwrite what the client meant to protect.
+ */
+function conditionOf(request: Request): SettingCondition {
+  const absent = request.headers.get('if-none-match')
+  const present = request.headers.get('if-match')
+  if (absent === null && present === null) return 'any'
+  if (present === null && absent?.trim() === '*') return 'absent'
+  if (absent === null && present?.trim() === '*') return 'present'
+  throw new ApiError('bad_request', { message: 'Only If-None-Match: * (create only) or If-Match: * (replace only) is understood here.' })
+}
 
 export function settingsRoutes(services: { settings: SettingsService }) {
   const { settings } = services
@@ -34,11 +49,11 @@ export function settingsRoutes(services: { settings: SettingsService }) {
     .post(
       '/api/settings',
       async ({ body, request, set }) => {
-        const { outcome, setting } = await settings.write(body, sessionOf(request).sub)
+        const { outcome, setting } = await settings.write(body, sessionOf(request).sub, conditionOf(request))
         set.status = outcome === 'created' ? 201 : 200
         return setting
       },
-      { body: settingWriteBody },
+      { body: settingWriteBody, headers: settingWriteHeaders },
     )
     .delete('/api/settings/:key', async ({ params, request, set }) => {
       if (!(await settings.remove(params.key, sessionOf(request).sub))) throw new ApiError('not_found', { message: NO_SUCH_SETTING })

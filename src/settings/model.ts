@@ -24,3 +24,10 @@ export const settingReadQuery = t.Object({
 export const encryptBody = t.Object({
   value: t.String({ maxLength: MAX_VALUE_BYTES }),
 })
+
+// Conditional writes (README "Settings"): `If-None-Match: *` creates only, `If-Match: *` replaces
+// only. The route reads and checks them; this schema only describes them.
+export const settingWriteHeaders = t.Object({
+  'if-none-match': t.Optional(t.String({ description: '`*`: create only; a key that exists is left as it is (412).' })),
+  'if-match': t.Optional(t.String({ description: '`*`: replace only; a key that does not exist is not created (412).' })),
+})

@@ -11,7 +11,7 @@ import { ApiError } from '../http/errors.ts'
 import { describeError, type Logger } from '../log.ts'
 import { TtlCache } from './cache.ts'
 import { settingAad, SettingsCipher } from './cipher.ts'
-import { FRESHNESS_WINDOW_MS, StorageUnavailableError, type Setting, type Storage, type UpsertOutcome } from '../db/storage.ts'
+import { FRESHNESS_WINDOW_MS, StorageUnavailableError, type Setting, type SettingCondition, type Storage, type UpsertOutcome } from '../db/storage.ts'
 import { characterCount } from '../text.ts'
 
 export const SETTING_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$'
@@ -155,8 +155,12 @@ export class SettingsService {
     return { ...setting, value: result.plaintext }
   }
 
-  /** Creates or replaces a setting; committed (with its audit event) before it returns. */
-  async write(input: SettingInput, actor: Actor): Promise<{ outcome: UpsertOutcome; setting: Setting }> {
+  /**
+   * Creates or replaces a setting; committed (with its audit event) before it returns. Under a
+   * condition (create only, replace only) the database decides it in the same transaction; a key
+   * that does not meet it is left as it is and the answer is 412.
+   */
+  async write(input: SettingInput, actor: Actor, condition: SettingCondition = 'any'): Promise<{ outcome: UpsertOutcome; setting: Setting }> {
     const problem = invalidField(input)
     if (problem) throw new ApiError('bad_request', { message: `Invalid or missing field: ${problem}.` })
     const withNul = fieldWithNul(input)
@@ -166,7 +170,10 @@ export class SettingsService {
     const value = encrypted ? this.deps.cipher.encryptSetting(input.key, input.value) : input.value
     const { storage, audit, clock } = this.deps
     const setting: Setting = { key: input.key, value, encrypted, category: input.category ?? null, updated_at: new Date(clock.now()).toISOString() }
-    const outcome = await storage.settings.upsert(setting, (outcome) => audit.entry('settings_write', actor, input.key, { outcome, encrypted }))
+    const outcome = await storage.settings.upsert(setting, (outcome) => audit.entry('settings_write', actor, input.key, { outcome, encrypted }), condition)
+    if (outcome === 'refused') {
+      throw new ApiError('precondition_failed', { message: condition === 'absent' ? 'A setting with this key exists.' : 'No setting with this key.' })
+    }
     this.invalidate(input.key)
     return { outcome, setting }
   }
