@@ -141,8 +141,8 @@ export function whenForbidden(handler: () => void): void {
   onForbidden = handler
 }
 
-async function request<T>(method: string, path: string, body?: unknown, caller: Caller = 'person'): Promise<ApiResult<T>> {
-  return (await send<T>(method, path, body, 'follow', caller)).result
+async function request<T>(method: string, path: string, body?: unknown, caller: Caller = 'person', headers?: Record<string, string>): Promise<ApiResult<T>> {
+  return (await send<T>(method, path, body, 'follow', caller, headers)).result
 }
 
 /** Who answered an upstream record, in the words of the pages' messages. */
@@ -229,7 +229,14 @@ async function identitySchemas(from: 'idp' | 'idp-admin'): Promise<ApiResult<Ide
   return { ok: false, failure: { ...result.failure, message: 'Kratos sends the identity schemas to its public API. Set IDP_PUBLIC_URL to the address of Kratos’s public API.' } }
 }
 
-async function send<T>(method: string, path: string, body?: unknown, redirect: RequestRedirect = 'follow', caller: Caller = 'person'): Promise<{ result: ApiResult<T>; headers?: Headers }> {
+async function send<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  redirect: RequestRedirect = 'follow',
+  caller: Caller = 'person',
+  extra?: Record<string, string>,
+): Promise<{ result: ApiResult<T>; headers?: Headers }> {
   let response: Response
   try {
     response = await fetch(path, {
@@ -237,7 +244,7 @@ async function send<T>(method: string, path: string, body?: unknown, redirect: R
       credentials: 'same-origin',
       cache: 'no-store',
       redirect,
-      headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extra },
       body: body === undefined ? undefined : JSON.stringify(body),
     })
   } catch {
@@ -293,7 +300,12 @@ export const api = {
   audit: (limit: number) => request<{ events: AuditEvent[]; next_before: number | null }>('GET', `/api/security/audit${q({ limit })}`),
   settings: () => request<Setting[]>('GET', '/api/settings'),
   revealSetting: (key: string) => request<Setting>('GET', `/api/settings/${id(key)}?decrypt=true`),
-  saveSetting: (body: { key: string; value: string; encrypted: boolean; category: string | null }) => request<Setting>('POST', '/api/settings', body),
+  /**
+   * `create` only creates and `replace` only replaces (the service answers 412 when the key is, or
+   * is no longer, there); `either` does whichever applies.
+   */
+  saveSetting: (body: { key: string; value: string; encrypted: boolean; category: string | null }, only: 'create' | 'replace' | 'either') =>
+    request<Setting>('POST', '/api/settings', body, 'person', only === 'create' ? { 'if-none-match': '*' } : only === 'replace' ? { 'if-match': '*' } : undefined),
   deleteSetting: (key: string) => request<void>('DELETE', `/api/settings/${id(key)}`),
   posture: () => request<{ checks: PostureCheck[] }>('GET', '/api/security/posture'),
   layout: () => request<{ layout: Layout | null }>('GET', '/api/dashboard/layout'),

@@ -210,7 +210,10 @@ export async function holdRequests(page: Page, matches: (url: URL) => boolean): 
   const held = new Promise<void>((resolve) => (release = resolve))
   const handler = async (route: Route) => {
     if (route.request().method() === 'GET') await held
-    await route.continue()
+    // The page may have given the request up meanwhile (a newer read of the same list replaced it).
+    await route.continue().catch((error: Error) => {
+      if (!/already handled/.test(error.message)) throw error
+    })
   }
   await page.route(matches, handler)
   return {

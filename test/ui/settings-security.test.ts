@@ -102,6 +102,67 @@ test('Add setting with a key that exists is refused on the Key field and sends n
   expect(admin.problems).toEqual([])
 })
 
+test('Add with a key added elsewhere since the list loaded, or while the list is still loading, is refused by the service: nothing is overwritten and the list shows it', async () => {
+  const { settings } = admin.harness.sandbox.services
+  await admin.page.goto(admin.url('/dashboard/settings'))
+  await admin.page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+  await admin.page.getByRole('button', { name: 'Add setting' }).waitFor()
+  // Another operator, or `admin-dashboard settings set` on the host, adds the key now.
+  await settings.write({ key: 'smtp.api_password', value: 'stored-elsewhere-77', encrypted: true, category: 'mail' }, null)
+  const before = (await settings.list()).find((s) => s.key === 'smtp.api_password')!
+  await admin.page.getByRole('button', { name: 'Add setting' }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Add setting' })
+  const key = dialog.getByRole('textbox', { name: 'Key' })
+  await key.fill('smtp.api_password')
+  await dialog.getByRole('textbox', { name: 'Value' }).fill('typed in plain text')
+  await dialog.getByRole('button', { name: 'Save' }).click()
+  const error = dialog.getByText('A setting with this key exists; edit it instead.')
+  await error.waitFor()
+  expect(await key.getAttribute('aria-invalid')).toBe('true')
+  expect(await key.getAttribute('aria-describedby')).toBe(await error.getAttribute('id'))
+  expect(await key.evaluate((element) => element === document.activeElement)).toBe(true)
+  expect((await settings.list()).find((s) => s.key === 'smtp.api_password')).toEqual(before)
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+  // The list was read again: the setting is there to edit.
+  await settingsRow('smtp.api_password').getByRole('button', { name: 'Edit smtp.api_password' }).waitFor()
+
+  // The list has not arrived yet: only the service can tell.
+  const held = await holdRequests(admin.page, (url) => url.pathname === '/api/settings')
+  try {
+    await admin.page.goto(admin.url('/dashboard/settings'))
+    await admin.page.getByRole('button', { name: 'Add setting' }).click()
+    await key.fill('smtp.api_password')
+    await dialog.getByRole('textbox', { name: 'Value' }).fill('typed while loading')
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await error.waitFor()
+    expect((await settings.list()).find((s) => s.key === 'smtp.api_password')).toEqual(before)
+  } finally {
+    await held.stop()
+  }
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+  await settingsRow('smtp.api_password').waitFor()
+  // Each refusal is the service's 412 in the console, and nothing else is.
+  expect(admin.problems.splice(0)).toEqual([expect.stringContaining('status of 412'), expect.stringContaining('status of 412')])
+})
+
+test('Edit of a setting deleted elsewhere since the page loaded does not bring it back; the dialog keeps what was typed and says so', async () => {
+  const { settings } = admin.harness.sandbox.services
+  await settings.write({ key: 'feature.old_banner', value: 'on', category: 'features' }, null)
+  await admin.page.goto(admin.url('/dashboard/settings'))
+  await settingsRow('feature.old_banner').getByRole('button', { name: 'Edit feature.old_banner' }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Edit feature.old_banner' })
+  await dialog.getByRole('textbox', { name: 'Value' }).fill('off')
+  await settings.remove('feature.old_banner', null)
+  await dialog.getByRole('button', { name: 'Save' }).click()
+  await dialog.getByRole('alert').getByText('Not saved: this setting was deleted since the page loaded. To keep it, add it again with Add setting.').waitFor()
+  expect(await dialog.getByRole('textbox', { name: 'Value' }).inputValue()).toBe('off')
+  expect((await settings.list()).some((s) => s.key === 'feature.old_banner')).toBe(false)
+  await admin.page.screenshot({ path: join(SCREENSHOT_DIR, 'settings-edit-deleted-meanwhile.png') })
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+  await settingsRow('feature.old_banner').waitFor({ state: 'detached' })
+  expect(admin.problems.splice(0)).toEqual([expect.stringContaining('status of 412')])
+})
+
 test('an encrypted value is masked, revealed through the audited read, masked again after 30 s; the reveal is in the audit log', async () => {
   await admin.page.clock.install()
   await admin.page.goto(admin.url('/dashboard/settings'))

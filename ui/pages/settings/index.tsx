@@ -8,6 +8,7 @@ import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { ActionsCell, Cell, DataTable, RowHeader, Row } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
+import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { config } from '../../session.ts'
@@ -25,6 +26,8 @@ const PREFIXES: { name: UpstreamName; label: string }[] = [
 const API_KEY = /^proxy\.([a-z-]+)\.api_key$/
 const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$/
 const NO_CATEGORY = 'Uncategorized'
+const SETTING_EXISTS = 'A setting with this key exists; edit it instead.'
+const DELETED_MEANWHILE = 'Not saved: this setting was deleted since the page loaded. To keep it, add it again with Add setting.'
 
 /** An upstream API key: `proxy.<prefix>.api_key` for a prefix of the service (another name is an ordinary setting). */
 const isApiKey = (key: string) => PREFIXES.some((prefix) => API_KEY.exec(key)?.[1] === prefix.name)
@@ -259,7 +262,8 @@ function ApiKeyDialog({ prefix, onClose, onSaved }: { prefix: { name: UpstreamNa
     if (value.trim() === '') return setError('Enter the API key.')
     const asked = opening.current
     setBusy(true)
-    const result = await api.saveSetting({ key: `proxy.${prefix.name}.api_key`, value, encrypted: true, category: 'proxy' })
+    // Setting or replacing, the key typed here is the one wanted, whatever was stored meanwhile.
+    const result = await api.saveSetting({ key: `proxy.${prefix.name}.api_key`, value, encrypted: true, category: 'proxy' }, 'either')
     setBusy(false)
     if (opening.current !== asked) return answeredLate(`API key for ${prefix.name}`, result, onSaved)
     // The key leaves the page's memory whatever happened.
@@ -323,6 +327,7 @@ function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boo
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, setBusy] = useState(false)
+  const focusFirstInvalid = useFocusFirstInvalid()
   const opening = useRef(0)
   useEffect(() => {
     opening.current++
@@ -336,23 +341,31 @@ function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boo
   }, [props.editing])
   const save = async (event: Event) => {
     event.preventDefault()
+    const form = event.currentTarget as HTMLFormElement
     const found: Record<string, string> = {}
     if (!KEY_PATTERN.test(key)) found.key = 'Use letters, digits and . _ : - (starting with a letter or digit), at most 255 characters.'
     else if (!existing && isApiKey(key)) found.key = 'Upstream API keys are set in their own section above.'
-    // Saving is an upsert: adding a key that exists would overwrite it (an encrypted value with plain text).
-    else if (!existing && props.keys.includes(key)) found.key = 'A setting with this key exists; edit it instead.'
+    // Said at once for a key the page lists; the service refuses the others (added since, or while the list was not there).
+    else if (!existing && props.keys.includes(key)) found.key = SETTING_EXISTS
     if (existing?.encrypted && value === '') found.value = 'Type the new value: an encrypted value is not shown here.'
     if (new TextEncoder().encode(value).length > 64 * 1024) found.value = 'The value is larger than 64 KiB.'
     if ([...category].length > 64) found.category = 'At most 64 characters.'
     if (encrypted && !props.encryption) found.encrypted = 'Encryption is not available on this server.'
     setErrors(found)
-    const first = Object.keys(found)[0]
-    if (first) return document.getElementById(`setting-${first}`)?.focus()
+    if (Object.keys(found).length > 0) return focusFirstInvalid(form)
     const asked = opening.current
     setBusy(true)
-    const result = await api.saveSetting({ key, value, encrypted, category: category.trim() === '' ? null : category.trim() })
+    // Add never overwrites a setting, and Edit never brings back one deleted since the page loaded.
+    const result = await api.saveSetting({ key, value, encrypted, category: category.trim() === '' ? null : category.trim() }, existing ? 'replace' : 'create')
     setBusy(false)
     if (opening.current !== asked) return answeredLate(`Setting ${key}`, result, props.onSaved)
+    if (!result.ok && result.failure.status === 412) {
+      // The list is read again, so that it shows the setting as it is now.
+      props.onSaved()
+      if (existing) return setFailure({ ...result.failure, message: DELETED_MEANWHILE })
+      setErrors({ key: SETTING_EXISTS })
+      return focusFirstInvalid(form)
+    }
     if (!result.ok) return setFailure(result.failure)
     props.onClose()
     announce(`Setting ${key} saved.`)
