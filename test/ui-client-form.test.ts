@@ -1,6 +1,7 @@
 // The OAuth client form's checks, run before anything is sent to Hydra.
 import { describe, expect, test } from 'bun:test'
-import { clientBody, clientPatch, clientUpdate, draftOf, validateDraft } from '../ui/pages/oauth-clients/form.tsx'
+import { clientBody, clientPatch, clientUpdate, draftOf, formMembers, rebaseDraft, validateDraft } from '../ui/pages/oauth-clients/form.tsx'
+import { staleMembers, wholeMembers } from '../ui/components/json-patch.ts'
 
 const draft = (changes: Partial<ReturnType<typeof draftOf>> = {}) => ({ ...draftOf(null), redirect_uris: 'https://app.example.com/callback', ...changes })
 
@@ -170,3 +171,42 @@ describe('clientPatch', () => {
   })
 })
 
+
+describe('the changed-meanwhile check of an edit (formMembers, rebaseDraft)', () => {
+  // As Hydra answers a client: every field the form has is there.
+  const loaded = { client_id: 'c1', client_name: 'App', redirect_uris: ['https://app.example.com/cb'], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', scope: 'openid email', audience: null }
+
+  test('nothing in any of Hydra\'s spellings is the same: a null list, an empty list, a missing one', () => {
+    const members = formMembers(loaded)
+    expect(members.audience).toBeNull()
+    expect(formMembers({ ...loaded, audience: [] }).audience).toBeNull()
+    const { audience: _, ...withoutAudience } = loaded
+    expect(formMembers(withoutAudience)).toEqual(members)
+  })
+
+  test('a name-only edit sets nothing whole; a redirect URI or a scope added in the form does', () => {
+    const before = formMembers(loaded)
+    expect(wholeMembers(before, formMembers(clientUpdate(loaded, { ...draftOf(loaded), client_name: 'App 2' })))).toEqual([])
+    const edited = formMembers(clientUpdate(loaded, { ...draftOf(loaded), redirect_uris: 'https://app.example.com/cb\nhttps://app.example.com/new', scope: 'openid email profile' }))
+    expect(wholeMembers(before, edited).sort()).toEqual(['redirect_uris', 'scope'])
+  })
+
+  test('only what the edit sets whole and someone else changed is stale; extra spaces in the scope change nothing', () => {
+    const before = formMembers(loaded)
+    const edited = formMembers(clientUpdate(loaded, { ...draftOf(loaded), redirect_uris: 'https://app.example.com/cb\nhttps://app.example.com/mine' }))
+    expect(staleMembers(before, edited, formMembers({ ...loaded, scope: '  openid   email ' }))).toEqual([])
+    expect(staleMembers(before, edited, formMembers({ ...loaded, scope: 'openid' }))).toEqual([])
+    expect(staleMembers(before, edited, formMembers({ ...loaded, redirect_uris: ['https://app.example.com/cb', 'https://app.example.com/theirs'] }))).toEqual(['redirect_uris'])
+  })
+
+  test('rebaseDraft: stale fields take the stored value, the other edits stay, the rest is as stored now', () => {
+    const now = { ...loaded, redirect_uris: ['https://app.example.com/cb', 'https://app.example.com/theirs'], audience: ['https://api.example.com'] }
+    const edited = { ...draftOf(loaded), client_name: 'App 2', redirect_uris: 'https://app.example.com/mine', lifespans: { ...draftOf(loaded).lifespans, implicit_grant_access_token_lifespan: '1h' } }
+    const rebased = rebaseDraft(draftOf(loaded), edited, draftOf(now), ['redirect_uris'])
+    expect(rebased.redirect_uris).toBe('https://app.example.com/cb\nhttps://app.example.com/theirs')
+    expect(rebased.client_name).toBe('App 2')
+    expect(rebased.audience).toBe('https://api.example.com')
+    expect(rebased.lifespans.implicit_grant_access_token_lifespan).toBe('1h')
+    expect(clientPatch(now, rebased).map((op) => op.path).sort()).toEqual(['/client_name', '/implicit_grant_access_token_lifespan'])
+  })
+})

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { HydraFixture } from '../support/hydra.ts'
-import { DESKTOP, PHONE, SCREENSHOT_DIR, useSignedInBrowser } from './harness.ts'
+import { DESKTOP, PHONE, SCREENSHOT_DIR, sweep, useSignedInBrowser } from './harness.ts'
 
 /** A client with the fields an operator sets through the API or the Hydra CLI but the form does not show. */
 const FULL_CLIENT = {
@@ -200,6 +200,94 @@ describe('in the browser', () => {
     await admin.page.getByRole('status').getByText('Nothing was changed.').waitFor()
     expect(hydra.calls.filter((call) => call.method === 'PATCH' && call.path === `/admin/clients/${client.client_id}`).length).toBe(2)
     expect(admin.problems).toEqual([])
+  })
+
+  const clientCalls = (clientId: string, method: string) => admin.harness.sandbox.hydra.calls.filter((call) => call.method === method && call.path === `/admin/clients/${clientId}`).length
+
+  test('a save that would set the redirect URIs whole after someone else changed them is refused; Reload keeps the other edits, and Save then keeps both URIs', async () => {
+    const { hydra } = admin.harness.sandbox
+    const client = await openNewClient({ client_name: 'Conflict app', redirect_uris: ['https://conflict.example.com/callback'] })
+    const page = admin.page
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await page.getByRole('textbox', { name: 'Client name' }).fill('Conflict app (v2)')
+    const uris = page.getByRole('textbox', { name: 'Redirect URIs', exact: true })
+    await uris.fill('https://conflict.example.com/callback\nhttps://conflict.example.com/mine')
+
+    // Meanwhile a deploy script adds its own redirect URI.
+    const elsewhere = await throughProxy('PATCH', `/admin/clients/${encodeURIComponent(client.client_id)}`, [
+      { op: 'add', path: '/redirect_uris', value: ['https://conflict.example.com/callback', 'https://conflict.example.com/theirs'] },
+    ])
+    expect(elsewhere.status).toBe(200)
+    const patchesBefore = clientCalls(client.client_id, 'PATCH')
+
+    await page.getByRole('button', { name: 'Save' }).click()
+    const refused = page.getByRole('alert').filter({ hasText: 'Not saved: this client changed since the page loaded.' })
+    await refused.waitFor()
+    await refused.getByText('The redirect URIs were changed meanwhile, by another operator or a tool using Hydra’s API.').waitFor()
+    await page.getByRole('region', { name: 'Edit client' }).getByText('https://conflict.example.com/theirs').waitFor()
+    const reload = page.getByRole('button', { name: 'Reload' })
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Reload')
+    // Nothing was sent: the other URI and the old name are as stored.
+    expect(clientCalls(client.client_id, 'PATCH')).toBe(patchesBefore)
+    expect(hydra.clients.get(client.client_id)!.redirect_uris).toEqual(['https://conflict.example.com/callback', 'https://conflict.example.com/theirs'])
+    expect(hydra.clients.get(client.client_id)!.client_name).toBe('Conflict app')
+    expect(await sweep(page, 'client-changed-meanwhile', () => refused.waitFor())).toEqual([])
+
+    // Keyboard only from here: Reload has focus.
+    await page.keyboard.press('Enter')
+    const yours = page.getByText('Your redirect URIs, not saved:')
+    await yours.waitFor()
+    await page.getByRole('status').getByText('Reloaded the stored redirect URIs; your version is kept below to copy from.').waitFor()
+    expect(await uris.inputValue()).toBe('https://conflict.example.com/callback\nhttps://conflict.example.com/theirs')
+    expect(await page.getByRole('textbox', { name: 'Client name' }).inputValue()).toBe('Conflict app (v2)')
+    expect(await uris.evaluate((element) => element === document.activeElement)).toBe(true)
+    expect(await sweep(page, 'client-changed-meanwhile-reloaded', () => yours.waitFor())).toEqual([])
+    await uris.focus()
+    await page.keyboard.press('Control+End')
+    await page.keyboard.type('\nhttps://conflict.example.com/mine')
+    await uris.press('Tab')
+    await reload.waitFor({ state: 'detached' })
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Client Conflict app (v2) saved.').waitFor()
+    const after = hydra.clients.get(client.client_id)!
+    expect(after.redirect_uris).toEqual(['https://conflict.example.com/callback', 'https://conflict.example.com/theirs', 'https://conflict.example.com/mine'])
+    expect(after.client_name).toBe('Conflict app (v2)')
+    expect(admin.problems).toEqual([])
+  })
+
+  test('a name-only edit is sent without reading the client again; a list edit reads it once, and when the client was deleted meanwhile sends nothing and says so', async () => {
+    const client = await openNewClient({ client_name: 'Reads app', redirect_uris: ['https://reads.example.com/callback'], grant_types: ['authorization_code'] })
+    const page = admin.page
+    const gets = () => clientCalls(client.client_id, 'GET')
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await page.getByRole('textbox', { name: 'Client name' }).fill('Reads app 2')
+    let read = gets()
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Client Reads app 2 saved.').waitFor()
+    expect(gets()).toBe(read)
+
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await page.getByRole('checkbox', { name: 'refresh token' }).check()
+    // A new name too, so that the announcement waited for is this save's.
+    await page.getByRole('textbox', { name: 'Client name' }).fill('Reads app 3')
+    read = gets()
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Client Reads app 3 saved.').waitFor()
+    expect(gets()).toBe(read + 1)
+    expect(admin.harness.sandbox.hydra.clients.get(client.client_id)!.grant_types).toEqual(['authorization_code', 'refresh_token'])
+
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await page.getByRole('checkbox', { name: 'refresh token' }).uncheck()
+    const patches = clientCalls(client.client_id, 'PATCH')
+    expect((await throughProxy('DELETE', `/admin/clients/${encodeURIComponent(client.client_id)}`)).status).toBe(204)
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page
+      .getByRole('alert')
+      .getByText('Nothing was saved: the client could not be read again to check that it has not changed since the page loaded. Hydra has no client with this ID any more: it has been deleted, perhaps elsewhere.')
+      .waitFor()
+    expect(clientCalls(client.client_id, 'PATCH')).toBe(patches)
+    expect(admin.harness.sandbox.hydra.clients.has(client.client_id)).toBe(false)
+    expect(admin.problems.splice(0)).toEqual([expect.stringContaining('status of 404')])
   })
 
   test('Delete pressed twice (a double click) sends one DELETE; Revoke pressed twice (Enter, Enter) revokes once', async () => {

@@ -19,7 +19,8 @@ import { location, navigateFrom } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote, traitsText, type AsJsonReason } from '../../components/traits-json.tsx'
 import { identityWriteFailure, primaryIdentifier, unshowableSchema } from './describe.ts'
-import { ChangedNotice, readAgain, useChangedNotice, valueText, whatStopsSave, type Members } from './changed-meanwhile.tsx'
+import { ChangedNotice, useChangedNotice, valueText, whatStopsSave, type Members } from '../../components/changed-meanwhile.tsx'
+import { readAgain } from './read-again.ts'
 
 // Kratos refuses to delete the password credential and the like through this endpoint.
 const REMOVABLE_CREDENTIALS = new Set(['oidc', 'saml', 'totp', 'lookup_secret', 'webauthn', 'passkey'])
@@ -175,7 +176,7 @@ function TraitsSection(props: {
       const patch = membersPatch(['traits'], base, next)
       if (patch.length === 0) return announce('Nothing was changed.')
       // A list or an object is set whole: first make sure nobody changed it since the form was filled.
-      const stop = await whatStopsSave(identity.id, traitsOf, base, next, { what: traitNames, storedLabel: (key) => `Stored “${key}”` })
+      const stop = await whatStopsSave(() => readAgain(identity.id, traitsOf, 'save'), base, next, { what: traitNames, storedLabel: (key) => `Stored “${key}”` })
       if (stop) return stopped(stop)
       const result = await api.patchIdentity(identity.id, patch)
       if (!result.ok) return setFailure(identityWriteFailure(result.failure))
@@ -240,7 +241,7 @@ function TraitsSection(props: {
             ) : (
               <TraitsJsonField id="traits-json" value={text} error={errors.json ?? null} onInput={setText} describedBy="traits-json-note" />
             )}
-            {changed && <ChangedNotice id="traits-changed" changed={changed} where={traits ? 'form' : 'box'} busy={busy} onReload={reload} onDismiss={dismiss} focusField={focusChangedField} />}
+            {changed && <ChangedNotice id="traits-changed" changed={changed} record="identity" by={CHANGED_BY} where={traits ? 'form' : 'box'} busy={busy} onReload={reload} onDismiss={dismiss} focusField={focusChangedField} />}
             {failure && <ErrorView failure={failure} />}
             <div class="actions">
               <button type="submit" class="primary" disabled={busy} ref={saveButton}>
@@ -254,6 +255,7 @@ function TraitsSection(props: {
   )
 }
 
+const CHANGED_BY = 'by another operator or by the person in their account settings'
 const traitsOf = (identity: Identity): Members | undefined => identity.traits
 const traitNames = (keys: string[]) => (keys.length === 1 ? `The trait “${keys[0]}”` : `The traits ${keys.map((key) => `“${key}”`).join(', ').replace(/, ([^,]*)$/, ' and $1')}`)
 
@@ -294,7 +296,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
       if (patch.length === 0) return announce('Nothing was changed.')
       // Each field is set whole: first make sure nobody changed it since the form was filled (as for the traits).
       const edited: Members = { metadata_public: a.value, metadata_admin: b.value }
-      const stop = await whatStopsSave(identity.id, metadataOf, before, edited, { what: metadataNames, storedLabel: (key) => `Stored ${METADATA[key]}` })
+      const stop = await whatStopsSave(() => readAgain(identity.id, metadataOf, 'save'), before, edited, { what: metadataNames, storedLabel: (key) => `Stored ${METADATA[key]}` })
       if (stop) return stopped(stop)
       const result = await api.patchIdentity(identity.id, patch)
       if (!result.ok) return setFailure(identityWriteFailure(result.failure))
@@ -366,7 +368,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
           </div>
         ))}
         {changed && (
-          <ChangedNotice id="metadata-changed" changed={changed} where={changed.stale.length > 1 ? 'boxes' : 'box'} busy={busy} onReload={reload} onDismiss={dismiss} focusField={focusChangedField} />
+          <ChangedNotice id="metadata-changed" changed={changed} record="identity" by={CHANGED_BY} where={changed.stale.length > 1 ? 'boxes' : 'box'} busy={busy} onReload={reload} onDismiss={dismiss} focusField={focusChangedField} />
         )}
         {failure && <ErrorView failure={failure} />}
         <div class="actions">

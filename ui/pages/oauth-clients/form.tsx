@@ -3,8 +3,10 @@
 // host and port of a redirect URI, a public client (`none`) has no secret and cannot use the
 // client-credentials grant, lifespans are Go durations as Hydra expects.
 import { useState } from 'preact/hooks'
+import type { ComponentChildren, Ref } from 'preact'
 import { CLIENT_LIFESPANS, type ClientLifespan, type OAuthClient } from '../../api.ts'
-import { valuePatch, type PatchOp } from '../../components/json-patch.ts'
+import { same, valuePatch, type PatchOp } from '../../components/json-patch.ts'
+import type { Members } from '../../components/changed-meanwhile.tsx'
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'implicit']
 const RESPONSE_TYPES = ['code', 'id_token', 'token']
@@ -172,6 +174,62 @@ export function clientPatch(loaded: OAuthClient, draft: ClientDraft): PatchOp[] 
   return [...fields].flatMap((field) => (isEmpty(before[field]) && isEmpty(after[field]) ? [] : valuePatch([field], before[field], after[field])))
 }
 
+const scopeTokens = (scope: unknown) => (typeof scope === 'string' ? scope.split(/\s+/).filter(Boolean) : scope)
+
+/**
+ * The form's fields of a client as the changed-meanwhile check compares them: nothing in any of
+ * Hydra's spellings is null, and the scope is its list of scopes. The lists, the scope included,
+ * are what a save sets whole: a scope or a redirect URI added elsewhere meanwhile would be undone.
+ */
+export function formMembers(client: OAuthClient): Members {
+  const record = client as unknown as Record<string, unknown>
+  const members: Members = {}
+  for (const field of FORM_FIELDS) {
+    const value = field === 'scope' ? scopeTokens(record.scope) : record[field]
+    members[field] = isEmpty(value) ? null : value
+  }
+  return members
+}
+
+/** The names of the form's fields that set a list whole, as the changed-meanwhile notice says them. */
+export const WHOLE_FIELD_NAMES: Record<string, string> = {
+  redirect_uris: 'redirect URIs',
+  post_logout_redirect_uris: 'post-logout redirect URIs',
+  grant_types: 'grant types',
+  response_types: 'response types',
+  scope: 'scope',
+  audience: 'audience',
+}
+
+/** A list field's value as its box holds it: one per line; the scope separated by spaces. */
+export function fieldText(key: string, value: unknown): string {
+  if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) return '(none)'
+  if (!Array.isArray(value)) return String(value)
+  return value.join(key === 'scope' ? ' ' : '\n')
+}
+
+/** The form's draft of `key` as the notice shows the operator's own version. */
+export function draftText(draft: ClientDraft, key: string): string {
+  const value = draft[key as keyof ClientDraft]
+  if (Array.isArray(value)) return fieldText(key, value)
+  return typeof value === 'string' && value.trim() !== '' ? value : '(none)'
+}
+
+/**
+ * The edit moved onto the client as stored now (`now`): each field as stored, except those the
+ * edit changed from `loaded`, which keep the edit's value, and those in `stale`, which take the
+ * stored one.
+ */
+export function rebaseDraft(loaded: ClientDraft, edited: ClientDraft, now: ClientDraft, stale: string[]): ClientDraft {
+  const next: ClientDraft = { ...now, lifespans: { ...now.lifespans } }
+  for (const name of CLIENT_LIFESPANS) if (edited.lifespans[name] !== loaded.lifespans[name]) next.lifespans[name] = edited.lifespans[name]
+  for (const key of Object.keys(edited) as (keyof ClientDraft)[]) {
+    if (key === 'lifespans' || stale.includes(key) || same(loaded[key], edited[key])) continue
+    ;(next as unknown as Record<string, unknown>)[key] = edited[key]
+  }
+  return next
+}
+
 const LIFESPAN_LABELS: Record<ClientLifespan, string> = {
   authorization_code_grant_access_token_lifespan: 'Authorization code grant: access token',
   authorization_code_grant_id_token_lifespan: 'Authorization code grant: ID token',
@@ -184,9 +242,21 @@ const LIFESPAN_LABELS: Record<ClientLifespan, string> = {
   refresh_token_grant_refresh_token_lifespan: 'Refresh token grant: refresh token',
 }
 
-export function ClientForm(props: { initial: ClientDraft; submitLabel: string; busy: boolean; onSubmit: (draft: ClientDraft) => void; onCancel: () => void }) {
-  const [draft, setDraft] = useState<ClientDraft>(props.initial)
+export function ClientForm(props: {
+  draft: ClientDraft
+  onDraft: (draft: ClientDraft) => void
+  submitLabel: string
+  busy: boolean
+  onSubmit: (draft: ClientDraft) => void
+  onCancel: () => void
+  submitRef?: Ref<HTMLButtonElement>
+  /** Shown above the buttons: what a save found (the changed-meanwhile notice). */
+  children?: ComponentChildren
+}) {
+  const { draft, onDraft: setDraft } = props
   const [errors, setErrors] = useState<DraftErrors>({})
+  // Open at first when a lifespan is set; then as the person leaves it (or an error opens it).
+  const [lifespansSet] = useState(() => CLIENT_LIFESPANS.some((name) => draft.lifespans[name]))
   const set = <K extends keyof ClientDraft>(key: K, value: ClientDraft[K]) => setDraft({ ...draft, [key]: value })
   const toggle = (key: 'grant_types' | 'response_types', value: string, on: boolean) =>
     set(key, on ? [...draft[key].filter((v) => v !== value), value] : draft[key].filter((v) => v !== value))
@@ -292,7 +362,7 @@ export function ClientForm(props: { initial: ClientDraft; submitLabel: string; b
         <input id="client-skip_consent" type="checkbox" checked={draft.skip_consent} onChange={(e) => set('skip_consent', e.currentTarget.checked)} />
         <label for="client-skip_consent">Skip consent</label>
       </div>
-      <details class="nested" open={CLIENT_LIFESPANS.some((name) => errors[name] || props.initial.lifespans[name]) || undefined}>
+      <details class="nested" open={lifespansSet || CLIENT_LIFESPANS.some((name) => errors[name]) || undefined}>
         <summary>Token lifespans</summary>
         <p class="hint">Empty uses Hydra's default. Durations such as 1h, 30m or 720h.</p>
         {CLIENT_LIFESPANS.map((name) => (
@@ -309,8 +379,9 @@ export function ClientForm(props: { initial: ClientDraft; submitLabel: string; b
           </div>
         ))}
       </details>
+      {props.children}
       <div class="actions">
-        <button type="submit" class="primary" disabled={props.busy}>
+        <button type="submit" class="primary" disabled={props.busy} ref={props.submitRef}>
           {props.submitLabel}
         </button>
         <button type="button" onClick={props.onCancel}>

@@ -1,7 +1,7 @@
 // OAuth clients (admin, needs the Hydra admin API): the list with Hydra's `Link` paging and a
 // search by name; create (the secret shown once, with Copy); a client's page edits it, revokes its
 // tokens and deletes it.
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import type { ComponentChildren } from 'preact'
 import { api, deleteOutcome, type ApiFailure, type OAuthClient } from '../../api.ts'
@@ -15,7 +15,22 @@ import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { location, navigate, navigateFrom, queryParam, useQueryText } from '../../router.ts'
-import { ClientForm, clientBody, clientPatch, draftOf, FORM_FIELDS, type ClientDraft } from './form.tsx'
+import { ChangedNotice, useChangedNotice, whatStopsSave, type Members } from '../../components/changed-meanwhile.tsx'
+import { staleMembers } from '../../components/json-patch.ts'
+import {
+  ClientForm,
+  clientBody,
+  clientPatch,
+  clientUpdate,
+  draftOf,
+  draftText,
+  fieldText,
+  FORM_FIELDS,
+  formMembers,
+  rebaseDraft,
+  WHOLE_FIELD_NAMES,
+  type ClientDraft,
+} from './form.tsx'
 
 /** The secret of the client just created: in memory only, shown once on its page, gone on reload. */
 const createdSecret = signal<{ clientId: string; secret: string } | null>(null)
@@ -35,11 +50,38 @@ function clientFailure(failure: ApiFailure): ApiFailure {
 
 const isPublic = (client: OAuthClient) => client.token_endpoint_auth_method === 'none'
 
+/**
+ * The client read again, and its form's fields (`formMembers`). Nothing is saved when it cannot be
+ * read: whether the save would overwrite a change is unknown.
+ */
+async function readClientAgain(clientId: string, doing: 'save' | 'reload'): Promise<{ ok: true; client: OAuthClient; now: Members } | { ok: false; failure: ApiFailure }> {
+  const read = await api.client(clientId)
+  const before = doing === 'save' ? 'Nothing was saved: the client could not be read again to check that it has not changed since the page loaded.' : 'The client could not be read again.'
+  if (!read.ok) {
+    const message = read.failure.status === 404 ? 'Hydra has no client with this ID any more: it has been deleted, perhaps elsewhere.' : read.failure.message
+    return { ok: false, failure: { ...read.failure, message: `${before} ${message}` } }
+  }
+  if (isUnreadable(read.data, ...FORM_FIELDS)) return { ok: false, failure: { error: 'invalid_response', message: `${before} Hydra answered it with fields this page cannot show.`, status: 200 } }
+  return { ok: true, client: read.data, now: formMembers(read.data) }
+}
+
+const CHANGED_BY = 'by another operator or a tool using Hydra’s API'
+/** The fields whose names are singular: "The scope was changed", but "The grant types were changed". */
+const SINGULAR_FIELDS = new Set(['scope', 'audience'])
+
+/** "The redirect URIs", "The redirect URIs and the scope": the subject of "was changed meanwhile". */
+const fieldNames = (keys: string[]) => {
+  const names = keys.map((key) => `the ${WHOLE_FIELD_NAMES[key] ?? key}`)
+  const joined = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names[0]!
+  return joined.charAt(0).toUpperCase() + joined.slice(1)
+}
+
 export function OAuthClientsPage() {
   const paging = useTokenPaging()
   const name = queryParam('name') ?? ''
   const [typed, setTyped] = useQueryText(name)
   const [creating, setCreating] = useState(false)
+  const [draft, setDraft] = useState<ClientDraft>(() => draftOf(null))
   const [busy, oneAtATime] = useOneAtATime()
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [loaded, retry] = useLoad(() => api.clients({ page_size: paging.size, page_token: paging.token || undefined, client_name: name || undefined }), [location.value.search])
@@ -69,7 +111,7 @@ export function OAuthClientsPage() {
             </button>
           )}
         </form>
-        <button type="button" class="primary" onClick={() => (setFailure(null), setCreating(true))}>
+        <button type="button" class="primary" onClick={() => (setFailure(null), setDraft(draftOf(null)), setCreating(true))}>
           Create client
         </button>
       </div>
@@ -102,7 +144,7 @@ export function OAuthClientsPage() {
       <Pager paging={paging} next={loaded.state === 'ready' ? loaded.data.next : null} />
       <Dialog open={creating} title="Create client" onClose={() => setCreating(false)}>
         {failure && <ErrorView failure={failure} />}
-        <ClientForm initial={draftOf(null)} submitLabel="Create client" busy={busy} onSubmit={create} onCancel={() => setCreating(false)} />
+        <ClientForm draft={draft} onDraft={setDraft} submitLabel="Create client" busy={busy} onSubmit={create} onCancel={() => setCreating(false)} />
       </Dialog>
     </>
   )
@@ -159,23 +201,61 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   const [busy, oneAtATime] = useOneAtATime()
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [confirm, setConfirm] = useState<'delete' | 'revoke' | null>(null)
+  const [draft, setDraft] = useState<ClientDraft>(() => draftOf(client))
+  const [changed, setChanged, stopped] = useChangedNotice(setFailure)
+  const saveButton = useRef<HTMLButtonElement>(null)
   const name = client.client_name || client.client_id
+  const startEditing = () => {
+    setFailure(null)
+    setChanged(null)
+    setDraft(draftOf(client))
+    setEditing(true)
+  }
+  const stopEditing = () => {
+    setChanged(null)
+    setEditing(false)
+  }
   const save = (draft: ClientDraft) =>
     oneAtATime(async () => {
       const patch = clientPatch(client, draft)
       if (patch.length === 0) {
         setFailure(null)
-        setEditing(false)
+        stopEditing()
         return announce('Nothing was changed.')
       }
+      // A list is set whole: first make sure nobody changed it since the form was filled.
+      const stop = await whatStopsSave(() => readClientAgain(client.client_id, 'save'), formMembers(client), formMembers(clientUpdate(client, draft)), {
+        what: fieldNames,
+        storedLabel: (key) => `Stored ${WHOLE_FIELD_NAMES[key] ?? key}`,
+        text: fieldText,
+      })
+      if (stop) return stopped(stop)
       const result = await api.patchClient(client.client_id, patch)
       if (!result.ok) return setFailure(clientFailure(result.failure))
       setFailure(null)
-      setEditing(false)
+      stopEditing()
       const { client_secret: _secret, ...updated } = result.data
       onChange(updated)
       announce(`Client ${updated.client_name || updated.client_id} saved.`)
     })
+  // Reload: the client as stored now, with the edit's other changes kept (the fields that changed
+  // meanwhile take the stored value); the operator's own version of those is kept in the notice.
+  const reload = () =>
+    oneAtATime(async () => {
+      if (!changed) return
+      const read = await readClientAgain(client.client_id, 'reload')
+      if (!read.ok) return setFailure(read.failure)
+      setFailure(null)
+      const stale = [...new Set([...changed.stale, ...staleMembers(formMembers(client), formMembers(clientUpdate(client, draft)), read.now)])]
+      setDraft(rebaseDraft(draftOf(client), draft, draftOf(read.client), stale))
+      setChanged({ ...changed, stale, what: fieldNames(stale), yours: stale.map((key) => ({ label: `Your ${WHOLE_FIELD_NAMES[key] ?? key}, not saved`, text: draftText(draft, key) })) })
+      onChange(read.client)
+      announce(`Reloaded the stored ${stale.map((key) => WHOLE_FIELD_NAMES[key] ?? key).join(', ')}; your version is kept below to copy from.`)
+    })
+  const dismiss = () => {
+    setChanged(null)
+    saveButton.current?.focus()
+  }
   const remove = () => {
     const from = location.peek().path
     return oneAtATime(async () => {
@@ -208,7 +288,22 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       {editing ? (
         <section class="card" aria-labelledby="edit-client-h">
           <h2 id="edit-client-h">Edit client</h2>
-          <ClientForm initial={draftOf(client)} submitLabel="Save" busy={busy} onSubmit={save} onCancel={() => setEditing(false)} />
+          <ClientForm draft={draft} onDraft={setDraft} submitLabel="Save" busy={busy} onSubmit={save} onCancel={stopEditing} submitRef={saveButton}>
+            {changed && (
+              <ChangedNotice
+                id="client-changed"
+                changed={changed}
+                record="client"
+                by={CHANGED_BY}
+                plural={changed.stale.length > 1 || !SINGULAR_FIELDS.has(changed.stale[0]!)}
+                where={changed.stale.length > 1 ? 'fields' : 'field'}
+                busy={busy}
+                onReload={reload}
+                onDismiss={dismiss}
+                focusField={() => document.getElementById(`client-${changed.stale[0]}`)?.focus()}
+              />
+            )}
+          </ClientForm>
         </section>
       ) : (
         <section class="card" aria-labelledby="client-h">
@@ -248,7 +343,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
           </dl>
           {editable && (
             <div class="actions">
-              <button type="button" class="primary" onClick={() => (setFailure(null), setEditing(true))}>
+              <button type="button" class="primary" onClick={startEditing}>
                 Edit client
               </button>
             </div>

@@ -1,11 +1,12 @@
 // A save that would set a list or an object whole (see json-patch.ts `wholeMembers`) first reads the
-// identity again, and sends nothing when that part changed since the page loaded: another operator,
-// or the person in their account settings, may have added an address to the list meanwhile, and
-// Kratos's PATCH has no `test` operation to refuse the overwrite itself. The notice says so, shows
-// what is stored, and offers Reload, which loads it while keeping the operator's own version.
+// record again (an identity, an OAuth client), and sends nothing when that part changed since the
+// page loaded: someone else may have added an address or a redirect URI to the list meanwhile, and
+// neither Kratos's nor Hydra's PATCH has a `test` operation to refuse the overwrite itself. The
+// notice says so, shows what is stored, and offers Reload, which loads it while keeping the
+// operator's own version.
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, type ApiFailure, type Identity } from '../../api.ts'
-import { staleMembers, wholeMembers } from '../../components/json-patch.ts'
+import type { ApiFailure } from '../api.ts'
+import { staleMembers, wholeMembers } from './json-patch.ts'
 
 export type Members = Record<string, unknown>
 
@@ -26,25 +27,8 @@ export interface Changed {
   yours: Shown[] | null
 }
 
-/**
- * The identity read again, and the members an edit is of (`pick`: its traits, or its metadata).
- * Nothing is saved when it cannot be read: whether the save would overwrite a change is unknown.
- */
-export async function readAgain(
-  identityId: string,
-  pick: (identity: Identity) => Members | undefined,
-  doing: 'save' | 'reload',
-): Promise<{ ok: true; identity: Identity; now: Members } | { ok: false; failure: ApiFailure }> {
-  const read = await api.identity(identityId)
-  const before = doing === 'save' ? 'Nothing was saved: the identity could not be read again to check that it has not changed since the page loaded.' : 'The identity could not be read again.'
-  if (!read.ok) {
-    const message = read.failure.status === 404 ? 'The identity store no longer has this identity: it was deleted since the page loaded.' : read.failure.message
-    return { ok: false, failure: { ...read.failure, message: `${before} ${message}` } }
-  }
-  const now = pick(read.data)
-  if (now === undefined) return { ok: false, failure: { error: 'invalid_response', message: `${before} The identity store answered it without its traits.`, status: 200 } }
-  return { ok: true, identity: read.data, now }
-}
+/** The record read again: the members an edit is of, or why it could not be read. */
+export type ReadAgain = () => Promise<{ ok: true; now: Members } | { ok: false; failure: ApiFailure }>
 
 /** A stored or typed value as the notice shows it. */
 export const valueText = (value: unknown) => (value === undefined || value === null ? '(not set)' : JSON.stringify(value, null, 2))
@@ -65,24 +49,24 @@ export function useChangedNotice(setFailure: (failure: ApiFailure | null) => voi
 
 /**
  * Before a save from `before` to `edited`: null when it may be sent as it is (it sets nothing whole,
- * or nothing it sets whole changed meanwhile); else what stops it: the failure to read the identity
+ * or nothing it sets whole changed meanwhile); else what stops it: the failure to read the record
  * again, or the members that changed meanwhile as the notice shows them (`what` names them,
- * `storedLabel` labels each one's stored value). Nothing is awaited after the read, so the window
- * left before the save is one round trip.
+ * `storedLabel` labels each one's stored value, `text` writes it, JSON unless said otherwise).
+ * Nothing is awaited after the read, so the window left before the save is one round trip.
  */
 export async function whatStopsSave(
-  identityId: string,
-  pick: (identity: Identity) => Members | undefined,
+  readNow: ReadAgain,
   before: Members,
   edited: Members,
-  names: { what: (keys: string[]) => string; storedLabel: (key: string) => string },
+  names: { what: (keys: string[]) => string; storedLabel: (key: string) => string; text?: (key: string, value: unknown) => string },
 ): Promise<null | { failure: ApiFailure } | { changed: Changed }> {
   if (wholeMembers(before, edited).length === 0) return null
-  const read = await readAgain(identityId, pick, 'save')
+  const read = await readNow()
   if (!read.ok) return { failure: read.failure }
   const stale = staleMembers(before, edited, read.now)
   if (stale.length === 0) return null
-  return { changed: { stale, what: names.what(stale), stored: stale.map((key) => ({ label: names.storedLabel(key), text: valueText(read.now[key]) })), yours: null } }
+  const text = names.text ?? ((_key: string, value: unknown) => valueText(value))
+  return { changed: { stale, what: names.what(stale), stored: stale.map((key) => ({ label: names.storedLabel(key), text: text(key, read.now[key]) })), yours: null } }
 }
 
 /**
@@ -92,6 +76,12 @@ export async function whatStopsSave(
 export function ChangedNotice(props: {
   id: string
   changed: Changed
+  /** The record, as in "this identity changed since the page loaded". */
+  record: string
+  /** Who may have changed it, as in "changed meanwhile, by another operator". */
+  by: string
+  /** `what` is plural ("The redirect URIs were…"); by default when it names more than one member. */
+  plural?: boolean
   /** Where the operator's edit is: "box", "boxes" or "form". */
   where: string
   busy: boolean
@@ -112,7 +102,7 @@ export function ChangedNotice(props: {
     if (changed.yours) props.focusField()
     else reloadButton.current?.focus()
   }, [changed, busy])
-  const several = changed.stale.length > 1
+  const several = props.plural ?? changed.stale.length > 1
   if (changed.yours) {
     return (
       <div class="notice changed-meanwhile kept">
@@ -135,10 +125,10 @@ export function ChangedNotice(props: {
     <div class="notice changed-meanwhile">
       <div role="alert">
         <p>
-          <strong>Not saved: this identity changed since the page loaded.</strong>
+          <strong>Not saved: this {props.record} changed since the page loaded.</strong>
         </p>
         <p>
-          {changed.what} {several ? 'were' : 'was'} changed meanwhile, by another operator or by the person in their account settings. Saving would have replaced{' '}
+          {changed.what} {several ? 'were' : 'was'} changed meanwhile, {props.by}. Saving would have replaced{' '}
           {several ? 'them' : 'it'} whole and undone that change. Your edit is still in the {where}.
         </p>
       </div>
