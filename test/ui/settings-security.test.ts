@@ -480,6 +480,79 @@ test('End dashboard sessions signs that identity out of its open browser', async
   }
 })
 
+test('on a device whose next frame is late, a dialog is open in the render that opens it: keys go into it, Customize keeps a Space and the moved button keeps focus', async () => {
+  await admin.harness.sandbox.services.settings.write({ key: 'slow.device.flag', value: 'on', category: 'features' }, null)
+  const other = await signedInPage(admin.harness, 'admin', '/dashboard/settings')
+  try {
+    const { page } = other
+    // Every frame and timer of the page from here on is the fake clock's.
+    await page.clock.install()
+    await page.getByRole('button', { name: 'Delete slow.device.flag' }).waitFor()
+    // A slow device: the page's next frame does not come while the person acts.
+    await page.clock.pauseAt(Date.now() + 60_000)
+    await page.getByRole('button', { name: 'Add setting' }).focus()
+    await page.keyboard.press('Enter')
+    await page.keyboard.type('typed.at.once')
+    const dialog = page.getByRole('dialog', { name: 'Add setting' })
+    expect(await dialog.getByRole('textbox', { name: 'Key' }).inputValue()).toBe('typed.at.once')
+    await page.keyboard.press('Escape')
+    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Add setting')
+    // Opened again: the form is empty, before any key can reach it.
+    await page.keyboard.press('Enter')
+    expect(await dialog.getByRole('textbox', { name: 'Key' }).inputValue()).toBe('')
+    await page.keyboard.press('Escape')
+    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Add setting')
+    // A confirmation, which has no form to reset: open, and holding focus, at once.
+    await page.getByRole('button', { name: 'Delete slow.device.flag' }).focus()
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Delete slow.device.flag')
+    await page.keyboard.press('Enter')
+    expect(await page.getByRole('dialog', { name: 'Delete setting?' }).isVisible()).toBe(true)
+    expect(await page.evaluate(() => document.activeElement?.closest('dialog')?.getAttribute('aria-labelledby') ?? null)).not.toBeNull()
+    await page.keyboard.press('Escape')
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Delete slow.device.flag')
+
+    await page.clock.resume()
+    await page.getByRole('link', { name: 'Overview' }).click()
+    await page.getByRole('region', { name: 'Latest audit events' }).waitFor()
+    await page.clock.pauseAt(Date.now() + 120_000)
+    await page.getByRole('button', { name: 'Customize' }).focus()
+    await page.keyboard.press('Enter')
+    // The dialog's first control has focus as it opens: a Space pressed at once is kept.
+    await page.keyboard.press('Space')
+    // The late frame comes: nothing left waiting for it undoes the Space.
+    await page.clock.runFor(200)
+    const customize = page.getByRole('dialog', { name: 'Customize the overview' })
+    expect(await customize.getByRole('checkbox', { name: 'Show Services' }).isChecked()).toBe(false)
+    await customize.getByRole('button', { name: 'Move Latest audit events up' }).focus()
+    await page.keyboard.press('Enter')
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Move Latest audit events up')
+    await page.keyboard.press('Enter')
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Move Latest audit events down')
+    expect(await customize.locator('li label').allTextContents()).toEqual(['Show Latest audit events', 'Show Services', 'Show Session map'])
+    await page.keyboard.press('Escape')
+    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Customize')
+
+    // Back pressed as soon as a question is open, on a page that stays (the identities' first page
+    // from the second): the question goes with the page it was about.
+    await page.clock.resume()
+    await page.getByRole('link', { name: 'Identities' }).click()
+    const table = page.getByRole('table', { name: /Identities/ })
+    await table.waitFor()
+    await page.getByRole('button', { name: 'Next page' }).click()
+    await page.waitForURL(/page_token=/)
+    await table.getByRole('checkbox').nth(0).check()
+    await page.clock.pauseAt(Date.now() + 180_000)
+    await page.getByRole('button', { name: 'Delete', exact: true }).focus()
+    await page.keyboard.press('Enter')
+    await page.goBack()
+    await page.waitForURL((address) => !address.search.includes('page_token'))
+    await page.getByRole('dialog').waitFor({ state: 'hidden' })
+    expect(other.problems).toEqual([])
+  } finally {
+    await other.context.close()
+  }
+})
+
 test('an admin customizes the Overview with the keyboard, signs out and in, and finds it as left', async () => {
   await admin.page.goto(admin.url('/dashboard'))
   await admin.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()

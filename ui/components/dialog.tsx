@@ -1,6 +1,6 @@
 // A modal dialog on the native <dialog>: labelled by its heading, focus kept inside while open,
 // Escape and Back close it, and focus returns to what opened it (or, when that is gone, to where it was).
-import { useEffect, useRef } from 'preact/hooks'
+import { useLayoutEffect, useRef } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import { focusables, placeOf, returnFocusTo, type Place } from './focus.ts'
 
@@ -10,7 +10,11 @@ export function Dialog(props: { open: boolean; title: string; onClose: () => voi
   const ref = useRef<HTMLDialogElement>(null)
   const opener = useRef<Place | null>(null)
   const titleId = useRef(`dialog-title-${++counter}`)
-  useEffect(() => {
+  // Opened (and its opener noted) in the render that asks for it, not a frame later: keys pressed
+  // meanwhile would go to the page behind it, and the opener noted then could be another control.
+  // A form in a dialog that resets itself when opened does so in a layout effect too (below this
+  // one in its owner, so after it), before any key can reach it.
+  useLayoutEffect(() => {
     const dialog = ref.current
     if (!dialog) return
     if (props.open && !dialog.open) {
@@ -20,15 +24,24 @@ export function Dialog(props: { open: boolean; title: string; onClose: () => voi
       dialog.close()
     }
   }, [props.open])
-  useEffect(() => {
+  // Its listeners too, so that Escape or Back pressed as soon as it is open reach them. They stay
+  // the same ones while it is open: a listener replaced by a render that an event causes (Back
+  // renders the page again) would miss that very event. They call the owner's latest onClose.
+  const onClose = useRef(props.onClose)
+  onClose.current = props.onClose
+  useLayoutEffect(() => {
     const dialog = ref.current
     if (!dialog) return
     // Escape: the owner learns at once (the close event comes a moment later, and by then the
     // dialog may have been opened again).
-    const cancelled = () => props.onClose()
-    // The close event of a dialog that is open again by now is stale.
+    const cancelled = () => onClose.current()
+    // The close event of a dialog that is open again by now is stale; so is one that comes after
+    // focus has gone elsewhere (the event comes a moment after the close), which stays there.
     const closed = () => {
-      if (!dialog.open) returnFocusTo(opener.current)
+      if (dialog.open) return
+      const active = document.activeElement
+      const elsewhere = active !== null && active !== document.body && !dialog.contains(active) && active !== opener.current?.element
+      if (!elsewhere) returnFocusTo(opener.current)
     }
     dialog.addEventListener('cancel', cancelled)
     dialog.addEventListener('close', closed)
@@ -36,14 +49,14 @@ export function Dialog(props: { open: boolean; title: string; onClose: () => voi
       dialog.removeEventListener('cancel', cancelled)
       dialog.removeEventListener('close', closed)
     }
-  })
+  }, [])
   // Back or Forward while it is open: what it asks about belongs to the page being left.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!props.open) return
-    const moved = () => props.onClose()
+    const moved = () => onClose.current()
     window.addEventListener('popstate', moved)
     return () => window.removeEventListener('popstate', moved)
-  })
+  }, [props.open])
   // showModal makes the page inert, but Tab can still leave for the browser's own controls: cycle instead.
   const trap = (event: KeyboardEvent) => {
     if (event.key !== 'Tab' || !ref.current) return

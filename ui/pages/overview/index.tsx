@@ -2,7 +2,7 @@
 // map, and for admins the latest audit events; each identity arranges them (Customize), saved
 // through the layout route.
 import type { JSX } from 'preact'
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { api, type ApiFailure, type Layout, type LocationPoint, type ServiceHealth } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
@@ -66,14 +66,16 @@ function CustomizeDialog(props: { open: boolean; arrangement: Arrangement; previ
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, setBusy] = useState(false)
   const moved = useRef<string | null>(null)
-  useEffect(() => {
+  // As the dialog opens, in the same render (see Dialog): a Space pressed at once is not undone.
+  useLayoutEffect(() => {
     if (props.open) {
       setDraft(props.arrangement)
       setFailure(null)
     }
   }, [props.open])
-  // Keep the focus on the button that was pressed, now in the widget's new row (or its twin at an end).
-  useEffect(() => {
+  // Keep the focus on the button that was pressed, now in the widget's new row (or its twin at an
+  // end), in the render that moves it: a frame later a person may have pressed it again.
+  useLayoutEffect(() => {
     const key = moved.current
     if (!key) return
     moved.current = null

@@ -1,7 +1,7 @@
 // Settings (admin): the settings store grouped by category; create, edit, delete; encrypted values
 // masked, revealed through the audited decrypt read and masked again after 30 s or on leaving;
 // upstream API keys write-only.
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { api, deleteOutcome, type ApiFailure, type ApiResult, type Setting, type UpstreamName } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
@@ -250,7 +250,8 @@ function ApiKeyDialog({ prefix, onClose, onSaved }: { prefix: { name: UpstreamNa
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, setBusy] = useState(false)
   const opening = useRef(0)
-  useEffect(() => {
+  // As the dialog opens, in the same render (see Dialog).
+  useLayoutEffect(() => {
     opening.current++
     setValue('')
     setError(null)
@@ -329,7 +330,8 @@ function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boo
   const [busy, setBusy] = useState(false)
   const focusFirstInvalid = useFocusFirstInvalid()
   const opening = useRef(0)
-  useEffect(() => {
+  // As the dialog opens, in the same render (see Dialog).
+  useLayoutEffect(() => {
     opening.current++
     setKey(existing?.key ?? '')
     // An encrypted value is never put into the form: editing it means typing a new one.
