@@ -4,8 +4,10 @@
 // The service runs from source (NODE_ENV=production, request log on, stdout to a file) beside bare
 // Elysia or nginx, alternating A/B/B/A…; the medians are printed.
 //
-//   bun bench/cpu.ts [path] [--cookie] [--rounds 6] [--seconds 3]
-//   (path defaults to /api/health; a /api/idp/ path is compared with nginx, any other with bare Elysia)
+//   bun bench/cpu.ts [path] [--cookie] [--rounds 6] [--seconds 3] [--against <checkout>]
+//   (path defaults to /api/health; a /api/idp/ path is compared with nginx, any other with bare
+//   Elysia; with --against, with the service from another checkout of the source, e.g. a
+//   `git worktree` of main, to measure a change)
 
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -21,6 +23,7 @@ const withCookie = args.includes('--cookie')
 const rounds = option('--rounds', 6)
 const seconds = option('--seconds', 3)
 const ROOT = join(import.meta.dir, '..')
+const against = args.includes('--against') ? args[args.indexOf('--against') + 1]! : null
 const dir = mkdtempSync(join(tmpdir(), 'bench-cpu-'))
 
 interface Target {
@@ -42,23 +45,27 @@ const upstream = Bun.spawn(['bun', join(import.meta.dir, 'fixtures/upstream-serv
 const upstreamPort = await listeningPort(upstream.stdout)
 const signingKey = crypto.getRandomValues(new Uint8Array(32))
 
-const port = freePort()
-const service = Bun.spawn(['bun', join(ROOT, 'src/main.ts'), 'serve'], {
-  cwd: dir,
-  env: { ...serviceEnvironment({ dir, port, upstreamPort, signingKey }), NODE_ENV: 'production' },
-  stdout: openSync(join(dir, 'service.log'), 'a'),
-  stderr: 'inherit',
-})
-await waitFor200(`http://127.0.0.1:${port}/api/health`)
-const ours: Target = {
-  name: 'ours',
-  pid: service.pid,
-  url: `http://127.0.0.1:${port}${path}`,
-  headers: withCookie ? { cookie: adminCookie(signingKey) } : undefined,
-  stop: () => service.kill(),
+async function startService(name: string, root: string, logName: string): Promise<Target> {
+  const port = freePort()
+  const service = Bun.spawn(['bun', join(root, 'src/main.ts'), 'serve'], {
+    cwd: dir,
+    env: { ...serviceEnvironment({ dir, port, upstreamPort, signingKey }), NODE_ENV: 'production' },
+    stdout: openSync(join(dir, `${logName}.log`), 'a'),
+    stderr: 'inherit',
+  })
+  await waitFor200(`http://127.0.0.1:${port}/api/health`)
+  return {
+    name,
+    pid: service.pid,
+    url: `http://127.0.0.1:${port}${path}`,
+    headers: withCookie ? { cookie: adminCookie(signingKey) } : undefined,
+    stop: () => service.kill(),
+  }
 }
+const ours = await startService('ours', ROOT, 'service')
 
 async function reference(): Promise<Target> {
+  if (against) return startService(`ours from ${against}`, against, 'against')
   if (path.startsWith('/api/idp/')) {
     const nginx = await startNginx(join(dir, 'nginx'), freePort(), upstreamPort)
     const master = Number(readFileSync(join(dir, 'nginx', 'nginx.pid'), 'utf8'))
