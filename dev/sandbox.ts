@@ -125,10 +125,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const log = createLogger(loaded.config.logLevel)
   const opened = await openStorage(loaded.config, log)
   if (!opened.ok) throw new Error(opened.error)
-  const { app, services } = createApp({ config: loaded.config, storage: opened.storage, log })
+  const { handle, services } = createApp({ config: loaded.config, storage: opened.storage, log })
   await services.ready()
   held.release()
-  const running = serve({ app, hostname: '127.0.0.1', port, log })
+  const running = serve({ handle, hostname: '127.0.0.1', port, log })
 
   return {
     url: baseUrl,

@@ -7,8 +7,9 @@ import { createSessionAssertion } from './http/session-assertion.ts'
 import { openApiRoutes } from './http/openapi.ts'
 import { createErrorHandler, createMethodIndex } from './http/error-handler.ts'
 import { readJsonBody } from './http/body.ts'
-import { healthRoutes } from './health/index.ts'
-import { authRoutes } from './auth/index.ts'
+import { healthAnswer, healthRoutes } from './health/index.ts'
+import { authRoutes, sessionRoute } from './auth/index.ts'
+import { createDirectLane } from './http/direct.ts'
 import { dashboardRoutes } from './dashboard/index.ts'
 import { securityRoutes } from './security/index.ts'
 import { configRoutes, GeoLocator, geoRoutes, layoutRoutes, servicesRoutes, sessionLocationsRoutes, socialRoutes } from './support/index.ts'
@@ -34,6 +35,9 @@ export function createApp(deps: AppDeps) {
   const allowedMethods = createMethodIndex(() => app.routes)
   // One geo database per app: the geo route and the session map read the same one.
   const geo = new GeoLocator({ customPath: config.geoipDatabasePath, log })
+  const onError = createErrorHandler(log, allowedMethods)
+  const health = healthAnswer(config, services.storage)
+  const session = sessionRoute(services)
   app
     .onRequest(gate)
     .onParse({ as: 'global' }, ({ request, contentType }) =>
@@ -42,10 +46,10 @@ export function createApp(deps: AppDeps) {
     )
     // Runs after routing and before validation: the dispatched route's own rule, checked again.
     .onTransform({ as: 'global' }, createSessionAssertion(log))
-    .onError({ as: 'global' }, createErrorHandler(log, allowedMethods))
+    .onError({ as: 'global' }, onError)
     .mapResponse({ as: 'global' }, answerPlainValue)
-    .use(healthRoutes(config, services.storage))
-    .use(authRoutes(services))
+    .use(healthRoutes(health))
+    .use(authRoutes(services, session))
     .use(dashboardRoutes())
     .use(securityRoutes(services))
     .use(proxyRoutes(services))
@@ -59,7 +63,13 @@ export function createApp(deps: AppDeps) {
     .use(configRoutes(services))
     .use(openApiRoutes(() => app.routes))
 
-  return { app, services }
+  // The two public GET routes asked most often skip Elysia's lifecycle (src/http/direct.ts); any
+  // hook added above must also hold for them, or they leave this list.
+  const direct = createDirectLane({ gate, onError, routes: { '/api/health': health, '/api/auth/session': session } })
+  /** What the server calls for each request. */
+  const handle = (request: Request): Response | Promise<Response> => direct(request) ?? app.fetch(request)
+
+  return { app, services, handle, direct }
 }
 
 export type App = ReturnType<typeof createApp>['app']

@@ -139,7 +139,7 @@ async function runServer(): Promise<Exit> {
   } else if (keys.check.verdict === 'no_key') {
     log.warn('encrypted_settings_unavailable', { encrypted: keys.check.encrypted, missing: 'ENCRYPTION_KEY' })
   }
-  const { app, services } = createApp({ config, storage, log })
+  const { handle, services } = createApp({ config, storage, log })
   starting.close = () => services.close()
   // Revocations loaded and the change feed current before the first request; a database that went
   // away meanwhile only delays this (the gate answers 503 until it is back).
@@ -147,7 +147,7 @@ async function runServer(): Promise<Exit> {
   if (starting.stopping) return halted()
   let running
   try {
-    running = serve({ app, hostname: config.host, port: config.port, log })
+    running = serve({ handle, hostname: config.host, port: config.port, log })
   } catch (error) {
     services.close()
     await storage.close()

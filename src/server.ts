@@ -1,7 +1,6 @@
 // Serving: Bun.serve around the Elysia app, one log line per request, graceful stop.
 
 import type { Server } from 'bun'
-import type { App } from './app.ts'
 import type { Logger } from './log.ts'
 import { errorCodeOf, errorResponse } from './http/errors.ts'
 import { SECURITY_HEADERS } from './http/gate.ts'
@@ -26,7 +25,8 @@ export interface RunningServer {
 }
 
 interface ServeOptions {
-  app: App
+  /** The app's answer to a request (createApp's `handle`). */
+  handle: (request: Request) => Response | Promise<Response>
   hostname: string
   port: number
   log: Logger
@@ -107,8 +107,7 @@ function urlHost(hostname: string): string {
 const milliseconds = (since: number) => Math.round((performance.now() - since) * 100) / 100
 
 export function serve(options: ServeOptions): RunningServer {
-  const { app, log } = options
-  const handle = app.fetch
+  const { handle, log } = options
   const drainTimeoutMs = options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS
   // Every request is here until its one line is written: a request cut at shutdown still gets it.
   const inFlight = new InFlightRequests()

@@ -31,7 +31,7 @@ beforeAll(() => {
   const opened = openDatabase(':memory:')
   if (!opened.ok) throw new Error(opened.error)
   const log = createLogger('debug', (line) => void logLines.push(line))
-  const { app } = createApp({ config: loaded.config, storage: new SqliteStorage(opened.db), log })
+  const { app, handle } = createApp({ config: loaded.config, storage: new SqliteStorage(opened.db), log })
   app
     .post('/api/probe/body', ({ body }) => body, { body: t.Object({ key: t.String(), value: t.String() }) })
     .get('/api/probe/throw', () => {
@@ -40,7 +40,7 @@ beforeAll(() => {
     .get('/api/probe/throw-value', () => {
       throw { status: 418, message: 'teapot at host.internal' }
     })
-  running = serve({ app, hostname: '127.0.0.1', port: 0, log, observe: (req, res) => inspectResponse(req, res, isPassthrough) })
+  running = serve({ handle, hostname: '127.0.0.1', port: 0, log, observe: (req, res) => inspectResponse(req, res, isPassthrough) })
   url = running.url.origin
   const now = Math.floor(Date.now() / 1000)
   cookie = `admin-session=${signSessionCookie(loaded.config.sessionSigningKey, { v: 1, sid: 's', sub: admin.id, email: 'probe@example.test', role: 'admin', iat: now, exp: now + 600 })}`

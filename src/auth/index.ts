@@ -9,6 +9,7 @@ import { afterCheck, type SessionCheck } from '../session/verifier.ts'
 import { missingLoginVariables } from '../config.ts'
 import { ApiError, errorResponse } from '../http/errors.ts'
 import { noteOn } from '../http/request-notes.ts'
+import type { DirectHandler } from '../http/direct.ts'
 import { isCrossSiteWrite } from '../http/gate.ts'
 import { describeError } from '../log.ts'
 import {
@@ -50,11 +51,11 @@ function providerError(failure: ProviderFailure): ApiError {
   return new ApiError(failure === 'rejected' ? 'login_failed' : errorCodeFor(failure))
 }
 
-export function authRoutes(services: Pick<Services, 'config' | 'clock' | 'log' | 'audit' | 'verifier' | 'revocations' | 'fetch' | 'loginStore'>) {
-  const { config, clock, log, audit, verifier, revocations } = services
+/** GET /api/auth/session: who is signed in, from the session cookie (a public path: the check is this route's own). */
+export function sessionRoute(services: Pick<Services, 'config' | 'verifier'>): DirectHandler {
+  const { config, verifier } = services
   const secure = config.environment !== 'development'
-  /** GET /api/auth/session's answer once the session check has settled. */
-  const sessionAnswer = (request: Request, check: SessionCheck) => {
+  const answer = (request: Request, check: SessionCheck) => {
     if (!check.ok) {
       return errorResponse(check.code, { headers: check.clearCookie ? { 'set-cookie': sessionClearCookie(secure) } : {} })
     }
@@ -63,6 +64,16 @@ export function authRoutes(services: Pick<Services, 'config' | 'clock' | 'log' |
     noteOn(request, { subject: sub })
     return { user: { identityId: sub, email, role } }
   }
+  return (request) => afterCheck(verifier.check(request.headers.get('cookie')), (check) => answer(request, check))
+}
+
+/** `session` answers GET /api/auth/session here too (HEAD, the trailing slash, the OpenAPI document); the direct lane answers GET first (app.ts). */
+export function authRoutes(
+  services: Pick<Services, 'config' | 'clock' | 'log' | 'audit' | 'verifier' | 'revocations' | 'fetch' | 'loginStore'>,
+  session: DirectHandler,
+) {
+  const { config, clock, log, audit, verifier, revocations } = services
+  const secure = config.environment !== 'development'
   const nowSeconds = () => Math.floor(clock.now() / 1000)
   const loginClient =
     missingLoginVariables(config).length === 0 ? new LoginClient({ config, fetch: services.fetch, log, now: () => clock.now() }) : null
@@ -139,9 +150,7 @@ export function authRoutes(services: Pick<Services, 'config' | 'clock' | 'log' |
       }
     })
 
-    .get('/api/auth/session', ({ request }) => {
-      return afterCheck(verifier.check(request.headers.get('cookie')), (check) => sessionAnswer(request, check))
-    })
+    .get('/api/auth/session', ({ request }) => session(request))
 
     .post('/api/auth/logout', async ({ request }) => {
       // A public path, so the gate's cross-site rule did not run: a page of another origin on the

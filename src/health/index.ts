@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { missingLoginVariables, type Config } from '../config.ts'
 import { FRESHNESS_WINDOW_MS, type Storage } from '../db/storage.ts'
+import type { DirectHandler } from '../http/direct.ts'
 import { errorResponse } from '../http/errors.ts'
 
 /**
@@ -8,7 +9,7 @@ import { errorResponse } from '../http/errors.ts'
  * balancer may probe it thousands of times a second: a database that answered within the last
  * FRESHNESS_WINDOW_MS is not asked again (a failed answer is never remembered).
  */
-export function healthRoutes(config: Config, storage: Storage) {
+export function healthAnswer(config: Config, storage: Storage): DirectHandler {
   const missing = missingLoginVariables(config)
   let answeredAt = Number.NEGATIVE_INFINITY
   const fresh = () => performance.now() - answeredAt < FRESHNESS_WINDOW_MS
@@ -18,10 +19,15 @@ export function healthRoutes(config: Config, storage: Storage) {
     return { status: 'ok' }
   }
   // Answered without a promise while the last answer is fresh: nearly every probe.
-  return new Elysia({ name: 'health' }).get('/api/health', () => {
+  return () => {
     if (missing.length > 0) {
       return errorResponse('not_configured', { message: `Missing configuration: ${missing.join(', ')}.` })
     }
     return fresh() ? { status: 'ok' } : askDatabase()
-  })
+  }
+}
+
+/** The route in Elysia (HEAD, the trailing slash, the OpenAPI document); GET is answered by the direct lane first (app.ts). */
+export function healthRoutes(answer: DirectHandler) {
+  return new Elysia({ name: 'health' }).get('/api/health', ({ request }) => answer(request))
 }

@@ -36,7 +36,7 @@ interface GateContext {
  * whose source returns a call. Were that await ever lost, a pending check would reach the server
  * as no answer at all and become a 500: closed, never open (test/session-cookie.test.ts).
  */
-type Gate = (context: GateContext) => Response | undefined | Promise<Response | undefined>
+export type Gate = (context: GateContext) => Response | undefined | Promise<Response | undefined>
 
 export function createGate(deps: GateDeps): Gate {
   return ({ request, set }) => {

@@ -88,10 +88,10 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
   if (!opened.ok) throw new Error(opened.error)
   const { storage } = opened
   const clock = options.clock ?? new TestClock()
-  const { app, services } = createApp({ config: loaded.config, storage, log, clock, fetch: options.fetch, revocationPruneEveryMs: options.revocationPruneEveryMs })
+  const { handle, services } = createApp({ config: loaded.config, storage, log, clock, fetch: options.fetch, revocationPruneEveryMs: options.revocationPruneEveryMs })
   await services.ready()
   const running: RunningServer = serve({
-    app,
+    handle,
     hostname: '127.0.0.1',
     port: 0,
     log,
