@@ -3,9 +3,45 @@
 
 import type { SessionPayload } from '../session/cookie.ts'
 import { ApiError } from './errors.ts'
+import type { RequestNotes } from './request-notes.ts'
 
-const sessions = new WeakMap<Request, SessionPayload>()
-const requestIds = new WeakMap<Request, string>()
+/**
+ * Everything the handling of one request records about it, in one object carried by the request
+ * itself (under a symbol no code outside this file knows). One property per request instead of a
+ * WeakMap entry per fact: a WeakMap entry costs a hash insertion and the collector's weak-reference
+ * work for each of the tens of thousands of requests a second.
+ */
+export interface RequestState {
+  /** Our own id for the request, made by the gate. */
+  id: string | undefined
+  /** The session the gate verified. */
+  session: SessionPayload | undefined
+  /** What the request's log line should carry (request-notes.ts). */
+  notes: RequestNotes | undefined
+  /** Its answer is an upstream's, relayed as it came (proxy/passthrough.ts). */
+  passthrough: boolean
+  /** pathnameOf, computed once. */
+  path: string | undefined
+}
+
+const STATE = Symbol('request state')
+
+type Carrier = Request & { [STATE]?: RequestState }
+
+/** The request's state, made on first use. */
+export function stateOf(request: Request): RequestState {
+  let state = (request as Carrier)[STATE]
+  if (state === undefined) {
+    state = { id: undefined, session: undefined, notes: undefined, passthrough: false, path: undefined }
+    ;(request as Carrier)[STATE] = state
+  }
+  return state
+}
+
+/** The request's state if anything was recorded about it. */
+function recorded(request: Request): RequestState | undefined {
+  return (request as Carrier)[STATE]
+}
 
 /**
  * Our own id for the request (an incoming X-Request-Id is not trusted), made by the gate so that
@@ -13,22 +49,22 @@ const requestIds = new WeakMap<Request, string>()
  */
 export function assignRequestId(request: Request): string {
   const id = crypto.randomUUID()
-  requestIds.set(request, id)
+  stateOf(request).id = id
   return id
 }
 
 /** The id the gate gave the request; undefined when the gate never saw it. */
 export function requestIdOf(request: Request): string | undefined {
-  return requestIds.get(request)
+  return recorded(request)?.id
 }
 
 export function attachSession(request: Request, session: SessionPayload): void {
-  sessions.set(request, session)
+  stateOf(request).session = session
 }
 
 /** The session the gate attached, if any (the route-level assertion reads it without throwing). */
 export function attachedSession(request: Request): SessionPayload | undefined {
-  return sessions.get(request)
+  return recorded(request)?.session
 }
 
 /**
@@ -36,7 +72,7 @@ export function attachedSession(request: Request): SessionPayload | undefined {
  * gate and the router disagreed): fail closed with a 500 and never run the handler's work.
  */
 export function sessionOf(request: Request): SessionPayload {
-  const session = sessions.get(request)
+  const session = recorded(request)?.session
   if (!session) throw new ApiError('internal_error')
   return session
 }
@@ -53,7 +89,11 @@ const PATH_SEARCH_OFFSET = 'http://'.length
 
 /** The path the router dispatches: the same computation as Elysia's, character for character. */
 export function pathnameOf(request: Request): string {
-  const url = request.url
+  const state = stateOf(request)
+  return (state.path ??= pathOfUrl(request.url))
+}
+
+function pathOfUrl(url: string): string {
   const start = url.indexOf('/', PATH_SEARCH_OFFSET)
   if (start < 0) return '/'
   const end = url.indexOf('?', start + 1)

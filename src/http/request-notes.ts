@@ -3,8 +3,9 @@
 // Handlers note; the server writes the one line per request (server.ts).
 
 import type { BodyEnd } from '../log.ts'
+import { stateOf } from './request-context.ts'
 
-interface RequestNotes {
+export interface RequestNotes {
   /** The session's identity id, when the request had one. */
   subject?: string
   /** The envelope's error code, when the answer was an error. */
@@ -22,14 +23,12 @@ interface RequestNotes {
   completion?: Promise<BodyEnd>
 }
 
-const notes = new WeakMap<Request, RequestNotes>()
-
 export function noteOn(request: Request, fields: RequestNotes): void {
-  const existing = notes.get(request)
-  if (existing) Object.assign(existing, fields)
-  else notes.set(request, { ...fields })
+  const state = stateOf(request)
+  if (state.notes) Object.assign(state.notes, fields)
+  else state.notes = { ...fields }
 }
 
 export function notesOf(request: Request): RequestNotes | undefined {
-  return notes.get(request)
+  return stateOf(request).notes
 }
