@@ -13,7 +13,7 @@ import { createDirectLane } from './http/direct.ts'
 import { dashboardRoutes } from './dashboard/index.ts'
 import { securityRoutes } from './security/index.ts'
 import { configRoutes, GeoLocator, geoRoutes, layoutRoutes, servicesRoutes, sessionLocationsRoutes, socialRoutes } from './support/index.ts'
-import { isProxiedPath, proxyRoutes } from './proxy/index.ts'
+import { createProxy, isProxiedPath } from './proxy/index.ts'
 import { createServices, type AppDeps } from './services.ts'
 import { settingsRoutes } from './settings/index.ts'
 import { identitiesRoutes } from './identities/index.ts'
@@ -38,6 +38,8 @@ export function createApp(deps: AppDeps) {
   const onError = createErrorHandler(log, allowedMethods)
   const health = healthAnswer(config, services.storage)
   const session = sessionRoute(services)
+  const proxy = createProxy(services)
+  const routeRule = createSessionAssertion(log)
   app
     .onRequest(gate)
     .onParse({ as: 'global' }, ({ request, contentType }) =>
@@ -45,14 +47,14 @@ export function createApp(deps: AppDeps) {
       isProxiedPath(request) ? STREAMED_BODY : readJsonBody(request, contentType),
     )
     // Runs after routing and before validation: the dispatched route's own rule, checked again.
-    .onTransform({ as: 'global' }, createSessionAssertion(log))
+    .onTransform({ as: 'global' }, routeRule)
     .onError({ as: 'global' }, onError)
     .mapResponse({ as: 'global' }, answerPlainValue)
     .use(healthRoutes(health))
     .use(authRoutes(services, session))
     .use(dashboardRoutes())
     .use(securityRoutes(services))
-    .use(proxyRoutes(services))
+    .use(proxy.routes)
     .use(settingsRoutes(services))
     .use(identitiesRoutes(services))
     .use(layoutRoutes(services))
@@ -65,7 +67,7 @@ export function createApp(deps: AppDeps) {
 
   // The two public GET routes asked most often skip Elysia's lifecycle (src/http/direct.ts); any
   // hook added above must also hold for them, or they leave this list.
-  const direct = createDirectLane({ gate, onError, routes: { '/api/health': health, '/api/auth/session': session } })
+  const direct = createDirectLane({ gate, onError, routes: { '/api/health': health, '/api/auth/session': session }, proxy: { forward: proxy.forward, routeRule } })
   /** What the server calls for each request. */
   const handle = (request: Request): Response | Promise<Response> => direct(request) ?? app.fetch(request)
 

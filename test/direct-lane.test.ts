@@ -1,6 +1,7 @@
-// The public GET routes answered without Elysia (src/http/direct.ts) answer exactly what Elysia
-// answers for the same request: status, headers and body, whatever the Host, the cookie, the
-// configuration or the database.
+// The requests answered without Elysia (src/http/direct.ts), the public GET routes and every
+// request under a proxy prefix, answer exactly what Elysia answers for the same request: status,
+// headers and body, whatever the Host, the cookie, the method, the path, the configuration or the
+// database.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createApp } from '../src/app.ts'
@@ -9,6 +10,7 @@ import { openDatabase } from '../src/db/database.ts'
 import { SqliteStorage } from '../src/db/sqlite-storage.ts'
 import { createDirectLane } from '../src/http/direct.ts'
 import { createGate } from '../src/http/gate.ts'
+import { PROXY_PREFIXES } from '../src/proxy/upstreams.ts'
 import { createLogger } from '../src/log.ts'
 import { signSessionCookie, type SessionPayload } from '../src/session/cookie.ts'
 import { SessionVerifier } from '../src/session/verifier.ts'
@@ -38,9 +40,9 @@ function appWith(env: Environment = {}) {
   return { app, direct, storage, cookie }
 }
 
-/** What a client sees of an answer; the request id differs per request, so only its shape is compared. */
+/** What a client sees of an answer; the request id differs per request, so only its shape is compared (and an upstream's Date, which may tick between the two). */
 async function seen(response: Response) {
-  const headers = [...response.headers].map(([name, value]) => [name, name === 'x-request-id' ? (/^[0-9a-f-]{36}$/.test(value) ? 'an id' : value) : value])
+  const headers = [...response.headers].map(([name, value]) => [name, name === 'x-request-id' ? (/^[0-9a-f-]{36}$/.test(value) ? 'an id' : value) : name === 'date' ? 'a date' : value])
   headers.sort(([a], [b]) => a!.localeCompare(b!))
   return { status: response.status, headers, body: await response.text() }
 }
@@ -48,8 +50,8 @@ async function seen(response: Response) {
 type Lane = ReturnType<typeof appWith>
 
 /** The lane's answer and Elysia's to the same request, made twice (a session checked once is answered from memory the second time). */
-async function compare(lane: Lane, path: string, headers: Record<string, string>) {
-  const make = () => new Request(`http://admin.test${path}`, { headers })
+async function compare(lane: Lane, path: string, headers: Record<string, string>, init: { method?: string; body?: string } = {}) {
+  const make = () => new Request(`http://admin.test${path}`, { headers, ...init })
   const outcomes = []
   for (const laneFirst of [true, false]) {
     const direct = async () => {
@@ -128,6 +130,132 @@ describe('GET /api/health and GET /api/auth/session answer as Elysia would', () 
     expect(lane.direct(new Request('http://admin.test/api/health', { method: 'HEAD', headers: { host: 'admin.test' } }))).toBeUndefined()
     expect(lane.direct(new Request('http://admin.test/api/health/', { headers: { host: 'admin.test' } }))).toBeUndefined()
     expect(lane.direct(new Request('http://admin.test/api/settings', { headers: { host: 'admin.test' } }))).toBeUndefined()
+    // A prefix without the slash that follows it, or in other letters, is no proxy path.
+    for (const path of ['/api/idp', '/api/idpx/y', '/API/idp/x', '/api/Idp/x', '/api/idp-admin', '/api/oauth-adminx/y']) {
+      expect([path, lane.direct(new Request(`http://admin.test${path}`, { method: 'POST', headers: { host: 'admin.test' } }))]).toEqual([path, undefined])
+    }
+  })
+})
+
+describe('requests under a proxy prefix answer as Elysia would', () => {
+  // An upstream that says what it received, with the headers the proxy must filter on the way back.
+  let echo: ReturnType<typeof Bun.serve>
+  beforeAll(() => {
+    echo = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      async fetch(request) {
+        const url = new URL(request.url)
+        const received = { method: request.method, path: url.pathname + url.search, authorization: request.headers.get('authorization'), cookie: request.headers.get('cookie'), body: await request.text() }
+        const status = url.pathname.endsWith('/missing') ? 404 : url.pathname.endsWith('/moved') ? 302 : 200
+        const headers = new Headers({ 'content-type': 'application/json', 'x-upstream': 'yes', 'cache-control': 'public, max-age=60', 'x-request-id': 'upstream-id' })
+        headers.append('set-cookie', 'admin-session=planted; Path=/')
+        headers.append('set-cookie', 'upstream_pref=1; Path=/')
+        if (status === 302) headers.set('location', `${url.origin}/elsewhere?x=1`)
+        return new Response(JSON.stringify(received), { status, headers })
+      },
+    })
+  })
+  afterAll(() => echo.stop(true))
+
+  const proxied = (env: Environment = {}) => {
+    const origin = `http://127.0.0.1:${echo.port}`
+    return appWith({ IDP_PUBLIC_URL: `${origin}/public`, OAUTH_ADMIN_URL: `${origin}/hydra-admin`, ...env })
+  }
+
+  test('every prefix, configured or not, and paths the proxy refuses', async () => {
+    const lane = proxied()
+    const identity = kratos.addIdentity({ email: 'ada@example.test', role: 'admin' })
+    const admin = lane.cookie({ sub: identity.id, email: 'ada@example.test' })
+    const cases: [string, string | undefined, number][] = [
+      ['/api/idp/self-service/login/browser?flow=1&return_to=%2Fx', undefined, 200],
+      ['/api/idp/', undefined, 200],
+      ['/api/idp/a/missing', undefined, 404],
+      ['/api/idp/a/moved', undefined, 302],
+      ['/api/idp/%252e%252e/etc', undefined, 400],
+      ['/api/idp/a%2fb', undefined, 400],
+      ['/api/idp//evil.test/x', undefined, 400],
+      ['/api/iam-idp/x', undefined, 503],
+      ['/api/oauth/x', undefined, 503],
+      ['/api/oauth-admin/admin/clients', admin, 200],
+      ['/api/oauth-admin/admin/clients', undefined, 401],
+      [`/api/idp-admin/admin/identities/${identity.id}`, admin, 200],
+      ['/api/idp-admin/admin/identities/nobody', admin, 404],
+      ['/api/iam-idp-admin/admin/identities', admin, 503],
+    ]
+    for (const [path, cookie, status] of cases) {
+      for (const { lane: direct, elysia } of await compare(lane, path, { host: 'admin.test', authorization: 'Bearer client-token', ...(cookie ? { cookie: `theme=dark; ${cookie}` } : {}) })) {
+        expect([path, direct.status]).toEqual([path, status])
+        expect(direct).toEqual(elysia)
+      }
+    }
+  })
+
+  test('every method, with and without a body, and writes from another site', async () => {
+    const lane = proxied()
+    const identity = kratos.addIdentity({ email: 'ada@example.test', role: 'admin' })
+    const admin = lane.cookie({ sub: identity.id, email: 'ada@example.test' })
+    for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
+      const body = method === 'GET' || method === 'HEAD' ? undefined : '{"a":1}'
+      for (const [path, headers, status] of [
+        ['/api/idp/x', { host: 'admin.test' }, 200],
+        ['/api/oauth-admin/admin/clients/c1', { host: 'admin.test', cookie: admin }, 200],
+        ['/api/oauth-admin/admin/clients/c1', { host: 'admin.test', cookie: admin, origin: 'https://evil.test' }, method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? 200 : 403],
+      ] as [string, Record<string, string>, number][]) {
+        for (const { lane: direct, elysia } of await compare(lane, path, { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, { method, body })) {
+          expect([method, path, direct.status]).toEqual([method, path, status])
+          expect(direct).toEqual(elysia)
+        }
+      }
+    }
+  })
+
+  for (const [name, host, status] of HOSTS) {
+    test(`a public and an admin prefix with ${name}`, async () => {
+      const lane = proxied()
+      for (const path of ['/api/idp/x', '/api/oauth-admin/admin/clients']) {
+        for (const { lane: direct, elysia } of await compare(lane, path, host)) {
+          expect([path, direct.status]).toEqual([path, path.startsWith('/api/idp/') || status === 400 ? status : 401])
+          expect(direct).toEqual(elysia)
+        }
+      }
+    })
+  }
+
+  test('every kind of session on an admin prefix', async () => {
+    const lane = proxied()
+    const identity = kratos.addIdentity({ email: 'ada@example.test', role: 'admin' })
+    const valid = lane.cookie({ sub: identity.id, email: 'ada@example.test' })
+    const cases: [string, string | undefined, number][] = [
+      ['none', undefined, 401],
+      ['valid', valid, 200],
+      ['a viewer', lane.cookie({ sub: identity.id, email: 'ada@example.test', role: 'viewer' }), 403],
+      ['forged', `admin-session=${valid.split('=')[1]!.slice(0, -2)}xx`, 401],
+      ['two session cookies', `${valid}; ${valid}`, 401],
+      ['expired', lane.cookie({ sub: identity.id, iat: 1_000, exp: 2_000 }), 401],
+      ['of an identity the store does not have', lane.cookie(), 401],
+    ]
+    for (const [name, cookie, status] of cases) {
+      for (const { lane: direct, elysia } of await compare(lane, '/api/oauth-admin/admin/clients', { host: 'admin.test', ...(cookie ? { cookie } : {}) })) {
+        expect([name, direct.status]).toEqual([name, status])
+        expect(direct).toEqual(elysia)
+      }
+    }
+  })
+
+  test('an upstream that cannot be reached, and an API key that cannot be read', async () => {
+    const down = proxied({ IDP_PUBLIC_URL: 'http://127.0.0.1:9' })
+    for (const { lane: direct, elysia } of await compare(down, '/api/idp/x', { host: 'admin.test' })) {
+      expect(direct.status).toBe(502)
+      expect(direct).toEqual(elysia)
+    }
+    const keyed = proxied()
+    const at = new Date().toISOString()
+    await keyed.storage.settings.upsert({ key: 'proxy.idp.api_key', value: 'not-a-ciphertext', encrypted: true, category: null, updated_at: at }, () => ({ at, action: 'setting_written', actor: null, target: 'proxy.idp.api_key', detail: null }))
+    for (const { lane: direct, elysia } of await compare(keyed, '/api/idp/x', { host: 'admin.test' })) {
+      expect(direct.status).toBe(500)
+      expect(direct).toEqual(elysia)
+    }
   })
 })
 
@@ -144,6 +272,11 @@ describe('the lane', () => {
       const route = app.routes.find((candidate) => candidate.path === path && candidate.method === 'GET')!
       expect([path, counts(route.hooks)]).toEqual([path, expected])
     }
+    // Each proxy prefix's one route, for every method: its body is never parsed (the parse hook
+    // leaves proxied paths alone), and the lane runs the route rule (transform) itself.
+    const proxyRoutes = app.routes.filter((candidate) => /^\/api\/[a-z-]+\/\*$/.test(candidate.path))
+    expect(proxyRoutes.map((route) => `${route.method} ${route.path}`).sort()).toEqual(PROXY_PREFIXES.map((prefix) => `ALL ${prefix.route}`).sort())
+    for (const route of proxyRoutes) expect([route.path, counts(route.hooks)]).toEqual([route.path, expected])
   })
 
   const gate = createGate({ verifier: {} as SessionVerifier, baseOrigin: null, secureCookies: true })

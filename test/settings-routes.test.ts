@@ -396,19 +396,35 @@ describe('settings routes', () => {
     test('the service\'s own writes invalidate the cache at once; other writers are seen after the TTL', async () => {
       const settings = stack.service.services.settings
       markSensitive('first-api-key', 'second-api-key', 'third-api-key')
-      expect(await settings.apiKeyFor('oauth-admin')).toBeNull()
+      // The proxy asks memory first (cachedApiKey) and apiKeyFor only when memory cannot answer:
+      // memory answers nothing, or exactly what apiKeyFor answers, and answers once apiKeyFor has read.
+      const apiKey = async () => {
+        const cached = settings.cachedApiKey('oauth-admin')
+        const read = await settings.apiKeyFor('oauth-admin')
+        if (cached !== undefined) expect(cached).toBe(read)
+        expect(settings.cachedApiKey('oauth-admin')).toBe(read)
+        return read
+      }
+      expect(await apiKey()).toBeNull()
       await api('POST', '/api/settings', { body: { key: 'proxy.oauth-admin.api_key', value: 'first-api-key', encrypted: true } })
-      expect(await settings.apiKeyFor('oauth-admin')).toBe('first-api-key')
+      expect(settings.cachedApiKey('oauth-admin')).toBeUndefined()
+      expect(await apiKey()).toBe('first-api-key')
       await api('POST', '/api/settings', { body: { key: 'proxy.oauth-admin.api_key', value: 'second-api-key', encrypted: true } })
-      expect(await settings.apiKeyFor('oauth-admin')).toBe('second-api-key')
+      expect(settings.cachedApiKey('oauth-admin')).toBeUndefined()
+      expect(await apiKey()).toBe('second-api-key')
       // Another process (the command line) writes the file directly.
       const other = new SettingsCipher(decodeBase64Key(stack.service.env.ENCRYPTION_KEY!), null)
       insertRow(stack, 'proxy.oauth-admin.api_key', other.encryptSetting('proxy.oauth-admin.api_key', 'third-api-key'), true)
-      expect(await settings.apiKeyFor('oauth-admin')).toBe('second-api-key')
+      expect(await apiKey()).toBe('second-api-key')
       ;(stack.service.clock as TestClock).advance(61)
-      expect(await settings.apiKeyFor('oauth-admin')).toBe('third-api-key')
+      expect(settings.cachedApiKey('oauth-admin')).toBeUndefined()
+      expect(await apiKey()).toBe('third-api-key')
+      await api('POST', '/api/settings', { body: { key: 'proxy.oauth-admin.api_key', value: 'plain-api-key' } })
+      expect(await apiKey()).toBe('plain-api-key')
+      await api('POST', '/api/settings', { body: { key: 'proxy.oauth-admin.api_key', value: '' } })
+      expect(await apiKey()).toBeNull()
       await api('DELETE', '/api/settings/proxy.oauth-admin.api_key')
-      expect(await settings.apiKeyFor('oauth-admin')).toBeNull()
+      expect(await apiKey()).toBeNull()
     })
 
     test('the login identity store is called with the stored API key', async () => {

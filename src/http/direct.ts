@@ -1,12 +1,14 @@
-// The public GET routes a balancer or the UI asks thousands of times a second (/api/health,
-// /api/auth/session), answered without Elysia's lifecycle around them: the same gate, the same
-// handler and the same answer, minus Elysia's context, its awaits and its router.
-// Every other request, and these paths with another method or a trailing slash, go to Elysia.
+// The requests asked most often, answered without Elysia's lifecycle around them: the public GET
+// routes a balancer or the UI asks thousands of times a second (/api/health, /api/auth/session)
+// and every request under a proxy prefix. The same gate, the same route rule, the same handler and
+// the same answer, minus Elysia's context, its awaits and its router.
+// Every other request, and the listed paths with another method or a trailing slash, go to Elysia.
 
 import { classifyPath, requirementOf } from './access.ts'
 import type { Gate } from './gate.ts'
 import { answerPlainValue } from './plain-answer.ts'
 import { pathnameOf } from './request-context.ts'
+import { proxyPrefixOf, type ProxyPrefix } from '../proxy/upstreams.ts'
 
 /** A route's own work: a plain JSON value or a Response, or a promise of one. */
 export type DirectHandler = (request: Request) => unknown
@@ -14,37 +16,69 @@ export type DirectHandler = (request: Request) => unknown
 /** Turns what a handler threw into the envelope (the app's Elysia error hook). */
 type ErrorAnswer = (context: { code: unknown; error: unknown; request: Request }) => Response
 
+/** The route rule checked after routing (session-assertion.ts), given the pattern the request was routed to. */
+type RouteRule = (context: { request: Request; route: string }) => void
+
 type GateHeaders = Record<string, string | number>
 
+interface ProxyLane {
+  /** The proxy's own answer to a request under `prefix` (src/proxy/index.ts); it carries the gate's headers itself. */
+  forward(prefix: ProxyPrefix, request: Request): Promise<Response>
+  /** The route rule Elysia runs before the proxy's handler. */
+  routeRule: RouteRule
+}
+
 /**
- * Answers the listed paths for GET, or returns undefined for Elysia to answer. Only public paths
- * may be listed: the route-level session assertion (session-assertion.ts) runs in Elysia alone.
+ * Answers the listed paths for GET, and with `proxy` every request under a proxy prefix, or returns
+ * undefined for Elysia to answer. Only public paths may be listed: the listed routes have no route
+ * rule to run. The proxy's routes have one (the admin prefixes), and the lane runs it.
  */
-export function createDirectLane(options: { gate: Gate; onError: ErrorAnswer; routes: Record<string, DirectHandler> }) {
-  const { gate, onError } = options
+export function createDirectLane(options: { gate: Gate; onError: ErrorAnswer; routes: Record<string, DirectHandler>; proxy?: ProxyLane }) {
+  const { gate, onError, proxy } = options
   const routes = new Map<string, DirectHandler>()
   for (const [path, handler] of Object.entries(options.routes)) {
     if (requirementOf(classifyPath(path)) !== 'none') throw new Error(`${path} is not public: it cannot be answered without Elysia`)
     routes.set(path, handler)
   }
-  return (request: Request): Response | Promise<Response> | undefined => {
-    if (request.method !== 'GET') return undefined
-    const handler = routes.get(pathnameOf(request))
-    if (handler === undefined) return undefined
+
+  /** The gate, then `respond`; a refusal or a failure answered as Elysia answers it, with the gate's headers. */
+  const gated = (request: Request, respond: (set: { headers: GateHeaders; status: number }) => Response | Promise<Response>): Response | Promise<Response> => {
     const set = { headers: {} as GateHeaders, status: 200 }
     const fail = (error: unknown) => withGateHeaders(onError({ code: codeOf(error), error, request }), set.headers)
-    const respond = (): Response | Promise<Response> => {
-      const value = handler(request)
-      return value instanceof Promise ? value.then((settled) => answer(settled, set)).catch(fail) : answer(value, set)
+    const run = () => {
+      const answer = respond(set)
+      return answer instanceof Promise ? answer.catch(fail) : answer
     }
     try {
-      // On a public path the gate decides at once: it refuses a bad Host or lets the request through.
+      // A public path is decided at once (a bad Host refused, or let through); a session may take a promise.
       const refused = gate({ request, set })
-      if (refused instanceof Promise) return refused.then((early) => (early ? withGateHeaders(early, set.headers) : respond())).catch(fail)
-      return refused ? withGateHeaders(refused, set.headers) : respond()
+      if (refused instanceof Promise) return refused.then((early) => (early ? withGateHeaders(early, set.headers) : run())).catch(fail)
+      return refused ? withGateHeaders(refused, set.headers) : run()
     } catch (error) {
       return fail(error)
     }
+  }
+
+  return (request: Request): Response | Promise<Response> | undefined => {
+    const path = pathnameOf(request)
+    if (proxy !== undefined) {
+      // Elysia routes `<prefix>/*` for every method: the same literal test (proxyPrefixOf) decides here.
+      const prefix = proxyPrefixOf(path)
+      if (prefix !== null) {
+        return gated(request, () => {
+          proxy.routeRule({ request, route: prefix.route })
+          // The relayed answer already carries the gate's headers (the proxy puts them there).
+          return proxy.forward(prefix, request)
+        })
+      }
+    }
+    if (request.method !== 'GET') return undefined
+    const handler = routes.get(path)
+    if (handler === undefined) return undefined
+    return gated(request, (set) => {
+      const value = handler(request)
+      return value instanceof Promise ? value.then((settled) => answer(settled, set)) : answer(value, set)
+    })
   }
 }
 

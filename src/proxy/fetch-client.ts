@@ -2,11 +2,11 @@
 // its answer put behind the same face as our own client's (http1.ts).
 
 import { describeError, type BodyEnd } from '../log.ts'
-import type { RelayedBody, UpstreamAnswer, UpstreamRequest } from './http1.ts'
+import { headersOf, type HeaderFields, type RelayedBody, type UpstreamAnswer, type UpstreamRequest } from './http1.ts'
 import type { UpstreamTarget } from './url.ts'
 
 export async function fetchUpstream(fetcher: typeof fetch, url: UpstreamTarget, request: UpstreamRequest & { signal: AbortSignal }): Promise<UpstreamAnswer> {
-  const headers = request.headers
+  const headers = Array.isArray(request.headers) ? headersOf(request.headers) : request.headers
   // fetch would offer gzip, br and zstd on the client's behalf; a client that offered none gets none.
   if (!headers.has('accept-encoding')) headers.set('accept-encoding', 'identity')
   const init: RequestInit & { decompress: boolean; duplex: 'half' } = {
@@ -22,7 +22,15 @@ export async function fetchUpstream(fetcher: typeof fetch, url: UpstreamTarget, 
   const response = await fetcher(url.href, init)
   const length = Number(response.headers.get('content-length') ?? Number.NaN)
   const body = response.body === null ? null : new FetchedBody(response.body, Number.isNaN(length) ? null : length)
-  return { status: response.status, statusText: response.statusText, headers: response.headers, body }
+  return { status: response.status, statusText: response.statusText, fields: fieldsOf(response.headers), body }
+}
+
+/** A `Headers` as a field list, each Set-Cookie line on its own. */
+function fieldsOf(headers: Headers): HeaderFields {
+  const fields: HeaderFields = []
+  for (const [name, value] of headers) if (name !== 'set-cookie') fields.push(name, value)
+  for (const line of headers.getSetCookie()) fields.push('set-cookie', line)
+  return fields
 }
 
 /**
@@ -38,6 +46,11 @@ class FetchedBody implements RelayedBody {
     private readonly body: ReadableStream<Uint8Array>,
     readonly length: number | null,
   ) {}
+
+  /** Known only once read: `bytes()` reads it. */
+  arrived(): null {
+    return null
+  }
 
   async bytes(): Promise<Uint8Array<ArrayBuffer>> {
     const bytes = await new Response(this.body).bytes()

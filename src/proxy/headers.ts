@@ -4,6 +4,7 @@
 // our security headers are set last on every proxied answer, whatever the upstream said.
 
 import { SECURITY_HEADERS } from '../http/gate.ts'
+import type { HeaderFields } from './http1.ts'
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'])
 const CLIENT_ONLY = new Set(['host', 'forwarded', 'x-real-ip', 'content-length'])
@@ -11,8 +12,7 @@ const OWN_COOKIES = new Set(['admin-session', 'oauth_state', 'oauth_verifier'])
 const NONE: ReadonlySet<string> = new Set()
 
 /** The header names a Connection header lists: they are hop-by-hop for this message. */
-function namedInConnection(headers: Headers): ReadonlySet<string> {
-  const connection = headers.get('connection')
+function namedIn(connection: string | null): ReadonlySet<string> {
   if (connection === null) return NONE
   return new Set(
     connection
@@ -31,23 +31,25 @@ function foreignCookies(cookie: string): string | null {
   return kept.length > 0 ? kept.join('; ') : null
 }
 
-/** The headers sent upstream, built in one pass over the client's. */
-export function forwardedRequestHeaders(incoming: Headers, options: { apiKey: string | null; adminPrefix: boolean }): Headers {
-  const headers = new Headers()
-  const named = namedInConnection(incoming)
-  for (const [name, value] of incoming) {
-    if (HOP_BY_HOP.has(name) || CLIENT_ONLY.has(name) || named.has(name) || name.startsWith('x-forwarded-')) continue
-    if (name === 'authorization' && (options.apiKey || options.adminPrefix)) continue
+/** The fields sent upstream (names in lower case), built in one pass over the client's. */
+export function forwardedRequestHeaders(incoming: Headers, options: { apiKey: string | null; adminPrefix: boolean }): HeaderFields {
+  const fields: HeaderFields = []
+  const named = namedIn(incoming.get('connection'))
+  const dropAuthorization = Boolean(options.apiKey) || options.adminPrefix
+  // Headers iterates in lower case, one entry per name (Cookie joined with "; "), sorted by name.
+  incoming.forEach((value, name) => {
+    if (HOP_BY_HOP.has(name) || CLIENT_ONLY.has(name) || named.has(name) || name.startsWith('x-forwarded-')) return
+    if (name === 'authorization' && dropAuthorization) return
     if (name === 'cookie') {
       const kept = foreignCookies(value)
-      if (kept !== null) headers.set('cookie', kept)
-      continue
+      if (kept !== null) fields.push('cookie', kept)
+      return
     }
-    headers.append(name, value)
-  }
+    fields.push(name, value)
+  })
   // Added last, after everything the client sent was filtered: nothing can strip or replace it.
-  if (options.apiKey) headers.set('authorization', `Bearer ${options.apiKey}`)
-  return headers
+  if (options.apiKey) fields.push('authorization', `Bearer ${options.apiKey}`)
+  return fields
 }
 
 /** What every proxied answer carries: never cached, never framed, never sniffed, and HTML from an upstream runs nothing. */
@@ -70,20 +72,29 @@ const NOT_RELAYED = new Set([
 /** Ours on every proxied answer, prepared once: each answer starts from a native copy. */
 const PROXIED_ANSWER_HEADER_SET = new Headers(PROXIED_ANSWER_HEADERS as [string, string][])
 
+/** The values of the Connection fields of a field list, joined; null when there is none. */
+function connectionOf(fields: HeaderFields): string | null {
+  let connection: string | null = null
+  for (let i = 0; i < fields.length; i += 2) if (fields[i] === 'connection') connection = connection === null ? fields[i + 1]! : `${connection}, ${fields[i + 1]}`
+  return connection
+}
+
 /**
- * The headers sent back to the client, built in one pass over the upstream's. They start as ours:
- * an upstream header of the same name is never relayed (NOT_RELAYED), so nothing replaces them.
+ * The headers sent back to the client, built in one pass over the upstream's fields. They start as
+ * ours: an upstream header of the same name is never relayed (NOT_RELAYED), so nothing replaces them.
  */
-export function relayedResponseHeaders(upstream: Headers, rewriteLocation: (location: string) => string): Headers {
+export function relayedResponseHeaders(upstream: HeaderFields, rewriteLocation: (location: string) => string): Headers {
   const headers = new Headers(PROXIED_ANSWER_HEADER_SET)
-  const named = namedInConnection(upstream)
-  for (const [name, value] of upstream) {
+  const named = namedIn(connectionOf(upstream))
+  for (let i = 0; i < upstream.length; i += 2) {
+    const name = upstream[i]!
+    const value = upstream[i + 1]!
+    if (name === 'set-cookie') {
+      if (!OWN_COOKIES.has(value.slice(0, Math.max(0, value.indexOf('='))).trim())) headers.append('set-cookie', value)
+      continue
+    }
     if (NOT_RELAYED.has(name) || HOP_BY_HOP.has(name) || named.has(name)) continue
     headers.append(name, name === 'location' ? rewriteLocation(value) : value)
-  }
-  for (const line of upstream.getSetCookie()) {
-    const name = line.slice(0, Math.max(0, line.indexOf('='))).trim()
-    if (!OWN_COOKIES.has(name)) headers.append('set-cookie', line)
   }
   return headers
 }

@@ -31,13 +31,27 @@ class ConnectionLost extends Error {
   }
 }
 
+/**
+ * Header fields as a flat list, name then value, names in lower case, in the order they came:
+ * what a head parses into and what one is written from, without a `Headers` in between.
+ */
+export type HeaderFields = string[]
+
 /** An upstream's answer as the proxy relays it, whichever client fetched it. */
 export interface UpstreamAnswer {
   status: number
   statusText: string
-  headers: Headers
+  /** The answer's fields as they came (Set-Cookie lines each on their own). */
+  fields: HeaderFields
   /** null when the answer has no body: HEAD, 204, 304. */
   body: RelayedBody | null
+}
+
+/** An answer's fields as a `Headers`. */
+export function headersOf(fields: HeaderFields): Headers {
+  const headers = new Headers()
+  for (let i = 0; i < fields.length; i += 2) headers.append(fields[i]!, fields[i + 1]!)
+  return headers
 }
 
 /** An answer's body: read whole, or streamed; `ended` says how it ended either way. */
@@ -46,6 +60,8 @@ export interface RelayedBody {
   readonly length: number | null
   readonly ended: Promise<BodyEnd>
   bytes(): Promise<Uint8Array<ArrayBuffer>>
+  /** The whole body at once when all of it has already arrived (as `bytes()` would give it), else null. */
+  arrived(): Uint8Array<ArrayBuffer> | null
   stream(): ReadableStream<Uint8Array>
   /** Not wanted after all: the rest is dropped. */
   cancel(): void | Promise<void>
@@ -53,7 +69,8 @@ export interface RelayedBody {
 
 export interface UpstreamRequest {
   method: string
-  headers: Headers
+  /** The fields to send (a `Headers` serves too); those that frame the message are ours and left out. */
+  headers: HeaderFields | Headers
   /** The body to send, with its length when the client declared one (sent chunked otherwise). */
   body?: ReadableStream<Uint8Array>
   bodyLength?: number | null
@@ -85,9 +102,13 @@ const EXPECTS_CONTENT = new Set(['POST', 'PUT', 'PATCH'])
 const CRLF_CRLF = Buffer.from('\r\n\r\n')
 const CRLF = Buffer.from('\r\n')
 const LAST_CHUNK = Buffer.from('0\r\n\r\n')
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
-// Field values may hold visible characters, spaces, tabs and obs-text; never other controls.
-const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/
+/**
+ * The field lines of a head, each after its CRLF: a token, a colon, and a value of visible
+ * characters, spaces, tabs and obs-text, never another control. A line without a name (obs-fold,
+ * a stray CR or LF) fails it: refused rather than guessed at. One pass over the whole section,
+ * from `lastIndex` (sticky: the section is tested where it starts, without a copy of it).
+ */
+const FIELD_LINES = /(?:\r\n[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[\t\x20-\x7e\x80-\xff]*)*$/y
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([^\r\n]*))?$/
 const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;[^\r\n]*)?$/
 const DIGITS = /^\d{1,15}$/
@@ -108,8 +129,10 @@ class UpstreamBody implements RelayedBody {
   private finished = false
   private failure: unknown = null
   private wake: (() => void) | null = null
-  private settle!: (end: BodyEnd) => void
-  readonly ended = new Promise<BodyEnd>((resolve) => (this.settle = resolve))
+  /** How the body ended, once it has; `ended` is made only when asked for (a body read whole is noted without it). */
+  private end: BodyEnd | null = null
+  private endedPromise: Promise<BodyEnd> | null = null
+  private resolveEnded: ((end: BodyEnd) => void) | null = null
 
   constructor(
     private readonly connection: Connection,
@@ -136,6 +159,22 @@ class UpstreamBody implements RelayedBody {
     if (this.finished || this.failure !== null) return
     this.failure = error
     this.notify()
+  }
+
+  get ended(): Promise<BodyEnd> {
+    if (this.endedPromise === null) {
+      const end = this.end
+      this.endedPromise = end !== null ? Promise.resolve(end) : new Promise<BodyEnd>((resolve) => (this.resolveEnded = resolve))
+    }
+    return this.endedPromise
+  }
+
+  /** The first end reported stands. */
+  private settle(end: BodyEnd): void {
+    if (this.end !== null) return
+    this.end = end
+    this.resolveEnded?.(end)
+    this.resolveEnded = null
   }
 
   private notify(): void {
@@ -165,17 +204,21 @@ class UpstreamBody implements RelayedBody {
     return chunk
   }
 
+  arrived(): Uint8Array<ArrayBuffer> | null {
+    // The usual small answer: it arrived whole with its head, in one piece.
+    if (!this.finished || this.queue.length !== 1 || this.delivered !== 0) return null
+    const only = this.queue[0]!
+    this.queue = []
+    this.queued = 0
+    this.delivered = only.byteLength
+    this.settle({ body: 'complete', body_bytes: only.byteLength })
+    return only as Uint8Array<ArrayBuffer>
+  }
+
   /** The whole body in one piece. */
   async bytes(): Promise<Uint8Array<ArrayBuffer>> {
-    // The usual small answer: it arrived whole with its head, in one piece.
-    if (this.finished && this.queue.length === 1) {
-      const only = this.queue[0]!
-      this.queue = []
-      this.queued = 0
-      this.delivered = only.byteLength
-      this.settle({ body: 'complete', body_bytes: only.byteLength })
-      return only as Uint8Array<ArrayBuffer>
-    }
+    const arrived = this.arrived()
+    if (arrived !== null) return arrived
     const chunks: Uint8Array[] = []
     for (let chunk = await this.next(); chunk !== null; chunk = await this.next()) chunks.push(chunk)
     return Buffer.concat(chunks) as Uint8Array<ArrayBuffer>
@@ -326,7 +369,7 @@ class Connection {
       const length = framing.kind === 'length' ? framing.remaining : framing.kind === 'none' ? 0 : null
       const body = new UpstreamBody(this, length)
       exchange.body = body
-      exchange.resolve({ status: head.status, statusText: head.reason, headers: head.headers, body: framing.kind === 'none' ? null : body })
+      exchange.resolve({ status: head.status, statusText: head.reason, fields: head.fields, body: framing.kind === 'none' ? null : body })
       if (framing.kind === 'none') {
         // Bytes after a bodiless answer: it stands, the connection is not to be trusted.
         if (buffer.byteLength > 0) exchange.reusable = false
@@ -451,48 +494,58 @@ class Connection {
   }
 }
 
-interface Head {
+export interface Head {
   status: number
   reason: string
-  headers: Headers
+  fields: HeaderFields
   keepAlive: boolean
   keepAliveMs: number | null
   transferEncoding: string | null
   contentLengths: string[]
 }
 
-/** The status line and fields of an answer head (without its final CRLF CRLF). */
-function parseHead(text: string): Head {
-  const lines = text.split('\r\n')
-  const status = STATUS_LINE.exec(lines[0]!)
+/** A field value without the spaces and tabs around it (String#trim would also take obs-text such as U+00A0). */
+function trimmed(text: string, start: number, end: number): string {
+  while (start < end && (text.charCodeAt(start) === 32 || text.charCodeAt(start) === 9)) start++
+  while (end > start && (text.charCodeAt(end - 1) === 32 || text.charCodeAt(end - 1) === 9)) end--
+  return text.slice(start, end)
+}
+
+/** The status line and fields of an answer head (without its final CRLF CRLF); exported for its tests. */
+export function parseHead(text: string): Head {
+  const statusEnd = text.indexOf('\r\n')
+  const status = STATUS_LINE.exec(statusEnd < 0 ? text : text.slice(0, statusEnd))
   if (status === null) throw new UpstreamProtocolError('the status line does not parse')
   const code = Number(status[2])
   if (code === 101) throw new UpstreamProtocolError('an upgrade that was not asked for')
-  const headers = new Headers()
+  if (statusEnd >= 0) {
+    FIELD_LINES.lastIndex = statusEnd
+    if (!FIELD_LINES.test(text)) throw new UpstreamProtocolError('a header line does not parse')
+  }
+  const fields: HeaderFields = []
   let connection = ''
   let keepAliveMs: number | null = null
   let transferEncoding: string | null = null
   const contentLengths: string[] = []
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!
-    const colon = line.indexOf(':')
-    // A line without a name (obs-fold, a stray CR or LF) is refused rather than guessed at.
-    if (colon <= 0) throw new UpstreamProtocolError('a header line does not parse')
-    const name = line.slice(0, colon)
-    const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '')
-    if (!TOKEN.test(name) || BAD_VALUE.test(value)) throw new UpstreamProtocolError('a header line does not parse')
-    const lower = name.toLowerCase()
-    if (lower === 'content-length') contentLengths.push(value)
-    else if (lower === 'transfer-encoding') transferEncoding = transferEncoding === null ? value : `${transferEncoding}, ${value}`
-    else if (lower === 'connection') connection += `,${value.toLowerCase()}`
-    else if (lower === 'keep-alive') {
+  for (let at = statusEnd; at >= 0; ) {
+    const start = at + 2
+    const next = text.indexOf('\r\n', start)
+    const end = next < 0 ? text.length : next
+    const colon = text.indexOf(':', start)
+    const name = text.slice(start, colon).toLowerCase()
+    const value = trimmed(text, colon + 1, end)
+    if (name === 'content-length') contentLengths.push(value)
+    else if (name === 'transfer-encoding') transferEncoding = transferEncoding === null ? value : `${transferEncoding}, ${value}`
+    else if (name === 'connection') connection += `,${value.toLowerCase()}`
+    else if (name === 'keep-alive') {
       const timeout = KEEP_ALIVE_TIMEOUT.exec(value)
       if (timeout !== null) keepAliveMs = Math.min(keepAliveMs ?? Number.POSITIVE_INFINITY, Number(timeout[1]) * 1000)
     }
-    headers.append(name, value)
+    fields.push(name, value)
+    at = next
   }
-  const keepAlive = status[1] === '1' && !connection.split(',').some((token) => token.trim() === 'close')
-  return { status: code, reason: status[3] ?? '', headers, keepAlive, keepAliveMs, transferEncoding, contentLengths }
+  const keepAlive = status[1] === '1' && (connection === '' || !connection.split(',').some((token) => token.trim() === 'close'))
+  return { status: code, reason: status[3] ?? '', fields, keepAlive, keepAliveMs, transferEncoding, contentLengths }
 }
 
 /** How the body of this answer is delimited (RFC 9112 §6.3), refusing what could be read two ways. */
@@ -502,6 +555,11 @@ function framingOf(method: string, head: Head): Framing {
     if (head.contentLengths.length > 0) throw new UpstreamProtocolError('both Transfer-Encoding and Content-Length')
     if (head.transferEncoding.trim().toLowerCase() !== 'chunked') throw new UpstreamProtocolError('a transfer coding other than chunked')
     return { kind: 'chunked' }
+  }
+  if (head.contentLengths.length === 1 && DIGITS.test(head.contentLengths[0]!)) {
+    // The usual answer: one plain number.
+    const remaining = Number(head.contentLengths[0])
+    return remaining === 0 ? { kind: 'none' } : { kind: 'length', remaining }
   }
   if (head.contentLengths.length > 0) {
     const values = new Set(head.contentLengths.flatMap((value) => value.split(',').map((part) => part.trim())))
@@ -513,11 +571,17 @@ function framingOf(method: string, head: Head): Framing {
   return { kind: 'close' }
 }
 
-/** The request head: our framing, then the caller's fields (names and values already checked by Headers). */
+/** The request head: our framing, then the caller's fields (names and values already checked by the Headers they came from). */
 function requestHead(url: UpstreamTarget, init: UpstreamRequest, chunked: boolean): Buffer {
   let head = `${init.method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`
-  for (const [name, value] of init.headers) {
-    if (!FRAMING.has(name)) head += `${name}: ${value}\r\n`
+  const fields = init.headers
+  if (Array.isArray(fields)) {
+    for (let i = 0; i < fields.length; i += 2) {
+      const name = fields[i]!
+      if (!FRAMING.has(name)) head += `${name}: ${fields[i + 1]}\r\n`
+    }
+  } else {
+    for (const [name, value] of fields) if (!FRAMING.has(name)) head += `${name}: ${value}\r\n`
   }
   if (init.body !== undefined) head += chunked ? 'transfer-encoding: chunked\r\n' : `content-length: ${init.bodyLength}\r\n`
   else if (EXPECTS_CONTENT.has(init.method)) head += 'content-length: 0\r\n'
@@ -546,32 +610,38 @@ export class Http1Pool {
   }
 
   /** Sends a request to an `http:` target and resolves with the answer's head once it has arrived. */
-  async request(url: UpstreamTarget, init: UpstreamRequest): Promise<UpstreamAnswer> {
-    if (url.protocol !== 'http:') throw new TypeError('only http: upstreams are served by this client')
-    init.signal.throwIfAborted()
+  request(url: UpstreamTarget, init: UpstreamRequest): Promise<UpstreamAnswer> {
+    if (url.protocol !== 'http:') return Promise.reject(new TypeError('only http: upstreams are served by this client'))
+    if (init.signal.aborted) return Promise.reject(init.signal.reason)
     const key = url.host
-    for (let attempt = 0; ; attempt++) {
-      const connection = this.takeIdle(key) ?? (await this.acquire(url, key, init.signal))
-      try {
-        return await this.exchange(connection, url, init)
-      } catch (error) {
-        // A kept-alive socket the upstream had just closed: once, on a fresh one, when nothing can have been acted on twice.
-        const retry = attempt === 0 && connection.reused && error instanceof ConnectionLost && error.beforeAnswer && init.body === undefined && IDEMPOTENT.has(init.method) && !init.signal.aborted
-        if (!retry) throw error
-      }
-    }
+    // The usual case, a kept-alive connection ready: one promise, settled by the exchange itself.
+    const idle = this.takeIdle(key)
+    if (idle !== undefined) return this.exchange(idle, url, init, 0)
+    return this.acquire(url, key, init.signal).then((connection) => this.exchange(connection, url, init, 0))
   }
 
-  private exchange(connection: Connection, url: UpstreamTarget, init: UpstreamRequest): Promise<UpstreamAnswer> {
+  /**
+   * One request on `connection`. When a kept-alive connection turns out to have been closed by the
+   * upstream before any answer, the request is made again once on another connection, when nothing
+   * can have been acted on twice; the promise settles with that attempt.
+   */
+  private exchange(connection: Connection, url: UpstreamTarget, init: UpstreamRequest, attempt: number): Promise<UpstreamAnswer> {
     const chunked = init.body !== undefined && (init.bodyLength === null || init.bodyLength === undefined)
     return new Promise<UpstreamAnswer>((resolve, reject) => {
       // The deadline covers the exchange until it ends: a small body read whole is inside it too.
       const onAbort = () => connection.fail(init.signal.reason)
       init.signal.addEventListener('abort', onAbort, { once: true })
+      const failed = (error: unknown) => {
+        const retry = attempt === 0 && connection.reused && error instanceof ConnectionLost && error.beforeAnswer && init.body === undefined && IDEMPOTENT.has(init.method) && !init.signal.aborted
+        if (!retry) return reject(error)
+        const key = url.host
+        const again = this.takeIdle(key)
+        ;(again !== undefined ? this.exchange(again, url, init, 1) : this.acquire(url, key, init.signal).then((fresh) => this.exchange(fresh, url, init, 1))).then(resolve, reject)
+      }
       const exchange: Exchange = {
         method: init.method,
         resolve,
-        reject,
+        reject: failed,
         ended: () => init.signal.removeEventListener('abort', onAbort),
         body: null,
         framing: { kind: 'none' },

@@ -16,7 +16,7 @@ import { fetchUpstream } from './fetch-client.ts'
 import { Http1Pool, type UpstreamAnswer } from './http1.ts'
 import { markPassthrough } from './passthrough.ts'
 import { DeadlineClock } from './deadline.ts'
-import { basePathOf, isUnderBase, joinUpstreamUrl, pathUnderBase } from './url.ts'
+import { basePathOf, isUnderBase, joinUpstreamUrl, pathUnderBase, type UpstreamTarget } from './url.ts'
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 import { StorageUnavailableError } from '../db/storage.ts'
@@ -57,6 +57,15 @@ function classifyFailure(error: unknown, aborted: boolean): Failure {
 
 const IDENTITY_PATH = /^\/admin\/identities\/([^/]+)\/?$/
 
+/** A request on its way to an upstream: where it goes, and the length its body declared. */
+interface Target {
+  prefix: ProxyPrefix
+  request: Request
+  url: UpstreamTarget
+  base: URL
+  declaredLength: number | null
+}
+
 /** `Location` inside the upstream's base URL → the same place under our prefix (nginx `proxy_redirect default`). */
 export function rewriteLocation(location: string, base: URL, prefix: ProxyPrefix): string {
   const absolute = /^[a-z][a-z0-9+.-]*:/i.test(location) || location.startsWith('//')
@@ -71,7 +80,8 @@ export function rewriteLocation(location: string, base: URL, prefix: ProxyPrefix
   return isUnderBase(target, base) ? prefix.path + target.pathname.slice(basePathOf(base).length) + target.search + target.hash : location
 }
 
-export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'settings' | 'audit' | 'endSessionsOf' | 'fetch'>) {
+/** The proxy: its Elysia routes (one per prefix), and `forward`, which answers a request under a prefix whatever calls it. */
+export function createProxy(services: Pick<Services, 'config' | 'log' | 'settings' | 'audit' | 'endSessionsOf' | 'fetch'>) {
   const { config, log, settings } = services
   const pool = new Http1Pool()
   const deadlines = new DeadlineClock(config.proxyTimeoutMs, () => new DOMException('upstream timeout', 'TimeoutError'))
@@ -85,7 +95,7 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
   const lastPublicKey = new Map<ProxyPrefix['name'], string | null>()
   const plugin = new Elysia({ name: 'proxy' })
   for (const prefix of PROXY_PREFIXES) {
-    plugin.all(`${prefix.path}/*`, async ({ request, set }) => {
+    plugin.all(prefix.route, async ({ request, set }) => {
       const response = await forward(prefix, request)
       // The relayed answer already carries every header the gate put in `set` (the security headers
       // and the request id): with `set` empty, Elysia sends it as it is instead of copying it into
@@ -94,13 +104,19 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
       return response
     })
   }
-  return plugin
+  return { routes: plugin, forward }
 
-  async function forward(prefix: ProxyPrefix, request: Request): Promise<Response> {
+  /**
+   * The upstream's answer to a request under `prefix`. Nothing is awaited that is already known: a
+   * request whose API key is in memory and whose small answer arrives whole waits for that answer
+   * alone. Throws (or rejects with) the envelope's ApiError.
+   */
+  function forward(prefix: ProxyPrefix, request: Request): Promise<Response> {
     const rawPath = pathnameOf(request)
-    const queryStart = request.url.indexOf('?')
+    const url = request.url
+    const queryStart = url.indexOf('?')
     const rest = rawPath.slice(prefix.path.length)
-    const search = queryStart < 0 ? '' : request.url.slice(queryStart)
+    const search = queryStart < 0 ? '' : url.slice(queryStart)
     // A path that could leave the upstream is refused whether or not the upstream is configured.
     const joined = joinUpstreamUrl(config.upstreams[prefix.name] ?? PLACEHOLDER_BASE, rest, search)
     if (!joined.ok) {
@@ -112,62 +128,94 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
 
     const declared = request.headers.get('content-length')
     if (declared !== null && Number(declared) > PROXY_BODY_LIMIT) throw new ApiError('payload_too_large')
-    const declaredLength = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null
-    let apiKey: string | null
+    const target: Target = { prefix, request, url: joined.url, base, declaredLength: declared !== null && /^\d+$/.test(declared) ? Number(declared) : null }
+    const known = settings.cachedApiKey(prefix.name)
+    if (known === undefined) return readApiKey(target).then((apiKey) => send(target, apiKey))
+    if (!prefix.admin && lastPublicKey.get(prefix.name) !== known) lastPublicKey.set(prefix.name, known)
+    return send(target, known)
+  }
+
+  /** The API key when memory could not answer at once (settings.apiKeyFor), with what its failures mean here. */
+  async function readApiKey({ prefix, request, url, base }: Target): Promise<string | null> {
     try {
-      apiKey = await settings.apiKeyFor(prefix.name)
+      const apiKey = await settings.apiKeyFor(prefix.name)
       if (!prefix.admin) lastPublicKey.set(prefix.name, apiKey)
+      return apiKey
     } catch (error) {
       if (error instanceof StorageUnavailableError) {
         if (prefix.admin || !lastPublicKey.has(prefix.name)) throw error // 503 database_unavailable, like the rest of the API
-        apiKey = lastPublicKey.get(prefix.name)!
-      } else {
-        // A key that cannot be decrypted (ENCRYPTION_KEY changed or unset) is a failure of the proxy
-        // path like any other: 500 proxy_error, its cause only in the log (apiKeyFor logs it).
-        noteOn(request, { upstream_failure: 'api_key_unreadable' })
-        if (prefix.admin) await auditWrite(prefix, request, pathUnderBase(joined.url, base), null, 'api_key_unreadable')
-        throw new ApiError('proxy_error')
+        return lastPublicKey.get(prefix.name)!
       }
+      // A key that cannot be decrypted (ENCRYPTION_KEY changed or unset) is a failure of the proxy
+      // path like any other: 500 proxy_error, its cause only in the log (apiKeyFor logs it).
+      noteOn(request, { upstream_failure: 'api_key_unreadable' })
+      if (prefix.admin) await auditWrite(prefix, request, pathUnderBase(url, base), null, 'api_key_unreadable')
+      throw new ApiError('proxy_error')
     }
+  }
+
+  function send(target: Target, apiKey: string | null): Promise<Response> {
+    const { prefix, request } = target
     const headers = forwardedRequestHeaders(request.headers, { apiKey, adminPrefix: prefix.admin })
     const deadline = deadlines.start()
     const failed = async (error: unknown): Promise<never> => {
+      deadline.stop()
       if (error instanceof BodyTooLarge || (error as { cause?: unknown }).cause instanceof BodyTooLarge) throw new ApiError('payload_too_large')
       const failure = classifyFailure(error, deadline.aborted)
       log.warn('proxy_failed', { prefix: prefix.name, method: request.method, failure: failure.class, ...describeError(error) })
       noteOn(request, { upstream_failure: failure.class })
-      if (prefix.admin) await auditWrite(prefix, request, pathUnderBase(joined.url, base), null, failure.class)
+      if (prefix.admin) await auditWrite(prefix, request, pathUnderBase(target.url, target.base), null, failure.class)
       throw new ApiError(failure.code)
     }
-    let upstream: UpstreamAnswer
-    // A small answer of known length is read whole before anything is sent: no stream to pump, its
-    // end is known, and an upstream that cuts it short gets our 502 instead of a truncated 200.
-    let whole: Uint8Array<ArrayBuffer> | null = null
     const body = NO_BODY_METHODS.has(request.method) || !request.body ? undefined : limitedBody(request.body, PROXY_BODY_LIMIT)
+    // The timeout covers the upstream's answer (status and headers, and a small body); a long download may take longer.
+    const outbound = { method: request.method, headers, body, bodyLength: target.declaredLength, signal: deadline }
+    let answer: Promise<UpstreamAnswer>
     try {
-      // The timeout covers the upstream's answer (status and headers, and a small body); a long download may take longer.
-      const outbound = { method: request.method, headers, body, bodyLength: declaredLength, signal: deadline }
-      upstream = ownClient && joined.url.protocol === 'http:' ? await pool.request(joined.url, outbound) : await fetchUpstream(services.fetch, joined.url, { ...outbound, signal: deadline.signal })
-      const announced = upstream.body
-      if (request.method !== 'HEAD' && announced !== null && announced.length !== null && announced.length <= WHOLE_BODY_BYTES) whole = await announced.bytes()
+      answer = ownClient && target.url.protocol === 'http:' ? pool.request(target.url, outbound) : fetchUpstream(services.fetch, target.url, { ...outbound, signal: deadline.signal })
     } catch (error) {
-      return await failed(error)
-    } finally {
-      deadline.stop()
+      return failed(error)
     }
+    return answer.then((upstream) => {
+      // A small answer of known length is read whole before anything is sent: no stream to pump, its
+      // end is known, and an upstream that cuts it short gets our 502 instead of a truncated 200.
+      const announced = upstream.body
+      if (request.method === 'HEAD' || announced === null || announced.length === null || announced.length > WHOLE_BODY_BYTES) {
+        deadline.stop()
+        return relay(target, upstream, null)
+      }
+      const arrived = announced.arrived()
+      if (arrived !== null) {
+        deadline.stop()
+        return relay(target, upstream, arrived)
+      }
+      return announced.bytes().then((whole) => {
+        deadline.stop()
+        return relay(target, upstream, whole)
+      }, failed)
+    }, failed)
+  }
 
-    if (prefix.admin && request.method === 'DELETE' && upstream.status >= 200 && upstream.status < 300) {
-      const deleted = pathUnderBase(joined.url, base).match(IDENTITY_PATH)
+  /** What follows an admin write, then the answer (the audit event is written before the answer goes). */
+  function relay(target: Target, upstream: UpstreamAnswer, whole: Uint8Array<ArrayBuffer> | null): Response | Promise<Response> {
+    if (target.prefix.admin && !NO_BODY_METHODS.has(target.request.method)) return afterAdminWrite(target, upstream).then(() => answerWith(target, upstream, whole))
+    return answerWith(target, upstream, whole)
+  }
+
+  async function afterAdminWrite({ prefix, request, url, base }: Target, upstream: UpstreamAnswer): Promise<void> {
+    if (request.method === 'DELETE' && upstream.status >= 200 && upstream.status < 300) {
+      const deleted = pathUnderBase(url, base).match(IDENTITY_PATH)
       if (deleted && (prefix.name === 'idp-admin' || prefix.name === 'iam-idp-admin')) {
         // Erasing an identity ends its dashboard sessions now, not at the next presence check.
         // The upstream's answer stands even when this cannot be recorded; the erasure check still catches it.
         await services.endSessionsOf(decodeURIComponent(deleted[1]!)).catch((error: unknown) => log.error('end_sessions_failed', describeError(error)))
       }
     }
+    await auditWrite(prefix, request, pathUnderBase(url, base), upstream.status, upstream.status < 400 ? 'ok' : 'upstream_refused')
+  }
 
-    if (prefix.admin) await auditWrite(prefix, request, pathUnderBase(joined.url, base), upstream.status, upstream.status < 400 ? 'ok' : 'upstream_refused')
-
-    const responseHeaders = relayedResponseHeaders(upstream.headers, (location) => rewriteLocation(location, base, prefix))
+  function answerWith({ prefix, request, base }: Target, upstream: UpstreamAnswer, whole: Uint8Array<ArrayBuffer> | null): Response | Promise<Response> {
+    const responseHeaders = relayedResponseHeaders(upstream.fields, (location) => rewriteLocation(location, base, prefix))
     const id = requestIdOf(request)
     if (id !== undefined) responseHeaders.set('x-request-id', id)
     markPassthrough(request)
@@ -178,8 +226,8 @@ export function proxyRoutes(services: Pick<Services, 'config' | 'log' | 'setting
     }
     const relayed = upstream.body
     if (relayed === null || request.method === 'HEAD' || upstream.status === 204 || upstream.status === 304) {
-      await relayed?.cancel()
-      return new Response(null, init)
+      const cancelled = relayed?.cancel()
+      return cancelled instanceof Promise ? cancelled.then(() => new Response(null, init)) : new Response(null, init)
     }
     noteOn(request, { completion: relayed.ended })
     return new Response(relayed.stream(), init)

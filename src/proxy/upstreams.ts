@@ -6,16 +6,24 @@ export interface ProxyPrefix {
   name: UpstreamName
   /** `/api/<name>`; everything under it is forwarded. */
   path: string
+  /** The route pattern it is mounted at: `/api/<name>/*`. */
+  route: string
   /** The `*-admin` prefixes need an admin session (the gate enforces it) and never pass a client's Authorization. */
   admin: boolean
 }
 
 export const PROXY_PREFIXES: readonly ProxyPrefix[] = (
   ['idp', 'idp-admin', 'iam-idp', 'iam-idp-admin', 'oauth', 'oauth-admin'] as const
-).map((name) => ({ name, path: `/api/${name}`, admin: name.endsWith('-admin') }))
+).map((name) => ({ name, path: `/api/${name}`, route: `/api/${name}/*`, admin: name.endsWith('-admin') }))
 
-/** The prefix a literal request path is routed to, if any. */
+/** Each prefix with the slash that must follow it (none is the start of another: each ends with the slash). */
+const PREFIX_PATHS: readonly (readonly [string, ProxyPrefix])[] = PROXY_PREFIXES.map((prefix) => [`${prefix.path}/`, prefix] as const)
+
+/** The prefix a literal request path is routed to, if any. Asked for every request: most are no proxy path, and say so at their sixth character. */
 export function proxyPrefixOf(path: string): ProxyPrefix | null {
-  for (const prefix of PROXY_PREFIXES) if (path.startsWith(prefix.path + '/')) return prefix
+  // Every prefix starts `/api/i` or `/api/o`.
+  const sixth = path.charCodeAt(5)
+  if ((sixth !== 105 && sixth !== 111) || !path.startsWith('/api/')) return null
+  for (const [start, prefix] of PREFIX_PATHS) if (path.startsWith(start)) return prefix
   return null
 }

@@ -45,6 +45,18 @@ interface SettingsServiceDeps {
   log: Logger
 }
 
+const API_KEY_SETTINGS = new Map<UpstreamName, string>()
+
+/** The setting that holds an upstream prefix's API key: `proxy.<prefix>.api_key` (made once per prefix). */
+function apiKeySetting(prefix: UpstreamName): string {
+  let key = API_KEY_SETTINGS.get(prefix)
+  if (key === undefined) {
+    key = `proxy.${prefix}.api_key`
+    API_KEY_SETTINGS.set(prefix, key)
+  }
+  return key
+}
+
 export class SettingsService {
   private readonly cache: TtlCache<CachedSetting>
   /** Raised by every invalidation: a read that started before one does not fill the cache. */
@@ -109,7 +121,7 @@ export class SettingsService {
    * (fail closed: no request goes out without the key it should carry).
    */
   async apiKeyFor(prefix: UpstreamName): Promise<string | null> {
-    const key = `proxy.${prefix}.api_key`
+    const key = apiKeySetting(prefix)
     try {
       const value = await this.getDecrypted(key)
       return value === null || value === '' ? null : value
@@ -118,6 +130,21 @@ export class SettingsService {
       if (!(error instanceof StorageUnavailableError)) this.deps.log.error('api_key_unreadable', { prefix, ...describeError(error), code: (error as ApiError).code })
       throw error
     }
+  }
+
+  /**
+   * The API key for an upstream prefix when memory can answer at once: what `apiKeyFor` would
+   * answer, or undefined when only `apiKeyFor` can (the cache cannot be trusted now, holds no entry,
+   * or holds an encrypted value not yet decrypted: its failure is `apiKeyFor`'s to report).
+   */
+  cachedApiKey(prefix: UpstreamName): string | null | undefined {
+    const entry = this.cacheHit(apiKeySetting(prefix))
+    if (entry === undefined) return undefined
+    const { setting } = entry
+    if (setting === null) return null
+    const value = setting.encrypted ? entry.plaintext : setting.value
+    if (value === undefined) return undefined
+    return value === '' ? null : value
   }
 
   /** The hot path: a memory lookup, when the cache may be trusted. */
