@@ -214,6 +214,54 @@ describe('the compiled binary and its log output', () => {
     })
   }
 
+  // Stdout appended to a file (`>> service.log`): the lines are written off the thread that serves
+  // requests, in order, and every one of them is in the file when the process has exited.
+  test('stdout to a file: every request line of a burst is in the file, whole and in order, after SIGTERM', async () => {
+    const logFile = join(dir, 'file-stdout.log')
+    writeFileSync(logFile, '{"before":"the service"}\n')
+    const port = await new Promise<number>((resolve) => {
+      const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+      resolve(probe.port)
+      probe.stop(true)
+    })
+    const out = openSync(logFile, 'a')
+    const child = Bun.spawn([binary, 'serve'], {
+      env: { PATH: process.env.PATH, ...loginEnv, PORT: String(port), SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, 'file-stdout', 'a.db') } as Record<string, string>,
+      stdin: 'ignore',
+      stdout: out,
+      stderr: 'pipe',
+    })
+    closeSync(out)
+    try {
+      const base = `http://127.0.0.1:${port}`
+      for (let attempt = 0; ; attempt++) {
+        if ((await fetch(`${base}/api/health`).then((r) => r.status, () => 0)) === 200) break
+        if (attempt > 300) throw new Error('the service did not answer')
+        await Bun.sleep(20)
+      }
+      // Enough lines for many 64 KiB writes.
+      const total = 4000
+      await inBatches(total, 64, async (i) => (await fetch(`${base}/api/health?n=${i}&padding=${'p'.repeat(100)}`)).status)
+      child.kill('SIGTERM')
+      expect(await child.exited).toBe(0)
+      const text = readFileSync(logFile, 'utf8')
+      expect(text.endsWith('\n')).toBe(true)
+      const lines = text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+      expect(lines[0]).toEqual({ before: 'the service' })
+      const requests = lines.filter((line) => line.event === 'request' && line.path === '/api/health')
+      // The first probes may have come before the service listened; the burst's lines are all there.
+      expect(requests.length).toBeGreaterThanOrEqual(total)
+      expect(new Set(requests.map((line) => line.request_id)).size).toBe(requests.length)
+      // Written in the order they were logged: their times never go back.
+      const times = lines.filter((line) => typeof line.time === 'string').map((line) => Date.parse(line.time as string))
+      expect(times.every((time, i) => i === 0 || time >= times[i - 1]!)).toBe(true)
+      expect(lines.find((line) => line.event === 'stopping')?.signal).toBe('SIGTERM')
+      expect(lines.at(-1)?.event).toBe('stopped')
+    } finally {
+      child.kill('SIGKILL')
+    }
+  }, 60_000)
+
   test("Bun's own refusals (oversized headers, broken framing) carry nothing of the request", async () => {
     const service = await startProcess([binary], { ...loginEnv, SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, 'refusals', 'a.db') })
     try {
