@@ -4,6 +4,7 @@
 import { describeError, type BodyEnd } from '../log.ts'
 import { headersOf, type HeaderFields, type RelayedBody, type UpstreamAnswer, type UpstreamRequest } from './http1.ts'
 import type { UpstreamTarget } from './url.ts'
+import { relayMemory } from './memory-budget.ts'
 
 export async function fetchUpstream(fetcher: typeof fetch, url: UpstreamTarget, request: UpstreamRequest & { signal: AbortSignal }): Promise<UpstreamAnswer> {
   const headers = Array.isArray(request.headers) ? headersOf(request.headers) : request.headers
@@ -71,6 +72,7 @@ class FetchedBody implements RelayedBody {
               return
             }
             this.delivered += value.byteLength
+            relayMemory.relayed(value.byteLength)
             controller.enqueue(value)
           } catch (error) {
             this.settle({ body: 'incomplete', body_bytes: this.delivered, ...describeError(error) })

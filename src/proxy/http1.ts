@@ -11,6 +11,7 @@ import type { Socket } from 'bun'
 import { closeSync, openSync } from 'node:fs'
 import { describeError, type BodyEnd } from '../log.ts'
 import type { AbortLike } from './deadline.ts'
+import { relayMemory } from './memory-budget.ts'
 import type { UpstreamTarget } from './url.ts'
 
 /** An answer that broke the framing rules: `invalid_response` in the log, 500 `proxy_error` to the client (decisions §6). */
@@ -200,6 +201,7 @@ class UpstreamBody implements RelayedBody {
     const chunk = this.queue.shift()!
     this.queued -= chunk.byteLength
     this.delivered += chunk.byteLength
+    relayMemory.relayed(chunk.byteLength)
     if (this.queued < HIGH_WATER && !this.finished) this.connection.resume()
     return chunk
   }

@@ -1,0 +1,69 @@
+// The proxy's memory budget for streamed bodies (src/proxy/memory-budget.ts): a full collection
+// when the process is over its budget, looked at every few MiB relayed, at most once per interval.
+
+import { describe, expect, test } from 'bun:test'
+import { RelayMemoryBudget, relayMemory } from '../src/proxy/memory-budget.ts'
+import { Http1Pool } from '../src/proxy/http1.ts'
+
+const MiB = 1024 * 1024
+
+function budgetWith(resident: number) {
+  const state = { resident, now: 0, collected: 0, looked: 0 }
+  const budget = new RelayMemoryBudget({
+    budgetBytes: 100 * MiB,
+    residentBytes: () => (state.looked++, state.resident),
+    collect: () => void state.collected++,
+    now: () => state.now,
+  })
+  return { budget, state }
+}
+
+describe('the memory budget for streamed bodies', () => {
+  test('under the budget nothing is collected, however much is relayed', () => {
+    const { budget, state } = budgetWith(99 * MiB)
+    for (let i = 0; i < 1000; i++) budget.relayed(512 * 1024)
+    expect(state.collected).toBe(0)
+    // Looked at once per 4 MiB, not per chunk.
+    expect(state.looked).toBe(125)
+  })
+
+  test('over the budget, one full collection, then none until the interval has passed', () => {
+    const { budget, state } = budgetWith(101 * MiB)
+    budget.relayed(3 * MiB)
+    expect(state.collected).toBe(0)
+    budget.relayed(1 * MiB)
+    expect(state.collected).toBe(1)
+    state.now = 149
+    for (let i = 0; i < 10; i++) budget.relayed(4 * MiB)
+    expect(state.collected).toBe(1)
+    state.now = 150
+    budget.relayed(4 * MiB)
+    expect(state.collected).toBe(2)
+    expect(budget.collections).toBe(2)
+  })
+
+  test('a real collection runs by default and the process goes on', () => {
+    const budget = new RelayMemoryBudget({ budgetBytes: 0 })
+    budget.relayed(4 * MiB)
+    expect(budget.collections).toBe(1)
+  })
+
+  test('every byte a streamed body passes on through the proxy\'s client is counted against it; a small answer taken whole as it arrived is not', async () => {
+    const large = new Uint8Array(3 * MiB + 5)
+    const upstream = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => new Response(request.url.endsWith('/small') ? 'small' : large) })
+    const pool = new Http1Pool()
+    try {
+      const target = (path: string) => new URL(`http://127.0.0.1:${upstream.port}${path}`)
+      const before = relayMemory.total
+      const answer = await pool.request(target('/large'), { method: 'GET', headers: [], signal: new AbortController().signal })
+      expect((await new Response(answer.body!.stream()).arrayBuffer()).byteLength).toBe(large.byteLength)
+      expect(relayMemory.total - before).toBe(large.byteLength)
+      const small = await pool.request(target('/small'), { method: 'GET', headers: [], signal: new AbortController().signal })
+      expect(new TextDecoder().decode(await small.body!.bytes())).toBe('small')
+      expect(relayMemory.total - before).toBe(large.byteLength)
+    } finally {
+      pool.closeIdle()
+      upstream.stop(true)
+    }
+  })
+})
