@@ -88,6 +88,20 @@ describe('well-formed answers', () => {
     expect(seen).toEqual({ host: new URL(upstream.url).host, 'x-one': '1' })
   })
 
+  test('the head goes out byte for byte: plain ASCII as it is, a Latin-1 value as its one byte per character', async () => {
+    const heads: string[] = []
+    const upstream = await rawUpstream((socket, head) => {
+      heads.push(head)
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
+    })
+    const pool = newPool()
+    await text(await get(pool, `${upstream.url}/plain?q=1`, { headers: { 'x-plain': 'abc' } }))
+    await text(await get(pool, `${upstream.url}/latin`, { headers: { 'x-latin': 'caf\xe9 \xff' } }))
+    expect(heads[0]).toBe(`GET /plain?q=1 HTTP/1.1\r\nhost: ${new URL(upstream.url).host}\r\nx-plain: abc`)
+    // Read as Latin-1: one character per byte, so UTF-8 would show as two.
+    expect(heads[1]).toBe(`GET /latin HTTP/1.1\r\nhost: ${new URL(upstream.url).host}\r\nx-latin: caf\xe9 \xff`)
+  })
+
   test('POST, PUT and PATCH without a body say Content-Length: 0; GET and DELETE say nothing of a body', async () => {
     const seen: Record<string, string | null> = {}
     const upstream = portReportingServer((request) => {

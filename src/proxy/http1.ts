@@ -306,15 +306,20 @@ class Connection {
     this.socket.resume()
   }
 
-  /** Writes all of `bytes`: at once (undefined), or a promise that settles once the socket has drained. */
-  write(bytes: Uint8Array): Promise<void> | undefined {
+  /**
+   * Writes all of `bytes` (a head may come as text of ASCII characters, which the socket writes
+   * without a buffer made for it): at once (undefined), or a promise that settles once the socket
+   * has drained.
+   */
+  write(bytes: Uint8Array | string): Promise<void> | undefined {
     if (this.closed) return Promise.reject(new ConnectionLost('the upstream connection closed'))
     if (this.writeQueue.length === 0) {
       const written = this.socket.write(bytes)
-      if (written === bytes.byteLength) return undefined
-      this.writeQueue.push(bytes.subarray(Math.max(0, written)))
+      if (written === (typeof bytes === 'string' ? bytes.length : bytes.byteLength)) return undefined
+      const rest = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes
+      this.writeQueue.push(rest.subarray(Math.max(0, written)))
     } else {
-      this.writeQueue.push(bytes)
+      this.writeQueue.push(typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes)
     }
     return new Promise<void>((resolve, reject) => {
       this.drained = () => (this.closed ? reject(new ConnectionLost('the upstream connection closed')) : resolve())
@@ -573,8 +578,15 @@ function framingOf(method: string, head: Head): Framing {
   return { kind: 'close' }
 }
 
-/** The request head: our framing, then the caller's fields (names and values already checked by the Headers they came from). */
-function requestHead(url: UpstreamTarget, init: UpstreamRequest, chunked: boolean): Buffer {
+/** Text of ASCII characters only: the socket writes it as the same bytes. */
+const ASCII = /^[\x00-\x7f]*$/
+
+/**
+ * The request head: our framing, then the caller's fields (names and values already checked by the
+ * Headers they came from). As text when every character is ASCII (the usual head: the socket writes
+ * such text byte for byte), otherwise as its Latin-1 bytes.
+ */
+function requestHead(url: UpstreamTarget, init: UpstreamRequest, chunked: boolean): Buffer | string {
   let head = `${init.method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`
   const fields = init.headers
   if (Array.isArray(fields)) {
@@ -587,7 +599,8 @@ function requestHead(url: UpstreamTarget, init: UpstreamRequest, chunked: boolea
   }
   if (init.body !== undefined) head += chunked ? 'transfer-encoding: chunked\r\n' : `content-length: ${init.bodyLength}\r\n`
   else if (EXPECTS_CONTENT.has(init.method)) head += 'content-length: 0\r\n'
-  return Buffer.from(head + '\r\n', 'latin1')
+  head += '\r\n'
+  return ASCII.test(head) ? head : Buffer.from(head, 'latin1')
 }
 
 const SOCKET_HANDLERS = {
@@ -793,7 +806,7 @@ function descriptorsExhausted(): Error | null {
 }
 
 /** Writes the head and the body (counted, or chunked); a body that fails or runs short ends the connection. */
-function sendRequest(connection: Connection, exchange: Exchange, head: Buffer, init: UpstreamRequest, chunked: boolean): void {
+function sendRequest(connection: Connection, exchange: Exchange, head: Buffer | string, init: UpstreamRequest, chunked: boolean): void {
   if (init.body !== undefined) {
     void sendWithBody(connection, exchange, head, init, chunked)
     return
@@ -803,7 +816,7 @@ function sendRequest(connection: Connection, exchange: Exchange, head: Buffer, i
   else written.then(() => (exchange.requestSent = true), (error: unknown) => connection.fail(error))
 }
 
-async function sendWithBody(connection: Connection, exchange: Exchange, head: Buffer, init: UpstreamRequest, chunked: boolean): Promise<void> {
+async function sendWithBody(connection: Connection, exchange: Exchange, head: Buffer | string, init: UpstreamRequest, chunked: boolean): Promise<void> {
   const reader = init.body!.getReader()
   try {
     await connection.write(head)
