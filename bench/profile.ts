@@ -20,7 +20,7 @@ const upstream = Bun.spawn(['bun', join(import.meta.dir, 'fixtures/upstream-serv
 const upstreamPort = await listeningPort(upstream.stdout)
 const signingKey = crypto.getRandomValues(new Uint8Array(32))
 const port = freePort()
-const service = Bun.spawn(['bun', '--cpu-prof', `--cpu-prof-dir=${dir}`, join(ROOT, 'src/main.ts'), 'serve'], {
+const service = Bun.spawn(['bun', '--cpu-prof', `--cpu-prof-dir=${dir}`, ...(process.env.PROFILE_INTERVAL_US ? ['--cpu-prof-interval', process.env.PROFILE_INTERVAL_US] : []), join(ROOT, 'src/main.ts'), 'serve'], {
   cwd: dir,
   // From source, so NODE_ENV is set here (the executable has it built in).
   env: { ...serviceEnvironment({ dir, port, upstreamPort, signingKey }), NODE_ENV: 'production' },

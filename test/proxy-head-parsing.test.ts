@@ -62,7 +62,7 @@ function reference(text: string) {
   }
 }
 
-const STATUS_LINES = ['HTTP/1.1 200 OK', 'HTTP/1.0 200 OK', 'HTTP/1.1 404 Not Found', 'HTTP/1.1 204', 'HTTP/1.1 302 ', 'HTTP/1.1 101 Switching', 'HTTP/2 200 OK', 'HTTP/1.1 99 OK', 'HTTP/1.1 200 OK\x01', 'HTTP/1.1 500 Ünïcode ok', 'http/1.1 200 OK', '']
+const STATUS_LINES = ['HTTP/1.1 200 OK', 'HTTP/1.0 200 OK', 'HTTP/1.1 404 Not Found', 'HTTP/1.1 204', 'HTTP/1.1 302 ', 'HTTP/1.1 101 Switching', 'HTTP/2 200 OK', 'HTTP/1.1 99 OK', 'HTTP/1.1 200 OK\x01', 'HTTP/1.1 500 Ünïcode ok', 'http/1.1 200 OK', '', 'HTTP/1.1 099 OK', 'HTTP/1.1 2000 OK', 'HTTP/1.1 200\tOK', 'HTTP/1.12 200 OK', 'HTTP/1.1  200 OK', 'HTTP/1.1 200 OK\r', 'HTTP/1.1 200 O\nK', 'HTTP/1.1 20', 'HTTP/1.2 200 OK', 'HTTP/1.1 2x0 OK', 'HTTP/1.1 200  two  spaces ', 'HTTP/1.1 200 OK\r\r']
 const LINES = [
   'Content-Type: application/json',
   'content-length: 5',
@@ -124,7 +124,7 @@ describe('the answer head parser agrees with the line-by-line parser it replaced
     const next = random(1)
     let refused = 0
     for (let i = 0; i < 20_000; i++) {
-      const lines = [STATUS_LINES[next(next(4) === 0 ? STATUS_LINES.length : 3)]!]
+      const lines = [STATUS_LINES[next(next(3) === 0 ? STATUS_LINES.length : 3)]!]
       for (let count = next(9); count > 0; count--) lines.push(LINES[next(LINES.length)]!)
       // Now and then a line is cut or joined to the next at a random place.
       let text = lines.join('\r\n')

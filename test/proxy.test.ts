@@ -13,6 +13,7 @@ import { rewriteLocation } from '../src/proxy/index.ts'
 import { canonicalUuid } from '../src/text.ts'
 import { kratosId } from './support/kratos.ts'
 import { PROXY_PREFIXES } from '../src/proxy/upstreams.ts'
+import { foreignCookies } from '../src/proxy/headers.ts'
 
 const ORIGIN = 'http://admin.test'
 const ADMIN_KEY = 'ory_pat_oauth_admin_secret_key_0123456789'
@@ -535,4 +536,29 @@ test('an identity id is put in Kratos’s form exactly when Kratos reads it as a
   ]
   for (const spelling of spellings) expect(canonicalUuid(spelling)).toBe(kratosId(spelling) ?? spelling)
   expect(spellings.filter((spelling) => kratosId(spelling) !== null).length).toBe(7)
+})
+
+describe('the Cookie header sent upstream', () => {
+  const OWN = new Set(['admin-session', 'oauth_state', 'oauth_verifier'])
+  /** The rule as written first: every cookie, ours taken out. */
+  const reference = (cookie: string): string | null => {
+    const kept = cookie
+      .split(';')
+      .map((part) => part.trim())
+      .filter((part) => part !== '' && !OWN.has(part.slice(0, Math.max(0, part.indexOf('='))).trim()))
+    return kept.length > 0 ? kept.join('; ') : null
+  }
+
+  test('one cookie or many, ours are never sent and the others are: the one-cookie shortcut agrees with the rule on 5,000 random headers', () => {
+    const pieces = ['admin-session=abc.def', 'admin-session', ' admin-session =x', 'oauth_state=s', 'oauth_verifier=v', 'ory_session=o', 'theme=dark', 'admin-session2=x', 'x', '=', '', ' ', '\t', 'a=b=c', 'ADMIN-SESSION=y']
+    let state = 7
+    const next = (limit: number) => (state = (state * 1103515245 + 12345) % 2 ** 31) % limit
+    for (let i = 0; i < 5_000; i++) {
+      const parts = Array.from({ length: 1 + next(3) }, () => pieces[next(pieces.length)]!)
+      const header = parts.join(next(2) === 0 ? ';' : '; ')
+      expect([header, foreignCookies(header)]).toEqual([header, reference(header)])
+    }
+    expect(foreignCookies('admin-session=abc')).toBeNull()
+    expect(foreignCookies(' theme=dark ')).toBe('theme=dark')
+  })
 })

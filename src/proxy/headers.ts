@@ -23,7 +23,12 @@ function namedIn(connection: string | null): ReadonlySet<string> {
 }
 
 /** The Cookie header without our own cookies, or null when nothing is left. */
-function foreignCookies(cookie: string): string | null {
+export function foreignCookies(cookie: string): string | null {
+  if (!cookie.includes(';')) {
+    // One cookie (an admin's request carries just the session): the general rule below, without its lists.
+    const only = cookie.trim()
+    return only === '' || OWN_COOKIES.has(only.slice(0, Math.max(0, only.indexOf('='))).trim()) ? null : only
+  }
   const kept = cookie
     .split(';')
     .map((part) => part.trim())

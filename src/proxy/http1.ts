@@ -110,7 +110,6 @@ const LAST_CHUNK = Buffer.from('0\r\n\r\n')
  * from `lastIndex` (sticky: the section is tested where it starts, without a copy of it).
  */
 const FIELD_LINES = /(?:\r\n[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[\t\x20-\x7e\x80-\xff]*)*$/y
-const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([^\r\n]*))?$/
 const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;[^\r\n]*)?$/
 const DIGITS = /^\d{1,15}$/
 const KEEP_ALIVE_TIMEOUT = /(?:^|,)\s*timeout\s*=\s*(\d{1,6})\s*(?:,|$)/i
@@ -511,6 +510,28 @@ export interface Head {
   contentLengths: string[]
 }
 
+/**
+ * `HTTP/1.0` or `HTTP/1.1`, a space, a three-digit status that does not start with 0, then the end
+ * or a space and a reason without CR or LF: read character by character (the line comes first in
+ * every answer, so no expression is run for it).
+ */
+function statusLine(text: string, end: number): { minor: number; code: number; reason: string } | null {
+  if (end < 12 || !text.startsWith('HTTP/1.')) return null
+  const minor = text.charCodeAt(7) - 48
+  if ((minor !== 0 && minor !== 1) || text.charCodeAt(8) !== 32) return null
+  const hundreds = text.charCodeAt(9) - 48
+  const tens = text.charCodeAt(10) - 48
+  const units = text.charCodeAt(11) - 48
+  if (hundreds < 1 || hundreds > 9 || tens < 0 || tens > 9 || units < 0 || units > 9) return null
+  let reason = ''
+  if (end > 12) {
+    if (text.charCodeAt(12) !== 32) return null
+    reason = text.slice(13, end)
+    if (reason.includes('\r') || reason.includes('\n')) return null
+  }
+  return { minor, code: hundreds * 100 + tens * 10 + units, reason }
+}
+
 /** A field value without the spaces and tabs around it (String#trim would also take obs-text such as U+00A0). */
 function trimmed(text: string, start: number, end: number): string {
   while (start < end && (text.charCodeAt(start) === 32 || text.charCodeAt(start) === 9)) start++
@@ -521,9 +542,9 @@ function trimmed(text: string, start: number, end: number): string {
 /** The status line and fields of an answer head (without its final CRLF CRLF); exported for its tests. */
 export function parseHead(text: string): Head {
   const statusEnd = text.indexOf('\r\n')
-  const status = STATUS_LINE.exec(statusEnd < 0 ? text : text.slice(0, statusEnd))
+  const status = statusLine(text, statusEnd < 0 ? text.length : statusEnd)
   if (status === null) throw new UpstreamProtocolError('the status line does not parse')
-  const code = Number(status[2])
+  const code = status.code
   if (code === 101) throw new UpstreamProtocolError('an upgrade that was not asked for')
   if (statusEnd >= 0) {
     FIELD_LINES.lastIndex = statusEnd
@@ -551,8 +572,8 @@ export function parseHead(text: string): Head {
     fields.push(name, value)
     at = next
   }
-  const keepAlive = status[1] === '1' && (connection === '' || !connection.split(',').some((token) => token.trim() === 'close'))
-  return { status: code, reason: status[3] ?? '', fields, keepAlive, keepAliveMs, transferEncoding, contentLengths }
+  const keepAlive = status.minor === 1 && (connection === '' || !connection.split(',').some((token) => token.trim() === 'close'))
+  return { status: code, reason: status.reason, fields, keepAlive, keepAliveMs, transferEncoding, contentLengths }
 }
 
 /** How the body of this answer is delimited (RFC 9112 §6.3), refusing what could be read two ways. */
