@@ -13,6 +13,7 @@ import { adminCookie, freePort, listeningPort, memoryMiB, serviceEnvironment, wa
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 60)
+const WARM_UP_SECONDS = 2
 const ROOT = join(import.meta.dir, '..')
 const dir = mkdtempSync(join(tmpdir(), 'bench-hotpaths-'))
 
@@ -70,6 +71,10 @@ const mean = (results: WrkResult[], key: keyof WrkResult) => results.reduce((sum
 const lines: string[] = []
 for (const row of rows) {
   const options = { connections: row.connections ?? 32, seconds: SECONDS, headers: row.headers }
+  // Warm-up: the first seconds of a Bun process on a path run cold code (interpreter and baseline
+  // JIT tiers); both sides get the same before anything is counted.
+  await runWrk(row.reference, { ...options, seconds: WARM_UP_SECONDS })
+  await runWrk(row.ours, { ...options, seconds: WARM_UP_SECONDS })
   const a1 = await runWrk(row.reference, options)
   const b1 = await runWrk(row.ours, options)
   const b2 = await runWrk(row.ours, options)

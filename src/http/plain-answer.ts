@@ -20,9 +20,7 @@ interface MappedContext {
  * a string, a Response) is left to Elysia.
  */
 export function answerPlainValue({ response, set }: MappedContext): Response | undefined {
-  if (set.status !== 200 || set.cookie !== undefined || response === null || typeof response !== 'object') return undefined
-  const prototype = Object.getPrototypeOf(response)
-  if (prototype !== Object.prototype && prototype !== Array.prototype) return undefined
+  if (set.status !== 200 || set.cookie !== undefined || !isPlainValue(response)) return undefined
   const headers = set.headers
   let count = 0
   for (const name in headers) {
@@ -31,9 +29,21 @@ export function answerPlainValue({ response, set }: MappedContext): Response | u
   }
   const id = headers['x-request-id']
   if (count !== GATE_HEADER_COUNT || typeof id !== 'string') return undefined
-  const answer = Response.json(response, { headers: SECURITY_HEADER_SET })
-  answer.headers.set('x-request-id', id)
   // Sent as it is: with `set` empty, Elysia does not copy the answer to merge the same headers again.
   set.headers = {}
+  return gateJson(response, id)
+}
+
+/** A plain JSON value with the gate's headers and the request's id: what Elysia would send for it. */
+export function gateJson(value: object, id: string): Response {
+  const answer = Response.json(value, { headers: SECURITY_HEADER_SET })
+  answer.headers.set('x-request-id', id)
   return answer
+}
+
+/** A plain object or array: what Elysia answers as JSON (a class instance, a Response or a string is answered otherwise). */
+export function isPlainValue(value: unknown): value is object {
+  if (value === null || typeof value !== 'object') return false
+  const prototype = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === Array.prototype
 }
