@@ -273,29 +273,35 @@ function jsonLine(level: LogLevel, event: string, fields: LogFields): string {
   return `${JSON.stringify({ time: isoNow(), level, event, ...fields })}\n`
 }
 
+/** Text that JSON writes as it is, between quotes: printable ASCII without `"` and `\\`. */
+const PLAIN_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/
+
+/** A JSON string: written directly when nothing in it needs escaping (ids, methods, most paths), else by JSON.stringify. */
+function jsonText(value: string): string {
+  return PLAIN_TEXT.test(value) ? `"${value}"` : JSON.stringify(value)
+}
+
+/** A JSON number, as JSON.stringify writes it (null for what JSON cannot hold). */
+function jsonNumber(value: number): string {
+  return Number.isFinite(value) ? String(value) : 'null'
+}
+
 /**
- * The one line per request. Built from an object literal of fixed shape (JSON.stringify leaves
- * out what is undefined): a spread of arbitrary fields costs more than the rest of the line.
+ * The one line per request: the same text as JSON.stringify of the fields in this order, leaving
+ * out what is undefined (test/request-log.test.ts holds the two together), written as a template
+ * because a line per request is most of what the log costs.
  */
-function requestLine(f: RequestLine): string {
-  return `${JSON.stringify({
-    time: isoNow(),
-    level: 'info',
-    event: 'request',
-    request_id: f.request_id,
-    method: f.method,
-    path: f.path,
-    status: f.status,
-    duration_ms: f.duration_ms,
-    subject: f.subject,
-    error: f.error,
-    upstream_failure: f.upstream_failure,
-    body: f.body,
-    body_bytes: f.body_bytes,
-    error_name: f.error_name,
-    error_code: f.error_code,
-    cut: f.cut,
-  })}\n`
+export function requestLine(f: RequestLine): string {
+  let line = `{"time":"${isoNow()}","level":"info","event":"request","request_id":${jsonText(f.request_id)},"method":${jsonText(f.method)},"path":${jsonText(f.path)},"status":${jsonNumber(f.status)},"duration_ms":${jsonNumber(f.duration_ms)}`
+  if (f.subject !== undefined) line += `,"subject":${jsonText(f.subject)}`
+  if (f.error !== undefined) line += `,"error":${jsonText(f.error)}`
+  if (f.upstream_failure !== undefined) line += `,"upstream_failure":${jsonText(f.upstream_failure)}`
+  if (f.body !== undefined) line += `,"body":${jsonText(f.body)}`
+  if (f.body_bytes !== undefined) line += `,"body_bytes":${jsonNumber(f.body_bytes)}`
+  if (f.error_name !== undefined) line += `,"error_name":${jsonText(f.error_name)}`
+  if (f.error_code !== undefined) line += `,"error_code":${jsonText(f.error_code)}`
+  if (f.cut !== undefined) line += `,"cut":${jsonText(f.cut)}`
+  return `${line}}\n`
 }
 
 /** What may be logged about a caught error: its class and code, never its message (it may hold host names). */

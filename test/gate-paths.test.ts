@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rawRequest } from './support/raw-http.ts'
 import { startStack, type Stack } from './support/stack.ts'
 import { classifyPath, classifyUnusualPath, normalizePath } from '../src/http/access.ts'
+import { seededRandom } from './support/random.ts'
 
 let stack: Stack
 beforeAll(async () => {
@@ -156,11 +157,7 @@ describe('the fast path and the cache agree with the full classification', () =>
   test('20,000 random paths over a hostile alphabet', () => {
     const alphabet = ['/', '/', '/', 'a', 'p', 'i', 's', 'e', 't', 'n', 'g', '-', '_', '.', '.', '%2e', '%2f', '%5c', '\\', ';', 'A', 'S', '%', '~', ' ', '%00', 'ｓ']
     const words = ['api', 'settings', 'health', 'auth', 'idp', 'idp-admin', 'oauth', 'dashboard', 'config', 'security', '..', '.', 'x', '.well-known']
-    let seed = 42
-    const random = (n: number) => {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff
-      return seed % n
-    }
+    const random = seededRandom(42)
     let plainSeen = 0
     for (let i = 0; i < 20_000; i++) {
       let path = ''

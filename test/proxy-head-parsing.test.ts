@@ -6,6 +6,7 @@
 
 import { describe, expect, test } from 'bun:test'
 import { headersOf, parseHead, UpstreamProtocolError } from '../src/proxy/http1.ts'
+import { seededRandom } from './support/random.ts'
 
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([^\r\n]*))?$/
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
@@ -100,15 +101,6 @@ const LINES = [
   '',
 ]
 
-/** A small deterministic generator: the same heads on every run. */
-function random(seed: number) {
-  let state = seed
-  return (limit: number) => {
-    state = (state * 1103515245 + 12345) % 2 ** 31
-    return state % limit
-  }
-}
-
 describe('the answer head parser agrees with the line-by-line parser it replaced', () => {
   test('on every line alone, after each status line', () => {
     for (const status of STATUS_LINES) {
@@ -121,7 +113,7 @@ describe('the answer head parser agrees with the line-by-line parser it replaced
   })
 
   test('on 20,000 random heads of up to eight lines', () => {
-    const next = random(1)
+    const next = seededRandom(1)
     let refused = 0
     for (let i = 0; i < 20_000; i++) {
       const lines = [STATUS_LINES[next(next(3) === 0 ? STATUS_LINES.length : 3)]!]

@@ -7,6 +7,7 @@ import { rawRequest } from './support/raw-http.ts'
 import { startStack, type Stack } from './support/stack.ts'
 import { RawListener, RecordingUpstream, repeatedStream } from './support/upstream.ts'
 import { markSensitive } from './support/leaks.ts'
+import { seededRandom } from './support/random.ts'
 import { randomKey, startService, type TestService } from './support/service.ts'
 import { joinUpstreamUrl, type UpstreamTarget } from '../src/proxy/url.ts'
 import { rewriteLocation } from '../src/proxy/index.ts'
@@ -267,8 +268,7 @@ describe('paths that would leave the upstream', () => {
     const bases = ['http://upstream.example', 'http://upstream.example/', 'http://upstream.example:4434/base', 'https://u.example/a%20b/c/'].map((b) => new URL(b))
     const pieces = ['admin', 'identities', '7f0c2a3e-1b4d-4c5e-9f6a-0b1c2d3e4f50', 'a.b', 'x~y', 'A_Z-0', 'v1.json', '']
     const searches = ['', '?', '?page_size=2', '?a=1&b=2#frag', '?q=a b', '?q=é&x=%41', "?x='\"<>", '?page_token=aB-_.~&per_page=250', '?a=(1)*,;:@/?x!$+', '?x=%zz%4', '?q=`{|}^[]', '??']
-    let random = 7
-    const next = (n: number) => ((random = (random * 1103515245 + 12345) % 2147483648), random % n)
+    const next = seededRandom(7)
     let checked = 0
     let written = 0
     for (let i = 0; i < 3000; i++) {
@@ -551,8 +551,7 @@ describe('the Cookie header sent upstream', () => {
 
   test('one cookie or many, ours are never sent and the others are: the one-cookie shortcut agrees with the rule on 5,000 random headers', () => {
     const pieces = ['admin-session=abc.def', 'admin-session', ' admin-session =x', 'oauth_state=s', 'oauth_verifier=v', 'ory_session=o', 'theme=dark', 'admin-session2=x', 'x', '=', '', ' ', '\t', 'a=b=c', 'ADMIN-SESSION=y']
-    let state = 7
-    const next = (limit: number) => (state = (state * 1103515245 + 12345) % 2 ** 31) % limit
+    const next = seededRandom(7)
     for (let i = 0; i < 5_000; i++) {
       const parts = Array.from({ length: 1 + next(3) }, () => pieces[next(pieces.length)]!)
       const header = parts.join(next(2) === 0 ? ';' : '; ')

@@ -2,9 +2,10 @@
 // logged when they really end; writes through the admin proxies in the audit trail; bodies over
 // the limit answered with our envelope on every route.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createBufferedSink } from '../src/log.ts'
+import { createBufferedSink, requestLine, type RequestLine } from '../src/log.ts'
 import { PROXY_BODY_LIMIT } from '../src/proxy/index.ts'
 import { markSensitive } from './support/leaks.ts'
+import { seededRandom } from './support/random.ts'
 import { startStack, type Stack } from './support/stack.ts'
 import { RawListener, RecordingUpstream } from './support/upstream.ts'
 
@@ -276,3 +277,38 @@ describe('running out of file descriptors', () => {
     expect(lines.find((line) => line.event === 'request' && line.path === '/api/oauth/.well-known/jwks.json')).toMatchObject({ error: 'service_unavailable', upstream_failure: 'local_resources' })
   })
 })
+
+describe('the request line', () => {
+  /** The line as JSON.stringify writes it: the definition the template is held to. */
+  const reference = (f: RequestLine, time: string) =>
+    `${JSON.stringify({ time, level: 'info', event: 'request', request_id: f.request_id, method: f.method, path: f.path, status: f.status, duration_ms: f.duration_ms, subject: f.subject, error: f.error, upstream_failure: f.upstream_failure, body: f.body, body_bytes: f.body_bytes, error_name: f.error_name, error_code: f.error_code, cut: f.cut })}\n`
+
+  test('is the text JSON.stringify writes, for 5,000 random lines with every kind of character', () => {
+    const texts = ['', 'GET', '/api/idp/small', 'a"b', 'back\\slash', 'new\nline', 'tab\there', '\u0000\u001f\u007f', 'caf\u00e9', '\u2028\u2029', '\ud800 lone', '😀', '%2e%2e/..', '<script>', "it's", '{"json":1}']
+    const numbers = [0, -0, 1, 200, 0.5, 12.34, 1e21, 1e-7, Number.NaN, Number.POSITIVE_INFINITY, -1]
+    const next = seededRandom(11)
+    const text = () => texts[next(texts.length)]! + (next(2) ? texts[next(texts.length)]! : '')
+    const maybe = <T>(value: () => T): T | undefined => (next(2) === 0 ? undefined : value())
+    for (let i = 0; i < 5_000; i++) {
+      const fields: RequestLine = {
+        request_id: next(3) ? crypto.randomUUID() : text(),
+        method: text(),
+        path: text(),
+        status: numbers[next(numbers.length)]!,
+        duration_ms: numbers[next(numbers.length)]!,
+        subject: maybe(text),
+        error: maybe(text),
+        upstream_failure: maybe(text),
+        body: maybe(text),
+        body_bytes: maybe(() => numbers[next(numbers.length)]!),
+        error_name: maybe(text),
+        error_code: maybe(text),
+        cut: maybe(() => 'shutdown' as const),
+      }
+      const line = requestLine(fields)
+      const time = (JSON.parse(line) as { time: string }).time
+      expect(line).toBe(reference(fields, time))
+    }
+  })
+})
+
