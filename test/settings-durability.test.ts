@@ -108,24 +108,29 @@ describe('concurrent writers', () => {
         if (Date.now() - started > 20_000) throw new Error('no command-line write within 20 s')
         await Bun.sleep(5)
       }
+      // At least HTTP_WRITES, and on until every process has exited, so that whatever the processes
+      // take to start, their writes land among the HTTP writes.
+      let processesDone = false
+      const exited = Promise.all([...cli, ...shared].map((p) => p.exited)).finally(() => (processesDone = true))
       let next = 0
       await Promise.all(
         Array.from({ length: 16 }, async () => {
-          while (next < HTTP_WRITES) await httpWrite(next++)
+          while (next < HTTP_WRITES || !processesDone) await httpWrite(next++)
         }),
       )
-      const exits = await Promise.all([...cli, ...shared].map((p) => p.exited))
+      const httpWrites = next
+      const exits = await exited
       expect(exits.every((code) => code === 0)).toBe(true)
       expect(statuses.every((s) => s === 200 || s === 201)).toBe(true)
 
       const all = await stack.service.services.settings.list()
       const keys = new Set(all.map((s) => s.key))
-      for (let i = 0; i < HTTP_WRITES; i++) if (i % 10 !== 0) expect(keys.has(`http.key.${i}`)).toBe(true)
+      for (let i = 0; i < httpWrites; i++) if (i % 10 !== 0) expect(keys.has(`http.key.${i}`)).toBe(true)
       for (let i = 0; i < CLI_WRITES; i++) expect(await stack.service.services.settings.getDecrypted(`cli.key.${i}`)).toBe(`cli value ${i}`)
       expect(keys.has('shared.key')).toBe(true)
       // Exactly one writer created the shared key; every other write to it was an update.
       const sharedEvents = (await stack.service.services.audit.list({ limit: 1000, action: 'settings_write' })).filter((e) => e.target === 'shared.key')
-      expect(sharedEvents).toHaveLength(HTTP_WRITES / 10 + 4)
+      expect(sharedEvents).toHaveLength(Math.ceil(httpWrites / 10) + 4)
       expect(sharedEvents.filter((e) => e.detail?.outcome === 'created')).toHaveLength(1)
       // The writers really overlapped: command-line writes landed between HTTP writes.
       const writes = await stack.service.services.audit.list({ limit: 1000, action: 'settings_write' })
