@@ -33,10 +33,10 @@ describe('the memory budget for streamed bodies', () => {
     expect(state.collected).toBe(0)
     budget.relayed(1 * MiB)
     expect(state.collected).toBe(1)
-    state.now = 149
+    state.now = 119
     for (let i = 0; i < 10; i++) budget.relayed(4 * MiB)
     expect(state.collected).toBe(1)
-    state.now = 150
+    state.now = 120
     budget.relayed(4 * MiB)
     expect(state.collected).toBe(2)
     expect(budget.collections).toBe(2)
