@@ -66,6 +66,14 @@ async function compare(lane: Lane, path: string, headers: Record<string, string>
   return outcomes
 }
 
+/** The lane answers with `status`, and exactly as Elysia does, both times (`label` says which case failed). */
+async function expectSameAnswers(label: unknown, status: number, ...request: Parameters<typeof compare>) {
+  for (const { lane: direct, elysia } of await compare(...request)) {
+    expect([label, direct.status]).toEqual([label, status])
+    expect(direct).toEqual(elysia)
+  }
+}
+
 const HOSTS: [string, Record<string, string>, number][] = [
   ['a valid Host', { host: 'admin.test' }, 200],
   ['a Host with a port', { host: 'admin.test:8080' }, 200],
@@ -78,25 +86,16 @@ describe('GET /api/health and GET /api/auth/session answer as Elysia would', () 
   for (const [name, host, status] of HOSTS) {
     test(`/api/health with ${name}`, async () => {
       const lane = appWith()
-      for (const { lane: direct, elysia } of await compare(lane, '/api/health?probe=1', host)) {
-        expect(direct.status).toBe(status)
-        expect(direct).toEqual(elysia)
-      }
+      await expectSameAnswers('/api/health?probe=1', status, lane, '/api/health?probe=1', host)
     })
   }
 
   test('/api/health when sign-in is not configured, and when the database cannot answer', async () => {
     const unconfigured = appWith({ OAUTH_CLIENT_ID: '' })
-    for (const { lane: direct, elysia } of await compare(unconfigured, '/api/health', { host: 'admin.test' })) {
-      expect(direct.status).toBe(503)
-      expect(direct).toEqual(elysia)
-    }
+    await expectSameAnswers('/api/health', 503, unconfigured, '/api/health', { host: 'admin.test' })
     const closed = appWith()
     closed.storage.db.close()
-    for (const { lane: direct, elysia } of await compare(closed, '/api/health', { host: 'admin.test' })) {
-      expect(direct.status).toBe(503)
-      expect(direct).toEqual(elysia)
-    }
+    await expectSameAnswers('/api/health', 503, closed, '/api/health', { host: 'admin.test' })
   })
 
   test('/api/auth/session with every kind of cookie', async () => {
@@ -112,17 +111,11 @@ describe('GET /api/health and GET /api/auth/session answer as Elysia would', () 
       ['of an identity the store does not have', lane.cookie(), 401],
     ]
     for (const [name, cookie, status] of cases) {
-      for (const { lane: direct, elysia } of await compare(lane, '/api/auth/session', { host: 'admin.test', ...(cookie ? { cookie } : {}) })) {
-        expect([name, direct.status]).toEqual([name, status])
-        expect(direct).toEqual(elysia)
-      }
+      await expectSameAnswers(name, status, lane, '/api/auth/session', { host: 'admin.test', ...(cookie ? { cookie } : {}) })
     }
     // With the identity store out of reach, a session that must be confirmed again cannot be.
     const down = appWith({ IDP_ADMIN_URL: 'http://127.0.0.1:9' })
-    for (const { lane: direct, elysia } of await compare(down, '/api/auth/session', { host: 'admin.test', cookie: down.cookie() })) {
-      expect(direct.status).toBe(503)
-      expect(direct).toEqual(elysia)
-    }
+    await expectSameAnswers('/api/auth/session', 503, down, '/api/auth/session', { host: 'admin.test', cookie: down.cookie() })
   })
 
   test('other methods, a trailing slash and other paths are left to Elysia', () => {
@@ -184,10 +177,7 @@ describe('requests under a proxy prefix answer as Elysia would', () => {
       ['/api/iam-idp-admin/admin/identities', admin, 503],
     ]
     for (const [path, cookie, status] of cases) {
-      for (const { lane: direct, elysia } of await compare(lane, path, { host: 'admin.test', authorization: 'Bearer client-token', ...(cookie ? { cookie: `theme=dark; ${cookie}` } : {}) })) {
-        expect([path, direct.status]).toEqual([path, status])
-        expect(direct).toEqual(elysia)
-      }
+      await expectSameAnswers(path, status, lane, path, { host: 'admin.test', authorization: 'Bearer client-token', ...(cookie ? { cookie: `theme=dark; ${cookie}` } : {}) })
     }
   })
 
@@ -202,10 +192,7 @@ describe('requests under a proxy prefix answer as Elysia would', () => {
         ['/api/oauth-admin/admin/clients/c1', { host: 'admin.test', cookie: admin }, 200],
         ['/api/oauth-admin/admin/clients/c1', { host: 'admin.test', cookie: admin, origin: 'https://evil.test' }, method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? 200 : 403],
       ] as [string, Record<string, string>, number][]) {
-        for (const { lane: direct, elysia } of await compare(lane, path, { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, { method, body })) {
-          expect([method, path, direct.status]).toEqual([method, path, status])
-          expect(direct).toEqual(elysia)
-        }
+        await expectSameAnswers([method, path], status, lane, path, { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, { method, body })
       }
     }
   })
@@ -214,10 +201,7 @@ describe('requests under a proxy prefix answer as Elysia would', () => {
     test(`a public and an admin prefix with ${name}`, async () => {
       const lane = proxied()
       for (const path of ['/api/idp/x', '/api/oauth-admin/admin/clients']) {
-        for (const { lane: direct, elysia } of await compare(lane, path, host)) {
-          expect([path, direct.status]).toEqual([path, path.startsWith('/api/idp/') || status === 400 ? status : 401])
-          expect(direct).toEqual(elysia)
-        }
+        await expectSameAnswers(path, path.startsWith('/api/idp/') || status === 400 ? status : 401, lane, path, host)
       }
     })
   }
@@ -236,26 +220,17 @@ describe('requests under a proxy prefix answer as Elysia would', () => {
       ['of an identity the store does not have', lane.cookie(), 401],
     ]
     for (const [name, cookie, status] of cases) {
-      for (const { lane: direct, elysia } of await compare(lane, '/api/oauth-admin/admin/clients', { host: 'admin.test', ...(cookie ? { cookie } : {}) })) {
-        expect([name, direct.status]).toEqual([name, status])
-        expect(direct).toEqual(elysia)
-      }
+      await expectSameAnswers(name, status, lane, '/api/oauth-admin/admin/clients', { host: 'admin.test', ...(cookie ? { cookie } : {}) })
     }
   })
 
   test('an upstream that cannot be reached, and an API key that cannot be read', async () => {
     const down = proxied({ IDP_PUBLIC_URL: 'http://127.0.0.1:9' })
-    for (const { lane: direct, elysia } of await compare(down, '/api/idp/x', { host: 'admin.test' })) {
-      expect(direct.status).toBe(502)
-      expect(direct).toEqual(elysia)
-    }
+    await expectSameAnswers('/api/idp/x', 502, down, '/api/idp/x', { host: 'admin.test' })
     const keyed = proxied()
     const at = new Date().toISOString()
     await keyed.storage.settings.upsert({ key: 'proxy.idp.api_key', value: 'not-a-ciphertext', encrypted: true, category: null, updated_at: at }, () => ({ at, action: 'setting_written', actor: null, target: 'proxy.idp.api_key', detail: null }))
-    for (const { lane: direct, elysia } of await compare(keyed, '/api/idp/x', { host: 'admin.test' })) {
-      expect(direct.status).toBe(500)
-      expect(direct).toEqual(elysia)
-    }
+    await expectSameAnswers('/api/idp/x', 500, keyed, '/api/idp/x', { host: 'admin.test' })
   })
 })
 

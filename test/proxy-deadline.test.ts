@@ -88,7 +88,7 @@ describe('DeadlineClock', () => {
     try {
       const deadline = new DeadlineClock(LIMIT_MS, timeout).start()
       const started = performance.now()
-      await expect(pool.request(new URL(`http://127.0.0.1:${listener.port}/`), { method: 'GET', headers: new Headers(), signal: deadline })).rejects.toMatchObject({ name: 'TimeoutError' })
+      await expect(pool.request(new URL(`http://127.0.0.1:${listener.port}/`), { method: 'GET', headers: [], signal: deadline })).rejects.toMatchObject({ name: 'TimeoutError' })
       expect(performance.now() - started).toBeGreaterThanOrEqual(LIMIT_MS)
       await Bun.sleep(50)
       expect(closed).toBe(true)

@@ -20,7 +20,7 @@ function newPool(options?: ConstructorParameters<typeof Http1Pool>[0]): Http1Poo
 }
 
 function get(pool: Http1Pool, url: string, init: { method?: string; headers?: HeadersInit; signal?: AbortSignal } = {}): Promise<UpstreamAnswer> {
-  return pool.request(new URL(url), { method: init.method ?? 'GET', headers: new Headers(init.headers), signal: init.signal ?? new AbortController().signal })
+  return pool.request(new URL(url), { method: init.method ?? 'GET', headers: [...new Headers(init.headers)].flat(), signal: init.signal ?? new AbortController().signal })
 }
 
 async function text(answer: UpstreamAnswer): Promise<string> {
@@ -358,7 +358,7 @@ describe('failures', () => {
       const pool = newPool()
       expect(await text(await get(pool, `${upstream.url}/`))).toBe('ok')
       const method = withBody ? 'PUT' : 'POST'
-      const sent = pool.request(new URL(`${upstream.url}/`), { method, headers: new Headers(), body: withBody ? new Response('payload').body! : undefined, bodyLength: withBody ? 7 : null, signal: new AbortController().signal })
+      const sent = pool.request(new URL(`${upstream.url}/`), { method, headers: [], body: withBody ? new Response('payload').body! : undefined, bodyLength: withBody ? 7 : null, signal: new AbortController().signal })
       await expect(sent).rejects.toMatchObject({ code: 'ECONNRESET' })
       await Bun.sleep(20)
       expect(upstream.seen).toEqual(['GET', method])
@@ -378,13 +378,13 @@ describe('request bodies', () => {
 
   test('a body of declared length goes with that Content-Length, byte for byte', async () => {
     const upstream = echo()
-    const answer = await newPool().request(new URL(`${upstream.url}/`), { method: 'PUT', headers: new Headers(), body: new Response(payload).body!, bodyLength: payload.byteLength, signal: new AbortController().signal })
+    const answer = await newPool().request(new URL(`${upstream.url}/`), { method: 'PUT', headers: [], body: new Response(payload).body!, bodyLength: payload.byteLength, signal: new AbortController().signal })
     expect(JSON.parse(await text(answer))).toEqual({ length: payload.byteLength, sha, declared: String(payload.byteLength), coding: null })
   })
 
   test('a body of unknown length goes chunked, byte for byte', async () => {
     const upstream = echo()
-    const answer = await newPool().request(new URL(`${upstream.url}/`), { method: 'POST', headers: new Headers(), body: new Response(payload).body!, bodyLength: null, signal: new AbortController().signal })
+    const answer = await newPool().request(new URL(`${upstream.url}/`), { method: 'POST', headers: [], body: new Response(payload).body!, bodyLength: null, signal: new AbortController().signal })
     expect(JSON.parse(await text(answer))).toEqual({ length: payload.byteLength, sha, declared: null, coding: 'chunked' })
   })
 
@@ -396,7 +396,7 @@ describe('request bodies', () => {
         controller.error(new RangeError('too large'))
       },
     })
-    const sent = newPool().request(new URL(`${upstream.url}/`), { method: 'POST', headers: new Headers(), body: failing, bodyLength: null, signal: new AbortController().signal })
+    const sent = newPool().request(new URL(`${upstream.url}/`), { method: 'POST', headers: [], body: failing, bodyLength: null, signal: new AbortController().signal })
     await expect(sent).rejects.toBeInstanceOf(RangeError)
   })
 })

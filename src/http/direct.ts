@@ -6,7 +6,7 @@
 
 import { classifyPath, requirementOf } from './access.ts'
 import type { Gate } from './gate.ts'
-import { answerPlainValue, gateJson, isPlainValue } from './plain-answer.ts'
+import { gateJson, isPlainValue } from './plain-answer.ts'
 import { pathnameOf } from './request-context.ts'
 import { proxyPrefixOf, type ProxyPrefix } from '../proxy/upstreams.ts'
 
@@ -82,15 +82,13 @@ export function createDirectLane(options: { gate: Gate; onError: ErrorAnswer; ro
   }
 }
 
-/** What Elysia makes of a handler's value with the gate's headers in `set` (its mapResponse). */
+/** What Elysia makes of a handler's value with the gate's headers in `set` (its mapResponse, answerPlainValue). */
 function answer(value: unknown, set: { headers: GateHeaders; status: number }): Response {
   if (value instanceof Response) return withGateHeaders(value, set.headers)
   // A direct handler is given the request alone: `set` holds what the gate put there and nothing else.
   const id = set.headers['x-request-id']
-  if (isPlainValue(value) && typeof id === 'string') return gateJson(value, id)
-  const plain = answerPlainValue({ response: value, set })
-  if (plain === undefined) throw new Error('a direct route answered with something other than a Response or a plain JSON value')
-  return plain
+  if (!isPlainValue(value) || typeof id !== 'string') throw new Error('a direct route answered with something other than a Response or a plain JSON value')
+  return gateJson(value, id)
 }
 
 /** The gate's headers on an answer that does not set them itself, as Elysia merges `set.headers`. */

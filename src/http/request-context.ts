@@ -38,8 +38,8 @@ export function stateOf(request: Request): RequestState {
   return state
 }
 
-/** The request's state if anything was recorded about it. */
-function recorded(request: Request): RequestState | undefined {
+/** The request's state if anything was recorded about it (a read that makes none). */
+export function recorded(request: Request): RequestState | undefined {
   return (request as Carrier)[STATE]
 }
 

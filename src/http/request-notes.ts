@@ -3,7 +3,7 @@
 // Handlers note; the server writes the one line per request (server.ts).
 
 import type { BodyEnd } from '../log.ts'
-import { stateOf } from './request-context.ts'
+import { recorded, stateOf } from './request-context.ts'
 
 export interface RequestNotes {
   /** The session's identity id, when the request had one. */
@@ -30,5 +30,5 @@ export function noteOn(request: Request, fields: RequestNotes): void {
 }
 
 export function notesOf(request: Request): RequestNotes | undefined {
-  return stateOf(request).notes
+  return recorded(request)?.notes
 }

@@ -7,7 +7,7 @@ import type { UpstreamTarget } from './url.ts'
 import { relayMemory } from './memory-budget.ts'
 
 export async function fetchUpstream(fetcher: typeof fetch, url: UpstreamTarget, request: UpstreamRequest & { signal: AbortSignal }): Promise<UpstreamAnswer> {
-  const headers = Array.isArray(request.headers) ? headersOf(request.headers) : request.headers
+  const headers = headersOf(request.headers)
   // fetch would offer gzip, br and zstd on the client's behalf; a client that offered none gets none.
   if (!headers.has('accept-encoding')) headers.set('accept-encoding', 'identity')
   const init: RequestInit & { decompress: boolean; duplex: 'half' } = {

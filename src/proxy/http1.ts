@@ -70,8 +70,8 @@ export interface RelayedBody {
 
 export interface UpstreamRequest {
   method: string
-  /** The fields to send (a `Headers` serves too); those that frame the message are ours and left out. */
-  headers: HeaderFields | Headers
+  /** The fields to send; those that frame the message are ours and left out. */
+  headers: HeaderFields
   /** The body to send, with its length when the client declared one (sent chunked otherwise). */
   body?: ReadableStream<Uint8Array>
   bodyLength?: number | null
@@ -610,13 +610,9 @@ const ASCII = /^[\x00-\x7f]*$/
 function requestHead(url: UpstreamTarget, init: UpstreamRequest, chunked: boolean): Buffer | string {
   let head = `${init.method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`
   const fields = init.headers
-  if (Array.isArray(fields)) {
-    for (let i = 0; i < fields.length; i += 2) {
-      const name = fields[i]!
-      if (!FRAMING.has(name)) head += `${name}: ${fields[i + 1]}\r\n`
-    }
-  } else {
-    for (const [name, value] of fields) if (!FRAMING.has(name)) head += `${name}: ${value}\r\n`
+  for (let i = 0; i < fields.length; i += 2) {
+    const name = fields[i]!
+    if (!FRAMING.has(name)) head += `${name}: ${fields[i + 1]}\r\n`
   }
   if (init.body !== undefined) head += chunked ? 'transfer-encoding: chunked\r\n' : `content-length: ${init.bodyLength}\r\n`
   else if (EXPECTS_CONTENT.has(init.method)) head += 'content-length: 0\r\n'

@@ -2,12 +2,12 @@
 // upstream's, not ours). The envelope rules apply to what the service itself says, so these are
 // told apart; marked on the request, which stays the same object whatever wraps the response.
 
-import { stateOf } from '../http/request-context.ts'
+import { recorded, stateOf } from '../http/request-context.ts'
 
 export function markPassthrough(request: Request): void {
   stateOf(request).passthrough = true
 }
 
 export function isPassthrough(request: Request): boolean {
-  return stateOf(request).passthrough
+  return recorded(request)?.passthrough ?? false
 }
