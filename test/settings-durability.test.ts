@@ -74,6 +74,23 @@ describe('concurrent writers', () => {
       const env = { PATH: process.env.PATH ?? '', ...stack.service.env } as Record<string, string>
       const HTTP_WRITES = 300
       const CLI_WRITES = 8
+      const statuses: number[] = []
+      let next = 0
+      const httpWrite = async () => {
+        const i = next++
+        const body = i % 10 === 0 ? { key: 'shared.key', value: `http ${i}` } : { key: `http.key.${i}`, value: `http value ${i}`, encrypted: i % 3 === 0 }
+        const response = await fetch(stack.service.url + '/api/settings', {
+          method: 'POST',
+          headers: { cookie: stack.cookie.admin, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+        await response.arrayBuffer()
+        statuses.push(response.status)
+      }
+      // The HTTP writes come first, then the processes start among them, and the HTTP writes go
+      // on until every process has exited, with one more after: so every command-line write lands
+      // between HTTP writes however long the processes take to start or all write at once.
+      await httpWrite()
       const cli = Array.from({ length: CLI_WRITES }, (_, i) =>
         Bun.spawn(['bun', 'src/main.ts', 'settings', 'set', `cli.key.${i}`, ...(i % 2 ? ['--encrypted'] : [])], {
           cwd: ROOT,
@@ -87,37 +104,17 @@ describe('concurrent writers', () => {
       const shared = Array.from({ length: 4 }, (_, i) =>
         Bun.spawn(['bun', 'src/main.ts', 'settings', 'set', 'shared.key'], { cwd: ROOT, env, stdin: Buffer.from(`cli ${i}`), stdout: 'pipe', stderr: 'pipe' }),
       )
+      let processesDone = false
+      const exited = Promise.all([...cli, ...shared].map((p) => p.exited)).finally(() => (processesDone = true))
       // 16 HTTP clients in parallel with the CLI processes. (The client, the service and the
       // identity-store fixture share this process and Bun's outbound connection pool, so hundreds
       // of simultaneous requests would only measure that pool.)
-      const statuses: number[] = []
-      const httpWrite = async (i: number) => {
-        const body = i % 10 === 0 ? { key: 'shared.key', value: `http ${i}` } : { key: `http.key.${i}`, value: `http value ${i}`, encrypted: i % 3 === 0 }
-        const response = await fetch(stack.service.url + '/api/settings', {
-          method: 'POST',
-          headers: { cookie: stack.cookie.admin, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        })
-        await response.arrayBuffer()
-        statuses.push(response.status)
-      }
-      // The HTTP writes start once a command-line process has written, so the two kinds overlap
-      // however long the processes take to start.
-      const started = Date.now()
-      while (!(await stack.service.services.audit.list({ limit: 1000, action: 'settings_write' })).some((e) => e.actor === null)) {
-        if (Date.now() - started > 20_000) throw new Error('no command-line write within 20 s')
-        await Bun.sleep(5)
-      }
-      // At least HTTP_WRITES, and on until every process has exited, so that whatever the processes
-      // take to start, their writes land among the HTTP writes.
-      let processesDone = false
-      const exited = Promise.all([...cli, ...shared].map((p) => p.exited)).finally(() => (processesDone = true))
-      let next = 0
       await Promise.all(
         Array.from({ length: 16 }, async () => {
-          while (next < HTTP_WRITES || !processesDone) await httpWrite(next++)
+          while (next < HTTP_WRITES || !processesDone) await httpWrite()
         }),
       )
+      await httpWrite()
       const httpWrites = next
       const exits = await exited
       expect(exits.every((code) => code === 0)).toBe(true)
@@ -128,15 +125,23 @@ describe('concurrent writers', () => {
       for (let i = 0; i < httpWrites; i++) if (i % 10 !== 0) expect(keys.has(`http.key.${i}`)).toBe(true)
       for (let i = 0; i < CLI_WRITES; i++) expect(await stack.service.services.settings.getDecrypted(`cli.key.${i}`)).toBe(`cli value ${i}`)
       expect(keys.has('shared.key')).toBe(true)
+      // Every settings write's event, page by page (a page holds at most 1000).
+      const writes = []
+      for (let before: number | undefined; ; ) {
+        const page = await stack.service.services.audit.list({ limit: 1000, before, action: 'settings_write' })
+        writes.push(...page)
+        if (page.length < 1000) break
+        before = page[page.length - 1]!.id
+      }
+      expect(writes).toHaveLength(httpWrites + CLI_WRITES + 4)
       // Exactly one writer created the shared key; every other write to it was an update.
-      const sharedEvents = (await stack.service.services.audit.list({ limit: 1000, action: 'settings_write' })).filter((e) => e.target === 'shared.key')
+      const sharedEvents = writes.filter((e) => e.target === 'shared.key')
       expect(sharedEvents).toHaveLength(Math.ceil(httpWrites / 10) + 4)
       expect(sharedEvents.filter((e) => e.detail?.outcome === 'created')).toHaveLength(1)
-      // The writers really overlapped: command-line writes landed between HTTP writes.
-      const writes = await stack.service.services.audit.list({ limit: 1000, action: 'settings_write' })
+      // The writers overlapped: every command-line write landed between HTTP writes.
       const httpIds = writes.filter((e) => e.actor !== null).map((e) => e.id)
       const interleaved = writes.filter((e) => e.actor === null && e.id > Math.min(...httpIds) && e.id < Math.max(...httpIds))
-      expect(interleaved.length).toBeGreaterThan(0)
+      expect(interleaved).toHaveLength(CLI_WRITES + 4)
     } finally {
       await stack.stop()
     }
