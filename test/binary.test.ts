@@ -9,6 +9,7 @@ import { runToEnd, startProcess } from './support/process.ts'
 import { signSessionCookie } from '../src/session/cookie.ts'
 import { decodeBase64Key } from '../src/config.ts'
 import { leakProblems } from './support/leaks.ts'
+import { within } from './support/eventually.ts'
 import { rawRequest, rawSend } from './support/raw-http.ts'
 import { corpusCases, inPool, runCase } from './support/host-corpus.ts'
 
@@ -99,8 +100,10 @@ describe('the compiled binary', () => {
       kratos.delayMs = 700
       const now = Math.floor(Date.now() / 1000)
       const cookie = signSessionCookie(decodeBase64Key(key)!, { v: 1, sid: 's', sub: admin.id, email: 'bin@example.test', role: 'admin', iat: now, exp: now + 600 })
+      kratos.calls.length = 0
       const inFlight = fetch(`${service.url}/api/no-such-route`, { headers: { cookie: `admin-session=${cookie}` } })
-      await Bun.sleep(200)
+      // SIGTERM once the gate is waiting on the store for this request.
+      expect(await within(5000, () => kratos.calls.some((call) => call.path.endsWith(admin.id)))).not.toBeNull()
       service.child.kill('SIGTERM')
       const answered = await inFlight
       expect(answered.status).toBe(404)
@@ -151,10 +154,7 @@ describe('the compiled binary and its log output', () => {
     })
     const base = `http://127.0.0.1:${port}`
     try {
-      for (let i = 0; i < 200; i++) {
-        if ((await fetch(`${base}/api/health`).catch(() => null))?.status === 200) break
-        await Bun.sleep(25)
-      }
+      expect(await within(10_000, async () => (await fetch(`${base}/api/health`).catch(() => null))?.status === 200)).not.toBeNull()
       const before = rssOf(child.pid)
       const total = 40_000
       const statuses = await inBatches(total, 64, async () => (await fetch(`${base}/api/health?padding=${'p'.repeat(200)}`)).status)
@@ -165,25 +165,32 @@ describe('the compiled binary and its log output', () => {
       const after = rssOf(child.pid)
       expect(after - before).toBeLessThan(60)
 
-      // Now read everything; one more request after the backlog drained reports the drops.
+      // Now read everything; a request after the backlog drained reports the drops.
       const chunks: Buffer[] = []
       const buffer = Buffer.alloc(1 << 16)
-      const drain = async (ms: number) => {
-        const until = Date.now() + ms
-        while (Date.now() < until) {
+      /** Reads until nothing more has come for 300 ms (at most 10 s). */
+      const drain = async () => {
+        const until = Date.now() + 10_000
+        let quietSince = Date.now()
+        while (Date.now() < until && Date.now() - quietSince < 300) {
           let n = 0
           try {
             n = readSync(reader, buffer)
           } catch {
             n = 0
           }
-          if (n > 0) chunks.push(Buffer.from(buffer.subarray(0, n)))
-          else await Bun.sleep(20)
+          if (n > 0) {
+            chunks.push(Buffer.from(buffer.subarray(0, n)))
+            quietSince = Date.now()
+          } else await Bun.sleep(20)
         }
       }
-      await drain(1500)
-      expect((await fetch(`${base}/api/health`)).status).toBe(200)
-      await drain(500)
+      const reported = () => Buffer.concat(chunks).includes('"log_lines_dropped"')
+      await drain()
+      for (let tries = 0; tries < 20 && !reported(); tries++) {
+        expect((await fetch(`${base}/api/health`)).status).toBe(200)
+        await drain()
+      }
       const lines = Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
       const dropped = lines.filter((line) => line.event === 'log_lines_dropped').reduce((sum, line) => sum + (line.count as number), 0)
       const requestLines = lines.filter((line) => line.event === 'request').length

@@ -42,12 +42,14 @@ describe('a write answered 503 is not committed later', () => {
   test('settings locked elsewhere past the deadline: every POST answers 503, and after the lock neither a row nor an audit event exists; reads are served meanwhile', async () => {
     const prefix = `locked.${Date.now()}`
     const { promise: release, resolve: letGo } = Promise.withResolvers<void>()
+    const { promise: held, resolve: holds } = Promise.withResolvers<void>()
     const holding = other.begin(async (tx) => {
       // What `settings reencrypt` takes.
       await tx`LOCK TABLE settings IN SHARE ROW EXCLUSIVE MODE`
+      holds()
       await release
     })
-    await Bun.sleep(200)
+    await Promise.race([held, holding])
     let readsServed: number | null = null
     try {
       // More writes than the pool has connections (10): the last ones wait for a connection.
@@ -55,7 +57,7 @@ describe('a write answered 503 is not committed later', () => {
       const writes = await Promise.all(Array.from({ length: 12 }, (_, i) => call(stack, 'POST', '/api/settings', { key: `${prefix}.${i}`, value: 'v' })))
       expect(writes.map((w) => w.status)).toEqual(Array(12).fill(503))
       expect(writes.every((w) => w.json.error === 'database_unavailable')).toBe(true)
-      expect(performance.now() - started).toBeLessThan(6000)
+      expect(performance.now() - started).toBeLessThan(7500)
       // The queries given up on are not left holding the pool: reads are answered again while the lock stays.
       readsServed = await within(2000, async () => (await call(stack, 'GET', '/api/settings')).status === 200)
     } finally {
@@ -119,7 +121,9 @@ describe('requests that exhaust the pool do not starve the gate', () => {
       // A logout on the other replica: its row, its version, its notification.
       await replica.revocations.revokeSession(sid, exp)
       const logoutHonoured = (await within(1000, async () => (await session(cookie)) === 401)) !== null
-      seen = { poolFull: poolFull && (await stuckWrites()) >= 10, accepted, otherAccepted, logoutHonoured }
+      // Still full: writes given up at their deadline are sent again, so sample until ten wait again.
+      const stillFull = (await within(3000, async () => (await stuckWrites()) >= 10)) !== null
+      seen = { poolFull: poolFull && stillFull, accepted, otherAccepted, logoutHonoured }
     } finally {
       writing = false
       letGo()
@@ -257,7 +261,7 @@ describe('pooled connections stop answering without breaking', () => {
     const after: string[] = []
     for (let n = 0; n < 15; n++) {
       const read = await timed(call(behind.stack, 'GET', '/api/settings'))
-      if (read.status !== 200 || read.ms > 1000) after.push(`GET /api/settings → ${read.status} in ${Math.round(read.ms)} ms`)
+      if (read.status !== 200 || read.ms > 2500) after.push(`GET /api/settings → ${read.status} in ${Math.round(read.ms)} ms`)
     }
     const audit = await call(behind.stack, 'GET', '/api/security/audit')
     if (audit.status !== 200) after.push(`GET /api/security/audit → ${audit.status}`)
@@ -302,7 +306,7 @@ describe('pooled connections stop answering without breaking', () => {
       const started = performance.now()
       const read = await call(behind.stack, 'GET', '/api/settings')
       const ms = performance.now() - started
-      if (read.status !== 200 || ms > 1000) after.push(`GET /api/settings → ${read.status} in ${Math.round(ms)} ms`)
+      if (read.status !== 200 || ms > 2500) after.push(`GET /api/settings → ${read.status} in ${Math.round(ms)} ms`)
     }
     expect(after).toEqual([])
   }, 60_000)
@@ -321,14 +325,16 @@ describe('a write cut off while its transaction is open', () => {
     // The write waits for the same key, written but not committed elsewhere; once it holds the
     // row, nothing more reaches the service.
     const { promise: release, resolve: letGo } = Promise.withResolvers<void>()
+    const { promise: held, resolve: holds } = Promise.withResolvers<void>()
     const holding = behind.sql
       .begin(async (tx) => {
         await tx`INSERT INTO settings (key, value, encrypted, updated_at) VALUES (${key}, 'elsewhere', false, now())`
+        holds()
         await release
         throw new Error('rolled back')
       })
       .catch(() => {})
-    await Bun.sleep(200)
+    await Promise.race([held, holding])
     const started = performance.now()
     const first = call(behind.stack, 'POST', '/api/settings', { key, value: 'first' })
     let waited: number | null = null

@@ -10,6 +10,7 @@ import { startFreezableProxy, type FreezableProxy } from './support/freezable-pr
 import { startProcess, type ServiceProcess } from './support/process.ts'
 import { randomKey } from './support/service.ts'
 import { markSensitive } from './support/leaks.ts'
+import { within } from './support/eventually.ts'
 
 const MAIN = join(import.meta.dir, '..', 'src', 'main.ts')
 const processes: ServiceProcess[] = []
@@ -64,7 +65,8 @@ test('every connection frozen, the LISTEN among them before it was acknowledged,
   // The LISTEN goes out and its answer never comes back: the flow was dropped as it subscribed.
   const { service, proxy } = await startBehindProxy((proxy) => proxy.freezeOnSend('LISTEN "admin_dashboard_changes"', 1))
   expect((await fetch(`${service.url}/api/health`)).status).toBe(200)
-  expect(proxy.frozen()).toBe(1)
+  // The LISTEN goes out on a connection of its own, which may not have sent it yet.
+  expect(await within(5000, () => proxy.frozen() === 1)).not.toBeNull()
   // Then every connection, and every new one: a partition.
   expect(proxy.partition()).toBeGreaterThan(1)
   await Bun.sleep(300) // a poll is under way on the frozen connection
@@ -125,7 +127,10 @@ test('SIGTERM while the start waits on a database that does not answer: the star
   })
   try {
     const output = new Response(child.stdout).text()
-    await Bun.sleep(1500)
+    // Its first connection is held at the partition: the start is waiting on the database, with
+    // the stop signals already handled (they are before the database is opened).
+    expect(await within(10_000, () => proxy.frozen() > 0)).not.toBeNull()
+    await Bun.sleep(200)
     expect(child.exitCode).toBeNull()
     const started = performance.now()
     child.kill('SIGTERM')

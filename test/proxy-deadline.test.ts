@@ -4,6 +4,7 @@
 import { describe, expect, test } from 'bun:test'
 import { DeadlineClock, SHARED_TIMER_MS } from '../src/proxy/deadline.ts'
 import { Http1Pool } from '../src/proxy/http1.ts'
+import { within } from './support/eventually.ts'
 import { RawListener } from './support/upstream.ts'
 
 const LIMIT_MS = 60
@@ -17,8 +18,9 @@ describe('DeadlineClock', () => {
     const passed = new Promise<number>((resolve) => deadline.addEventListener('abort', () => resolve(performance.now() - started)))
     const elapsed = await passed
     expect(elapsed).toBeGreaterThanOrEqual(LIMIT_MS)
-    // Timers may fire late on a loaded machine; what matters is that the batch did not wait for a later one.
-    expect(elapsed).toBeLessThan(LIMIT_MS + SHARED_TIMER_MS + 200)
+    // Timers fire late on a loaded machine, so this bound is loose: the deadline passes on its own
+    // timer, not at some much later event.
+    expect(elapsed).toBeLessThan(LIMIT_MS + SHARED_TIMER_MS + 1000)
     expect(deadline.aborted).toBe(true)
     expect(deadline.reason).toMatchObject({ name: 'TimeoutError' })
     expect(() => deadline.throwIfAborted()).toThrow('upstream timeout')
@@ -90,8 +92,7 @@ describe('DeadlineClock', () => {
       const started = performance.now()
       await expect(pool.request(new URL(`http://127.0.0.1:${listener.port}/`), { method: 'GET', headers: [], signal: deadline })).rejects.toMatchObject({ name: 'TimeoutError' })
       expect(performance.now() - started).toBeGreaterThanOrEqual(LIMIT_MS)
-      await Bun.sleep(50)
-      expect(closed).toBe(true)
+      expect(await within(2000, () => closed)).not.toBeNull()
     } finally {
       pool.closeIdle()
       await listener.stop()

@@ -31,7 +31,8 @@ beforeAll(async () => {
       IDP_PUBLIC_URL: `${upstream.url}/kratos-public`,
       OAUTH_ADMIN_URL: upstream.url,
       OAUTH_PUBLIC_URL: upstream.url,
-      PROXY_TIMEOUT_MS: '500',
+      // Up to the answer's head: a 20 MB upload included, on a loaded machine.
+      PROXY_TIMEOUT_MS: '2000',
     },
   })
   markSensitive(ADMIN_KEY, upstream.url, String(new URL(upstream.url).port), String(trap.port))
@@ -336,7 +337,7 @@ async function behindRawUpstream(answer: (socket: Socket) => void, run: (service
 describe('upstream behaviour', () => {
   test('a slow upstream → 504 gateway_timeout', async () => {
     upstream.answer = async () => {
-      await Bun.sleep(1500)
+      await Bun.sleep(5000)
       return Response.json({})
     }
     const response = await fetch(`${stack.service.url}/api/idp/slow`)

@@ -733,13 +733,15 @@ describe('postgres only', () => {
     const storage = await track(PostgresStorage.open(url, { max: 2, log: createLogger('debug', (line) => lines.push(line)) }))
     await storage.settings.get('warm')
     const { promise: release, resolve: letGo } = Promise.withResolvers<void>()
+    const { promise: held, resolve: holds } = Promise.withResolvers<void>()
     const holding = withSql(url, (sql) =>
       sql.begin(async (tx) => {
         await tx`LOCK TABLE settings IN ACCESS EXCLUSIVE MODE`
+        holds()
         await release
       }),
     )
-    await Bun.sleep(200)
+    await Promise.race([held, holding])
     // Four reads on two connections: two wait for a connection, then for the lock, past their deadline.
     const reads = await Promise.all(Array.from({ length: 4 }, () => storage.settings.get('k').then(() => 'read', (error: unknown) => (error instanceof StorageUnavailableError ? 'unavailable' : String(error)))))
     letGo()

@@ -295,7 +295,7 @@ test('signing out in one tab shows “Signed out” at once in the other tabs of
       [overview, '%2Fdashboard'],
       [identities, '%2Fdashboard%2Fidentities%3Fsearch%3Duser16%2540example.test'],
     ] as const) {
-      await tab.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor({ timeout: 2_000 })
+      await tab.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
       expect(await tab.getByRole('link', { name: 'Sign in again' }).getAttribute('href')).toBe(`/api/auth/login?return_to=${returnTo}`)
       expect(await tab.getByRole('banner').count()).toBe(0)
     }
@@ -611,7 +611,7 @@ test('Retry on the Services card is busy until the check answers: the region is 
     await services.getByText(/^The services could not be checked again/).waitFor()
     next = 'hold'
     await retryButton.click()
-    await page.waitForFunction(() => document.querySelector('[aria-labelledby="services-h"] [aria-busy="true"]') !== null, undefined, { timeout: 2_000 })
+    await page.waitForFunction(() => document.querySelector('[aria-labelledby="services-h"] [aria-busy="true"]') !== null)
     expect(await retryButton.isDisabled()).toBe(true)
     // The cards stay while they are checked again.
     expect(await services.getByRole('listitem').filter({ hasText: 'Hydra admin API' }).count()).toBe(1)
@@ -625,7 +625,7 @@ test('Retry on the Services card is busy until the check answers: the region is 
     await retryButton.waitFor()
     next = 'hold'
     await retryButton.click()
-    await services.getByText('Loading services…').waitFor({ timeout: 2_000 })
+    await services.getByText('Loading services…').waitFor()
     expect(await busyRegions()).toBe(1)
     expect(await retryButton.count()).toBe(0)
     letGo()
