@@ -242,7 +242,7 @@ describe('the bounded log output', () => {
     const written: string[] = []
     const stalled: (() => void)[] = []
     // An output that takes chunks but confirms none of them until released.
-    const sink = createBufferedSink({ limitBytes: 10_000, writer: (chunk, done) => (written.push(chunk), stalled.push(done)) })
+    const sink = createBufferedSink({ limitBytes: 10_000, writer: (chunk, done) => (written.push(Buffer.from(chunk).toString('utf8')), stalled.push(done)) })
     const line = (n: number) => `${JSON.stringify({ event: 'request', n, pad: 'x'.repeat(80) })}\n`
     for (let i = 0; i < 1000; i++) sink.write(line(i), true)
     sink.write('{"event":"audit","n":"kept"}\n', false)
@@ -260,6 +260,27 @@ describe('the bounded log output', () => {
     const kept = (pending.match(/"event":"request"/g) ?? []).length
     expect(JSON.parse(report!).count).toBe(1000 - kept)
     expect(after.endsWith(line(1000))).toBe(true)
+  })
+})
+
+describe('the bytes the log hands over', () => {
+  test('are those of the lines joined and encoded whole, in order, for lines of every kind and length', async () => {
+    const chunks: Uint8Array[] = []
+    const sink = createBufferedSink({ writer: (chunk, done) => (chunks.push(Uint8Array.from(chunk)), done()) })
+    const pieces = ['plain', 'caf\u00e9', '\u2028', '😀', '\ud800', '\udfff', '"', '\\', '\u0000', 'x'.repeat(1000)]
+    const next = seededRandom(5)
+    const lines: string[] = []
+    for (let i = 0; i < 3_000; i++) {
+      // Now and then a line longer than a chunk holds (80 KiB), and lines of every length between.
+      const repeat = next(500) === 0 ? 3_000 : next(40)
+      let text = ''
+      for (let j = 0; j < repeat; j++) text += pieces[next(pieces.length)]!
+      lines.push(`${text}\n`)
+    }
+    for (const line of lines) sink.write(line, false)
+    await sink.flush(1000)
+    expect(chunks.length).toBeGreaterThan(1)
+    expect(Buffer.concat(chunks).equals(Buffer.from(lines.join('')))).toBe(true)
   })
 })
 
