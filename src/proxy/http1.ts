@@ -314,11 +314,10 @@ class Connection {
     if (this.closed) return Promise.reject(new ConnectionLost('the upstream connection closed'))
     if (this.writeQueue.length === 0) {
       const written = this.socket.write(bytes)
-      if (written === (typeof bytes === 'string' ? bytes.length : bytes.byteLength)) return undefined
-      const rest = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes
-      this.writeQueue.push(rest.subarray(Math.max(0, written)))
+      if (written === bytes.length) return undefined
+      this.writeQueue.push(asBytes(bytes).subarray(Math.max(0, written)))
     } else {
-      this.writeQueue.push(typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes)
+      this.writeQueue.push(asBytes(bytes))
     }
     return new Promise<void>((resolve, reject) => {
       this.drained = () => (this.closed ? reject(new ConnectionLost('the upstream connection closed')) : resolve())
@@ -599,6 +598,11 @@ function framingOf(method: string, head: Head): Framing {
   return { kind: 'close' }
 }
 
+/** A head written as text is ASCII: its Latin-1 bytes are the bytes the socket would have written. */
+function asBytes(bytes: Uint8Array | string): Uint8Array {
+  return typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes
+}
+
 /** Text of ASCII characters only: the socket writes it as the same bytes. */
 const ASCII = /^[\x00-\x7f]*$/
 
@@ -645,11 +649,15 @@ export class Http1Pool {
   request(url: UpstreamTarget, init: UpstreamRequest): Promise<UpstreamAnswer> {
     if (url.protocol !== 'http:') return Promise.reject(new TypeError('only http: upstreams are served by this client'))
     if (init.signal.aborted) return Promise.reject(init.signal.reason)
+    return this.attempt(url, init, 0)
+  }
+
+  /** The exchange on a kept-alive connection when one is ready (one promise, settled by the exchange itself), else on a new one. */
+  private attempt(url: UpstreamTarget, init: UpstreamRequest, attempt: number): Promise<UpstreamAnswer> {
     const key = url.host
-    // The usual case, a kept-alive connection ready: one promise, settled by the exchange itself.
     const idle = this.takeIdle(key)
-    if (idle !== undefined) return this.exchange(idle, url, init, 0)
-    return this.acquire(url, key, init.signal).then((connection) => this.exchange(connection, url, init, 0))
+    if (idle !== undefined) return this.exchange(idle, url, init, attempt)
+    return this.acquire(url, key, init.signal).then((connection) => this.exchange(connection, url, init, attempt))
   }
 
   /**
@@ -666,9 +674,7 @@ export class Http1Pool {
       const failed = (error: unknown) => {
         const retry = attempt === 0 && connection.reused && error instanceof ConnectionLost && error.beforeAnswer && init.body === undefined && IDEMPOTENT.has(init.method) && !init.signal.aborted
         if (!retry) return reject(error)
-        const key = url.host
-        const again = this.takeIdle(key)
-        ;(again !== undefined ? this.exchange(again, url, init, 1) : this.acquire(url, key, init.signal).then((fresh) => this.exchange(fresh, url, init, 1))).then(resolve, reject)
+        this.attempt(url, init, 1).then(resolve, reject)
       }
       const exchange: Exchange = {
         method: init.method,

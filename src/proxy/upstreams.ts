@@ -18,12 +18,12 @@ export const PROXY_PREFIXES: readonly ProxyPrefix[] = (
 
 /** Each prefix with the slash that must follow it (none is the start of another: each ends with the slash). */
 const PREFIX_PATHS: readonly (readonly [string, ProxyPrefix])[] = PROXY_PREFIXES.map((prefix) => [`${prefix.path}/`, prefix] as const)
+/** The characters a prefix path has after `/api/` (`i` and `o`): any other path is told apart there. */
+const PREFIX_SIXTH: ReadonlySet<number> = new Set(PROXY_PREFIXES.map((prefix) => prefix.path.charCodeAt(5)))
 
 /** The prefix a literal request path is routed to, if any. Asked for every request: most are no proxy path, and say so at their sixth character. */
 export function proxyPrefixOf(path: string): ProxyPrefix | null {
-  // Every prefix starts `/api/i` or `/api/o`.
-  const sixth = path.charCodeAt(5)
-  if ((sixth !== 105 && sixth !== 111) || !path.startsWith('/api/')) return null
+  if (!PREFIX_SIXTH.has(path.charCodeAt(5)) || !path.startsWith('/api/')) return null
   for (const [start, prefix] of PREFIX_PATHS) if (path.startsWith(start)) return prefix
   return null
 }

@@ -5,7 +5,7 @@
 // (database unreachable), the cache is not trusted and reads go to the database.
 
 import type { Clock } from '../clock.ts'
-import type { Config, UpstreamName } from '../config.ts'
+import { UPSTREAM_NAMES, type Config, type UpstreamName } from '../config.ts'
 import type { AuditLog } from '../audit/audit.ts'
 import { ApiError } from '../http/errors.ts'
 import { describeError, type Logger } from '../log.ts'
@@ -45,16 +45,11 @@ interface SettingsServiceDeps {
   log: Logger
 }
 
-const API_KEY_SETTINGS = new Map<UpstreamName, string>()
+/** The setting that holds each upstream prefix's API key: `proxy.<prefix>.api_key`, made once. */
+const API_KEY_SETTINGS = new Map(UPSTREAM_NAMES.map((name) => [name, `proxy.${name}.api_key`] as const))
 
-/** The setting that holds an upstream prefix's API key: `proxy.<prefix>.api_key` (made once per prefix). */
 function apiKeySetting(prefix: UpstreamName): string {
-  let key = API_KEY_SETTINGS.get(prefix)
-  if (key === undefined) {
-    key = `proxy.${prefix}.api_key`
-    API_KEY_SETTINGS.set(prefix, key)
-  }
-  return key
+  return API_KEY_SETTINGS.get(prefix)!
 }
 
 export class SettingsService {
