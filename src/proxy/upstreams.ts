@@ -1,6 +1,6 @@
 // The six proxy prefixes (spec "Proxy routes", decisions §6).
 
-import type { UpstreamName } from '../config.ts'
+import { UPSTREAM_NAMES, type UpstreamName } from '../config.ts'
 
 export interface ProxyPrefix {
   name: UpstreamName
@@ -12,9 +12,7 @@ export interface ProxyPrefix {
   admin: boolean
 }
 
-export const PROXY_PREFIXES: readonly ProxyPrefix[] = (
-  ['idp', 'idp-admin', 'iam-idp', 'iam-idp-admin', 'oauth', 'oauth-admin'] as const
-).map((name) => ({ name, path: `/api/${name}`, route: `/api/${name}/*`, admin: name.endsWith('-admin') }))
+export const PROXY_PREFIXES: readonly ProxyPrefix[] = UPSTREAM_NAMES.map((name) => ({ name, path: `/api/${name}`, route: `/api/${name}/*`, admin: name.endsWith('-admin') }))
 
 /** Each prefix with the slash that must follow it (none is the start of another: each ends with the slash). */
 const PREFIX_PATHS: readonly (readonly [string, ProxyPrefix])[] = PROXY_PREFIXES.map((prefix) => [`${prefix.path}/`, prefix] as const)
