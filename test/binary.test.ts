@@ -226,11 +226,7 @@ describe('the compiled binary and its log output', () => {
   test('stdout to a file: every request line of a burst is in the file, whole and in order, after SIGTERM', async () => {
     const logFile = join(dir, 'file-stdout.log')
     writeFileSync(logFile, '{"before":"the service"}\n')
-    const port = await new Promise<number>((resolve) => {
-      const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-      resolve(probe.port)
-      probe.stop(true)
-    })
+    const port = freePort()
     const out = openSync(logFile, 'a')
     const child = Bun.spawn([binary, 'serve'], {
       env: { PATH: process.env.PATH, ...loginEnv, PORT: String(port), SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, 'file-stdout', 'a.db') } as Record<string, string>,
@@ -241,11 +237,7 @@ describe('the compiled binary and its log output', () => {
     closeSync(out)
     try {
       const base = `http://127.0.0.1:${port}`
-      for (let attempt = 0; ; attempt++) {
-        if ((await fetch(`${base}/api/health`).then((r) => r.status, () => 0)) === 200) break
-        if (attempt > 300) throw new Error('the service did not answer')
-        await Bun.sleep(20)
-      }
+      expect(await within(10_000, async () => (await fetch(`${base}/api/health`).catch(() => null))?.status === 200)).not.toBeNull()
       // Enough lines for many 64 KiB writes.
       const total = 4000
       await inBatches(total, 64, async (i) => (await fetch(`${base}/api/health?n=${i}&padding=${'p'.repeat(100)}`)).status)

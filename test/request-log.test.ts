@@ -332,4 +332,3 @@ describe('the request line', () => {
     }
   })
 })
-
