@@ -237,50 +237,96 @@ describe('bodies over the limit get our envelope', () => {
   })
 })
 
+/** A request line as JSON.stringify writes it: the definition the template is held to. */
+const reference = (f: RequestLine, time: string) =>
+  `${JSON.stringify({ time, level: 'info', event: 'request', request_id: f.request_id, method: f.method, path: f.path, status: f.status, duration_ms: f.duration_ms, subject: f.subject, error: f.error, upstream_failure: f.upstream_failure, body: f.body, body_bytes: f.body_bytes, error_name: f.error_name, error_code: f.error_code, cut: f.cut })}\n`
+
+/** Request fields of every kind: texts that need escaping, numbers JSON cannot hold, fields left out. */
+function randomFields(next: (below: number) => number): RequestLine {
+  const texts = ['', 'GET', '/api/idp/small', 'a"b', 'back\\slash', 'new\nline', 'tab\there', '\u0000\u001f\u007f', 'caf\u00e9', '\u2028\u2029', '\ud800 lone', '😀', '%2e%2e/..', '<script>', "it's", '{"json":1}']
+  const numbers = [0, -0, 1, 200, 0.5, 12.34, 1e21, 1e-7, Number.NaN, Number.POSITIVE_INFINITY, -1]
+  const text = () => texts[next(texts.length)]! + (next(2) ? texts[next(texts.length)]! : '')
+  const maybe = <T>(value: () => T): T | undefined => (next(2) === 0 ? undefined : value())
+  return {
+    request_id: next(3) ? crypto.randomUUID() : text(),
+    method: text(),
+    path: text(),
+    status: numbers[next(numbers.length)]!,
+    duration_ms: numbers[next(numbers.length)]!,
+    subject: maybe(text),
+    error: maybe(text),
+    upstream_failure: maybe(text),
+    body: maybe(text),
+    body_bytes: maybe(() => numbers[next(numbers.length)]!),
+    error_name: maybe(text),
+    error_code: maybe(text),
+    cut: maybe(() => 'shutdown' as const),
+  }
+}
+
 describe('the bounded log output', () => {
   test('a stalled output keeps at most the limit: request lines are dropped and counted, audit lines kept', async () => {
     const written: string[] = []
     const stalled: (() => void)[] = []
     // An output that takes chunks but confirms none of them until released.
     const sink = createBufferedSink({ limitBytes: 10_000, writer: (chunk, done) => (written.push(Buffer.from(chunk).toString('utf8')), stalled.push(done)) })
-    const line = (n: number) => `${JSON.stringify({ event: 'request', n, pad: 'x'.repeat(80) })}\n`
-    for (let i = 0; i < 1000; i++) sink.write(line(i), true)
-    sink.write('{"event":"audit","n":"kept"}\n', false)
+    const time = '2026-11-26T12:00:00.000Z'
+    const fields = (n: number): RequestLine => ({ request_id: `id-${n}`, method: 'GET', path: `/api/idp/${'x'.repeat(80)}`, status: 200, duration_ms: 1 })
+    for (let i = 0; i < 1000; i++) sink.request(fields(i), time)
+    sink.write('{"event":"audit","n":"kept"}\n')
     await sink.flush(50)
     const pending = written.join('')
-    expect(pending.length).toBeLessThanOrEqual(10_000 + 200)
+    expect(pending.length).toBeLessThanOrEqual(10_000)
     expect(pending).toContain('"n":"kept"')
+    const kept = (pending.match(/"event":"request"/g) ?? []).length
+    expect(kept).toBeGreaterThan(10)
     for (const done of stalled.splice(0)) done()
-    sink.write(line(1000), true)
+    sink.request(fields(1000), time)
     await sink.flush(50)
     for (const done of stalled.splice(0)) done()
     const after = written.join('')
     const report = after.split('\n').find((text) => text.includes('log_lines_dropped'))
     expect(report).toBeDefined()
-    const kept = (pending.match(/"event":"request"/g) ?? []).length
     expect(JSON.parse(report!).count).toBe(1000 - kept)
-    expect(after.endsWith(line(1000))).toBe(true)
+    expect(after.endsWith(reference(fields(1000), time))).toBe(true)
   })
 })
 
 describe('the bytes the log hands over', () => {
-  test('are those of the lines joined and encoded whole, in order, for lines of every kind and length', async () => {
+  test('are those of the lines joined and encoded whole, in the order they were logged, for lines of every kind and length', async () => {
     const chunks: Uint8Array[] = []
     const sink = createBufferedSink({ writer: (chunk, done) => (chunks.push(Uint8Array.from(chunk)), done()) })
     const pieces = ['plain', 'caf\u00e9', '\u2028', '😀', '\ud800', '\udfff', '"', '\\', '\u0000', 'x'.repeat(1000)]
     const next = seededRandom(5)
     const lines: string[] = []
     for (let i = 0; i < 3_000; i++) {
+      if (next(2) === 0) {
+        // A request line: its fields wait, and it is formatted later, in its place among the others.
+        const fields = randomFields(next)
+        const time = new Date(1_800_000_000_000 + i).toISOString()
+        sink.request(fields, time)
+        lines.push(reference(fields, time))
+        continue
+      }
       // Now and then a line longer than a chunk holds (80 KiB), and lines of every length between.
       const repeat = next(500) === 0 ? 3_000 : next(40)
       let text = ''
       for (let j = 0; j < repeat; j++) text += pieces[next(pieces.length)]!
+      sink.write(`${text}\n`)
       lines.push(`${text}\n`)
     }
-    for (const line of lines) sink.write(line, false)
     await sink.flush(1000)
     expect(chunks.length).toBeGreaterThan(1)
     expect(Buffer.concat(chunks).equals(Buffer.from(lines.join('')))).toBe(true)
+  })
+
+  test('request lines alone reach the output on their own within a moment, without a flush', async () => {
+    const chunks: string[] = []
+    const sink = createBufferedSink({ writer: (chunk, done) => (chunks.push(Buffer.from(chunk).toString('utf8')), done()) })
+    const fields: RequestLine = { request_id: 'id-1', method: 'GET', path: '/api/health', status: 200, duration_ms: 0.5 }
+    sink.request(fields, '2026-11-26T12:00:00.000Z')
+    for (let i = 0; i < 100 && chunks.length === 0; i++) await Bun.sleep(5)
+    expect(chunks).toEqual([reference(fields, '2026-11-26T12:00:00.000Z')])
   })
 })
 
@@ -300,32 +346,10 @@ describe('running out of file descriptors', () => {
 })
 
 describe('the request line', () => {
-  /** The line as JSON.stringify writes it: the definition the template is held to. */
-  const reference = (f: RequestLine, time: string) =>
-    `${JSON.stringify({ time, level: 'info', event: 'request', request_id: f.request_id, method: f.method, path: f.path, status: f.status, duration_ms: f.duration_ms, subject: f.subject, error: f.error, upstream_failure: f.upstream_failure, body: f.body, body_bytes: f.body_bytes, error_name: f.error_name, error_code: f.error_code, cut: f.cut })}\n`
-
   test('is the text JSON.stringify writes, for 5,000 random lines with every kind of character', () => {
-    const texts = ['', 'GET', '/api/idp/small', 'a"b', 'back\\slash', 'new\nline', 'tab\there', '\u0000\u001f\u007f', 'caf\u00e9', '\u2028\u2029', '\ud800 lone', '😀', '%2e%2e/..', '<script>', "it's", '{"json":1}']
-    const numbers = [0, -0, 1, 200, 0.5, 12.34, 1e21, 1e-7, Number.NaN, Number.POSITIVE_INFINITY, -1]
     const next = seededRandom(11)
-    const text = () => texts[next(texts.length)]! + (next(2) ? texts[next(texts.length)]! : '')
-    const maybe = <T>(value: () => T): T | undefined => (next(2) === 0 ? undefined : value())
     for (let i = 0; i < 5_000; i++) {
-      const fields: RequestLine = {
-        request_id: next(3) ? crypto.randomUUID() : text(),
-        method: text(),
-        path: text(),
-        status: numbers[next(numbers.length)]!,
-        duration_ms: numbers[next(numbers.length)]!,
-        subject: maybe(text),
-        error: maybe(text),
-        upstream_failure: maybe(text),
-        body: maybe(text),
-        body_bytes: maybe(() => numbers[next(numbers.length)]!),
-        error_name: maybe(text),
-        error_code: maybe(text),
-        cut: maybe(() => 'shutdown' as const),
-      }
+      const fields = randomFields(next)
       const line = requestLine(fields)
       const time = (JSON.parse(line) as { time: string }).time
       expect(line).toBe(reference(fields, time))
