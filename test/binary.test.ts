@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { KratosFixture } from './support/kratos.ts'
 import { randomKey } from './support/service.ts'
 import { runToEnd, startProcess } from './support/process.ts'
+import { freePort } from './support/ports.ts'
 import { signSessionCookie } from '../src/session/cookie.ts'
 import { decodeBase64Key } from '../src/config.ts'
 import { leakProblems } from './support/leaks.ts'
@@ -117,13 +118,6 @@ describe('the compiled binary', () => {
     }
   })
 })
-
-function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
-}
 
 /** Resident memory of a process, in MB. */
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024

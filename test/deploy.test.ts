@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runToEnd, startProcess } from './support/process.ts'
+import { freePort } from './support/ports.ts'
 
 const root = join(import.meta.dir, '..')
 const unit = readFileSync(join(root, 'deploy/admin-dashboard.service'), 'utf8')
@@ -56,9 +57,7 @@ describe('deployment files', () => {
   })
 
   test('each replica listens on its instance port, though the environment file sets PORT (systemd lets the file override Environment=)', async () => {
-    const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-    const port = String(probe.port)
-    probe.stop(true)
+    const port = String(freePort())
     // The environment as systemd builds it: Environment= lines first, then the file over them.
     const assigned = (text: string) => Object.fromEntries([...text.matchAll(/^([A-Z_]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]))
     const environment = [...replicaUnit.matchAll(/^Environment=(.*)$/gm)].map((m) => m[1]!.replaceAll('%i', port)).join('\n')

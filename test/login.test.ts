@@ -6,6 +6,7 @@ import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
 import { signIn, signInAtProvider, startOAuthProvider, type RunningProvider } from './support/oauth-provider.ts'
 import { startService, TestClock, type TestService } from './support/service.ts'
 import { markSensitive } from './support/leaks.ts'
+import { freePort } from './support/ports.ts'
 import { readCookieValues } from '../src/session/cookie.ts'
 
 const BASE_URL = 'http://admin.test'
@@ -285,9 +286,7 @@ describe('provider trouble', () => {
   test('a provider that is down → 502 bad_gateway; too slow → 504 gateway_timeout', async () => {
     // A listener that accepts and never answers, and a port where nothing listens.
     const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-    const closed = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-    const closedPort = closed.port
-    closed.stop(true)
+    const closedPort = freePort()
     markSensitive(String(silent.port), String(closedPort))
     for (const [tokenUrl, status, code] of [
       [`http://127.0.0.1:${closedPort}/oauth2/token`, 502, 'bad_gateway'],

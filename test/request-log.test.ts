@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createBufferedSink, requestLine, type RequestLine } from '../src/log.ts'
 import { PROXY_BODY_LIMIT } from '../src/proxy/index.ts'
 import { markSensitive } from './support/leaks.ts'
+import { freePort } from './support/ports.ts'
 import { seededRandom } from './support/random.ts'
 import { startStack, type Stack } from './support/stack.ts'
 import { RawListener, RecordingUpstream } from './support/upstream.ts'
@@ -29,9 +30,7 @@ beforeAll(async () => {
       setTimeout(() => socket.resetAndDestroy(), 150)
     })
   })
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  closedPort = probe.port
-  probe.stop(true)
+  closedPort = freePort()
   stack = await startStack({
     env: {
       IDP_PUBLIC_URL: upstream.url,

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomKey } from './support/service.ts'
 import { startProcess } from './support/process.ts'
+import { freePort } from './support/ports.ts'
 
 const MAIN = join(import.meta.dir, '..', 'src', 'main.ts')
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-serve-'))
@@ -28,13 +29,6 @@ describe('HOST', () => {
     }, 30_000)
   }
 })
-
-function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
-}
 
 describe('stdout whose reader goes away', () => {
   test('the request log drops its output on EPIPE: requests keep being answered, SIGTERM still exits 0', async () => {

@@ -18,6 +18,7 @@ import { DUMP_PAGE_SIZE, StorageUnavailableError, type AuditRecord, type Change,
 import { wholeDump } from './support/dump.ts'
 import { PRUNE_MARGIN_SECONDS, RevocationStore } from '../src/session/revocations.ts'
 import { within } from './support/eventually.ts'
+import { freePort } from './support/ports.ts'
 import { TestClock } from './support/service.ts'
 import { MAX_SESSION_SECONDS } from '../src/session/cookie.ts'
 import { createLogger } from '../src/log.ts'
@@ -717,9 +718,7 @@ describe('postgres only', () => {
       expect(wrong.error).toContain('DATABASE_URL')
       expect(wrong.error).not.toContain('not-the-password')
     }
-    const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-    const closedPort = probe.port
-    probe.stop(true)
+    const closedPort = freePort()
     const started = performance.now()
     const down = await PostgresStorage.open(`postgres://${pg.user}:${pg.password}@127.0.0.1:${closedPort}/postgres`)
     expect(down.ok).toBe(false)

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
 import { markSensitive } from './support/leaks.ts'
+import { freePort } from './support/ports.ts'
 import { signInAtProvider, startOAuthProvider, type RunningProvider } from './support/oauth-provider.ts'
 import { startService, type TestService } from './support/service.ts'
 import { RawListener } from './support/upstream.ts'
@@ -19,10 +20,7 @@ const MODES: Mode[] = ['timeout', 'refused', 'reset', 'non-json', '4xx']
 /** An upstream that misbehaves in one way, on every path. */
 async function badUpstream(mode: Mode): Promise<{ url: string; stop(): Promise<void> }> {
   if (mode === 'refused') {
-    const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-    const port = probe.port
-    probe.stop(true)
-    return { url: `http://127.0.0.1:${port}`, stop: async () => {} }
+    return { url: `http://127.0.0.1:${freePort()}`, stop: async () => {} }
   }
   if (mode === 'reset') {
     const raw = await RawListener.start('127.0.0.1', (socket) => socket.once('data', () => socket.resetAndDestroy()))

@@ -9,6 +9,7 @@ import { SQL } from 'bun'
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from './ports.ts'
 
 export interface PostgresCluster {
   /** The superuser's URL of the `postgres` database (TCP, with the password). */
@@ -74,13 +75,6 @@ function runAs(): RunAs {
   throw new Error('running as root, and neither a postgres nor a nobody user exists to own the test cluster')
 }
 
-async function freePort(): Promise<number> {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
-}
-
 async function run(cmd: string[], what: string): Promise<void> {
   const child = Bun.spawn(cmd, { stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' } })
   const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
@@ -119,7 +113,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     extra.push('-c', 'ssl=on', '-c', `ssl_cert_file=${certificatePath}`, '-c', `ssl_key_file=${key}`)
   }
 
-  let port = await freePort()
+  let port = freePort()
   let child: Subprocess | null = null
 
   const start = async (): Promise<void> => {
@@ -176,7 +170,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
       break
     } catch (error) {
       if (attempt === 3 || !/already in use/.test(String(error))) throw error
-      port = await freePort()
+      port = freePort()
     }
   }
   const adminUrl = `postgres://${user}:${password}@127.0.0.1:${port}/postgres`

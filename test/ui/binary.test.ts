@@ -10,6 +10,7 @@ import { HydraFixture } from '../support/hydra.ts'
 import { startOAuthProvider, type RunningProvider } from '../support/oauth-provider.ts'
 import { randomKey } from '../support/service.ts'
 import { runToEnd, startProcess, type ServiceProcess } from '../support/process.ts'
+import { freePort } from '../support/ports.ts'
 import { watchProblems } from './harness.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-ui-binary-'))
@@ -20,13 +21,6 @@ let provider: RunningProvider
 let service: ServiceProcess
 let browser: Browser
 let baseUrl: string
-
-function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
-}
 
 beforeAll(async () => {
   const build = await runToEnd(['bun', 'build.ts'], { OUTFILE: binary, HOME: process.env.HOME }, { cwd: join(import.meta.dir, '../..') })
