@@ -4,7 +4,7 @@ import type { Server } from 'bun'
 import type { Logger } from './log.ts'
 import { errorCodeOf, errorResponse } from './http/errors.ts'
 import { SECURITY_HEADERS } from './http/gate.ts'
-import { attachedSession, pathnameOf, requestIdOf } from './http/request-context.ts'
+import { assignRequestId, attachedSession, pathnameOf, requestIdOf } from './http/request-context.ts'
 import { notesOf } from './http/request-notes.ts'
 import { describeError, type BodyEnd, type RequestLine } from './log.ts'
 
@@ -109,7 +109,8 @@ const milliseconds = (since: number) => Math.round((performance.now() - since) *
 export function serve(options: ServeOptions): RunningServer {
   const { handle, log } = options
   const drainTimeoutMs = options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS
-  // Every request is here until its one line is written: a request cut at shutdown still gets it.
+  // Every request not answered at once is here until its one line is written: a request cut at
+  // shutdown still gets it. (One answered at once is logged in the same turn; no shutdown comes between.)
   const inFlight = new InFlightRequests()
   /** Set when the drain gave up: bodies ended from then on were cut by the shutdown. */
   let cutting = false
@@ -132,57 +133,77 @@ export function serve(options: ServeOptions): RunningServer {
       cut: 'shutdown',
     }
   }
+  const track = (request: Request, started: number): InFlight => {
+    const entry: InFlight = { request, started, answered: null, slot: -1 }
+    inFlight.add(entry)
+    return entry
+  }
+  /** The last-resort answer to a handler that threw, with the id its error line names. */
+  const failed = (request: Request, error: unknown): Response => {
+    const id = requestIdOf(request) ?? assignRequestId(request)
+    log.error('unhandled_error', { request_id: id, path: pathnameOf(request), ...describeError(error) })
+    return withRequestId(lastResort(), id)
+  }
+  /** The answer on its way out: its id, its one line (now, or when a streamed body has ended). */
+  const settle = (request: Request, started: number, tracked: InFlight | null, answer: Response): Response => {
+    let response = answer
+    // The gate gave the request its id, and the answer carries it with the other headers the gate set.
+    let id = requestIdOf(request)
+    if (id === undefined) {
+      id = assignRequestId(request)
+      response = withRequestId(response, id)
+    }
+    options.observe?.(request, response)
+    // One wide line per request: who, what, how it ended; never a query value, cookie or body.
+    const notes = notesOf(request)
+    const line: RequestLine = {
+      request_id: id,
+      method: request.method,
+      path: pathnameOf(request),
+      status: response.status,
+      duration_ms: milliseconds(started),
+      subject: notes?.subject ?? attachedSession(request)?.sub,
+      error: notes?.error ?? errorCodeOf(response),
+      upstream_failure: notes?.upstream_failure,
+      body: notes?.body,
+      body_bytes: notes?.body_bytes,
+    }
+    // A streamed answer is logged when its body has really ended, with what happened to it.
+    const completion = notes?.completion
+    if (completion) {
+      const entry = tracked ?? track(request, started)
+      entry.answered = { line, completion }
+      void completion.then((ended) =>
+        writeLine(entry, { ...line, ...ended, duration_ms: milliseconds(started), cut: cutting && ended.body === 'incomplete' ? 'shutdown' : undefined }),
+      )
+    } else if (tracked) {
+      writeLine(tracked, line)
+    } else {
+      log.request(line)
+    }
+    return response
+  }
   const server = Bun.serve({
     hostname: options.hostname,
     port: options.port,
     reusePort: false,
     development: false,
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
-    async fetch(request) {
+    fetch(request) {
       const started = performance.now()
-      const entry: InFlight = { request, started, answered: null, slot: -1 }
-      inFlight.add(entry)
-      let response: Response
-      let id: string | undefined
+      let answer: Response | Promise<Response>
       try {
-        response = await handle(request)
-        // The gate gave the request its id, and Elysia sent it with the other headers the gate set.
-        id = requestIdOf(request)
-        if (id === undefined) {
-          id = crypto.randomUUID()
-          response = withRequestId(response, id)
-        }
+        answer = handle(request)
       } catch (error) {
-        id = requestIdOf(request) ?? crypto.randomUUID()
-        log.error('unhandled_error', { request_id: id, path: pathnameOf(request), ...describeError(error) })
-        response = withRequestId(lastResort(), id)
+        return settle(request, started, null, failed(request, error))
       }
-      options.observe?.(request, response)
-      // One wide line per request: who, what, how it ended; never a query value, cookie or body.
-      const notes = notesOf(request)
-      const line: RequestLine = {
-        request_id: id,
-        method: request.method,
-        path: pathnameOf(request),
-        status: response.status,
-        duration_ms: milliseconds(started),
-        subject: notes?.subject ?? attachedSession(request)?.sub,
-        error: notes?.error ?? errorCodeOf(response),
-        upstream_failure: notes?.upstream_failure,
-        body: notes?.body,
-        body_bytes: notes?.body_bytes,
-      }
-      // A streamed answer is logged when its body has really ended, with what happened to it.
-      const completion = notes?.completion
-      if (completion) {
-        entry.answered = { line, completion }
-        void completion.then((ended) =>
-          writeLine(entry, { ...line, ...ended, duration_ms: milliseconds(started), cut: cutting && ended.body === 'incomplete' ? 'shutdown' : undefined }),
-        )
-      } else {
-        writeLine(entry, line)
-      }
-      return response
+      // An answer made at once is logged at once; only one still coming is tracked for the shutdown.
+      if (!(answer instanceof Promise)) return settle(request, started, null, answer)
+      const entry = track(request, started)
+      return answer.then(
+        (response) => settle(request, started, entry, response),
+        (error) => settle(request, started, entry, failed(request, error)),
+      )
     },
     error(error) {
       log.error('server_error', describeError(error))
