@@ -3,9 +3,10 @@
 //
 // Output is batched and bounded: lines are collected and written together a few milliseconds later
 // (one write for many lines), and when the reader stalls (a blocked pipe, a stuck journald) at
-// most LOG_BUFFER_BYTES wait in memory. Beyond that, request lines are dropped and counted, and
-// the count is reported by a `log_lines_dropped` line as soon as writing resumes; every other line
-// (audit lines above all) is kept. Requests never wait for the log.
+// most LOG_BUFFER_BYTES wait in memory. Beyond that, request lines are dropped and counted until
+// the output has taken half of what waited, and the count is reported by a `log_lines_dropped`
+// line before the next line; every other line (audit lines above all) is kept. Requests never
+// wait for the log.
 
 import { fstatSync, write } from 'node:fs'
 import type { LogLevel } from './config.ts'
