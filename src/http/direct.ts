@@ -20,6 +20,7 @@ type ErrorAnswer = (context: { code: unknown; error: unknown; request: Request }
 type RouteRule = (context: { request: Request; route: string }) => void
 
 type GateHeaders = Record<string, string | number>
+type GateSet = { headers: GateHeaders; status: number }
 
 interface ProxyLane {
   /** The proxy's own answer to a request under `prefix` (src/proxy/index.ts); it carries the gate's headers itself. */
@@ -41,49 +42,58 @@ export function createDirectLane(options: { gate: Gate; onError: ErrorAnswer; ro
     routes.set(path, handler)
   }
 
-  /** The gate, then `respond`; a refusal or a failure answered as Elysia answers it, with the gate's headers. */
-  const gated = (request: Request, respond: (set: { headers: GateHeaders; status: number }) => Response | Promise<Response>): Response | Promise<Response> => {
-    const set = { headers: {} as GateHeaders, status: 200 }
-    const fail = (error: unknown) => withGateHeaders(onError({ code: codeOf(error), error, request }), set.headers)
-    const run = () => {
-      const answer = respond(set)
-      return answer instanceof Promise ? answer.catch(fail) : answer
-    }
+  /** What the gate or a handler threw, answered as Elysia answers it, with the gate's headers. */
+  const failure = (request: Request, set: GateSet, error: unknown) => withGateHeaders(onError({ code: codeOf(error), error, request }), set.headers)
+  const settled = (request: Request, set: GateSet, answer: Response | Promise<Response>) => (answer instanceof Promise ? answer.catch((error) => failure(request, set, error)) : answer)
+
+  /**
+   * The gate, then `respond(request, set, what)`. The steps are functions made once, not per
+   * request: `what` is the route's handler or the proxy prefix.
+   */
+  const gated = <T>(request: Request, respond: (request: Request, set: GateSet, what: T) => Response | Promise<Response>, what: T): Response | Promise<Response> => {
+    const set: GateSet = { headers: {}, status: 200 }
     try {
       // A public path is decided at once (a bad Host refused, or let through); a session may take a promise.
       const refused = gate({ request, set })
-      if (refused instanceof Promise) return refused.then((early) => (early ? withGateHeaders(early, set.headers) : run())).catch(fail)
-      return refused ? withGateHeaders(refused, set.headers) : run()
+      if (refused === undefined) return settled(request, set, respond(request, set, what))
+      if (refused instanceof Promise) {
+        return refused
+          .then((early) => (early ? withGateHeaders(early, set.headers) : settled(request, set, respond(request, set, what))))
+          .catch((error) => failure(request, set, error))
+      }
+      return withGateHeaders(refused, set.headers)
     } catch (error) {
-      return fail(error)
+      return failure(request, set, error)
     }
+  }
+  const forwarded =
+    proxy &&
+    ((request: Request, _set: GateSet, prefix: ProxyPrefix) => {
+      proxy.routeRule({ request, route: prefix.route })
+      // The relayed answer already carries the gate's headers (the proxy puts them there).
+      return proxy.forward(prefix, request)
+    })
+  const handled = (request: Request, set: GateSet, handler: DirectHandler) => {
+    const value = handler(request)
+    return value instanceof Promise ? value.then((settledValue) => answer(settledValue, set)) : answer(value, set)
   }
 
   return (request: Request): Response | Promise<Response> | undefined => {
     const path = pathnameOf(request)
-    if (proxy !== undefined) {
+    if (forwarded !== undefined) {
       // Elysia routes `<prefix>/*` for every method: the same literal test (proxyPrefixOf) decides here.
       const prefix = proxyPrefixOf(path)
-      if (prefix !== null) {
-        return gated(request, () => {
-          proxy.routeRule({ request, route: prefix.route })
-          // The relayed answer already carries the gate's headers (the proxy puts them there).
-          return proxy.forward(prefix, request)
-        })
-      }
+      if (prefix !== null) return gated(request, forwarded, prefix)
     }
     if (request.method !== 'GET') return undefined
     const handler = routes.get(path)
     if (handler === undefined) return undefined
-    return gated(request, (set) => {
-      const value = handler(request)
-      return value instanceof Promise ? value.then((settled) => answer(settled, set)) : answer(value, set)
-    })
+    return gated(request, handled, handler)
   }
 }
 
 /** What Elysia makes of a handler's value with the gate's headers in `set` (its mapResponse, answerPlainValue). */
-function answer(value: unknown, set: { headers: GateHeaders; status: number }): Response {
+function answer(value: unknown, set: GateSet): Response {
   if (value instanceof Response) return withGateHeaders(value, set.headers)
   // A direct handler is given the request alone: `set` holds what the gate put there and nothing else.
   const id = set.headers['x-request-id']
