@@ -4,7 +4,7 @@
 // Output is batched and bounded: lines are collected and written together a few milliseconds later
 // (one write for many lines), and when the reader stalls (a blocked pipe, a stuck journald) at
 // most LOG_BUFFER_BYTES wait in memory. Beyond that, request lines are dropped and counted until
-// the output has taken half of what waited, and the count is reported by a `log_lines_dropped`
+// the output takes some of what waits again, and the count is reported by a `log_lines_dropped`
 // line before the next line; every other line (audit lines above all) is kept. Requests never
 // wait for the log.
 
@@ -193,8 +193,11 @@ export function createBufferedSink(options: { writer?: ChunkWriter; limitBytes?:
   /** Handed to the writer and not yet confirmed: bytes that may still sit in a buffer. */
   let inflight = 0
   let dropped = 0
-  /** Request lines not formatted yet: fields and time, in turn; and what they will take at most, roughly. */
-  let pending: (RequestLine | string)[] = []
+  /** Whether the output has taken anything since the first of the `dropped` lines. */
+  let outputMoved = false
+  /** Request lines not formatted yet, the time each was logged, and what they will take at most, roughly. */
+  let pending: RequestLine[] = []
+  let pendingTimes: string[] = []
   let pendingBytes = 0
   let timer: ReturnType<typeof setTimeout> | null = null
   const idle: (() => void)[] = []
@@ -206,6 +209,7 @@ export function createBufferedSink(options: { writer?: ChunkWriter; limitBytes?:
     inflight += bytes.byteLength
     writer(bytes, () => {
       inflight -= bytes.byteLength
+      outputMoved = true
       settle()
     })
   }
@@ -223,9 +227,11 @@ export function createBufferedSink(options: { writer?: ChunkWriter; limitBytes?:
   }
   const formatPending = () => {
     const lines = pending
+    const times = pendingTimes
     pending = []
+    pendingTimes = []
     pendingBytes = 0
-    for (let i = 0; i < lines.length; i += 2) encode(requestLineAt(lines[i] as RequestLine, lines[i + 1] as string))
+    for (let i = 0; i < lines.length; i++) encode(requestLine(lines[i]!, times[i]!))
   }
   const encode = (line: string) => {
     const most = line.length * MAX_BYTES_PER_CHAR
@@ -246,10 +252,11 @@ export function createBufferedSink(options: { writer?: ChunkWriter; limitBytes?:
     timer.unref?.()
   }
   /**
-   * Whether `bytes` more fit. Once request lines are being dropped, they are until the output has
-   * taken half of what waits: not one line in and one report out each time a chunk is written.
+   * Whether `bytes` more fit. Once request lines are being dropped, they are until the output takes
+   * something again: pending lines, counted at an upper estimate, free room when they are formatted,
+   * and a stalled output must not let one line in and one count out each time that happens.
    */
-  const roomFor = (bytes: number) => inflight + used + pendingBytes + bytes <= (dropped > 0 ? limit / 2 : limit)
+  const roomFor = (bytes: number) => (dropped === 0 || outputMoved) && inflight + used + pendingBytes + bytes <= limit
   /** The count of request lines dropped, once there is room again, before the line that found it. */
   const reportDropped = () => {
     if (dropped === 0) return
@@ -269,11 +276,12 @@ export function createBufferedSink(options: { writer?: ChunkWriter; limitBytes?:
     request(fields, time) {
       const most = REQUEST_LINE_BYTES + fields.path.length * MAX_BYTES_PER_CHAR
       if (!roomFor(most)) {
-        dropped++
+        if (dropped++ === 0) outputMoved = false
         return
       }
       reportDropped()
-      pending.push(fields, time)
+      pending.push(fields)
+      pendingTimes.push(time)
       pendingBytes += most
       if (pendingBytes >= FLUSH_AT_BYTES) writeOut()
       else writeOutSoon()
@@ -298,7 +306,7 @@ export function createBufferedSink(options: { writer?: ChunkWriter; limitBytes?:
  */
 export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
   const sink: LineSink = write
-    ? { write: (line) => write(line), request: (fields, time) => write(requestLineAt(fields, time)), flush: async () => {} }
+    ? { write: (line) => write(line), request: (fields, time) => write(requestLine(fields, time)), flush: async () => {} }
     : createBufferedSink()
   const line = (lineLevel: LogLevel, event: string, fields: LogFields) => sink.write(jsonLine(lineLevel, event, fields))
   const emit = (lineLevel: LogLevel, event: string, fields: LogFields = {}) => {
@@ -348,15 +356,11 @@ function jsonNumber(value: number): string {
 }
 
 /**
- * The one line per request: the same text as JSON.stringify of the fields in this order, leaving
- * out what is undefined (test/request-log.test.ts holds the two together), written as a template
- * because a line per request is most of what the log costs.
+ * The one line per request, logged at `time`: the same text as JSON.stringify of the fields in this
+ * order, leaving out what is undefined (test/request-log.test.ts holds the two together), written
+ * as a template because a line per request is most of what the log costs.
  */
-export function requestLine(f: RequestLine): string {
-  return requestLineAt(f, isoNow())
-}
-
-function requestLineAt(f: RequestLine, time: string): string {
+export function requestLine(f: RequestLine, time: string): string {
   let line = `{"time":"${time}","level":"info","event":"request","request_id":${jsonText(f.request_id)},"method":${jsonText(f.method)},"path":${jsonText(f.path)},"status":${jsonNumber(f.status)},"duration_ms":${jsonNumber(f.duration_ms)}`
   if (f.subject !== undefined) line += `,"subject":${jsonText(f.subject)}`
   if (f.error !== undefined) line += `,"error":${jsonText(f.error)}`
