@@ -122,7 +122,7 @@ export function serve(options: ServeOptions): RunningServer {
     const { request } = entry
     const notes = notesOf(request)
     return {
-      request_id: requestIdOf(request) ?? crypto.randomUUID(),
+      request_id: requestIdOf(request) ?? assignRequestId(request),
       method: request.method,
       path: pathnameOf(request),
       status: 0,

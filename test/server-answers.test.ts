@@ -5,6 +5,7 @@ import { SECURITY_HEADERS } from '../src/http/gate.ts'
 import { assignRequestId } from '../src/http/request-context.ts'
 import { createLogger } from '../src/log.ts'
 import { serve, type RunningServer } from '../src/server.ts'
+import { inspectResponse, markSensitive } from './support/leaks.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -25,7 +26,9 @@ function handle(request: Request): Response | Promise<Response> {
 
 beforeAll(() => {
   const log = createLogger('info', (line) => lines.push(JSON.parse(line) as Line))
-  running = serve({ handle, hostname: '127.0.0.1', port: 0, log })
+  markSensitive('db.internal')
+  // Every error answer goes through the suite's leak check, as the service's do (support/service.ts).
+  running = serve({ handle, hostname: '127.0.0.1', port: 0, log, observe: (request, response) => inspectResponse(request, response, () => false) })
 })
 afterAll(() => running.stop())
 
