@@ -1,7 +1,7 @@
 // The composition root: the only place plugins are mounted and dependencies are wired.
 
 import { Elysia } from 'elysia'
-import { createGate } from './http/gate.ts'
+import { createGate, gateHook } from './http/gate.ts'
 import { answerPlainValue } from './http/plain-answer.ts'
 import { createSessionAssertion } from './http/session-assertion.ts'
 import { openApiRoutes } from './http/openapi.ts'
@@ -41,7 +41,7 @@ export function createApp(deps: AppDeps) {
   const proxy = createProxy(services)
   const routeRule = createSessionAssertion(log)
   app
-    .onRequest(gate)
+    .onRequest(gateHook(gate))
     .onParse({ as: 'global' }, ({ request, contentType }) =>
       // Proxied bodies are streamed to the upstream untouched; a value returned here keeps Elysia's parser away.
       isProxiedPath(request) ? STREAMED_BODY : readJsonBody(request, contentType),

@@ -5,9 +5,9 @@
 // Every other request, and the listed paths with another method or a trailing slash, go to Elysia.
 
 import { classifyPath, requirementOf } from './access.ts'
-import type { Gate } from './gate.ts'
+import { SECURITY_HEADERS, type GateCheck } from './gate.ts'
 import { gateJson, isPlainValue } from './plain-answer.ts'
-import { pathnameOf } from './request-context.ts'
+import { assignRequestId, pathnameOf, requestIdOf } from './request-context.ts'
 import { proxyPrefixOf, type ProxyPrefix } from '../proxy/upstreams.ts'
 
 /** A route's own work: a plain JSON value or a Response, or a promise of one. */
@@ -18,9 +18,6 @@ type ErrorAnswer = (context: { code: unknown; error: unknown; request: Request }
 
 /** The route rule checked after routing (session-assertion.ts), given the pattern the request was routed to. */
 type RouteRule = (context: { request: Request; route: string }) => void
-
-type GateHeaders = Record<string, string | number>
-type GateSet = { headers: GateHeaders; status: number }
 
 interface ProxyLane {
   /** The proxy's own answer to a request under `prefix` (src/proxy/index.ts); it carries the gate's headers itself. */
@@ -34,7 +31,7 @@ interface ProxyLane {
  * undefined for Elysia to answer. Only public paths may be listed: the listed routes have no route
  * rule to run. The proxy's routes have one (the admin prefixes), and the lane runs it.
  */
-export function createDirectLane(options: { gate: Gate; onError: ErrorAnswer; routes: Record<string, DirectHandler>; proxy?: ProxyLane }) {
+export function createDirectLane(options: { gate: GateCheck; onError: ErrorAnswer; routes: Record<string, DirectHandler>; proxy?: ProxyLane }) {
   const { gate, onError, proxy } = options
   const routes = new Map<string, DirectHandler>()
   for (const [path, handler] of Object.entries(options.routes)) {
@@ -43,39 +40,41 @@ export function createDirectLane(options: { gate: Gate; onError: ErrorAnswer; ro
   }
 
   /** What the gate or a handler threw, answered as Elysia answers it, with the gate's headers. */
-  const failure = (request: Request, set: GateSet, error: unknown) => withGateHeaders(onError({ code: codeOf(error), error, request }), set.headers)
-  const settled = (request: Request, set: GateSet, answer: Response | Promise<Response>) => (answer instanceof Promise ? answer.catch((error) => failure(request, set, error)) : answer)
+  const failure = (request: Request, error: unknown) => withGateHeaders(onError({ code: codeOf(error), error, request }), request)
+  const settled = (request: Request, answer: Response | Promise<Response>) => (answer instanceof Promise ? answer.catch((error) => failure(request, error)) : answer)
 
   /**
-   * The gate, then `respond(request, set, what)`. The steps are functions made once, not per
-   * request: `what` is the route's handler or the proxy prefix.
+   * The gate, then `respond(request, what)`. The steps are functions made once, not per request:
+   * `what` is the route's handler or the proxy prefix. The gate's headers are not gathered in a
+   * header set first, as Elysia's hook does: an answer made here carries them (gateJson, the
+   * proxy), and any other answer is given them on its way out (withGateHeaders).
    */
-  const gated = <T>(request: Request, respond: (request: Request, set: GateSet, what: T) => Response | Promise<Response>, what: T): Response | Promise<Response> => {
-    const set: GateSet = { headers: {}, status: 200 }
+  const gated = <T>(request: Request, respond: (request: Request, what: T) => Response | Promise<Response>, what: T): Response | Promise<Response> => {
+    assignRequestId(request)
     try {
       // A public path is decided at once (a bad Host refused, or let through); a session may take a promise.
-      const refused = gate({ request, set })
-      if (refused === undefined) return settled(request, set, respond(request, set, what))
+      const refused = gate(request)
+      if (refused === undefined) return settled(request, respond(request, what))
       if (refused instanceof Promise) {
         return refused
-          .then((early) => (early ? withGateHeaders(early, set.headers) : settled(request, set, respond(request, set, what))))
-          .catch((error) => failure(request, set, error))
+          .then((early) => (early ? withGateHeaders(early, request) : settled(request, respond(request, what))))
+          .catch((error) => failure(request, error))
       }
-      return withGateHeaders(refused, set.headers)
+      return withGateHeaders(refused, request)
     } catch (error) {
-      return failure(request, set, error)
+      return failure(request, error)
     }
   }
   const forwarded =
     proxy &&
-    ((request: Request, _set: GateSet, prefix: ProxyPrefix) => {
+    ((request: Request, prefix: ProxyPrefix) => {
       proxy.routeRule({ request, route: prefix.route })
       // The relayed answer already carries the gate's headers (the proxy puts them there).
       return proxy.forward(prefix, request)
     })
-  const handled = (request: Request, set: GateSet, handler: DirectHandler) => {
+  const handled = (request: Request, handler: DirectHandler) => {
     const value = handler(request)
-    return value instanceof Promise ? value.then((settledValue) => answer(settledValue, set)) : answer(value, set)
+    return value instanceof Promise ? value.then((settledValue) => answer(settledValue, request)) : answer(value, request)
   }
 
   return (request: Request): Response | Promise<Response> | undefined => {
@@ -92,18 +91,18 @@ export function createDirectLane(options: { gate: Gate; onError: ErrorAnswer; ro
   }
 }
 
-/** What Elysia makes of a handler's value with the gate's headers in `set` (its mapResponse, answerPlainValue). */
-function answer(value: unknown, set: GateSet): Response {
-  if (value instanceof Response) return withGateHeaders(value, set.headers)
-  // A direct handler is given the request alone: `set` holds what the gate put there and nothing else.
-  const id = set.headers['x-request-id']
-  if (!isPlainValue(value) || typeof id !== 'string') throw new Error('a direct route answered with something other than a Response or a plain JSON value')
-  return gateJson(value, id)
+/** What Elysia makes of a handler's value with the gate's headers (its mapResponse, answerPlainValue). */
+function answer(value: unknown, request: Request): Response {
+  if (value instanceof Response) return withGateHeaders(value, request)
+  if (!isPlainValue(value)) throw new Error('a direct route answered with something other than a Response or a plain JSON value')
+  return gateJson(value, requestIdOf(request)!)
 }
 
 /** The gate's headers on an answer that does not set them itself, as Elysia merges `set.headers`. */
-function withGateHeaders(response: Response, headers: GateHeaders): Response {
-  for (const name in headers) if (!response.headers.has(name)) response.headers.set(name, String(headers[name]))
+function withGateHeaders(response: Response, request: Request): Response {
+  const headers = response.headers
+  for (const name in SECURITY_HEADERS) if (!headers.has(name)) headers.set(name, SECURITY_HEADERS[name]!)
+  if (!headers.has('x-request-id')) headers.set('x-request-id', requestIdOf(request)!)
   return response
 }
 

@@ -30,18 +30,32 @@ interface GateContext {
 }
 
 /**
- * Refuses with an envelope, or returns undefined to let the request through. It answers without a
- * promise when it has nothing to wait for (a public path, a session checked a moment ago). Elysia
- * awaits the result either way: the handler it compiles reads `await onRequest[0](c)` for a hook
- * whose source returns a call. Were that await ever lost, a pending check would reach the server
- * as no answer at all and become a 500: closed, never open (test/session-cookie.test.ts).
+ * The gate's decision about a request that has its id: a refusal with an envelope, or undefined to
+ * let it through. It answers without a promise when it has nothing to wait for (a public path, a
+ * session checked a moment ago).
+ */
+export type GateCheck = (request: Request) => Response | undefined | Promise<Response | undefined>
+
+/**
+ * The gate as Elysia's onRequest hook: the security headers and the request's id go into the one
+ * header set Elysia builds every answer from, refusals and errors included, then the check runs.
+ * Elysia awaits the result either way: the handler it compiles reads `await onRequest[0](c)` for a
+ * hook whose source returns a call. Were that await ever lost, a pending check would reach the
+ * server as no answer at all and become a 500: closed, never open (test/session-cookie.test.ts).
  */
 export type Gate = (context: GateContext) => Response | undefined | Promise<Response | undefined>
 
-export function createGate(deps: GateDeps): Gate {
+export function gateHook(check: GateCheck): Gate {
   return ({ request, set }) => {
     Object.assign(set.headers, SECURITY_HEADERS)
     set.headers['x-request-id'] = assignRequestId(request)
+    return check(request)
+  }
+}
+
+/** The check itself; the request must have its id (assignRequestId) before it runs. */
+export function createGate(deps: GateDeps): GateCheck {
+  return (request) => {
     // Nothing about Host is trusted for access; a request without a usable one is not routed at all.
     if (!hasValidHost(request) || !hasUsableUrl(request)) return refuse(request, 'bad_request', {}, 'The Host header is missing or invalid.')
     const access: Access = classifyPath(pathnameOf(request))
@@ -68,7 +82,7 @@ function admit(deps: GateDeps, request: Request, requirement: Requirement, check
   return undefined
 }
 
-// The security headers set above in set.headers are merged into this answer by Elysia.
+// The security headers and the id are added to this answer by Elysia (from set.headers) or by the direct lane.
 function refuse(request: Request, code: ErrorCode, headers: HeadersInit = {}, message?: string): Response {
   noteOn(request, { error: code })
   return errorResponse(code, { headers, message })
