@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { runToEnd, startProcess } from './support/process.ts'
 import { freePort } from './support/ports.ts'
+import { temporaryDir } from './support/temp.ts'
 
 const root = join(import.meta.dir, '..')
 const unit = readFileSync(join(root, 'deploy/admin-dashboard.service'), 'utf8')
@@ -38,7 +38,7 @@ describe('deployment files', () => {
       console.warn('systemd-analyze is not installed here; the unit was checked by the assertions above only')
       return
     }
-    const dir = mkdtempSync(join(tmpdir(), 'unit-'))
+    const dir = temporaryDir('unit-')
     const copy = join(dir, 'admin-dashboard.service')
     writeFileSync(copy, unit.replaceAll('/usr/local/bin/admin-dashboard', process.execPath))
     const result = await runToEnd([which, 'verify', copy], {})
@@ -66,7 +66,7 @@ describe('deployment files', () => {
     const env = { ...assigned(environment), ...assigned(file), SESSION_SIGNING_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64') }
     const execStart = /^ExecStart=(.*)$/m.exec(replicaUnit)![1]!.replaceAll('%i', port).split(' ')
     const argv = execStart.flatMap((part) => (part === '/usr/local/bin/admin-dashboard' ? [process.execPath, join(root, 'src/main.ts')] : [part]))
-    const service = await startProcess(argv, env, mkdtempSync(join(tmpdir(), 'replica-')))
+    const service = await startProcess(argv, env, temporaryDir('replica-'))
     try {
       expect(new URL(service.url).port).toBe(port)
       expect((await fetch(`${service.url}/api/health`)).status).toBe(200)
@@ -77,7 +77,7 @@ describe('deployment files', () => {
   })
 
   test('systemd-analyze verify passes on a replica instance', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'unit-'))
+    const dir = temporaryDir('unit-')
     const text = replicaUnit.replaceAll('/usr/local/bin/admin-dashboard', process.execPath)
     writeFileSync(join(dir, 'admin-dashboard@.service'), text)
     writeFileSync(join(dir, 'admin-dashboard@3001.service'), text)
@@ -94,7 +94,7 @@ describe('deployment files', () => {
     expect(balancer).toContain('proxy_next_upstream error timeout;')
     expect(balancer).not.toContain('non_idempotent')
     const nginx = Bun.which('nginx') ?? '/usr/sbin/nginx'
-    const dir = mkdtempSync(join(tmpdir(), 'balancer-'))
+    const dir = temporaryDir('balancer-')
     const cert = await runToEnd(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=admin.example.com', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], {})
     expect(cert.code).toBe(0)
     const site = balancer

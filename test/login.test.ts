@@ -7,6 +7,7 @@ import { signIn, signInAtProvider, startOAuthProvider, type RunningProvider } fr
 import { startService, TestClock, type TestService } from './support/service.ts'
 import { markSensitive } from './support/leaks.ts'
 import { freePort } from './support/ports.ts'
+import { temporaryDir } from './support/temp.ts'
 import { readCookieValues } from '../src/session/cookie.ts'
 
 const BASE_URL = 'http://admin.test'
@@ -363,7 +364,7 @@ describe('sessions end when they should', () => {
   })
 
   test('an administrator revokes every session of an identity; it survives a restart', async () => {
-    const dir = (await import('node:fs')).mkdtempSync(`${(await import('node:os')).tmpdir()}/revoke-`)
+    const dir = temporaryDir('revoke-')
     const first = await startService({ env: loginEnv(), dir })
     const viewerA = await loginAs('vic@example.test', first)
     const viewerB = await loginAs('vic@example.test', first)
@@ -394,7 +395,7 @@ describe('sessions end when they should', () => {
   })
 
   test('a sign-in in the same second as a revocation survives it, and a restart', async () => {
-    const dir = (await import('node:fs')).mkdtempSync(`${(await import('node:os')).tmpdir()}/revoke-same-second-`)
+    const dir = temporaryDir('revoke-same-second-')
     const clock = new TestClock(Math.floor(Date.now() / 1000) * 1000 + 100)
     const first = await startService({ env: loginEnv(), dir, clock })
     const before = await loginAs('vic@example.test', first)

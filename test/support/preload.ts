@@ -1,5 +1,6 @@
-import { afterEach } from 'bun:test'
+import { afterAll, afterEach } from 'bun:test'
 import { drainFindings } from './leaks.ts'
+import { removeTemporaryDirs } from './temp.ts'
 import { buildUi, uiBuildIsStale } from '../../scripts/build-ui.ts'
 
 // The server embeds the bundled UI: build it when ui/ changed (or on a fresh clone) before any
@@ -11,3 +12,6 @@ afterEach(async () => {
   const findings = await drainFindings()
   if (findings.length > 0) throw new Error(`error bodies failed the leak check:\n${findings.join('\n')}`)
 })
+
+// The directories tests made for themselves (temp.ts) go once the whole run is over.
+afterAll(removeTemporaryDirs)

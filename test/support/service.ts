@@ -1,8 +1,7 @@
 // Runs the real service in-process on a loopback port with a real SQLite file (or the PostgreSQL
 // database of DATABASE_URL when the env sets it), and hands every response to the shared leak check.
 
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../../src/app.ts'
 import type { Services } from '../../src/services.ts'
@@ -16,6 +15,7 @@ import { serve, type RunningServer } from '../../src/server.ts'
 import { newSessionId, signSessionCookie, type Role, type SessionPayload } from '../../src/session/cookie.ts'
 import type { Clock } from '../../src/clock.ts'
 import { inspectResponse, markSensitive, recordFinding } from './leaks.ts'
+import { temporaryDir } from './temp.ts'
 import { isPassthrough } from '../../src/proxy/passthrough.ts'
 
 export const randomKey = (bytes = 32) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('base64')
@@ -73,7 +73,7 @@ export function baseEnvironment(overrides: Environment = {}): Environment {
 }
 
 export async function startService(options: StartOptions = {}): Promise<TestService> {
-  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'admin-dashboard-test-'))
+  const dir = options.dir ?? temporaryDir('admin-dashboard-test-')
   const env = baseEnvironment({ DATABASE_PATH: join(dir, 'admin-dashboard.db'), ...options.env })
   markSensitive(env.SESSION_SIGNING_KEY, env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS)
   const loaded = loadConfig(env)
