@@ -308,6 +308,8 @@ describe('the bytes the log hands over', () => {
       if (next(2) === 0) {
         // A request line: its fields wait, and it is formatted later, in its place among the others.
         const fields = randomFields(next)
+        // Now and then a path longer than a chunk could hold at its worst (80 KiB at six bytes a character), plain or not.
+        if (next(100) === 0) fields.path = `/api/idp/${'x'.repeat(14_000)}${next(2) ? '' : pieces[next(pieces.length)]!}`
         const time = new Date(1_800_000_000_000 + i).toISOString()
         sink.request(fields, time)
         lines.push(reference(fields, time))
