@@ -235,13 +235,13 @@ export function createBufferedSink(options: { writer?: ChunkWriter; limitBytes?:
       const fields = lines[i]!
       const time = times[i]!
       const most = requestLineBytesAtMost(fields, time)
+      if (used > 0 && CHUNK_BYTES - used < most) writeOut()
       if (most > CHUNK_BYTES) {
         // Longer than a chunk holds: handed over alone, after what came before it.
-        if (used > 0) writeOut()
-        handOver(Buffer.from(requestLine(fields, time)))
+        const alone = Buffer.allocUnsafe(most)
+        handOver(alone.subarray(0, writeRequestLine(alone, 0, fields, time)))
         continue
       }
-      if (used > 0 && CHUNK_BYTES - used < most) writeOut()
       chunk ??= Buffer.allocUnsafe(CHUNK_BYTES)
       used = writeRequestLine(chunk, used, fields, time)
       if (used >= FLUSH_AT_BYTES) writeOut()
@@ -360,11 +360,6 @@ function jsonLine(level: LogLevel, event: string, fields: LogFields): string {
 /** Text that JSON writes as it is, between quotes: printable ASCII without `"` and `\\`. */
 const PLAIN_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/
 
-/** A JSON string: written directly when nothing in it needs escaping (ids, methods, most paths), else by JSON.stringify. */
-function jsonText(value: string): string {
-  return PLAIN_TEXT.test(value) ? `"${value}"` : JSON.stringify(value)
-}
-
 /** A JSON number, as JSON.stringify writes it (null for what JSON cannot hold). */
 function jsonNumber(value: number): string {
   return Number.isFinite(value) ? String(value) : 'null'
@@ -377,7 +372,7 @@ const jsonTextBytesAtMost = (text: string | undefined) => (text === undefined ? 
 const REQUEST_LINE_FRAME_BYTES = 320
 
 /** An upper bound on what `writeRequestLine` writes for these fields. */
-function requestLineBytesAtMost(f: RequestLine, time: string): number {
+export function requestLineBytesAtMost(f: RequestLine, time: string): number {
   return (
     REQUEST_LINE_FRAME_BYTES +
     jsonTextBytesAtMost(time) +
@@ -403,7 +398,7 @@ function putAscii(chunk: Buffer, at: number, text: string): number {
 
 const QUOTE = 0x22
 
-/** `jsonText(value)` written at `at`: plain text byte for byte between quotes, anything else as JSON.stringify writes it, in UTF-8. */
+/** A JSON string written at `at`: plain text (ids, methods, most paths) byte for byte between quotes, anything else as JSON.stringify writes it, in UTF-8. */
 function putJsonText(chunk: Buffer, at: number, value: string): number {
   if (!PLAIN_TEXT.test(value)) return at + chunk.write(JSON.stringify(value), at)
   chunk[at] = QUOTE
@@ -413,11 +408,10 @@ function putJsonText(chunk: Buffer, at: number, value: string): number {
 }
 
 /**
- * `requestLine(f, time)` encoded into `chunk` at `at`, which has room for
+ * The one line per request, logged at `time`, encoded into `chunk` at `at`, which has room for
  * `requestLineBytesAtMost(f, time)` bytes; returns where it ends. Written piece by piece: a line
  * built as text and then encoded costs 0.1–0.3 µs more under load, most of it in joining the
- * pieces into one string first (bench/README.md; test/request-log.test.ts holds the bytes to
- * requestLine's).
+ * pieces into one string first (bench/README.md).
  */
 function writeRequestLine(chunk: Buffer, at: number, f: RequestLine, time: string): number {
   let end = putAscii(chunk, at, '{"time":')
@@ -444,21 +438,13 @@ function writeRequestLine(chunk: Buffer, at: number, f: RequestLine, time: strin
 }
 
 /**
- * The one line per request, logged at `time`: the same text as JSON.stringify of the fields in this
- * order, leaving out what is undefined (test/request-log.test.ts holds the two together), written
- * as a template because a line per request is most of what the log costs.
+ * The one line per request, logged at `time`, as text: the bytes `writeRequestLine` writes, which
+ * are the same text as JSON.stringify of the fields in this order, leaving out what is undefined
+ * (test/request-log.test.ts holds the two together). For the loggers that take whole lines.
  */
 export function requestLine(f: RequestLine, time: string): string {
-  let line = `{"time":"${time}","level":"info","event":"request","request_id":${jsonText(f.request_id)},"method":${jsonText(f.method)},"path":${jsonText(f.path)},"status":${jsonNumber(f.status)},"duration_ms":${jsonNumber(f.duration_ms)}`
-  if (f.subject !== undefined) line += `,"subject":${jsonText(f.subject)}`
-  if (f.error !== undefined) line += `,"error":${jsonText(f.error)}`
-  if (f.upstream_failure !== undefined) line += `,"upstream_failure":${jsonText(f.upstream_failure)}`
-  if (f.body !== undefined) line += `,"body":${jsonText(f.body)}`
-  if (f.body_bytes !== undefined) line += `,"body_bytes":${jsonNumber(f.body_bytes)}`
-  if (f.error_name !== undefined) line += `,"error_name":${jsonText(f.error_name)}`
-  if (f.error_code !== undefined) line += `,"error_code":${jsonText(f.error_code)}`
-  if (f.cut !== undefined) line += `,"cut":${jsonText(f.cut)}`
-  return `${line}}\n`
+  const bytes = Buffer.allocUnsafe(requestLineBytesAtMost(f, time))
+  return bytes.toString('utf8', 0, writeRequestLine(bytes, 0, f, time))
 }
 
 /** What may be logged about a caught error: its class and code, never its message (it may hold host names). */

@@ -2,7 +2,7 @@
 // logged when they really end; writes through the admin proxies in the audit trail; bodies over
 // the limit answered with our envelope on every route.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createBufferedSink, requestLine, type RequestLine } from '../src/log.ts'
+import { createBufferedSink, requestLine, requestLineBytesAtMost, type RequestLine } from '../src/log.ts'
 import { PROXY_BODY_LIMIT } from '../src/proxy/index.ts'
 import { markSensitive } from './support/leaks.ts'
 import { freePort } from './support/ports.ts'
@@ -359,6 +359,23 @@ describe('the request line', () => {
       const fields = randomFields(next)
       const time = new Date(1_800_000_000_000 + next(1_000_000_000)).toISOString()
       expect(requestLine(fields, time)).toBe(reference(fields, time))
+      // The room the log makes for a line in its chunk: never less than the line takes.
+      expect(Buffer.byteLength(reference(fields, time))).toBeLessThanOrEqual(requestLineBytesAtMost(fields, time))
     }
+  })
+
+  test('takes no more room than its bound at the worst: every field there, the longest numbers, every character escaped or three bytes long', () => {
+    const longest = -1.2345678901234567e-300
+    expect(String(longest)).toHaveLength(24)
+    for (const character of ['\u0000', '\ud800', '\u2028', '\u00e9']) {
+      const text = character.repeat(7)
+      const fields: RequestLine = { request_id: text, method: text, path: text, status: longest, duration_ms: longest, subject: text, error: text, upstream_failure: text, body: text, body_bytes: longest, error_name: text, error_code: text, cut: text as 'shutdown' }
+      const time = text
+      expect(requestLine(fields, time)).toBe(reference(fields, time))
+      expect(Buffer.byteLength(reference(fields, time))).toBeLessThanOrEqual(requestLineBytesAtMost(fields, time))
+    }
+    // And with every text empty, where the fixed part of the bound is all there is.
+    const empty: RequestLine = { request_id: '', method: '', path: '', status: longest, duration_ms: longest, subject: '', error: '', upstream_failure: '', body: '', body_bytes: longest, error_name: '', error_code: '', cut: '' as 'shutdown' }
+    expect(Buffer.byteLength(reference(empty, ''))).toBeLessThanOrEqual(requestLineBytesAtMost(empty, ''))
   })
 })
