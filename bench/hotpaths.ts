@@ -88,8 +88,10 @@ for (const row of rows) {
   const reference = mean(referenceRuns, 'requestsPerSecond')
   const ours = mean(ourRuns, 'requestsPerSecond')
   const errors = [...referenceRuns, ...ourRuns].reduce((sum, r) => sum + r.errors, 0)
+  // Each run of ours beside the reference's run next to it: how far the ratio moved within the row.
+  const pairRatios = ourRuns.map((run, i) => run.requestsPerSecond / referenceRuns[i]!.requestsPerSecond)
   lines.push(
-    `| ${row.label} | ${ours.toFixed(0)} | ${row.referenceName}: ${reference.toFixed(0)} | **${(ours / reference).toFixed(2)}** | ${mean(ourRuns, 'p99ms').toFixed(2)} / ${mean(referenceRuns, 'p99ms').toFixed(2)} | ${errors} |`,
+    `| ${row.label} | ${ours.toFixed(0)} | ${row.referenceName}: ${reference.toFixed(0)} | **${(ours / reference).toFixed(2)}** | ${Math.min(...pairRatios).toFixed(2)}–${Math.max(...pairRatios).toFixed(2)} | ${mean(ourRuns, 'p99ms').toFixed(2)} / ${mean(referenceRuns, 'p99ms').toFixed(2)} | ${errors} |`,
   )
 }
 const afterRuns = memoryMiB(service.pid, 'VmRSS')
@@ -102,8 +104,8 @@ const large = await runWrk(`${serviceUrl}/api/idp/1mb`, { connections: 64, secon
 const peak = memoryMiB(service.pid, 'VmHWM')
 
 console.log(`\nhot paths: compiled executable (request log on, stdout to a file) vs references, wrk -t1 -c32, each row warmed for ${WARM_UP_SECONDS} s, then A/B/B/A twice at ${SECONDS / 2} s a run, means\n`)
-console.log('| path | ours req/s | reference req/s | ratio | p99 ms ours / ref | errors |')
-console.log('|---|---|---|---|---|---|')
+console.log('| path | ours req/s | reference req/s | ratio | ratio of each pair | p99 ms ours / ref | errors |')
+console.log('|---|---|---|---|---|---|---|')
 for (const line of lines) console.log(line)
 console.log(`\nresident memory: ${afterStart.toFixed(0)} MiB after start, ${afterRuns.toFixed(0)} MiB after the runs`)
 console.log(`  after ${SOAK_SECONDS} s at c256 small JSON through the proxy: ${afterSoak.toFixed(0)} MiB (peak so far ${peakBeforeLarge.toFixed(0)} MiB; ${soak.requestsPerSecond.toFixed(0)} req/s, ${soak.errors} errors)`)
