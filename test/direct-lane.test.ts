@@ -118,6 +118,25 @@ describe('GET /api/health and GET /api/auth/session answer as Elysia would', () 
     await expectSameAnswers('/api/auth/session', 503, down, '/api/auth/session', { host: 'admin.test', cookie: down.cookie() })
   })
 
+  test('/api/auth/session answers each session with its own identity, one after another, again and again', async () => {
+    const lane = appWith()
+    const sessions = [
+      { email: 'ada@example.test', role: 'admin' as const },
+      { email: 'grace@example.test', role: 'viewer' as const },
+    ].map(({ email, role }) => {
+      const identity = kratos.addIdentity({ email, role })
+      return { cookie: lane.cookie({ sub: identity.id, email, role }), body: { user: { identityId: identity.id, email, role } } }
+    })
+    for (let round = 0; round < 3; round++) {
+      for (const { cookie, body } of sessions) {
+        for (const { lane: direct, elysia } of await compare(lane, '/api/auth/session', { host: 'admin.test', cookie })) {
+          expect(JSON.parse(direct.body)).toEqual(body)
+          expect(JSON.parse(elysia.body)).toEqual(body)
+        }
+      }
+    }
+  })
+
   test('other methods, a trailing slash and other paths are left to Elysia', () => {
     const lane = appWith()
     expect(lane.direct(new Request('http://admin.test/api/health', { method: 'HEAD', headers: { host: 'admin.test' } }))).toBeUndefined()

@@ -9,6 +9,7 @@ import { afterCheck, type SessionCheck } from '../session/verifier.ts'
 import { missingLoginVariables } from '../config.ts'
 import { ApiError, errorResponse } from '../http/errors.ts'
 import { noteOn } from '../http/request-notes.ts'
+import { prepared } from '../http/plain-answer.ts'
 import type { DirectHandler } from '../http/direct.ts'
 import { isCrossSiteWrite } from '../http/gate.ts'
 import { describeError } from '../log.ts'
@@ -27,6 +28,7 @@ import {
   verifySessionCookie,
   VERIFIER_COOKIE,
   type Role,
+  type SessionPayload,
 } from '../session/cookie.ts'
 import { LoginClient, type ProviderFailure } from './oauth.ts'
 import { errorCodeFor } from '../upstream/client.ts'
@@ -55,14 +57,24 @@ function providerError(failure: ProviderFailure): ApiError {
 export function sessionRoute(services: Pick<Services, 'config' | 'verifier'>): DirectHandler {
   const { config, verifier } = services
   const secure = config.environment !== 'development'
+  // A verified session is one object for as long as its cookie is in the verifier's cache: its
+  // answer is made (and serialized) once, and goes when the session object does.
+  const answers = new WeakMap<SessionPayload, object>()
+  const answerFor = (session: SessionPayload) => {
+    let answer = answers.get(session)
+    if (answer === undefined) {
+      answer = prepared({ user: { identityId: session.sub, email: session.email, role: session.role } })
+      answers.set(session, answer)
+    }
+    return answer
+  }
   const answer = (request: Request, check: SessionCheck) => {
     if (!check.ok) {
       return errorResponse(check.code, { headers: check.clearCookie ? { 'set-cookie': sessionClearCookie(secure) } : {} })
     }
-    const { sub, email, role } = check.session
     // A public route, so the gate attached no session: the log line learns who asked from here.
-    noteOn(request, { subject: sub })
-    return { user: { identityId: sub, email, role } }
+    noteOn(request, { subject: check.session.sub })
+    return answerFor(check.session)
   }
   return (request) => afterCheck(verifier.check(request.headers.get('cookie')), (check) => answer(request, check))
 }

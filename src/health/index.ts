@@ -3,6 +3,10 @@ import { missingLoginVariables, type Config } from '../config.ts'
 import { FRESHNESS_WINDOW_MS, type Storage } from '../db/storage.ts'
 import type { DirectHandler } from '../http/direct.ts'
 import { errorResponse } from '../http/errors.ts'
+import { prepared } from '../http/plain-answer.ts'
+
+/** The answer while all is well: always the same, so its JSON text is made once. */
+const HEALTHY = prepared({ status: 'ok' })
 
 /**
  * GET /api/health (decisions §2): 200 when login is configured and the database answers. A
@@ -16,14 +20,14 @@ export function healthAnswer(config: Config, storage: Storage): DirectHandler {
   const askDatabase = async () => {
     if (!(await storage.ping())) return errorResponse('not_configured', { message: 'The database is not usable.' })
     answeredAt = performance.now()
-    return { status: 'ok' }
+    return HEALTHY
   }
   // Answered without a promise while the last answer is fresh: nearly every probe.
   return () => {
     if (missing.length > 0) {
       return errorResponse('not_configured', { message: `Missing configuration: ${missing.join(', ')}.` })
     }
-    return fresh() ? { status: 'ok' } : askDatabase()
+    return fresh() ? HEALTHY : askDatabase()
   }
 }
 

@@ -37,9 +37,28 @@ export function answerPlainValue({ response, set }: MappedContext): Response | u
   return gateJson(response, id)
 }
 
+/** The JSON text of each prepared value (`prepared`), made once. */
+const preparedTexts = new WeakMap<object, string>()
+
+/**
+ * A value a route answers again and again (`/api/health`'s, one session's answer), frozen through
+ * and through so that it cannot change, with its JSON text made now: `gateJson` sends that text
+ * instead of serializing the value for every request.
+ */
+export function prepared<T extends object>(value: T): T {
+  deepFreeze(value)
+  preparedTexts.set(value, JSON.stringify(value))
+  return value
+}
+
+function deepFreeze(value: object): void {
+  for (const field of Object.values(value)) if (field !== null && typeof field === 'object') deepFreeze(field)
+  Object.freeze(value)
+}
+
 /** A plain JSON value with the gate's headers and the request's id: what Elysia would send for it. */
 export function gateJson(value: object, id: string): Response {
-  const answer = new Response(JSON.stringify(value), { headers: JSON_HEADER_SET })
+  const answer = new Response(preparedTexts.get(value) ?? JSON.stringify(value), { headers: JSON_HEADER_SET })
   answer.headers.set('x-request-id', id)
   return answer
 }
