@@ -29,7 +29,7 @@ describe('gateJson', () => {
     expect(await gateJson(value, 'id-2').json()).toEqual({ status: 'ok', count: 2 })
   })
 
-  test('an equal value that is another object is not taken for a prepared one', async () => {
+  test('another object of the same shape is not taken for a prepared one: only the prepared object itself is', async () => {
     prepared({ status: 'ok' })
     const other = { status: 'degraded' }
     expect(await gateJson(other, 'id').json()).toEqual({ status: 'degraded' })
