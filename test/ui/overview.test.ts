@@ -426,6 +426,9 @@ async function watchedOverview(): Promise<{ context: BrowserContext; page: Page;
   await watched.page.clock.install()
   await watched.page.reload()
   await watched.page.getByRole('region', { name: 'Services' }).getByText('Up', { exact: true }).first().waitFor()
+  // Every region's first load answered too: a request still under way when a test ends the session
+  // is one the person's opening of the page made, and its 401 rightly goes to the sign-in.
+  await watched.page.waitForLoadState('networkidle')
   return { ...watched, checks: () => checks }
 }
 
