@@ -235,29 +235,36 @@ export function createBufferedSink(options: { writer?: ChunkWriter; limitBytes?:
       const fields = lines[i]!
       const time = times[i]!
       const most = requestLineBytesAtMost(fields, time)
-      if (used > 0 && CHUNK_BYTES - used < most) writeOut()
-      if (most > CHUNK_BYTES) {
-        // Longer than a chunk holds: handed over alone, after what came before it.
+      if (chunkHasRoom(most)) {
+        used = writeRequestLine(chunk!, used, fields, time)
+        lineAdded()
+      } else {
         const alone = Buffer.allocUnsafe(most)
         handOver(alone.subarray(0, writeRequestLine(alone, 0, fields, time)))
-        continue
       }
-      chunk ??= Buffer.allocUnsafe(CHUNK_BYTES)
-      used = writeRequestLine(chunk, used, fields, time)
-      if (used >= FLUSH_AT_BYTES) writeOut()
-      else writeOutSoon()
     }
   }
   const encode = (line: string) => {
-    const most = line.length * MAX_BYTES_PER_CHAR
-    if (used > 0 && CHUNK_BYTES - used < most) writeOut()
-    if (most > CHUNK_BYTES) {
-      // Longer than a chunk holds: handed over alone, after what came before it.
+    if (chunkHasRoom(line.length * MAX_BYTES_PER_CHAR)) {
+      used += chunk!.write(line, used)
+      lineAdded()
+    } else {
       handOver(Buffer.from(line))
-      return
     }
+  }
+  /**
+   * Whether a line of at most `most` bytes goes into the chunk (made if there is none), after what
+   * the chunk already holds is written out when it would not fit. False for a line longer than a
+   * chunk holds: the caller hands it over alone, after what came before it.
+   */
+  const chunkHasRoom = (most: number): boolean => {
+    if (used > 0 && CHUNK_BYTES - used < most) writeOut()
+    if (most > CHUNK_BYTES) return false
     chunk ??= Buffer.allocUnsafe(CHUNK_BYTES)
-    used += chunk.write(line, used)
+    return true
+  }
+  /** After a line went into the chunk: written out once the chunk is nearly full, else soon. */
+  const lineAdded = () => {
     if (used >= FLUSH_AT_BYTES) writeOut()
     else writeOutSoon()
   }
