@@ -9,6 +9,7 @@ import { markSensitive } from './support/leaks.ts'
 import { freePort } from './support/ports.ts'
 import { temporaryDir } from './support/temp.ts'
 import { readCookieValues } from '../src/session/cookie.ts'
+import { foreignCookies, relayedResponseHeaders } from '../src/proxy/headers.ts'
 
 const BASE_URL = 'http://admin.test'
 const CLIENT_ID = 'admin-dashboard'
@@ -135,6 +136,19 @@ describe('a completed login', () => {
     const me = await fetch(`${service.url}/api/auth/session`, { headers: { cookie } })
     expect(me.status).toBe(200)
     expect(await me.json()).toEqual({ user: { identityId: people.admin!.id, email: 'ada@example.test', role: 'admin' } })
+  })
+
+  test('every cookie the sign-in sets is one the proxy never forwards upstream and never lets an upstream set', async () => {
+    const start = await fetch(`${service.url}/api/auth/login?return_to=${encodeURIComponent('/dashboard/identities')}`, { redirect: 'manual' })
+    const { response } = await loginAs('ada@example.test')
+    const names = new Set([...setCookies(start).keys(), ...setCookies(response).keys()])
+    expect([...names].sort()).toEqual(['admin-session', 'oauth_return_to', 'oauth_state', 'oauth_verifier'])
+    for (const name of names) {
+      expect([name, foreignCookies(`${name}=planted`)]).toEqual([name, null])
+      expect([name, foreignCookies(`theme=dark; ${name}=planted`)]).toEqual([name, 'theme=dark'])
+      const relayed = relayedResponseHeaders(['set-cookie', `${name}=planted; Path=/`, 'set-cookie', 'csrf_token=kratos; Path=/'], (location) => location)
+      expect([name, relayed.getSetCookie()]).toEqual([name, ['csrf_token=kratos; Path=/']])
+    }
   })
 
   test('a viewer gets a viewer session', async () => {

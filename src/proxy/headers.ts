@@ -4,11 +4,14 @@
 // our security headers are set last on every proxied answer, whatever the upstream said.
 
 import { SECURITY_HEADERS } from '../http/gate.ts'
+import { RETURN_TO_COOKIE } from '../auth/return-to.ts'
+import { SESSION_COOKIE, STATE_COOKIE, VERIFIER_COOKIE } from '../session/cookie.ts'
 import type { HeaderFields } from './http1.ts'
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'])
 const CLIENT_ONLY = new Set(['host', 'forwarded', 'x-real-ip', 'content-length'])
-const OWN_COOKIES = new Set(['admin-session', 'oauth_state', 'oauth_verifier'])
+/** Every cookie this service sets: the session and the sign-in's three flow cookies. */
+const OWN_COOKIES = new Set([SESSION_COOKIE, STATE_COOKIE, VERIFIER_COOKIE, RETURN_TO_COOKIE])
 const NONE: ReadonlySet<string> = new Set()
 
 /** The header names a Connection header lists: they are hop-by-hop for this message. */
