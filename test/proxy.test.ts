@@ -401,6 +401,27 @@ describe('upstream behaviour', () => {
     })
   })
 
+  test('a status outside 200–599 → 500 proxy_error, logged as invalid_response, with either client', async () => {
+    for (const status of ['600 Internal', '999 Weird']) {
+      const answer = (socket: Socket) => socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok`)
+      // HTTP_PROXY in the service's configuration puts plain-HTTP upstreams on Bun's fetch; this
+      // process's own environment has none, so that fetch still goes straight to the upstream.
+      for (const env of [{}, { HTTP_PROXY: 'http://127.0.0.1:9' }]) {
+        await behindRawUpstream(
+          answer,
+          async (service) => {
+            const response = await fetch(`${service.url}/api/idp/x`)
+            expect([status, env, response.status, await response.json()]).toEqual([status, env, 500, expect.objectContaining({ error: 'proxy_error' })])
+            const entries = service.logLines.map((entry) => JSON.parse(entry) as Record<string, unknown>)
+            expect(entries.find((entry) => entry.event === 'proxy_failed')).toMatchObject({ failure: 'invalid_response', error_name: 'UpstreamProtocolError' })
+            expect(entries.filter((entry) => entry.event === 'unhandled_error')).toEqual([])
+          },
+          env,
+        )
+      }
+    }
+  })
+
   test('headers named by any of several Connection lines of an answer are not relayed', async () => {
     const answer = (socket: Socket) => socket.end('HTTP/1.1 200 OK\r\nConnection: x-one\r\nX-One: 1\r\nX-Kept: 3\r\nconnection: X-Two\r\nX-Two: 2\r\nContent-Length: 2\r\n\r\nok')
     await behindRawUpstream(answer, async (service) => {

@@ -2,7 +2,7 @@
 // its answer put behind the same face as our own client's (http1.ts).
 
 import { describeError, type BodyEnd } from '../log.ts'
-import { headersOf, type HeaderFields, type RelayedBody, type UpstreamAnswer, type UpstreamRequest } from './http1.ts'
+import { headersOf, UpstreamProtocolError, type HeaderFields, type RelayedBody, type UpstreamAnswer, type UpstreamRequest } from './http1.ts'
 import type { UpstreamTarget } from './url.ts'
 import { relayMemory } from './memory-budget.ts'
 
@@ -21,6 +21,12 @@ export async function fetchUpstream(fetcher: typeof fetch, url: UpstreamTarget, 
     duplex: 'half',
   }
   const response = await fetcher(url.href, init)
+  // fetch hands over any three digits; an answer can carry on only HTTP's own (RFC 9110 §15), as
+  // our own client's status line allows.
+  if (response.status < 200 || response.status > 599) {
+    await response.body?.cancel().catch(() => undefined)
+    throw new UpstreamProtocolError('the status is outside 200–599')
+  }
   const length = Number(response.headers.get('content-length') ?? Number.NaN)
   const body = response.body === null ? null : new FetchedBody(response.body, Number.isNaN(length) ? null : length)
   return { status: response.status, statusText: response.statusText, fields: fieldsOf(response.headers), body }

@@ -510,9 +510,10 @@ export interface Head {
 }
 
 /**
- * `HTTP/1.0` or `HTTP/1.1`, a space, a three-digit status that does not start with 0, then the end
- * or a space and a reason without CR or LF: read character by character (the line comes first in
- * every answer, so no expression is run for it).
+ * `HTTP/1.0` or `HTTP/1.1`, a space, a three-digit status from 100 to 599 (RFC 9110 §15: the others
+ * are not HTTP's, and no answer can carry them on), then the end or a space and a reason without CR
+ * or LF: read character by character (the line comes first in every answer, so no expression is run
+ * for it).
  */
 function statusLine(text: string, end: number): { minor: number; code: number; reason: string } | null {
   if (end < 12 || !text.startsWith('HTTP/1.')) return null
@@ -521,7 +522,7 @@ function statusLine(text: string, end: number): { minor: number; code: number; r
   const hundreds = text.charCodeAt(9) - 48
   const tens = text.charCodeAt(10) - 48
   const units = text.charCodeAt(11) - 48
-  if (hundreds < 1 || hundreds > 9 || tens < 0 || tens > 9 || units < 0 || units > 9) return null
+  if (hundreds < 1 || hundreds > 5 || tens < 0 || tens > 9 || units < 0 || units > 9) return null
   let reason = ''
   if (end > 12) {
     if (text.charCodeAt(12) !== 32) return null
