@@ -406,7 +406,7 @@ describe('upstream behaviour', () => {
       const answer = (socket: Socket) => socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok`)
       // HTTP_PROXY in the service's configuration puts plain-HTTP upstreams on Bun's fetch; this
       // process's own environment has none, so that fetch still goes straight to the upstream.
-      for (const env of [{}, { HTTP_PROXY: 'http://127.0.0.1:9' }]) {
+      for (const env of [{}, { HTTP_PROXY: 'http://127.0.0.1:9' }] as Record<string, string>[]) {
         await behindRawUpstream(
           answer,
           async (service) => {
