@@ -236,3 +236,27 @@ test('the identities page passes the sweep: light and dark, desktop and phone', 
   expect(found).toEqual([])
   expect(admin.problems).toEqual([])
 }, 90_000)
+
+test('an admin empties the last page with a bulk delete: it says there are no more identities, not that there are none, and Previous page goes back', async () => {
+  admin.problems.length = 0
+  const { kratos } = admin.harness.sandbox
+  await admin.page.goto(admin.url('/dashboard/identities?page_size=25'))
+  await table().waitFor()
+  await admin.page.getByRole('button', { name: 'Next page' }).click()
+  await admin.page.waitForFunction(() => document.querySelector('.pager span')?.textContent === 'Page 2' && document.querySelector('[aria-busy="true"]') === null)
+  const onPage = await identifiersOnPage()
+  expect(onPage.length).toBeGreaterThan(0)
+  for (const identifier of onPage) await table().getByRole('checkbox', { name: `Select ${identifier}` }).check()
+  await admin.page.getByRole('group', { name: 'Selected identities' }).getByRole('button', { name: 'Delete' }).click()
+  const plural = onPage.length === 1 ? 'identity' : 'identities'
+  await admin.page.getByRole('dialog', { name: `Delete ${onPage.length} ${plural}?` }).getByRole('button', { name: 'Delete' }).click()
+  await admin.page.getByRole('status').getByText(`${onPage.length} ${plural} deleted.`).waitFor()
+  await admin.page.getByText('No more identities.').waitFor()
+  expect(await admin.page.getByText('There are no identities yet.').count()).toBe(0)
+  const emails = [...kratos.identities.values()].map((identity) => identity.traits.email as string)
+  for (const identifier of onPage) expect(emails).not.toContain(identifier)
+  await admin.page.getByRole('button', { name: 'Previous page' }).click()
+  await admin.page.waitForFunction(() => document.querySelector('.pager span')?.textContent === 'Page 1' && document.querySelector('[aria-busy="true"]') === null)
+  expect((await identifiersOnPage()).length).toBe(Math.min(25, kratos.identities.size))
+  expect(admin.problems).toEqual([])
+}, 60_000)

@@ -55,6 +55,9 @@ function adminPages(): Visit[] {
     { name: 'messages-empty', path: '/dashboard/messages?recipient=nobody%40example.test', heading: 'Messages', shows: 'No message matches this filter.' },
     { name: 'oauth-clients-empty', path: '/dashboard/oauth-clients?name=No%20such%20client', heading: 'OAuth clients', shows: 'No client has this name.' },
     { name: 'audit-empty', path: `/dashboard/audit?actor=${crypto.randomUUID()}`, heading: 'Audit log', shows: 'No audit event matches this filter.' },
+    // A later page with nothing on it (its rows deleted meanwhile, or a link kept too long) says so, not that the list is empty.
+    { name: 'identities-past-the-end', path: '/dashboard/identities?page_token=ffffffff-ffff-4fff-bfff-ffffffffffff', heading: 'Identities', shows: 'No more identities.' },
+    { name: 'audit-past-the-end', path: '/dashboard/audit?before=1', heading: 'Audit log', shows: 'No more audit events.' },
   ]
 }
 

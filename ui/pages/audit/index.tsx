@@ -107,7 +107,7 @@ export function AuditPage() {
         {({ events, next_before }) => (
           <>
             {events.length === 0 ? (
-              <p class="empty">No audit event{action || actor ? ' matches this filter' : ''}.</p>
+              <p class="empty">{before ? 'No more audit events.' : `No audit event${action || actor ? ' matches this filter' : ''}.`}</p>
             ) : (
               <DataTable caption="Audit events, newest first" columns={['Time', 'Actor', 'Action', 'Target', 'Outcome']}>
                 {events.map((event) => (

@@ -138,7 +138,9 @@ export function IdentitiesPage() {
       >
         {(page) =>
           page.identities.length === 0 ? (
-            page.skipped === 0 && <p class="empty">{filter ? `No identity has the identifier “${filter}”.` : 'There are no identities yet.'}</p>
+            page.skipped === 0 && (
+              <p class="empty">{token ? 'No more identities.' : filter ? `No identity has the identifier “${filter}”.` : 'There are no identities yet.'}</p>
+            )
           ) : (
             <DataTable caption={`Identities, page ${previousTokens.length + 1}`} columns={[{ hidden: 'Selected' }, 'Identifier', 'Name', 'State', 'Created']}>
               {page.identities.map((identity) => {

@@ -48,7 +48,7 @@ export function MessagesPage() {
       <Region loaded={loaded} retry={retry} label="messages" place={paging.place(['status', 'recipient'])}>
         {({ items, skipped }) =>
           items.length === 0 ? (
-            skipped === 0 && <p class="empty">{status || recipient ? 'No message matches this filter.' : 'No messages.'}</p>
+            skipped === 0 && <p class="empty">{paging.page > 1 ? 'No more messages.' : status || recipient ? 'No message matches this filter.' : 'No messages.'}</p>
           ) : (
             <DataTable label="Messages" caption="Courier messages, newest first" columns={['Recipient', 'Subject', 'Status', 'Template', 'Created']}>
               {items.map((message) => (
