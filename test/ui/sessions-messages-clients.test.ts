@@ -173,6 +173,16 @@ test("Messages: newest first, paged with Kratos's sealed page tokens; Previous p
   await admin.page.getByRole('button', { name: 'Next page' }).click()
   expect(await recipients(3)).toEqual(newestFirst.slice(50))
   expect(await admin.page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true)
+  // Its last message gone meanwhile (a link kept, a store cleaned up): the page says there are no
+  // more, not that there are none.
+  const last = kratos.messages.splice(kratos.messages.findIndex((message) => message.recipient === newestFirst[50]), 1)
+  expect(last.length).toBe(1)
+  await admin.page.reload()
+  await admin.page.getByText('No more messages.').waitFor()
+  expect(await admin.page.getByText('No messages.', { exact: true }).count()).toBe(0)
+  kratos.messages.push(...last)
+  await admin.page.reload()
+  expect(await recipients(3)).toEqual(newestFirst.slice(50))
   await admin.page.getByRole('button', { name: 'Previous page' }).click()
   expect(await recipients(2)).toEqual(newestFirst.slice(25, 50))
   expect(new URL(admin.page.url()).searchParams.get('page_token')).toBe(secondPageToken)
@@ -294,4 +304,65 @@ test('keyboard only: Sessions → Revoke dialog → Escape; OAuth clients → Cr
   await admin.page.getByRole('dialog', { name: 'Create client' }).waitFor()
   await admin.page.keyboard.press('Escape')
   expect(await admin.page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Create client')
+})
+
+test('OAuth clients: a grant or response type the form does not offer (set through Hydra) has its own ticked box, can be taken away, and the list names it', async () => {
+  admin.problems.length = 0
+  const { hydra } = admin.harness.sandbox
+  const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code'
+  const client = hydra.addClient({
+    client_name: 'TV app',
+    redirect_uris: ['https://tv.example.com/callback'],
+    grant_types: [DEVICE, 'refresh_token', 'authorization_code'],
+    response_types: ['code', 'code id_token'],
+    scope: 'openid offline_access',
+  })
+  await admin.page.goto(admin.url('/dashboard/oauth-clients?name=TV%20app'))
+  const row = admin.page.getByRole('table', { name: 'OAuth clients' }).getByRole('row').filter({ hasText: 'TV app' })
+  await row.getByRole('cell', { name: 'device code, refresh token, authorization code' }).waitFor()
+  await admin.page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
+  await admin.page.getByRole('heading', { level: 1, name: 'TV app' }).waitFor()
+  await admin.page.getByRole('button', { name: 'Edit client' }).click()
+  const grants = admin.page.getByRole('group', { name: 'Grant types' })
+  const responses = admin.page.getByRole('group', { name: 'Response types' })
+  expect(await grants.getByRole('checkbox', { name: 'device code' }).isChecked()).toBe(true)
+  expect(await responses.getByRole('checkbox', { name: 'code id_token' }).isChecked()).toBe(true)
+  // Unticked, a box stays, so it can be ticked again; with every box unticked the form says so.
+  for (const name of ['device code', 'refresh token', 'authorization code']) await grants.getByRole('checkbox', { name, exact: true }).uncheck()
+  expect(await grants.getByRole('checkbox', { name: 'device code' }).count()).toBe(1)
+  await admin.page.getByRole('button', { name: 'Save' }).click()
+  await admin.page.getByText('Choose at least one grant type.').waitFor()
+  expect(hydra.clients.get(client.client_id)!.grant_types).toEqual([DEVICE, 'refresh_token', 'authorization_code'])
+  await grants.getByRole('checkbox', { name: 'authorization code' }).check()
+  await responses.getByRole('checkbox', { name: 'code id_token' }).uncheck()
+  await admin.page.getByRole('button', { name: 'Save' }).click()
+  await admin.page.getByRole('status').getByText('Client TV app saved.').waitFor()
+  expect(hydra.clients.get(client.client_id)!.grant_types).toEqual(['authorization_code'])
+  expect(hydra.clients.get(client.client_id)!.response_types).toEqual(['code'])
+  expect(admin.problems).toEqual([])
+})
+
+test('OAuth clients: a later page whose clients were deleted meanwhile says there are no more, not that there are none', async () => {
+  admin.problems.length = 0
+  const { hydra } = admin.harness.sandbox
+  const table = admin.page.getByRole('table', { name: 'OAuth clients' })
+  await admin.page.goto(admin.url('/dashboard/oauth-clients'))
+  await table.waitFor()
+  await admin.page.getByRole('button', { name: 'Next page' }).click()
+  await admin.page.getByText('Page 2', { exact: true }).waitFor()
+  await admin.page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
+  const ids = await table.locator('tbody tr td:nth-child(2)').allTextContents()
+  expect(ids.length).toBeGreaterThan(0)
+  const removed = ids.map((id) => hydra.clients.get(id)!)
+  for (const id of ids) hydra.clients.delete(id)
+  try {
+    await admin.page.reload()
+    await admin.page.getByText('No more clients.').waitFor()
+    expect(await admin.page.getByText('There are no OAuth clients yet.').count()).toBe(0)
+    await admin.page.getByRole('button', { name: 'Previous page' }).click()
+    await table.waitFor()
+    expect(admin.problems).toEqual([])
+  } finally {
+    for (const client of removed) hydra.clients.set(client.client_id, client)
+  }
 })

@@ -10,6 +10,12 @@ import type { Members } from '../../components/changed-meanwhile.tsx'
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'implicit']
 const RESPONSE_TYPES = ['code', 'id_token', 'token']
+/** Hydra's other grant types, named for a person when a client has one. */
+const GRANT_NAMES: Record<string, string> = {
+  'urn:ietf:params:oauth:grant-type:jwt-bearer': 'JWT bearer',
+  'urn:ietf:params:oauth:grant-type:device_code': 'device code',
+}
+export const grantName = (grant: string) => GRANT_NAMES[grant] ?? (GRANT_TYPES.includes(grant) ? grant.replace(/_/g, ' ') : grant)
 const AUTH_METHODS: { value: string; label: string }[] = [
   { value: 'client_secret_basic', label: 'client_secret_basic (HTTP Basic)' },
   { value: 'client_secret_post', label: 'client_secret_post (form body)' },
@@ -255,6 +261,14 @@ export function ClientForm(props: {
 }) {
   const { draft, onDraft: setDraft } = props
   const [errors, setErrors] = useState<DraftErrors>({})
+  // A grant or response type the client has beyond the form's own (set through Hydra's API: the
+  // device code grant, say) gets a box too, ticked, so that it is seen and can be taken away. Its
+  // box stays once unticked, until the form closes.
+  const [others] = useState(() => ({ grant_types: new Set<string>(), response_types: new Set<string>() }))
+  for (const grant of draft.grant_types) if (!GRANT_TYPES.includes(grant)) others.grant_types.add(grant)
+  for (const type of draft.response_types) if (!RESPONSE_TYPES.includes(type)) others.response_types.add(type)
+  const grantChoices = [...GRANT_TYPES, ...others.grant_types]
+  const responseChoices = [...RESPONSE_TYPES, ...others.response_types]
   // Open at first when a lifespan is set; then as the person leaves it (or an error opens it).
   const [lifespansSet] = useState(() => CLIENT_LIFESPANS.some((name) => draft.lifespans[name]))
   const set = <K extends keyof ClientDraft>(key: K, value: ClientDraft[K]) => setDraft({ ...draft, [key]: value })
@@ -319,7 +333,7 @@ export function ClientForm(props: {
       </div>
       <fieldset class="nested" aria-describedby={errors.grant_types ? 'client-grant_types-error' : undefined}>
         <legend>Grant types</legend>
-        {GRANT_TYPES.map((grant, index) => (
+        {grantChoices.map((grant, index) => (
           <div class="field checkbox" key={grant}>
             <input
               id={index === 0 ? 'client-grant_types' : `client-grant-${grant}`}
@@ -327,14 +341,14 @@ export function ClientForm(props: {
               checked={draft.grant_types.includes(grant)}
               onChange={(e) => toggle('grant_types', grant, e.currentTarget.checked)}
             />
-            <label for={index === 0 ? 'client-grant_types' : `client-grant-${grant}`}>{grant.replace(/_/g, ' ')}</label>
+            <label for={index === 0 ? 'client-grant_types' : `client-grant-${grant}`}>{grantName(grant)}</label>
           </div>
         ))}
         {error('grant_types')}
       </fieldset>
       <fieldset class="nested" aria-describedby={errors.response_types ? 'client-response_types-error' : undefined}>
         <legend>Response types</legend>
-        {RESPONSE_TYPES.map((type, index) => (
+        {responseChoices.map((type, index) => (
           <div class="field checkbox" key={type}>
             <input
               id={index === 0 ? 'client-response_types' : `client-response-${type}`}

@@ -27,6 +27,7 @@ import {
   fieldText,
   FORM_FIELDS,
   formMembers,
+  grantName,
   rebaseDraft,
   WHOLE_FIELD_NAMES,
   type ClientDraft,
@@ -119,7 +120,7 @@ export function OAuthClientsPage() {
       <Region loaded={loaded} retry={retry} label="OAuth clients" place={paging.place(['name'])}>
         {({ items, skipped }) =>
           items.length === 0 ? (
-            skipped === 0 && <p class="empty">{name ? 'No client has this name.' : 'There are no OAuth clients yet.'}</p>
+            skipped === 0 && <p class="empty">{paging.page > 1 ? 'No more clients.' : name ? 'No client has this name.' : 'There are no OAuth clients yet.'}</p>
           ) : (
             <DataTable label="OAuth clients" caption="OAuth clients" columns={['Name', 'Client ID', 'Type', 'Grant types', 'Created']}>
               {items.map((client) => (
@@ -131,7 +132,7 @@ export function OAuthClientsPage() {
                     {client.client_id}
                   </Cell>
                   <Cell label="Type">{isPublic(client) ? 'Public' : 'Confidential'}</Cell>
-                  <Cell label="Grant types">{(client.grant_types ?? []).map((g) => g.replace(/_/g, ' ')).join(', ') || '—'}</Cell>
+                  <Cell label="Grant types">{(client.grant_types ?? []).map(grantName).join(', ') || '—'}</Cell>
                   <Cell label="Created">
                     <Time value={client.created_at} />
                   </Cell>
