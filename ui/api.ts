@@ -135,6 +135,10 @@ let onUnauthenticated: (refused: Unauthenticated) => void = () => {}
 export function whenUnauthenticated(handler: (refused: Unauthenticated) => void): void {
   onUnauthenticated = handler
 }
+/** This browser's session was ended by the person's own action: on to the sign-in, as a 401 would lead. */
+export function sessionGone(): void {
+  onUnauthenticated({ lostWrite: false, caller: 'person' })
+}
 let onForbidden: () => void = () => {}
 /** Our API's 403 `forbidden`: the role may have changed since the page learnt it. */
 export function whenForbidden(handler: () => void): void {

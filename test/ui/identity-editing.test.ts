@@ -4,6 +4,7 @@
 import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Locator } from 'playwright-core'
+import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
@@ -47,6 +48,11 @@ test('an admin creates an identity from the schema form; required fields say so 
   // The browser reports the refused request in the console; that one is expected, and only that one.
   for (let waited = 0; admin.problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
   expect(admin.problems.splice(0)).toEqual([expect.stringContaining('409 (Conflict)')])
+  // The next attempt is judged afresh: what the store said about the last one goes.
+  await email.fill('not-an-address')
+  await dialog.getByRole('button', { name: 'Create identity' }).click()
+  await dialog.getByText('Enter an e-mail address like name@example.com.').waitFor()
+  expect(await dialog.getByText('Another identity already uses this e-mail address or identifier.').count()).toBe(0)
   await email.fill('new.person@example.test')
   await fillOtherRequired(dialog)
   await dialog.getByLabel('Initial password (optional)').fill('a long enough password 1')
@@ -286,8 +292,14 @@ test('Revoke all sessions and End dashboard sessions, each pressed twice, reach 
     const dialog = admin.page.getByRole('dialog', { name: 'Revoke all sessions?' })
     await dialog.getByRole('button', { name: 'Revoke' }).dblclick()
     await admin.page.getByRole('status').getByText('All sessions of this identity were revoked.').waitFor()
-    await admin.page.getByRole('button', { name: 'End dashboard sessions' }).dblclick()
+    await admin.page.getByRole('button', { name: 'End dashboard sessions' }).click()
+    const ending = admin.page.getByRole('dialog', { name: 'End dashboard sessions?' })
+    await ending.getByText('Every dashboard session of user11@example.test stops working now.').waitFor()
+    // Someone else's: nothing about the operator's own session.
+    expect(await ending.getByText(/includes yours/).count()).toBe(0)
+    await ending.getByRole('button', { name: 'End sessions' }).dblclick()
     await admin.page.getByRole('status').getByText('Dashboard sessions of this identity ended.').waitFor()
+    await ending.waitFor({ state: 'hidden' })
   } finally {
     kratos.delayMs = 0
   }
@@ -478,4 +490,40 @@ test('an identity deleted elsewhere first (another tab, the Kratos CLI): Delete 
   // The refusal is the only problem the browser reports: Kratos's 404 for the delete.
   expect(admin.problems.filter((problem) => !/status of 404\b/.test(problem))).toEqual([])
   admin.problems.length = 0
+})
+
+// Last in this file: it ends the dashboard sessions of the admin this file signed in.
+test('an admin ending their own dashboard sessions is told first that theirs ends too; Cancel keeps it, and once ended this browser goes through the sign-in', async () => {
+  const { sandbox } = admin.harness
+  const ownId = stored(SANDBOX_USERS.admin)!.id
+  const endedAudits = async () => (await sandbox.services.audit.list({ limit: 1000, action: 'sessions_revoke' })).filter((event) => event.target === ownId).length
+  const auditsBefore = await endedAudits()
+  await openIdentity(SANDBOX_USERS.admin)
+  const opener = admin.page.getByRole('button', { name: 'End dashboard sessions' })
+  await opener.click()
+  const dialog = admin.page.getByRole('dialog', { name: 'End dashboard sessions?' })
+  await dialog.getByText('That includes yours in this browser: you go through the sign-in again.').waitFor()
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+  await dialog.waitFor({ state: 'hidden' })
+  expect(await admin.page.evaluate(() => document.activeElement?.textContent)).toBe('End dashboard sessions')
+  expect(await admin.page.evaluate(async () => (await fetch('/api/auth/session')).status)).toBe(200)
+  expect(await endedAudits()).toBe(auditsBefore)
+
+  const oldCookie = (await admin.context.cookies(sandbox.url)).find((cookie) => cookie.name === 'admin-session')!.value
+  await opener.click()
+  await dialog.getByRole('button', { name: 'End sessions' }).click()
+  // Through the sign-in: the provider asks, or still knows this browser and sends it straight back
+  // with a new session.
+  const newSession = async () => (await admin.context.cookies(sandbox.url)).find((cookie) => cookie.name === 'admin-session')?.value
+  for (let waited = 0; new URL(admin.page.url()).origin !== sandbox.providerUrl && [oldCookie, undefined].includes(await newSession()); waited += 50) {
+    if (waited > 10_000) throw new Error('no sign-in after the own sessions ended')
+    await Bun.sleep(50)
+  }
+  expect(await endedAudits()).toBe(auditsBefore + 1)
+  const refused = await fetch(admin.url('/api/auth/session'), { headers: { cookie: `admin-session=${oldCookie}` } })
+  expect(refused.status).toBe(401)
+  if (new URL(admin.page.url()).origin === sandbox.providerUrl) await signIn(admin.page, sandbox, 'admin')
+  await admin.page.getByRole('heading', { level: 1, name: SANDBOX_USERS.admin }).waitFor()
+  expect(await admin.page.evaluate(async () => (await fetch('/api/auth/session')).status)).toBe(200)
+  expect(admin.problems.filter((problem) => !problem.includes('401'))).toEqual([])
 })

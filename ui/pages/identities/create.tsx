@@ -34,6 +34,8 @@ export function CreateIdentity(props: { onCreated: (identity: Identity) => void;
           const editable = traits !== null || chosen.asJson
           const submit = async (event: Event) => {
             event.preventDefault()
+            // What the service said about the last attempt is not about this one.
+            setFailure(null)
             let sent: Values
             if (traits) {
               const found = validate(traits, values)

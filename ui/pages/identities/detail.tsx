@@ -1,7 +1,7 @@
 // Identity (admin): traits, state, metadata, addresses, credentials, sessions, recovery, deletion.
 import { useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { traitsFitForm } from '../../ory-records.ts'
-import { api, deleteOutcome, type ApiFailure, type FormSchema, type Identity, type KratosSession } from '../../api.ts'
+import { api, deleteOutcome, sessionGone, type ApiFailure, type FormSchema, type Identity, type KratosSession } from '../../api.ts'
 import { SESSIONS_AT_A_TIME, sessionCount, shownFrom, type ShownSessions } from '../../identity-sessions.ts'
 import { DeviceCells, TimeCells } from '../../components/session-cells.tsx'
 import { Heading } from '../../components/heading.tsx'
@@ -14,7 +14,7 @@ import { membersPatch, rebaseMembers, same, staleMembers, valuePatch } from '../
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
-import { schemasFrom } from '../../session.ts'
+import { schemasFrom, user } from '../../session.ts'
 import { location, navigateFrom } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote, traitsText, type AsJsonReason } from '../../components/traits-json.tsx'
@@ -554,12 +554,18 @@ function SessionsSection({ identity }: { identity: Identity }) {
       await reread(SESSIONS_AT_A_TIME)
     })
   const [dashboardBusy, oneAtATime] = useOneAtATime()
+  const [confirmDashboard, setConfirmDashboard] = useState(false)
+  const [dashboardFailure, setDashboardFailure] = useState<ApiFailure | null>(null)
+  // The operator's own identity: ending its dashboard sessions ends the one in this browser too.
+  const own = user.value !== null && user.value.identityId.toLowerCase() === identity.id.toLowerCase()
   const endDashboard = () =>
     oneAtATime(async () => {
       const result = await api.endDashboardSessions(identity.id)
-      if (!result.ok) return setFailure(result.failure)
-      setFailure(null)
+      if (!result.ok) return setDashboardFailure(result.failure)
+      setConfirmDashboard(false)
       announce('Dashboard sessions of this identity ended.')
+      // Said in the dialog: the way on is the sign-in, as it would be at the next click.
+      if (own) sessionGone()
     })
   return (
     <section aria-labelledby="sessions-h" class="card">
@@ -611,10 +617,25 @@ function SessionsSection({ identity }: { identity: Identity }) {
         <button type="button" class="danger" onClick={() => setConfirmAll(true)}>
           Revoke all sessions
         </button>
-        <button type="button" disabled={dashboardBusy} onClick={endDashboard}>
+        <button type="button" onClick={() => (setDashboardFailure(null), setConfirmDashboard(true))}>
           End dashboard sessions
         </button>
       </div>
+      <Dialog open={confirmDashboard} title="End dashboard sessions?" onClose={() => setConfirmDashboard(false)}>
+        <p>
+          Every dashboard session of <strong>{primaryIdentifier(identity)}</strong> stops working now. Its sessions in the identity store are not touched.
+        </p>
+        {own && <p>That includes yours in this browser: you go through the sign-in again.</p>}
+        {dashboardFailure && <ErrorView failure={dashboardFailure} />}
+        <div class="actions">
+          <button type="button" class="danger" disabled={dashboardBusy} onClick={endDashboard}>
+            End sessions
+          </button>
+          <button type="button" onClick={() => setConfirmDashboard(false)}>
+            Cancel
+          </button>
+        </div>
+      </Dialog>
       <Dialog open={confirmAll} title="Revoke all sessions?" onClose={() => setConfirmAll(false)}>
         <p>The identity is signed out everywhere.</p>
         <div class="actions">
