@@ -67,6 +67,37 @@ test('an admin adds a setting in a category, edits it and deletes it after confi
   expect(await admin.page.getByRole('region', { name: 'mail' }).count()).toBe(0)
 })
 
+test('a value of several lines keeps its lines in the list; Edit opens with focus on Value, the key being fixed', async () => {
+  const value = '{\n  "plan": "team",\n  "seats": 25\n}'
+  await admin.page.goto(admin.url('/dashboard/settings'))
+  await admin.page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+  await admin.page.getByRole('button', { name: 'Add setting' }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Add setting' })
+  // Adding, the key comes first.
+  expect(await admin.page.evaluate(() => document.activeElement?.id)).toBe('setting-key')
+  await dialog.getByRole('textbox', { name: 'Key' }).fill('billing.defaults')
+  await dialog.getByRole('textbox', { name: 'Value' }).fill(value)
+  await dialog.getByRole('button', { name: 'Save' }).click()
+  await admin.page.getByRole('status').getByText('Setting billing.defaults saved.').waitFor()
+  expect((await admin.harness.sandbox.services.settings.list()).find((s) => s.key === 'billing.defaults')?.value).toBe(value)
+  for (const size of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+    await admin.page.setViewportSize(size)
+    // As shown: innerText keeps a line break only where the page shows one.
+    const shown = await settingsRow('billing.defaults').locator('td.value .multiline').evaluate((element) => (element as HTMLElement).innerText)
+    expect([size.width, shown]).toEqual([size.width, value])
+  }
+  await admin.page.setViewportSize({ width: 1280, height: 900 })
+  await admin.page.getByRole('button', { name: 'Edit billing.defaults' }).click()
+  const edit = admin.page.getByRole('dialog', { name: 'Edit billing.defaults' })
+  await edit.waitFor()
+  expect(await admin.page.evaluate(() => document.activeElement?.id)).toBe('setting-value')
+  expect(await edit.getByRole('textbox', { name: 'Value' }).inputValue()).toBe(value)
+  await admin.page.keyboard.press('Escape')
+  await edit.waitFor({ state: 'hidden' })
+  expect(await admin.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Edit billing.defaults')
+  await admin.harness.sandbox.services.settings.remove('billing.defaults', null)
+})
+
 test('Add setting with a key that exists is refused on the Key field and sends nothing; the stored setting is unchanged', async () => {
   const { settings } = admin.harness.sandbox.services
   await settings.write({ key: 'smtp.relay_password', value: 'relay-secret-42', encrypted: true, category: 'mail' }, null)

@@ -102,7 +102,7 @@ function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (se
                 </RowHeader>
                 <Cell label="Value" class="mono value">
                   {/* Every write makes a new ciphertext: what was revealed of the value before it goes. */}
-                  {setting.encrypted ? <Masked key={setting.value} setting={setting} /> : setting.value}
+                  {setting.encrypted ? <Masked key={setting.value} setting={setting} /> : <span class="multiline">{setting.value}</span>}
                 </Cell>
                 <Cell label="Updated">
                   <Time value={setting.updated_at} />
@@ -165,7 +165,7 @@ function Masked({ setting }: { setting: Setting }) {
       {plain === null ? (
         <span aria-label="Encrypted value, hidden">{MASK}</span>
       ) : (
-        <span class="revealed" data-testid="revealed">
+        <span class="revealed multiline" data-testid="revealed">
           {plain}
         </span>
       )}{' '}
@@ -399,6 +399,8 @@ function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boo
             rows={3}
             value={value}
             spellcheck={false}
+            // Editing, the key cannot change: the value is what the dialog is for.
+            autofocus={existing !== null}
             placeholder={existing?.encrypted ? 'Type a new value' : undefined}
             onInput={(e) => setValue(e.currentTarget.value)}
             {...field('value')}
