@@ -176,14 +176,15 @@ function seedClients(hydra: HydraFixture): void {
 
 if (import.meta.main) {
   const port = Number(process.env.PORT ?? 3000)
-  const sandbox = await startSandbox({ port, dataDir: process.env.SANDBOX_DATA_DIR ?? './data' })
+  const dataDir = process.env.SANDBOX_DATA_DIR ?? './data'
+  const sandbox = await startSandbox({ port, dataDir })
   process.stdout.write(`
   admin-dashboard sandbox is running.
 
     Open      ${sandbox.url}/dashboard
     Sign in   as ${SANDBOX_USERS.admin} (admin) or ${SANDBOX_USERS.viewer} (viewer), any password
     Provider  ${sandbox.providerUrl} (local OAuth 2.0 provider with Ory Hydra's paths)
-    Data      ./data/sandbox.db
+    Data      ${join(dataDir, 'sandbox.db')}
 
   Ctrl-C stops everything.
 
