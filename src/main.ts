@@ -33,6 +33,12 @@ type Exit = number
 
 const STARTUP_WAIT_MS = 10_000
 
+/** A command line that does not parse: said, with the usage, and exit code 2. */
+function usageError(line: string): Exit {
+  process.stderr.write(`admin-dashboard: ${line}\n\n${USAGE}`)
+  return 2
+}
+
 function fail(lines: string[]): Exit {
   for (const line of lines) process.stderr.write(`admin-dashboard: ${line}\n`)
   return 1
@@ -192,13 +198,14 @@ export async function main(argv: string[]): Promise<Exit> {
       process.stdout.write(USAGE)
       return 0
     case 'check-config':
+      if (rest.length > 0) return usageError('check-config takes no arguments')
       return checkConfig()
     case 'settings':
       return runSettingsCommand(rest)
     case 'import-sqlite':
       return runImportSqlite(rest, processIo)
     case 'serve':
-      if (rest.length > 0) return fail([`unexpected argument for serve`, 'see admin-dashboard --help'])
+      if (rest.length > 0) return usageError('serve takes no arguments')
       return runServer()
     default:
       process.stderr.write(`admin-dashboard: unknown command\n\n${USAGE}`)

@@ -1,6 +1,6 @@
 // The compiled executable, run for real: starts, serves, refuses bad keys, drains on SIGTERM.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { chmodSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KratosFixture } from './support/kratos.ts'
@@ -310,6 +310,88 @@ describe('the compiled binary and file modes', () => {
     expect(result.code).toBe(0)
     expect(modeOf(dbPath)).toBe('600')
     expect(modeOf(dbDir)).toBe('755')
+  })
+})
+
+describe('the compiled binary and a database its user cannot write', () => {
+  // Root writes through any mode: the commands run as an unprivileged user then (nobody), which
+  // owns the database's directory, as the service's dynamic user owns its state directory.
+  const asRoot = process.getuid?.() === 0
+  const NOBODY = 65534
+  const home = join(dir, 'unprivileged')
+  const own = (path: string) => asRoot && chownSync(path, NOBODY, NOBODY)
+  const run = (args: string[], env: Record<string, string>, stdin?: string) =>
+    runToEnd([...(asRoot ? ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups'] : []), join(home, 'admin-dashboard'), ...args], env, stdin === undefined ? {} : { stdin })
+  const CANNOT_WRITE = 'admin-dashboard: DATABASE_PATH: the database cannot be written (the file, its directory, or its -wal or -shm file is read-only for this user)\n'
+
+  beforeAll(() => {
+    // The executable where that user can run it (the test directory is the owner's alone).
+    mkdirSync(home, { mode: 0o755 })
+    chmodSync(dir, 0o711)
+    chmodSync(home, 0o755)
+    writeFileSync(join(home, 'admin-dashboard'), readFileSync(binary), { mode: 0o755 })
+  })
+
+  test('a read-only database file is refused at check-config and by the CLI, not opened for reading only; made writable again, it works, its -wal and -shm files included', async () => {
+    const dbDir = join(home, 'readonly-file')
+    mkdirSync(dbDir, { mode: 0o700 })
+    own(dbDir)
+    const env = { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dbDir, 'a.db') }
+    expect((await run(['settings', 'set', 'probe.before'], env, 'v1')).code).toBe(0)
+    chmodSync(env.DATABASE_PATH, 0o400)
+    for (const args of [['check-config'], ['settings', 'set', 'probe.during'], ['settings', 'list']]) {
+      const result = await run(args, env, 'v2')
+      expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 1, stderr: CANNOT_WRITE })
+    }
+    // A start that could only read makes SQLite's side files, when they are missing, with the
+    // database's mode: read-only too, and they would stay so.
+    for (const suffix of ['-wal', '-shm']) chmodSync(env.DATABASE_PATH + suffix, 0o400)
+    chmodSync(env.DATABASE_PATH, 0o600)
+    expect((await run(['check-config'], env)).code).toBe(0)
+    const written = await run(['settings', 'set', 'probe.after'], env, 'v3')
+    expect({ code: written.code, stderr: written.stderr }).toEqual({ code: 0, stderr: '' })
+    expect((await run(['settings', 'get', 'probe.after'], env)).stdout).toContain('v3')
+    for (const suffix of ['', '-wal', '-shm']) {
+      const file = env.DATABASE_PATH + suffix
+      if (existsSync(file)) expect([suffix, (statSync(file).mode & 0o777).toString(8)]).toEqual([suffix, '600'])
+    }
+  }, 30_000)
+
+  test('a database in a directory its user may not write, or a file it does not own, is said to be unwritable, never corrupt', async () => {
+    const dbDir = join(home, 'readonly-directory')
+    mkdirSync(dbDir, { mode: 0o700 })
+    own(dbDir)
+    const env = { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dbDir, 'a.db') }
+    expect((await run(['settings', 'set', 'probe.before'], env, 'v1')).code).toBe(0)
+    chmodSync(dbDir, 0o500)
+    try {
+      const result = await run(['check-config'], env)
+      expect({ code: result.code, corrupt: result.stderr.includes('corrupt'), stderr: result.stderr }).toEqual({ code: 1, corrupt: false, stderr: CANNOT_WRITE })
+    } finally {
+      chmodSync(dbDir, 0o700)
+    }
+    if (asRoot) {
+      // Root's file, readable by everyone: the unprivileged user can read it, not write it.
+      const shared = join(home, 'not-owned')
+      mkdirSync(shared, { mode: 0o777 })
+      chmodSync(shared, 0o777)
+      const path = join(shared, 'a.db')
+      expect((await runToEnd([binary, 'settings', 'set', 'probe.root'], { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: path }, { stdin: 'v' })).code).toBe(0)
+      chmodSync(path, 0o644)
+      const result = await run(['check-config'], { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: path })
+      expect({ code: result.code, corrupt: result.stderr.includes('corrupt') }).toEqual({ code: 1, corrupt: false })
+      expect(result.stderr).toStartWith('admin-dashboard: DATABASE_PATH: the database ')
+    }
+  }, 30_000)
+})
+
+describe('the compiled binary and its command line', () => {
+  test('serve or check-config with an argument they do not take: the usage and exit code 2, nothing started', async () => {
+    for (const args of [['serve', 'extra'], ['check-config', 'extra'], ['check-config', '--help']]) {
+      const result = await runToEnd([binary, ...args], { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, 'usage', 'a.db') })
+      expect({ args, code: result.code, usage: result.stderr.includes('Usage:') }).toEqual({ args, code: 2, usage: true })
+    }
+    expect(existsSync(join(dir, 'usage'))).toBe(false)
   })
 })
 

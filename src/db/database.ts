@@ -43,6 +43,49 @@ function prepareFiles(path: string): void {
   const stat = statSync(path)
   if (stat.isDirectory()) throw Object.assign(new Error('a directory'), { code: 'EISDIR' })
   if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' })
+  restoreSideFiles(path)
+}
+
+/**
+ * SQLite makes its -wal and -shm files with the database's mode: a start while the database could
+ * only be read (0400, say) leaves them read-only, and they would keep it so after the database is
+ * writable again. Ours (same owner) and without the owner's write bit: made 0600 before opening.
+ */
+function restoreSideFiles(path: string): void {
+  const uid = process.getuid?.()
+  for (const file of SQLITE_SIDE_FILES.map((suffix) => path + suffix)) {
+    if (!existsSync(file)) continue
+    const stat = statSync(file)
+    if (stat.isFile() && stat.uid === uid && (stat.mode & 0o200) === 0) chmodSync(file, FILE_MODE)
+  }
+}
+
+/**
+ * SQLite opens a file it may only read without a word, and every write fails later: a write is
+ * tried here (in a transaction that is rolled back, so nothing is left of it).
+ */
+function probeWrite(db: Database): void {
+  db.run('BEGIN IMMEDIATE')
+  try {
+    db.run('CREATE TABLE write_probe (x INTEGER)')
+  } finally {
+    db.run('ROLLBACK')
+  }
+}
+
+const CANNOT_OPEN = 'DATABASE_PATH: the database file cannot be opened for reading and writing'
+const CANNOT_WRITE = 'DATABASE_PATH: the database cannot be written (the file, its directory, or its -wal or -shm file is read-only for this user)'
+const CORRUPT = 'DATABASE_PATH: the file is not a usable SQLite database (corrupt or not a database)'
+
+/** What went wrong opening the database, in words; corruption only when SQLite says so. */
+function openFailure(error: unknown): string {
+  const code = String((error as { code?: unknown } | null)?.code ?? '')
+  if (code.startsWith('SQLITE_READONLY') || code === 'EROFS') return CANNOT_WRITE
+  if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_PERM') || code === 'EACCES' || code === 'EPERM') return CANNOT_OPEN
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB' || code === 'QUICK_CHECK') return CORRUPT
+  if (code.startsWith('SQLITE_IOERR')) return `DATABASE_PATH: the database file cannot be read or written (${code})`
+  if (code.startsWith('SQLITE_FULL')) return 'DATABASE_PATH: the disk is full'
+  return `DATABASE_PATH: the database cannot be opened (${code || (error as Error | null)?.name || 'unknown error'})`
 }
 
 /** The database file and the files SQLite keeps beside it: owner only, whatever they were. */
@@ -67,29 +110,26 @@ export function openDatabase(path: string): OpenResult {
   } catch (error) {
     const code = (error as { code?: string }).code ?? ''
     if (code === 'ENOTREG') return { ok: false, error: 'DATABASE_PATH: not a regular file' }
-    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'EISDIR') return { ok: false, error: 'DATABASE_PATH: the database file cannot be opened for reading and writing' }
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'EISDIR') return { ok: false, error: CANNOT_OPEN }
     return { ok: false, error: 'DATABASE_PATH: the directory cannot be created' }
   }
   try {
     db = new Database(path, { create: true, strict: true })
     db.run(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`)
+    probeWrite(db)
     db.run('PRAGMA journal_mode = WAL')
     // FULL: an acknowledged write survives a power cut too, not only a killed process.
     db.run('PRAGMA synchronous = FULL')
     db.run('PRAGMA foreign_keys = ON')
     const check = db.query<{ quick_check: string }, []>('PRAGMA quick_check').get()
-    if (check?.quick_check !== 'ok') throw new Error('quick_check failed')
+    if (check?.quick_check !== 'ok') throw Object.assign(new Error('quick_check failed'), { code: 'QUICK_CHECK' })
     if (path !== ':memory:') tightenModes(path)
     migrate(db)
     return { ok: true, db }
   } catch (error) {
     db?.close()
     if (isDatabaseBusy(error)) return { ok: false, error: `DATABASE_PATH: ${DATABASE_BUSY}` }
-    const code = (error as { code?: string }).code ?? ''
-    if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM' || code === 'SQLITE_READONLY' || code === 'EACCES') {
-      return { ok: false, error: 'DATABASE_PATH: the database file cannot be opened for reading and writing' }
-    }
-    return { ok: false, error: 'DATABASE_PATH: the file is not a usable SQLite database (corrupt or not a database)' }
+    return { ok: false, error: openFailure(error) }
   }
 }
 
