@@ -401,6 +401,33 @@ test('once the owner has created the schema, a user that can only read and write
   }
 }, 30_000)
 
+test('the settings command run as a user that may only read: one line with the database\'s code, exit 1, no dump of the error and no value', async () => {
+  const url = await pg.createDatabase()
+  const first = await PostgresStorage.open(url)
+  if (!first.ok) throw new Error(first.error)
+  await first.storage.close()
+  const role = `ro_${Date.now().toString(36)}`
+  const password = randomKey(18).replace(/[^A-Za-z0-9]/g, 'x')
+  const owner = new SQL(url, { max: 1 })
+  try {
+    await owner.unsafe(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`)
+    await owner.unsafe(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`)
+  } finally {
+    await owner.close()
+  }
+  const limited = new URL(url)
+  limited.username = role
+  limited.password = password
+  const env = { SESSION_SIGNING_KEY: randomKey(), ENCRYPTION_KEY: randomKey(), HOME: process.env.HOME, DATABASE_URL: limited.href }
+  const main = join(import.meta.dir, '..', 'src', 'main.ts')
+  const listed = await runToEnd(['bun', main, 'settings', 'list'], env)
+  expect({ code: listed.code, stderr: listed.stderr }).toEqual({ code: 0, stderr: '' })
+  for (const args of [['set', 'readonly.probe'], ['set', 'readonly.probe', '--encrypted'], ['delete', 'readonly.probe']]) {
+    const result = await runToEnd(['bun', main, 'settings', ...args], env, { stdin: 'value-NEVER-SHOWN' })
+    expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ args, code: 1, stdout: '', stderr: 'admin-dashboard: the settings store refused the operation (SQLSTATE 42501)\n' })
+  }
+}, 30_000)
+
 for (const engine of ['sqlite', 'postgres'] as const) {
   describe(`U+0000, which PostgreSQL's text cannot hold, is refused alike on ${engine}`, () => {
     let stack: Stack

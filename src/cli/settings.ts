@@ -126,7 +126,10 @@ export async function runSettingsCommand(args: string[], io: CliIo = processIo):
       io.err(`admin-dashboard: ${DATABASE_BUSY}\n`)
       return 1
     }
-    throw error
+    // Anything else the database said (read-only, permission denied): its code, never its text,
+    // which can quote a statement's values.
+    io.err(`admin-dashboard: the settings store refused the operation (${errorCode(error)})\n`)
+    return 1
   } finally {
     await opened.storage.close()
   }
@@ -207,6 +210,14 @@ function undecryptable(keys: readonly string[]): string {
 function missing(io: CliIo): number {
   io.err('admin-dashboard: no setting with this key\n')
   return 1
+}
+
+/** A database error's code (SQLite's, or PostgreSQL's SQLSTATE), or its name. */
+function errorCode(error: unknown): string {
+  const { code, errno, name } = (error ?? {}) as { code?: unknown; errno?: unknown; name?: unknown }
+  if (typeof errno === 'string' && /^[0-9A-Z]{5}$/.test(errno)) return `SQLSTATE ${errno}`
+  if (typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code)) return code
+  return typeof name === 'string' && /^\w{1,64}$/.test(name) ? name : 'unknown error'
 }
 
 function describeFailure(error: ApiError): string {
