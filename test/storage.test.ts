@@ -910,3 +910,16 @@ describe('postgres only', () => {
     expect(plain.ok).toBe(false)
   }, 60_000)
 })
+
+describe('DATABASE_URL naming TLS files', () => {
+  test('a sslrootcert, sslcert or sslkey this user cannot read is said by name before any connection, without the path', async () => {
+    const missing = join(mkdtempSync(join(tmpdir(), 'admin-dashboard-tls-')), 'db-ca.pem')
+    for (const name of ['sslrootcert', 'sslcert', 'sslkey']) {
+      const started = Date.now()
+      // Nothing listens on port 1: a connection attempt would fail otherwise, and differently.
+      const opened = await openStorage({ databaseUrl: `postgres://u:secret-pw@127.0.0.1:1/db?sslmode=verify-full&${name}=${encodeURIComponent(missing)}`, databasePath: 'unused' })
+      expect(opened).toEqual({ ok: false, error: `DATABASE_URL: ${name} names a file this user cannot read (ENOENT); put it where the service's user can read it` })
+      expect(Date.now() - started).toBeLessThan(1000)
+    }
+  })
+})

@@ -30,6 +30,7 @@
 // that stopped answering: only queries under way on the pool are given up to their deadline.
 
 import { SQL, type TransactionSQL } from 'bun'
+import { accessSync, constants as fsConstants } from 'node:fs'
 import type { Logger } from '../log.ts'
 import { ReplaceablePool } from './postgres-pool.ts'
 import { ReplaceableListener, type ListenLoss } from './postgres-listen.ts'
@@ -222,6 +223,25 @@ function toAuditEvent(row: AuditRow): StoredAuditEvent {
 }
 
 /** PostgreSQL behind the storage interface; opened (and migrated) with `PostgresStorage.open`. */
+/**
+ * The files a URL's TLS parameters name must be readable by the user the service runs as (a
+ * systemd dynamic user cannot enter a root-only directory): said by name, before the driver fails
+ * with an error that does not.
+ */
+function unreadableTlsFile(url: URL): string | null {
+  for (const name of ['sslrootcert', 'sslcert', 'sslkey']) {
+    const path = url.searchParams.get(name)
+    if (path === null || path === '' || (name === 'sslrootcert' && path === 'system')) continue
+    try {
+      accessSync(path, fsConstants.R_OK)
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? 'unreadable'
+      return `DATABASE_URL: ${name} names a file this user cannot read (${code}); put it where the service's user can read it`
+    }
+  }
+  return null
+}
+
 export class PostgresStorage implements Storage {
   readonly engine = 'postgres' as const
   private readonly listeners = new Set<ChangeListener>()
@@ -264,6 +284,8 @@ export class PostgresStorage implements Storage {
     } catch {
       return { ok: false, error: 'DATABASE_URL is not a valid URL' }
     }
+    const unreadable = unreadableTlsFile(parsed)
+    if (unreadable !== null) return { ok: false, error: unreadable }
     let sql: ReplaceablePool
     let watch: ReplaceablePool
     let connectListener: () => Sql
