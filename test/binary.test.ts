@@ -383,6 +383,26 @@ describe('the compiled binary and a database its user cannot write', () => {
       expect(result.stderr).toStartWith('admin-dashboard: DATABASE_PATH: the database ')
     }
   }, 30_000)
+
+  test('import-sqlite of a database in a directory its user may not write says why it cannot read it, not that it is corrupt', async () => {
+    const dbDir = join(home, 'import-source')
+    mkdirSync(dbDir, { mode: 0o700 })
+    own(dbDir)
+    const path = join(dbDir, 'a.db')
+    expect((await run(['settings', 'set', 'probe.import'], { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: path }, 'v')).code).toBe(0)
+    for (const suffix of ['-wal', '-shm']) rmSync(path + suffix, { force: true })
+    chmodSync(dbDir, 0o500)
+    try {
+      // Nothing listens on port 1: the file is read before the database is asked for anything.
+      const result = await run(['import-sqlite', path], { SESSION_SIGNING_KEY: randomKey(), DATABASE_URL: 'postgres://u:p@127.0.0.1:1/db' })
+      expect({ code: result.code, stderr: result.stderr }).toEqual({
+        code: 1,
+        stderr: 'admin-dashboard: the SQLite file cannot be read where it is: SQLite must write its -shm file beside it (copy the file, with its -wal file, to a directory this user can write)\n',
+      })
+    } finally {
+      chmodSync(dbDir, 0o700)
+    }
+  }, 30_000)
 })
 
 describe('the compiled binary and its command line', () => {

@@ -132,6 +132,10 @@ function snapshotOf(path: string): Snapshot {
     remove()
     if (isDatabaseBusy(error)) return { ok: false, error: `the SQLite file: ${DATABASE_BUSY}` }
     const code = (error as { code?: string }).code ?? ''
+    // A database in WAL mode is read with its -shm file, which SQLite makes beside it when missing.
+    if (code.startsWith('SQLITE_READONLY')) {
+      return { ok: false, error: 'the SQLite file cannot be read where it is: SQLite must write its -shm file beside it (copy the file, with its -wal file, to a directory this user can write)' }
+    }
     if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR' || code === 'SQLITE_CANTOPEN') return { ok: false, error: `the SQLite file cannot be copied to ${tmpdir()} (set TMPDIR to a directory with room for it)` }
     return { ok: false, error: 'the SQLite file is not a usable SQLite database (corrupt or not a database)' }
   } finally {
