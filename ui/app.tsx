@@ -39,6 +39,12 @@ whenUnauthenticated(({ lostWrite: refusedChange, caller }) => {
     user.value = null
     return
   }
+  // Signed out in another window of this browser (its message missed): signed out here too.
+  if (signedOutHere()) {
+    user.value = null
+    signOut.value = { from: currentPage(), state: 'done' }
+    return
+  }
   // The page is about to be left for the sign-in: say afterwards that the change was not made,
   // rather than come back to the same page as if it had been.
   if (refusedChange) sessionStorage.setItem(LOST_WRITE, '1')
@@ -67,6 +73,15 @@ type SignOut = { from: string; state: 'pending' } | { from: string; state: 'fail
 const signOut = signal<SignOut | null>(null)
 
 /**
+ * This browser signed out, and nobody has signed in since: a page loaded now (Back to a page of
+ * before, a bookmark, a new tab) says "Signed out" rather than going to the sign-in, which a
+ * provider that still remembers the operator would complete without asking anyone.
+ */
+const SIGNED_OUT_MARK = 'admin-dashboard.signed-out'
+const markSignedOut = () => localStorage.setItem(SIGNED_OUT_MARK, '1')
+const signedOutHere = () => localStorage.getItem(SIGNED_OUT_MARK) !== null
+
+/**
  * The other tabs of this browser hear of a sign-out and show "Signed out" at once, with no data and
  * no timer left running. The message names the event only: nothing of the session or its cookie.
  */
@@ -74,6 +89,7 @@ const SIGNED_OUT = 'signed-out'
 const signOuts = typeof BroadcastChannel === 'function' ? new BroadcastChannel('admin-dashboard.session') : null
 signOuts?.addEventListener('message', (event: MessageEvent) => {
   if (event.data !== SIGNED_OUT || signOut.peek()?.state === 'done') return
+  markSignedOut()
   user.value = null
   sessionEnded.value = null
   signOut.value = { from: currentPage(), state: 'done' }
@@ -85,6 +101,7 @@ async function signOutFrom(from: string): Promise<void> {
   const result = await api.logout()
   // A 401 means there was no session to end (it had expired, or ended in another tab).
   if (result.ok || result.failure.status === 401) {
+    markSignedOut()
     user.value = null
     signOut.value = { from, state: 'done' }
     signOuts?.postMessage(SIGNED_OUT)
@@ -114,12 +131,15 @@ export function App() {
       const session = await api.session()
       if (!current) return
       if (!session.ok) {
-        // A tab told of a sign-out while it was still asking stays signed out.
+        // A tab told of a sign-out while it was still asking stays signed out; so does a page
+        // loaded after this browser signed out, until someone chooses Sign in again.
         if (session.failure.status === 401) {
-          if (signOut.peek() === null) signIn()
+          if (signOut.peek() === null && signedOutHere()) signOut.value = { from: currentPage(), state: 'done' }
+          else if (signOut.peek() === null) signIn()
         } else setFailure(session.failure)
         return
       }
+      localStorage.removeItem(SIGNED_OUT_MARK)
       // Viewers never call admin routes, not even to find out what is configured.
       if (session.data.user.role === 'admin') {
         const described = await api.config()

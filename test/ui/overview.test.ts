@@ -210,6 +210,43 @@ test('Sign in again, after signing out, returns to the page where the operator s
   }
 }, 60_000)
 
+test('after Sign out, Back to a page loaded before, or a link opened in a new tab, says "Signed out" and signs nobody in until Sign in again is chosen', async () => {
+  const other = await signedInPage(harness, 'admin')
+  try {
+    const { page, context, problems } = other
+    const logins = async () => (await harness.sandbox.services.audit.list({ limit: 1000, action: 'login' })).length
+    await page.goto(url('/dashboard/messages?status=sent'))
+    await page.getByRole('heading', { level: 1, name: 'Messages' }).waitFor()
+    const loginsBefore = await logins()
+    const signIns = watchSignIns(page)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+    // Back loads the page of before afresh: the provider still knows this browser, and would sign it straight in.
+    await page.goBack()
+    await page.waitForURL(url('/dashboard'))
+    await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+    expect(await page.getByRole('link', { name: 'Sign in again' }).getAttribute('href')).toBe('/api/auth/login?return_to=%2Fdashboard')
+    const tab = await context.newPage()
+    const tabSignIns = watchSignIns(tab)
+    await tab.goto(url('/dashboard/audit'))
+    await tab.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+    expect(await tab.getByRole('banner').count()).toBe(0)
+    expect({ signIns, tabSignIns, logins: await logins(), session: (await context.request.get(url('/api/auth/session'))).status() }).toEqual({ signIns: [], tabSignIns: [], logins: loginsBefore, session: 401 })
+
+    // A person's choice: through the provider (which may still know the browser) and back to that page, signed in from now on.
+    await tab.getByRole('link', { name: 'Sign in again' }).click()
+    await tab.waitForURL((u) => u.origin === harness.sandbox.providerUrl || (u.origin === harness.sandbox.url && u.pathname === '/dashboard/audit'))
+    if (new URL(tab.url()).origin === harness.sandbox.providerUrl) await signIn(tab, harness.sandbox, 'admin')
+    await tab.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+    await page.reload()
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+    expect(await logins()).toBe(loginsBefore + 1)
+    expect(problems.filter((problem) => !problem.includes('401'))).toEqual([])
+  } finally {
+    await other.context.close()
+  }
+}, 60_000)
+
 test('a sign-out the service could not record says so, keeps the session, and can be tried again', async () => {
   const identity = [...harness.sandbox.kratos.identities.values()].find((candidate) => candidate.traits.email === 'user17@example.test')!
   const identityPage = `/dashboard/identities/${identity.id}`
