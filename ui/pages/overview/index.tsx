@@ -65,6 +65,8 @@ function CustomizeDialog(props: { open: boolean; arrangement: Arrangement; previ
   const [draft, setDraft] = useState<Arrangement>(props.arrangement)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, setBusy] = useState(false)
+  // Said inside the dialog: while it is open, the page's status region behind it is out of reach.
+  const [moveNote, setMoveNote] = useState('')
   const moved = useRef<string | null>(null)
   // As the dialog opens, in the same render (see Dialog): a Space pressed at once is not undone.
   useLayoutEffect(() => {
@@ -73,24 +75,26 @@ function CustomizeDialog(props: { open: boolean; arrangement: Arrangement; previ
       setFailure(null)
     }
   }, [props.open])
-  // Keep the focus on the button that was pressed, now in the widget's new row (or its twin at an
-  // end), in the render that moves it: a frame later a person may have pressed it again.
+  // Keep the focus on the button that was pressed, now in the widget's new row, in the render that
+  // moves it: a frame later a person may have pressed it again. At an end it stays there too (it
+  // says it is unavailable, and a press does nothing), so pressing on never turns the widget back.
   useLayoutEffect(() => {
     const key = moved.current
     if (!key) return
     moved.current = null
-    const [id, direction] = key.split(':')
-    const same = document.querySelector<HTMLButtonElement>(`[data-move="${id}:${direction}"]`)
-    const other = document.querySelector<HTMLButtonElement>(`[data-move="${id}:${direction === 'up' ? 'down' : 'up'}"]`)
-    ;(same && !same.disabled ? same : other)?.focus()
+    document.querySelector<HTMLButtonElement>(`[data-move="${key}"]`)?.focus()
   }, [draft])
   const move = (index: number, by: -1 | 1, direction: 'up' | 'down') => {
+    const to = index + by
+    if (to < 0 || to >= draft.length) return
     const next = [...draft]
     const [entry] = next.splice(index, 1)
-    next.splice(index + by, 0, entry!)
+    next.splice(to, 0, entry!)
     moved.current = `${entry!.id}:${direction}`
     setDraft(next)
-    announce(`${WIDGETS[entry!.id].label} moved to position ${index + by + 1} of ${next.length}.`)
+    // Emptied first, so that the same sentence twice is said twice.
+    setMoveNote('')
+    queueMicrotask(() => setMoveNote(`${WIDGETS[entry!.id].label} moved to position ${to + 1} of ${next.length}.`))
   }
   const save = async (event: Event) => {
     event.preventDefault()
@@ -122,14 +126,14 @@ function CustomizeDialog(props: { open: boolean; arrangement: Arrangement; previ
                   <label for={`widget-${entry.id}`}>Show {label}</label>
                 </span>
                 <span class="moves">
-                  <button type="button" data-move={`${entry.id}:up`} aria-label={`Move ${label} up`} disabled={index === 0} onClick={() => move(index, -1, 'up')}>
+                  <button type="button" data-move={`${entry.id}:up`} aria-label={`Move ${label} up`} aria-disabled={index === 0 ? 'true' : undefined} onClick={() => move(index, -1, 'up')}>
                     Up
                   </button>
                   <button
                     type="button"
                     data-move={`${entry.id}:down`}
                     aria-label={`Move ${label} down`}
-                    disabled={index === draft.length - 1}
+                    aria-disabled={index === draft.length - 1 ? 'true' : undefined}
                     onClick={() => move(index, 1, 'down')}
                   >
                     Down
@@ -139,6 +143,9 @@ function CustomizeDialog(props: { open: boolean; arrangement: Arrangement; previ
             )
           })}
         </ol>
+        <p role="status" class="visually-hidden">
+          {moveNote}
+        </p>
         {failure && <ErrorView failure={failure} />}
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
