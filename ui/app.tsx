@@ -207,7 +207,11 @@ function Shell() {
   useMenuDismissal(menuOpen, closeMenu, menuButton, [topBar, nav])
   const found = findRoute(path)
   const links = NAV.filter((link) => (!link.admin || isAdmin()) && (!link.needs || hasUpstream(link.needs)))
-  const activeHref = [...links].reverse().find((link) => path === link.href || path.startsWith(link.href + '/'))?.href
+  // The page shown, or a page under it (an identity under Identities); Overview only itself. A view
+  // that is no page of the menu (not found, no access, not configured) marks none.
+  const shownAsPage = found !== null && !(found.route.admin && !isAdmin()) && !(found.route.needs && !hasUpstream(found.route.needs))
+  const trimmed = path.length > 1 ? path.replace(/\/+$/, '') : path
+  const activeHref = shownAsPage ? links.find((link) => trimmed === link.href || (link.href !== '/dashboard' && trimmed.startsWith(link.href + '/')))?.href : undefined
 
   let content
   if (!found) content = <NotFound />

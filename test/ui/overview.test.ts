@@ -49,9 +49,19 @@ test('the Main navigation lists the admin pages in order; an unknown path shows 
   const { page } = admin
   const nav = page.getByRole('navigation', { name: 'Main' })
   expect(await nav.getByRole('link').allTextContents()).toEqual(['Overview', 'Identities', 'Sessions', 'Messages', 'OAuth clients', 'Settings', 'Audit log', 'Security'])
+  // The link of the page shown is the current one: Overview only for itself, a section for its pages too.
+  const current = () => nav.locator('[aria-current="page"]').allTextContents()
+  await page.goto(url('/dashboard/'))
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+  expect(await current()).toEqual(['Overview'])
+  const identity = [...harness.sandbox.kratos.identities.values()].find((candidate) => candidate.traits.email === 'user02@example.test')!
+  await page.goto(url(`/dashboard/identities/${identity.id}`))
+  await page.getByRole('heading', { level: 1, name: 'user02@example.test' }).waitFor()
+  expect(await current()).toEqual(['Identities'])
   await page.goto(url('/dashboard/no/such/page'))
   await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor()
   await page.waitForFunction((title) => document.title === title, 'Page not found · admin-dashboard')
+  expect(await current()).toEqual([])
 })
 
 test('the theme choice is remembered', async () => {
@@ -371,6 +381,8 @@ test('a viewer sees only Overview, and a direct visit to an admin page says no a
 
     await page.goto(url('/dashboard/identities'))
     await page.getByRole('heading', { level: 1, name: 'No access' }).waitFor()
+    // Not the overview's page: no link is the current one.
+    expect(await page.getByRole('navigation', { name: 'Main' }).locator('[aria-current="page"]').count()).toBe(0)
     await page.goto(url('/dashboard/identities/00000000-0000-4000-8000-000000000000'))
     await page.getByRole('heading', { level: 1, name: 'No access' }).waitFor()
     const adminRoutes = requests.filter((path) => /^\/api\/(config|identities|security|settings|encrypt|idp-admin|iam-idp-admin|oauth-admin)(\/|$)/.test(path))
