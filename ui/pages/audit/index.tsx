@@ -8,6 +8,7 @@ import { Heading } from '../../components/heading.tsx'
 import { Region, useLoad } from '../../components/load.tsx'
 import { Time } from '../../components/time.tsx'
 import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
+import { config, hasUpstream } from '../../session.ts'
 
 const PAGE = 50
 const ACTIONS = ['login', 'logout', 'identity_search', 'sessions_revoke', 'proxy_write', 'settings_write', 'settings_delete', 'settings_decrypt_read', 'settings_reencrypt'].map(
@@ -33,9 +34,16 @@ function actionOf(event: AuditEvent): string {
   return event.action === 'proxy_write' && typeof method === 'string' ? `${words} (${method})` : words
 }
 
+/**
+ * Actors, and the identities whose dashboard sessions ended, live in the login identity store: a
+ * link to the identity pages only when those show that store (not when the admins have a Kratos
+ * of their own, nor without a managed Kratos at all).
+ */
+const loginStoreShown = () => hasUpstream('kratos') && config.value?.upstreams['iam-idp-admin'] !== true
+
 function IdentityRef({ value }: { value: string | null }) {
   if (!value) return <>—</>
-  if (!UUID.test(value)) return <>{value}</>
+  if (!UUID.test(value) || !loginStoreShown()) return <>{value}</>
   return <a href={`/dashboard/identities/${encodeURIComponent(value)}`}>{value}</a>
 }
 
