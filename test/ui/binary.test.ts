@@ -252,7 +252,7 @@ test('from the executable: read the posture, end an identity’s dashboard sessi
   const form = page.getByRole('region', { name: 'End dashboard sessions' })
   await form.getByRole('textbox', { name: 'Identity ID' }).fill(someone.id)
   await form.getByRole('button', { name: 'End dashboard sessions' }).click()
-  await page.getByRole('dialog', { name: 'End dashboard sessions?' }).getByRole('button', { name: 'End sessions' }).click()
+  await page.getByRole('dialog', { name: 'End dashboard sessions?' }).getByRole('button', { name: 'End dashboard sessions' }).click()
   await page.getByRole('status').getByText(`Every dashboard session of ${someone.id} has ended.`).waitFor()
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click()

@@ -296,8 +296,8 @@ test('Revoke all sessions and End dashboard sessions, each pressed twice, reach 
     const ending = admin.page.getByRole('dialog', { name: 'End dashboard sessions?' })
     await ending.getByText('Every dashboard session of user11@example.test stops working now.').waitFor()
     // Someone else's: nothing about the operator's own session.
-    expect(await ending.getByText(/includes yours/).count()).toBe(0)
-    await ending.getByRole('button', { name: 'End sessions' }).dblclick()
+    expect(await ending.getByText(/your own identity/).count()).toBe(0)
+    await ending.getByRole('button', { name: 'End dashboard sessions' }).dblclick()
     await admin.page.getByRole('status').getByText('Dashboard sessions of this identity ended.').waitFor()
     await ending.waitFor({ state: 'hidden' })
   } finally {
@@ -502,7 +502,7 @@ test('an admin ending their own dashboard sessions is told first that theirs end
   const opener = admin.page.getByRole('button', { name: 'End dashboard sessions' })
   await opener.click()
   const dialog = admin.page.getByRole('dialog', { name: 'End dashboard sessions?' })
-  await dialog.getByText('That includes yours in this browser: you go through the sign-in again.').waitFor()
+  await dialog.getByText('That is your own identity: your session in this browser ends too, and you go through the sign-in again.').waitFor()
   await dialog.getByRole('button', { name: 'Cancel' }).click()
   await dialog.waitFor({ state: 'hidden' })
   expect(await admin.page.evaluate(() => document.activeElement?.textContent)).toBe('End dashboard sessions')
@@ -511,7 +511,7 @@ test('an admin ending their own dashboard sessions is told first that theirs end
 
   const oldCookie = (await admin.context.cookies(sandbox.url)).find((cookie) => cookie.name === 'admin-session')!.value
   await opener.click()
-  await dialog.getByRole('button', { name: 'End sessions' }).click()
+  await dialog.getByRole('button', { name: 'End dashboard sessions' }).click()
   // Through the sign-in: the provider asks, or still knows this browser and sends it straight back
   // with a new session.
   const newSession = async () => (await admin.context.cookies(sandbox.url)).find((cookie) => cookie.name === 'admin-session')?.value

@@ -425,6 +425,8 @@ test('the audit log filters by action and by actor; an actor links to its identi
   await admin.page.getByRole('textbox', { name: 'Actor (identity ID)' }).fill('not an id')
   await admin.page.getByRole('button', { name: 'Filter' }).click()
   await admin.page.getByText('Enter an identity ID (a UUID), or leave it empty for everyone.').waitFor()
+  // Focus goes from Filter to the field that says why.
+  expect(await admin.page.evaluate(() => [document.activeElement?.id, document.activeElement?.getAttribute('aria-describedby')])).toEqual(['audit-actor', 'audit-actor-error'])
   await admin.page.getByRole('textbox', { name: 'Actor (identity ID)' }).fill(adminId)
   const filtered = admin.page.waitForResponse((r) => new URL(r.url()).pathname === '/api/security/audit' && new URL(r.url()).searchParams.get('actor') === adminId)
   await admin.page.getByRole('button', { name: 'Filter' }).click()
@@ -490,11 +492,21 @@ test('End dashboard sessions signs that identity out of its open browser', async
     const form = admin.page.getByRole('region', { name: 'End dashboard sessions' })
     await form.getByRole('button', { name: 'End dashboard sessions' }).click()
     await form.getByText(/Enter an identity ID/).waitFor()
+    // Focus goes to the field that says why, so the reason is read out with it.
+    expect(await admin.page.evaluate(() => [document.activeElement?.id, document.activeElement?.getAttribute('aria-describedby')])).toEqual(['end-sessions-id', 'end-sessions-error'])
+    // The operator's own identity: the question says their own session ends too; Cancel keeps it.
+    await form.getByRole('textbox', { name: 'Identity ID' }).fill(identityIdOf(SANDBOX_USERS.admin).toUpperCase())
+    await form.getByRole('button', { name: 'End dashboard sessions' }).click()
+    const own = admin.page.getByRole('dialog', { name: 'End dashboard sessions?' })
+    await own.getByText('That is your own identity: your session in this browser ends too, and you go through the sign-in again.').waitFor()
+    await own.getByRole('button', { name: 'Cancel' }).click()
+    await own.waitFor({ state: 'hidden' })
     const viewerId = identityIdOf(SANDBOX_USERS.viewer)
     await form.getByRole('textbox', { name: 'Identity ID' }).fill(viewerId)
     await form.getByRole('button', { name: 'End dashboard sessions' }).click()
     const dialog = admin.page.getByRole('dialog', { name: 'End dashboard sessions?' })
-    await dialog.getByRole('button', { name: 'End sessions' }).click()
+    expect(await dialog.getByText(/your own identity/).count()).toBe(0)
+    await dialog.getByRole('button', { name: 'End dashboard sessions' }).click()
     await admin.page.getByRole('status').getByText(`Every dashboard session of ${viewerId} has ended.`).waitFor()
     // The viewer's cookie is refused from now on; the viewer's browser, on its next request, is
     // refused too and sent to sign in (the provider may sign it in again at once: that is a new session).

@@ -9,6 +9,7 @@ import { Region, useLoad } from '../../components/load.tsx'
 import { Time } from '../../components/time.tsx'
 import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
 import { config, hasUpstream } from '../../session.ts'
+import { useFocusFirstInvalid } from '../../components/focus.ts'
 
 const PAGE = 50
 const ACTIONS = ['login', 'logout', 'identity_search', 'sessions_revoke', 'proxy_write', 'settings_write', 'settings_delete', 'settings_decrypt_read', 'settings_reencrypt'].map(
@@ -55,6 +56,7 @@ export function AuditPage() {
   const trail = (queryParam('trail') ?? '').split(TRAIL_SEPARATOR).filter(Boolean)
   const [actorText, setActorText] = useQueryText(actor)
   const [actorError, setActorError] = useState<string | null>(null)
+  const focusFirstInvalid = useFocusFirstInvalid()
   const [loaded, retry] = useLoad(
     () => api.auditPage({ limit: PAGE, before: before || undefined, action: action || undefined, actor: actor || undefined }),
     [search],
@@ -62,7 +64,10 @@ export function AuditPage() {
   const filterByActor = (event: Event) => {
     event.preventDefault()
     const value = actorText.trim()
-    if (value !== '' && !UUID.test(value)) return setActorError('Enter an identity ID (a UUID), or leave it empty for everyone.')
+    if (value !== '' && !UUID.test(value)) {
+      setActorError('Enter an identity ID (a UUID), or leave it empty for everyone.')
+      return focusFirstInvalid(event.currentTarget as HTMLFormElement)
+    }
     setActorError(null)
     navigate(withQuery({ actor: value || null, before: null, trail: null }))
   }

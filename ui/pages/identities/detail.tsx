@@ -625,11 +625,11 @@ function SessionsSection({ identity }: { identity: Identity }) {
         <p>
           Every dashboard session of <strong>{primaryIdentifier(identity)}</strong> stops working now. Its sessions in the identity store are not touched.
         </p>
-        {own && <p>That includes yours in this browser: you go through the sign-in again.</p>}
+        {own && <p>That is your own identity: your session in this browser ends too, and you go through the sign-in again.</p>}
         {dashboardFailure && <ErrorView failure={dashboardFailure} />}
         <div class="actions">
           <button type="button" class="danger" disabled={dashboardBusy} onClick={endDashboard}>
-            End sessions
+            End dashboard sessions
           </button>
           <button type="button" onClick={() => setConfirmDashboard(false)}>
             Cancel

@@ -3,12 +3,13 @@
 // ending every dashboard session of an identity.
 import { Fragment } from 'preact'
 import { useState } from 'preact/hooks'
-import { api, type ApiFailure, type PostureCheck, type PublicConfig } from '../../api.ts'
+import { api, sessionGone, type ApiFailure, type PostureCheck, type PublicConfig } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { announce } from '../../components/status.ts'
-import { config } from '../../session.ts'
+import { config, user } from '../../session.ts'
+import { useFocusFirstInvalid } from '../../components/focus.ts'
 
 const VERDICT: Record<PostureCheck['status'], { label: string; class: string }> = {
   pass: { label: 'Pass', class: 'state state-active' },
@@ -110,10 +111,16 @@ function EndSessions() {
   const [error, setError] = useState<string | null>(null)
   const [confirming, setConfirming] = useState(false)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const focusFirstInvalid = useFocusFirstInvalid()
+  // The operator's own identity: ending its dashboard sessions ends the one in this browser too.
+  const own = user.value !== null && identityId.trim().toLowerCase() === user.value.identityId.toLowerCase()
   const ask = (event: Event) => {
     event.preventDefault()
     const value = identityId.trim()
-    if (!UUID.test(value)) return setError('Enter an identity ID (a UUID such as 3f2504e0-4f89-41d3-9a0c-0305e82c3301).')
+    if (!UUID.test(value)) {
+      setError('Enter an identity ID (a UUID such as 3f2504e0-4f89-41d3-9a0c-0305e82c3301).')
+      return focusFirstInvalid(event.currentTarget as HTMLFormElement)
+    }
     setError(null)
     setFailure(null)
     setConfirming(true)
@@ -125,6 +132,8 @@ function EndSessions() {
     setConfirming(false)
     setIdentityId('')
     announce(`Every dashboard session of ${value} has ended.`)
+    // Said in the dialog: the way on is the sign-in, as it would be at the next click.
+    if (own) sessionGone()
   }
   return (
     <section class="card" aria-labelledby="end-sessions-h">
@@ -159,10 +168,11 @@ function EndSessions() {
         <p>
           Every dashboard session of <span class="mono">{identityId.trim()}</span> stops working now.
         </p>
+        {own && <p>That is your own identity: your session in this browser ends too, and you go through the sign-in again.</p>}
         {failure && <ErrorView failure={failure} />}
         <div class="actions">
           <button type="button" class="danger" onClick={end}>
-            End sessions
+            End dashboard sessions
           </button>
           <button type="button" onClick={() => setConfirming(false)}>
             Cancel
