@@ -91,6 +91,13 @@ test('Messages: filter to the abandoned ones, open one, read its body as text an
   expect(statuses.length).toBe(admin.harness.sandbox.kratos.messages.filter((m) => m.status === 'abandoned').length)
   expect(new Set(statuses)).toEqual(new Set(['abandoned']))
   expect(admin.harness.sandbox.kratos.calls.at(-1)?.query.get('status')).toBe('abandoned')
+  // What the filter found is said in the status region (a person using it keeps focus there).
+  await admin.page.getByRole('status').getByText(`${statuses.length} messages shown.`).waitFor()
+  await admin.page.getByRole('searchbox', { name: 'Recipient' }).fill('nobody@example.test')
+  await admin.page.keyboard.press('Enter')
+  await admin.page.getByRole('status').getByText('No message matches this filter.').waitFor()
+  await admin.page.goBack()
+  await admin.page.waitForURL((u) => !u.search.includes('recipient'))
 
   await admin.page.getByRole('link', { name: 'Suspicious newsletter' }).click()
   await admin.page.getByRole('heading', { level: 1, name: 'Suspicious newsletter' }).waitFor()
@@ -178,7 +185,7 @@ test("Messages: newest first, paged with Kratos's sealed page tokens; Previous p
   const last = kratos.messages.splice(kratos.messages.findIndex((message) => message.recipient === newestFirst[50]), 1)
   expect(last.length).toBe(1)
   await admin.page.reload()
-  await admin.page.getByText('No more messages.').waitFor()
+  await admin.page.getByRole('main').getByText('No more messages.').waitFor()
   expect(await admin.page.getByText('No messages.', { exact: true }).count()).toBe(0)
   kratos.messages.push(...last)
   await admin.page.reload()
@@ -357,7 +364,7 @@ test('OAuth clients: a later page whose clients were deleted meanwhile says ther
   for (const id of ids) hydra.clients.delete(id)
   try {
     await admin.page.reload()
-    await admin.page.getByText('No more clients.').waitFor()
+    await admin.page.getByRole('main').getByText('No more clients.').waitFor()
     expect(await admin.page.getByText('There are no OAuth clients yet.').count()).toBe(0)
     await admin.page.getByRole('button', { name: 'Previous page' }).click()
     await table.waitFor()

@@ -421,6 +421,13 @@ test('the audit log filters by action and by actor; an actor links to its identi
   const table = admin.page.getByRole('table')
   await table.getByRole('cell', { name: 'login' }).first().waitFor()
   expect(new Set(await table.locator('tbody tr td:nth-child(3)').allTextContents())).toEqual(new Set(['login']))
+  // Opened from a link: the heading is read out, no result is announced. A filter chosen here is.
+  expect(await admin.page.locator('.status-region').textContent()).toBe('')
+  await admin.page.getByRole('combobox', { name: 'Action' }).selectOption('settings_write')
+  await admin.page.waitForURL(/action=settings_write/)
+  await admin.page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
+  const writes = await table.locator('tbody tr').count()
+  await admin.page.getByRole('status').getByText(`${writes} audit ${writes === 1 ? 'event' : 'events'} shown.`).waitFor()
   await admin.page.getByRole('combobox', { name: 'Action' }).selectOption('')
   await admin.page.getByRole('textbox', { name: 'Actor (identity ID)' }).fill('not an id')
   await admin.page.getByRole('button', { name: 'Filter' }).click()

@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import type { ApiFailure, ApiResult } from '../api.ts'
+import { announce } from './status.ts'
 
 type Loaded<T> = { state: 'loading' } | { state: 'failed'; failure: ApiFailure } | { state: 'ready'; data: T; refreshing?: boolean }
 
@@ -36,6 +37,23 @@ export function useLoad<T>(load: () => Promise<ApiResult<T>>, deps: unknown[]): 
   const replace = useCallback((data: T) => setValue((previous) => ({ key: previous.key, loaded: { state: 'ready', data } })), [])
   const shown = sameDeps(value.key, key) ? value.loaded : (refreshed(value, deps) ?? { state: 'loading' })
   return [shown, retry, replace]
+}
+
+/**
+ * A list read for another query on the same page (a filter, a search, another page) says what it
+ * found in the status region: after a filter or a search focus stays in its control, and nothing
+ * else would tell a person who cannot see the list. The page's first list is read out with its
+ * heading, and a list read again for the same query (after a change) is not said again.
+ */
+export function useResultsAnnounced<T>(loaded: Loaded<T>, query: string, describe: (data: T) => string): void {
+  const said = useRef<string | null>(null)
+  useEffect(() => {
+    if (loaded.state !== 'ready' || loaded.refreshing) return
+    const first = said.current === null
+    if (said.current === query) return
+    said.current = query
+    if (!first) announce(describe(loaded.data))
+  }, [loaded, query])
 }
 
 /** The data shown for the same place while it loads again; null when there is none to keep. */

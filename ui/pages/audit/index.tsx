@@ -5,7 +5,7 @@ import { api, type AuditEvent } from '../../api.ts'
 import { Cell, DataTable, Row } from '../../components/data-table.tsx'
 import { FilterSelect } from '../../components/filter-select.tsx'
 import { Heading } from '../../components/heading.tsx'
-import { Region, useLoad } from '../../components/load.tsx'
+import { Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Time } from '../../components/time.tsx'
 import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
 import { config, hasUpstream } from '../../session.ts'
@@ -61,6 +61,8 @@ export function AuditPage() {
     () => api.auditPage({ limit: PAGE, before: before || undefined, action: action || undefined, actor: actor || undefined }),
     [search],
   )
+  const none = before ? 'No more audit events.' : `No audit event${action || actor ? ' matches this filter' : ''}.`
+  useResultsAnnounced(loaded, search, ({ events }) => (events.length === 0 ? none : `${events.length} audit ${events.length === 1 ? 'event' : 'events'} shown.`))
   const filterByActor = (event: Event) => {
     event.preventDefault()
     const value = actorText.trim()
@@ -120,7 +122,7 @@ export function AuditPage() {
         {({ events, next_before }) => (
           <>
             {events.length === 0 ? (
-              <p class="empty">{before ? 'No more audit events.' : `No audit event${action || actor ? ' matches this filter' : ''}.`}</p>
+              <p class="empty">{none}</p>
             ) : (
               <DataTable caption="Audit events, newest first" columns={['Time', 'Actor', 'Action', 'Target', 'Outcome']}>
                 {events.map((event) => (

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks'
 import { api, type ApiFailure, type Identity } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
-import { ErrorView, Region, useLoad } from '../../components/load.tsx'
+import { ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Cell, DataTable, Row, SelectCell, Wrappable } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { Time } from '../../components/time.tsx'
@@ -36,6 +36,8 @@ export function IdentitiesPage() {
     () => api.identities({ page_size: size, page_token: token || undefined, credentials_identifier: filter || undefined }),
     [search],
   )
+  const none = token ? 'No more identities.' : filter ? `No identity has the identifier “${filter}”.` : 'There are no identities yet.'
+  useResultsAnnounced(loaded, search, ({ identities }) => (identities.length === 0 ? none : `${identities.length} ${identities.length === 1 ? 'identity' : 'identities'} shown.`))
   const [selected, setSelected] = useState<Set<string>>(new Set())
   const [pending, setPending] = useState<BulkAction | null>(null)
   const [working, setWorking] = useState(false)
@@ -139,7 +141,7 @@ export function IdentitiesPage() {
         {(page) =>
           page.identities.length === 0 ? (
             page.skipped === 0 && (
-              <p class="empty">{token ? 'No more identities.' : filter ? `No identity has the identifier “${filter}”.` : 'There are no identities yet.'}</p>
+              <p class="empty">{none}</p>
             )
           ) : (
             <DataTable caption={`Identities, page ${previousTokens.length + 1}`} columns={[{ hidden: 'Selected' }, 'Identifier', 'Name', 'State', 'Created']}>
