@@ -128,6 +128,19 @@ test("an identity's sessions on a 390 px phone: the same, and at 1280 px still a
     const cells = table.getByRole('row').nth(1).getByRole('cell')
     const tops = await cells.evaluateAll((all) => all.map((cell) => Math.round(cell.getBoundingClientRect().top)))
     expect(new Set(tops).size).toBe(1)
+    // An address broken across lines reads as another address: each on one line where there is room.
+    const lines = await table.locator('td.ip').evaluateAll((all) =>
+      all.map((cell) => {
+        const range = document.createRange()
+        range.selectNodeContents(cell.lastChild!)
+        return [cell.textContent, new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size]
+      }),
+    )
+    expect(lines).toEqual([
+      ['2001:db8:85a3::8a2e:370:7334', 1],
+      ['2.16.7.0', 1],
+      ['1.0.16.1', 1],
+    ])
   } finally {
     await admin.page.setViewportSize(DESKTOP)
   }

@@ -54,7 +54,7 @@ export function DeviceCells({ session }: { session: KratosSession }) {
       <Cell label="Device" class="device">
         {device?.user_agent || '—'}
       </Cell>
-      <Cell label="IP address" class="mono">
+      <Cell label="IP address" class="mono ip">
         {device?.ip_address || '—'}
       </Cell>
       <Cell label="Location">{device?.location ? device.location : <Location ip={device?.ip_address} />}</Cell>
