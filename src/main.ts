@@ -13,6 +13,7 @@ import { DATABASE_BUSY, isDatabaseBusy } from './db/database.ts'
 import { StorageUnavailableError, type Storage } from './db/storage.ts'
 import { SettingsCipher } from './settings/cipher.ts'
 import { checkEncryptionKeys, noKeyOpensMessage, type EncryptionKeyCheck } from './settings/key-check.ts'
+import { customDatabaseProblem } from './support/geo.ts'
 
 const USAGE = `admin-dashboard ${VERSION}: the admin dashboard backend for an Ory Kratos + Hydra identity platform.
 
@@ -82,7 +83,15 @@ async function checkConfig(): Promise<Exit> {
   } else {
     process.stdout.write('configuration valid\n')
   }
-  if (!config.encryptionKey) process.stdout.write('note: ENCRYPTION_KEY is not set; encrypted settings are unavailable\n')
+  if (!config.encryptionKey) {
+    process.stdout.write(
+      config.encryptionKeyPrevious
+        ? 'note: ENCRYPTION_KEY is not set; encrypted settings are read with ENCRYPTION_KEY_PREVIOUS, and none can be written\n'
+        : 'note: ENCRYPTION_KEY is not set; encrypted settings are unavailable\n',
+    )
+  }
+  const geo = config.geoipDatabasePath === null ? null : await customDatabaseProblem(config.geoipDatabasePath)
+  if (geo !== null) process.stdout.write(`note: GEOIP_DATABASE_PATH cannot be read as an MMDB database (${geo}); the embedded database answers instead\n`)
   if (keys.check.verdict === 'some_unreadable') {
     const { unreadable, encrypted, keys: names } = keys.check
     process.stdout.write(

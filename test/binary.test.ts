@@ -70,6 +70,30 @@ describe('the compiled binary', () => {
     expect(result.stdout).toContain('OAUTH_ISSUER_URL')
   })
 
+  test('check-config notes a GEOIP_DATABASE_PATH it cannot read (the embedded database answers then), and that only the previous key can only read', async () => {
+    const missing = join(dir, 'geo', 'city.mmdb')
+    const notMmdb = join(dir, 'geo-text.mmdb')
+    writeFileSync(notMmdb, 'not a MaxMind database')
+    const previous = randomKey()
+    const expectations = [
+      [missing, 'note: GEOIP_DATABASE_PATH cannot be read as an MMDB database (ENOENT); the embedded database answers instead'],
+      [notMmdb, 'note: GEOIP_DATABASE_PATH cannot be read as an MMDB database'],
+    ] as const
+    for (const [path, note] of expectations) {
+      const result = await runToEnd([binary, 'check-config'], { ...loginEnv, SESSION_SIGNING_KEY: randomKey(), ENCRYPTION_KEY_PREVIOUS: previous, DATABASE_PATH: join(dir, 'db-geo', 'a.db'), GEOIP_DATABASE_PATH: path })
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain(note)
+      expect(result.stdout).toContain('note: ENCRYPTION_KEY is not set; encrypted settings are read with ENCRYPTION_KEY_PREVIOUS, and none can be written\n')
+      expect(result.stdout + result.stderr).not.toContain(path)
+      expect(result.stdout + result.stderr).not.toContain(previous)
+    }
+    const written = await runToEnd([binary, 'settings', 'set', 'probe.secret', '--encrypted'], { SESSION_SIGNING_KEY: randomKey(), ENCRYPTION_KEY_PREVIOUS: previous, DATABASE_PATH: join(dir, 'db-geo', 'a.db') }, { stdin: 'v' })
+    expect({ code: written.code, stderr: written.stderr }).toEqual({
+      code: 1,
+      stderr: 'admin-dashboard: ENCRYPTION_KEY is not set; encrypted values cannot be written (and, without ENCRYPTION_KEY_PREVIOUS, not read either)\n',
+    })
+  })
+
   test('refuses a corrupt database file with a clear message', async () => {
     const path = join(dir, 'corrupt.db')
     writeFileSync(path, 'this is not an sqlite database, just text '.repeat(200))

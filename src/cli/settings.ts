@@ -223,7 +223,8 @@ function errorCode(error: unknown): string {
 function describeFailure(error: ApiError): string {
   switch (error.code) {
     case 'encryption_unavailable':
-      return 'ENCRYPTION_KEY is not set; encrypted values cannot be written or read'
+      // With only the previous key, values are read with it: only writing needs ENCRYPTION_KEY.
+      return 'ENCRYPTION_KEY is not set; encrypted values cannot be written (and, without ENCRYPTION_KEY_PREVIOUS, not read either)'
     case 'decryption_failed':
       return 'the stored value does not decrypt with ENCRYPTION_KEY or ENCRYPTION_KEY_PREVIOUS'
     case 'database_unavailable':

@@ -36,6 +36,17 @@ async function openMmdb(path: string): Promise<Reader<MmdbRecord>> {
   return new Reader<MmdbRecord>(Buffer.from(bytes))
 }
 
+/** Why GEOIP_DATABASE_PATH cannot serve (an error code or name, never the path), or null when it can: for check-config. */
+export async function customDatabaseProblem(path: string): Promise<string | null> {
+  try {
+    await openMmdb(path)
+    return null
+  } catch (error) {
+    const { code, name } = error as { code?: unknown; name?: unknown }
+    return typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : typeof name === 'string' ? name : 'unreadable'
+  }
+}
+
 interface GeoLocatorOptions {
   /** GEOIP_DATABASE_PATH; null for the embedded database. */
   customPath: string | null
