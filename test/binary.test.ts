@@ -367,9 +367,15 @@ describe('the compiled binary and a database its user cannot write', () => {
       const result = await run(args, env, 'v2')
       expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 1, stderr: CANNOT_WRITE })
     }
-    // A start that could only read makes SQLite's side files, when they are missing, with the
-    // database's mode: read-only too, and they would stay so.
-    for (const suffix of ['-wal', '-shm']) chmodSync(env.DATABASE_PATH + suffix, 0o400)
+    // Nothing was opened for reading only, so nothing was made beside it.
+    for (const suffix of ['-wal', '-shm', '-journal']) expect([suffix, existsSync(env.DATABASE_PATH + suffix)]).toEqual([suffix, false])
+    // What a start that could only read leaves (an older executable did, or another SQLite tool
+    // does): side files made with the database's mode, read-only too, that would stay so.
+    for (const suffix of ['-wal', '-shm']) {
+      writeFileSync(env.DATABASE_PATH + suffix, '')
+      own(env.DATABASE_PATH + suffix)
+      chmodSync(env.DATABASE_PATH + suffix, 0o400)
+    }
     chmodSync(env.DATABASE_PATH, 0o600)
     expect((await run(['check-config'], env)).code).toBe(0)
     const written = await run(['settings', 'set', 'probe.after'], env, 'v3')

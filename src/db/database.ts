@@ -5,7 +5,7 @@
 // the storage's methods then wait without blocking (sqlite-storage.ts).
 
 import { Database } from 'bun:sqlite'
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs'
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { MIGRATIONS } from './migrations.ts'
 
@@ -61,15 +61,22 @@ function restoreSideFiles(path: string): void {
 }
 
 /**
- * SQLite opens a file it may only read without a word, and every write fails later: a write is
- * tried here (in a transaction that is rolled back, so nothing is left of it).
+ * SQLite opens a file it may only read without a word, and every write fails later: what it needs
+ * to write is checked first. The file and its -wal and -shm files where they exist, and the
+ * directory where one of them is still to be made. (Not by a write: that would wait for a lock
+ * another process may hold for a while, and the service starts while one is held.)
  */
-function probeWrite(db: Database): void {
-  db.run('BEGIN IMMEDIATE')
-  try {
-    db.run('CREATE TABLE write_probe (x INTEGER)')
-  } finally {
-    db.run('ROLLBACK')
+function checkWritable(path: string): void {
+  const sideFiles = ['-wal', '-shm'].map((suffix) => path + suffix)
+  const needed = [path, ...sideFiles.filter((file) => existsSync(file))]
+  if (sideFiles.some((file) => !existsSync(file))) needed.push(dirname(path))
+  for (const file of needed) {
+    try {
+      accessSync(file, constants.W_OK)
+    } catch (error) {
+      const code = (error as { code?: string }).code
+      throw Object.assign(new Error('not writable'), { code: code === 'EROFS' ? 'EROFS' : 'SQLITE_READONLY' })
+    }
   }
 }
 
@@ -116,7 +123,7 @@ export function openDatabase(path: string): OpenResult {
   try {
     db = new Database(path, { create: true, strict: true })
     db.run(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`)
-    probeWrite(db)
+    if (path !== ':memory:') checkWritable(path)
     db.run('PRAGMA journal_mode = WAL')
     // FULL: an acknowledged write survives a power cut too, not only a killed process.
     db.run('PRAGMA synchronous = FULL')
