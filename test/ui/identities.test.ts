@@ -274,3 +274,13 @@ test('an admin empties the last page with a bulk delete: it says there are no mo
   expect((await identifiersOnPage()).length).toBeGreaterThan(0)
   expect(admin.problems).toEqual([])
 }, 60_000)
+
+test('a link past the last page (kept too long, without the trail Previous page follows) says there are no more and offers the first page', async () => {
+  await admin.page.goto(admin.url('/dashboard/identities?page_size=50&page_token=ffffffff-ffff-4fff-bfff-fffffffffffe'))
+  const empty = admin.page.getByRole('main').getByText('No more identities.')
+  await empty.waitFor()
+  expect(await admin.page.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true)
+  await admin.page.getByRole('main').getByRole('link', { name: 'Go to the first page' }).click()
+  await admin.page.waitForURL(admin.url('/dashboard/identities?page_size=50'))
+  expect((await identifiersOnPage()).length).toBeGreaterThan(0)
+})

@@ -58,6 +58,8 @@ function adminPages(): Visit[] {
     // A later page with nothing on it (its rows deleted meanwhile, or a link kept too long) says so, not that the list is empty.
     { name: 'identities-past-the-end', path: '/dashboard/identities?page_token=ffffffff-ffff-4fff-bfff-ffffffffffff', heading: 'Identities', shows: 'No more identities.' },
     { name: 'audit-past-the-end', path: '/dashboard/audit?before=1', heading: 'Audit log', shows: 'No more audit events.' },
+    // Hydra's page token names the last client of the page before: one after every id.
+    { name: 'oauth-clients-past-the-end', path: `/dashboard/oauth-clients?page_token=${Buffer.from('c:~').toString('base64url')}`, heading: 'OAuth clients', shows: 'No more clients.' },
   ]
 }
 

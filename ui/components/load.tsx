@@ -99,6 +99,24 @@ export function Region<T>(props: { loaded: Loaded<T>; retry: () => void; label: 
 }
 
 /**
+ * A list with nothing to show, in words; on a later page (its rows deleted meanwhile, a link kept
+ * too long, one without the trail that Previous page follows) with the way to the first page.
+ */
+export function EmptyList({ text, firstPage }: { text: string; firstPage: string | null }) {
+  return (
+    <p class="empty">
+      {text}
+      {firstPage && (
+        <>
+          {' '}
+          <a href={firstPage}>Go to the first page</a>
+        </>
+      )}
+    </p>
+  )
+}
+
+/**
  * A link whose page or filter the service refused: the ways out first, as the same link fails
  * again; Retry stays (every error offers it, ui.md), for a service that refused by mistake.
  */

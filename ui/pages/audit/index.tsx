@@ -5,7 +5,7 @@ import { api, type AuditEvent } from '../../api.ts'
 import { Cell, DataTable, Row } from '../../components/data-table.tsx'
 import { FilterSelect } from '../../components/filter-select.tsx'
 import { Heading } from '../../components/heading.tsx'
-import { Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
+import { EmptyList, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Time } from '../../components/time.tsx'
 import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
 import { config, hasUpstream } from '../../session.ts'
@@ -122,7 +122,7 @@ export function AuditPage() {
         {({ events, next_before }) => (
           <>
             {events.length === 0 ? (
-              <p class="empty">{none}</p>
+              <EmptyList text={none} firstPage={before ? withQuery({ before: null, trail: null }) : null} />
             ) : (
               <DataTable caption="Audit events, newest first" columns={['Time', 'Actor', 'Action', 'Target', 'Outcome']}>
                 {events.map((event) => (

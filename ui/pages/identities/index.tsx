@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks'
 import { api, type ApiFailure, type Identity } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
-import { ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
+import { EmptyList, ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Cell, DataTable, Row, SelectCell, Wrappable } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { Time } from '../../components/time.tsx'
@@ -141,7 +141,7 @@ export function IdentitiesPage() {
         {(page) =>
           page.identities.length === 0 ? (
             page.skipped === 0 && (
-              <p class="empty">{none}</p>
+              <EmptyList text={none} firstPage={token ? withQuery({ page_token: null, trail: null }) : null} />
             )
           ) : (
             <DataTable caption={`Identities, page ${previousTokens.length + 1}`} columns={[{ hidden: 'Selected' }, 'Identifier', 'Name', 'State', 'Created']}>

@@ -6,7 +6,7 @@ import { api, type CourierMessage } from '../../api.ts'
 import { Cell, DataTable, Row, Wrappable } from '../../components/data-table.tsx'
 import { FilterSelect } from '../../components/filter-select.tsx'
 import { Heading } from '../../components/heading.tsx'
-import { Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
+import { EmptyList, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
@@ -32,7 +32,7 @@ export function MessagesPage() {
     () => api.messages({ page_size: paging.size, page_token: paging.token || undefined, status: status || undefined, recipient: recipient || undefined }),
     [location.value.search],
   )
-  const none = paging.page > 1 ? 'No more messages.' : status || recipient ? 'No message matches this filter.' : 'No messages.'
+  const none = paging.token ? 'No more messages.' : status || recipient ? 'No message matches this filter.' : 'No messages.'
   useResultsAnnounced(loaded, location.value.search, ({ items }) => (items.length === 0 ? none : `${items.length} ${items.length === 1 ? 'message' : 'messages'} shown.`))
   return (
     <>
@@ -50,7 +50,7 @@ export function MessagesPage() {
       <Region loaded={loaded} retry={retry} label="messages" place={paging.place(['status', 'recipient'])}>
         {({ items, skipped }) =>
           items.length === 0 ? (
-            skipped === 0 && <p class="empty">{none}</p>
+            skipped === 0 && <EmptyList text={none} firstPage={paging.place([]).firstPage} />
           ) : (
             <DataTable label="Messages" caption="Courier messages, newest first" columns={['Recipient', 'Subject', 'Status', 'Template', 'Created']}>
               {items.map((message) => (

@@ -6,7 +6,7 @@ import { signal } from '@preact/signals'
 import type { ComponentChildren } from 'preact'
 import { api, deleteOutcome, type ApiFailure, type OAuthClient } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
-import { ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
+import { EmptyList, ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Cell, DataTable, Row } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
@@ -86,7 +86,7 @@ export function OAuthClientsPage() {
   const [busy, oneAtATime] = useOneAtATime()
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [loaded, retry] = useLoad(() => api.clients({ page_size: paging.size, page_token: paging.token || undefined, client_name: name || undefined }), [location.value.search])
-  const none = paging.page > 1 ? 'No more clients.' : name ? 'No client has this name.' : 'There are no OAuth clients yet.'
+  const none = paging.token ? 'No more clients.' : name ? 'No client has this name.' : 'There are no OAuth clients yet.'
   useResultsAnnounced(loaded, location.value.search, ({ items }) => (items.length === 0 ? none : `${items.length} ${items.length === 1 ? 'client' : 'clients'} shown.`))
   const create = (draft: ClientDraft) =>
     oneAtATime(async () => {
@@ -122,7 +122,7 @@ export function OAuthClientsPage() {
       <Region loaded={loaded} retry={retry} label="OAuth clients" place={paging.place(['name'])}>
         {({ items, skipped }) =>
           items.length === 0 ? (
-            skipped === 0 && <p class="empty">{none}</p>
+            skipped === 0 && <EmptyList text={none} firstPage={paging.place([]).firstPage} />
           ) : (
             <DataTable label="OAuth clients" caption="OAuth clients" columns={['Name', 'Client ID', 'Type', 'Grant types', 'Created']}>
               {items.map((client) => (

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks'
 import { api, type ApiFailure, type KratosSession } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
-import { ErrorView, Region, useLoad } from '../../components/load.tsx'
+import { EmptyList, ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { ActionsCell, Cell, DataTable, Row, Wrappable } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
@@ -56,7 +56,7 @@ export function SessionsPage() {
       <Region loaded={loaded} retry={retry} label="sessions" place={paging.place([])}>
         {({ items, skipped }) =>
           items.length === 0 ? (
-            skipped === 0 && <p class="empty">{paging.page === 1 ? 'There are no active sessions.' : 'No more sessions.'}</p>
+            skipped === 0 && <EmptyList text={paging.token ? 'No more sessions.' : 'There are no active sessions.'} firstPage={paging.place([]).firstPage} />
           ) : (
             <DataTable label="Active sessions" caption="Active sessions" columns={['Identity', 'Authenticated', 'Expires', 'Device', 'IP address', 'Location', { hidden: 'Actions' }]}>
               {items.map((session) => {
