@@ -492,6 +492,28 @@ test('an identity deleted elsewhere first (another tab, the Kratos CLI): Delete 
   admin.problems.length = 0
 })
 
+test('traits nested deeper than the browser can walk fail their own section, with Retry; the rest of the page still works', async () => {
+  admin.problems.length = 0
+  const { kratos } = admin.harness.sandbox
+  let deep: Record<string, unknown> = { end: true }
+  for (let i = 0; i < 20_000; i++) deep = { next: deep }
+  const person = kratos.addIdentity({ email: 'deep.traits@example.test', profile: deep })
+  await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await admin.page.getByRole('heading', { level: 1, name: 'deep.traits@example.test' }).waitFor()
+  const traits = admin.page.getByRole('region', { name: 'Traits' })
+  await traits.getByRole('alert').getByText('This part of the page cannot be shown').waitFor()
+  await traits.getByRole('button', { name: 'Retry' }).waitFor()
+  // The sections after it are there, and the identity can still be deleted from here.
+  await admin.page.getByRole('region', { name: 'Sessions' }).waitFor()
+  await admin.page.getByRole('button', { name: 'Delete identity' }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Delete identity?' })
+  await dialog.getByRole('textbox', { name: 'Type deep.traits@example.test to confirm' }).fill('deep.traits@example.test')
+  await dialog.getByRole('button', { name: 'Delete', exact: true }).click()
+  await admin.page.waitForURL(admin.url('/dashboard/identities'))
+  expect(kratos.identities.has(person.id)).toBe(false)
+  expect(admin.problems).toEqual([])
+})
+
 // Last in this file: it ends the dashboard sessions of the admin this file signed in.
 test('an admin ending their own dashboard sessions is told first that theirs ends too; Cancel keeps it, and once ended this browser goes through the sign-in', async () => {
   const { sandbox } = admin.harness

@@ -8,6 +8,7 @@ import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { ActionsCell, DataTable, Row } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
+import { Guarded } from '../../components/guarded.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { membersPatch, rebaseMembers, same, staleMembers, valuePatch } from '../../components/json-patch.ts'
@@ -118,10 +119,18 @@ function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: 
         </dl>
         {failure && <ErrorView failure={failure} />}
       </section>
-      <TraitsSection identity={identity} schema={misfit ? null : schema} asJson={asJson} schemaFailure={schemaFailure} retry={retrySchemas} onChange={onChange} />
-      <MetadataSection identity={identity} onChange={onChange} />
-      <AddressesSection identity={identity} />
-      <CredentialsSection identity={identity} onChange={onChange} />
+      <Guarded title="Traits">
+        <TraitsSection identity={identity} schema={misfit ? null : schema} asJson={asJson} schemaFailure={schemaFailure} retry={retrySchemas} onChange={onChange} />
+      </Guarded>
+      <Guarded title="Metadata">
+        <MetadataSection identity={identity} onChange={onChange} />
+      </Guarded>
+      <Guarded title="Addresses">
+        <AddressesSection identity={identity} />
+      </Guarded>
+      <Guarded title="Credentials">
+        <CredentialsSection identity={identity} onChange={onChange} />
+      </Guarded>
       <SessionsSection identity={identity} />
       <RecoverySection identity={identity} />
       <DangerSection identity={identity} />
