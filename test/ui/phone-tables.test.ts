@@ -174,3 +174,34 @@ test("an OAuth client's details on a 390 px phone: a long name such as Post-logo
     await admin.page.setViewportSize(DESKTOP)
   }
 })
+
+test('at 1280 px a hostile unbroken value (a name, a subject, a client name, a made-up IP address) wraps in its cell instead of widening its table; a made-up address is not sent to the geo route', async () => {
+  admin.problems.length = 0
+  const { kratos, hydra } = admin.harness.sandbox
+  const long = 'W'.repeat(3000)
+  const person = kratos.addIdentity({ email: 'wide.values@example.test', name: long })
+  kratos.addSession(person.id, { ip_address: `1.1.1.1&ip=${'9'.repeat(3000)}`, user_agent: 'curl/8.0' }, 0)
+  kratos.addMessage({ recipient: 'wide.values@example.test', subject: long, body: 'Hello', status: 'sent' })
+  hydra.addClient({ client_name: long, redirect_uris: ['https://wide.example.com/callback'] })
+  const geoAsked: string[] = []
+  admin.page.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/api/geo') geoAsked.push(new URL(request.url()).searchParams.get('ip') ?? '')
+  })
+  await admin.page.setViewportSize(DESKTOP)
+  for (const [path, table] of [
+    ['/dashboard/identities?search=wide.values%40example.test', /Identities/],
+    [`/dashboard/identities/${person.id}`, 'Active sessions'],
+    ['/dashboard/sessions', 'Active sessions'],
+    ['/dashboard/messages?recipient=wide.values%40example.test', 'Messages'],
+    [`/dashboard/oauth-clients?name=${long}`, 'OAuth clients'],
+  ] as const) {
+    await admin.page.goto(admin.url(path))
+    const found = admin.page.getByRole('table', { name: table })
+    await found.locator('tbody tr').first().waitFor()
+    await admin.page.waitForFunction(() => document.querySelector('main [aria-busy="true"]') === null)
+    const widths = await found.evaluate((element) => ({ table: element.scrollWidth, room: element.parentElement!.clientWidth }))
+    expect([path, widths.table <= widths.room]).toEqual([path, true])
+  }
+  expect(geoAsked.filter((ip) => ip.includes('&'))).toEqual([])
+  expect(admin.problems).toEqual([])
+})

@@ -30,11 +30,19 @@ function placeNameOf(ip: string): Promise<string | null> {
   return asked
 }
 
+/**
+ * What could be an IP address (IPv4 dotted, or IPv6 hex and colons): only such is shown on one line
+ * and asked about. Kratos records what the client sent; anything else is shown as text, wrapped,
+ * and not sent to the geo route, which would refuse it.
+ */
+const LOOKS_LIKE_IP = /^(?:\d{1,3}(?:\.\d{1,3}){3}|(?=[0-9A-Fa-f:.]*:)[0-9A-Fa-f:.]{2,45})$/
+export const looksLikeIp = (text: string | undefined): text is string => text !== undefined && LOOKS_LIKE_IP.test(text)
+
 /** Where an IP address is, from the geo route; a dash when unknown. */
 export function Location({ ip }: { ip: string | undefined }) {
   const [label, setLabel] = useState<string | null>(null)
   useEffect(() => {
-    if (!ip) return
+    if (!looksLikeIp(ip)) return
     let current = true
     void placeNameOf(ip).then((text) => {
       if (current) setLabel(text)
@@ -54,7 +62,7 @@ export function DeviceCells({ session }: { session: KratosSession }) {
       <Cell label="Device" class="device">
         {device?.user_agent || '—'}
       </Cell>
-      <Cell label="IP address" class="mono ip">
+      <Cell label="IP address" class={looksLikeIp(device?.ip_address) ? 'mono ip' : 'mono'}>
         {device?.ip_address || '—'}
       </Cell>
       <Cell label="Location">{device?.location ? device.location : <Location ip={device?.ip_address} />}</Cell>

@@ -167,7 +167,7 @@ export function IdentitiesPage() {
                         <Wrappable text={identifier} />
                       </a>
                     </Cell>
-                    <Cell label="Name">{displayName(identity) || <span class="muted">—</span>}</Cell>
+                    <Cell label="Name" class="text">{displayName(identity) || <span class="muted">—</span>}</Cell>
                     <Cell label="State">
                       <span class={`state state-${identity.state ?? 'active'}`}>{identity.state === 'inactive' ? 'Inactive' : 'Active'}</span>
                     </Cell>

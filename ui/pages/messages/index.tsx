@@ -58,7 +58,7 @@ export function MessagesPage() {
                   <Cell label="Recipient" class="identifier">
                     <Wrappable text={message.recipient} />
                   </Cell>
-                  <Cell label="Subject">
+                  <Cell label="Subject" class="text">
                     <a href={`/dashboard/messages/${encodeURIComponent(message.id)}`}>
                       {message.hidden && message.subject === undefined ? <span class="muted">Hidden by Kratos</span> : message.subject || '(no subject)'}
                     </a>

@@ -127,7 +127,7 @@ export function OAuthClientsPage() {
             <DataTable label="OAuth clients" caption="OAuth clients" columns={['Name', 'Client ID', 'Type', 'Grant types', 'Created']}>
               {items.map((client) => (
                 <Row key={client.client_id}>
-                  <Cell label="Name">
+                  <Cell label="Name" class="text">
                     <a href={`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`}>{client.client_name || client.client_id}</a>
                   </Cell>
                   <Cell label="Client ID" class="mono identifier">
