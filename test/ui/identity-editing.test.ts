@@ -514,6 +514,37 @@ test('traits nested deeper than the browser can walk fail their own section, wit
   expect(admin.problems).toEqual([])
 })
 
+test('an identifier with characters that hide or turn text around (zero-width, right-to-left override) shows them, so it cannot pass for the admin; its Delete asks for it as shown', async () => {
+  admin.problems.length = 0
+  const { kratos } = admin.harness.sandbox
+  const zeroWidth = kratos.addIdentity({ email: 'adm\u200Bin@example.test', name: 'Ada\u200B Admin' })
+  const turned = kratos.addIdentity({ email: '\u202Etset.elpmaxe@nimda' })
+  kratos.addSession(turned.id, { ip_address: '2.16.7.0', user_agent: 'curl/8.0' }, 0)
+  await admin.page.goto(admin.url(`/dashboard/identities/${turned.id}`))
+  await admin.page.getByRole('heading', { level: 1, name: '⟨U+202E⟩tset.elpmaxe@nimda' }).waitFor()
+  await admin.page.waitForFunction((title) => document.title === title, '⟨U+202E⟩tset.elpmaxe@nimda · admin-dashboard')
+  // The sentence that quotes it reads as written.
+  await admin.page.getByRole('button', { name: 'End dashboard sessions' }).click()
+  const ending = admin.page.getByRole('dialog', { name: 'End dashboard sessions?' })
+  expect(await ending.locator('p').first().textContent()).toBe('Every dashboard session of ⟨U+202E⟩tset.elpmaxe@nimda stops working now. Its sessions in the identity store are not touched.')
+  expect(await ending.evaluate((element) => /[\u202A-\u202E\u2066-\u2069\u200B-\u200F]/.test(element.textContent ?? ''))).toBe(false)
+  await admin.page.keyboard.press('Escape')
+
+  await admin.page.goto(admin.url(`/dashboard/identities/${zeroWidth.id}`))
+  await admin.page.getByRole('heading', { level: 1, name: 'adm⟨U+200B⟩in@example.test' }).waitFor()
+  await admin.page.getByRole('button', { name: 'Delete identity' }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Delete identity?' })
+  const box = dialog.getByRole('textbox', { name: 'Type adm⟨U+200B⟩in@example.test to confirm' })
+  const confirm = dialog.getByRole('button', { name: 'Delete', exact: true })
+  await box.fill('admin@example.test')
+  expect(await confirm.isDisabled()).toBe(true)
+  await box.fill('adm⟨U+200B⟩in@example.test')
+  await confirm.click()
+  await admin.page.waitForURL(admin.url('/dashboard/identities'))
+  expect([kratos.identities.has(zeroWidth.id), [...kratos.identities.values()].some((identity) => identity.traits.email === 'admin@example.test')]).toEqual([false, true])
+  expect(admin.problems).toEqual([])
+})
+
 // Last in this file: it ends the dashboard sessions of the admin this file signed in.
 test('an admin ending their own dashboard sessions is told first that theirs ends too; Cancel keeps it, and once ended this browser goes through the sign-in', async () => {
   const { sandbox } = admin.harness

@@ -373,3 +373,18 @@ test('OAuth clients: a later page whose clients were deleted meanwhile says ther
     for (const client of removed) hydra.clients.set(client.client_id, client)
   }
 })
+
+test('OAuth clients: a client name that turns text around shows the character that does it, on its page and in its Delete question', async () => {
+  admin.problems.length = 0
+  const { hydra } = admin.harness.sandbox
+  const client = hydra.addClient({ client_name: '\u202Elatrop remotsuC', redirect_uris: ['https://turned.example.com/callback'] })
+  await admin.page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
+  await admin.page.getByRole('heading', { level: 1, name: '⟨U+202E⟩latrop remotsuC' }).waitFor()
+  await admin.page.getByRole('button', { name: 'Delete client' }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Delete client?' })
+  await dialog.waitFor()
+  expect(await dialog.evaluate((element) => /[\u202A-\u202E\u2066-\u2069]/.test(element.textContent ?? ''))).toBe(false)
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+  hydra.clients.delete(client.client_id)
+  expect(admin.problems).toEqual([])
+})

@@ -1,10 +1,16 @@
 // How an identity is named in tables and headings.
 import type { ApiFailure, Identity } from '../../api.ts'
+import { revealHidden } from '../../reveal.ts'
 
 /** The traits that name an identity, in this order; a list of them (a schema with several addresses) is named by its first. */
 const NAMING_TRAITS = ['email', 'username', 'phone', 'emails', 'usernames', 'phones']
 
+/** The identifier that names an identity, with any character that would hide or disguise it made visible (reveal.ts). */
 export function primaryIdentifier(identity: Identity): string {
+  return revealHidden(rawIdentifier(identity))
+}
+
+function rawIdentifier(identity: Identity): string {
   const traits = identity.traits ?? {}
   for (const key of NAMING_TRAITS) {
     const value = traits[key]
@@ -17,10 +23,10 @@ export function primaryIdentifier(identity: Identity): string {
 
 export function displayName(identity: Identity): string {
   const name = identity.traits?.name
-  if (typeof name === 'string') return name
+  if (typeof name === 'string') return revealHidden(name)
   if (name && typeof name === 'object') {
     const parts = name as Record<string, unknown>
-    return [parts.first, parts.last].filter((part) => typeof part === 'string' && part).join(' ')
+    return revealHidden([parts.first, parts.last].filter((part) => typeof part === 'string' && part).join(' '))
   }
   return ''
 }

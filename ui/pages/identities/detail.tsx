@@ -9,6 +9,7 @@ import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { ActionsCell, DataTable, Row } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { Guarded } from '../../components/guarded.tsx'
+import { revealHidden } from '../../reveal.ts'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { membersPatch, rebaseMembers, same, staleMembers, valuePatch } from '../../components/json-patch.ts'
@@ -408,7 +409,7 @@ function AddressesSection({ identity }: { identity: Identity }) {
         <ul class="plain">
           {verifiable.map((address) => (
             <li key={address.value}>
-              {address.value} <span class={address.verified ? 'state state-active' : 'state state-inactive'}>{address.verified ? 'Verified' : 'Not verified'}</span>
+              {revealHidden(address.value)} <span class={address.verified ? 'state state-active' : 'state state-inactive'}>{address.verified ? 'Verified' : 'Not verified'}</span>
             </li>
           ))}
         </ul>
@@ -421,7 +422,7 @@ function AddressesSection({ identity }: { identity: Identity }) {
         <ul class="plain">
           {recovery.map((address) => (
             <li key={address.value}>
-              {address.value} <span class="muted">({address.via})</span>
+              {revealHidden(address.value)} <span class="muted">({address.via})</span>
             </li>
           ))}
         </ul>
@@ -455,7 +456,7 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
         <ul class="plain">
           {credentials.map((credential) => (
             <li key={credential.type}>
-              <strong>{credential.type}</strong>: {(credential.identifiers ?? []).join(', ') || <span class="muted">no identifier</span>}{' '}
+              <strong>{credential.type}</strong>: {revealHidden((credential.identifiers ?? []).join(', ')) || <span class="muted">no identifier</span>}{' '}
               {REMOVABLE_CREDENTIALS.has(credential.type) && (
                 <button type="button" class="danger" aria-label={`Delete ${credential.type} credential`} onClick={() => setPending(credential.type)}>
                   Delete

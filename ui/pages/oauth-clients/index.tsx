@@ -12,6 +12,7 @@ import { Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
+import { revealHidden } from '../../reveal.ts'
 import { announce } from '../../components/status.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { location, navigate, navigateFrom, queryParam, useQueryText } from '../../router.ts'
@@ -77,6 +78,10 @@ const fieldNames = (keys: string[]) => {
   return joined.charAt(0).toUpperCase() + joined.slice(1)
 }
 
+
+/** A client as the pages name it: its name, else its id, with any character that would hide or disguise it made visible. */
+const clientName = (client: OAuthClient) => revealHidden(client.client_name || client.client_id)
+
 export function OAuthClientsPage() {
   const paging = useTokenPaging()
   const name = queryParam('name') ?? ''
@@ -95,7 +100,7 @@ export function OAuthClientsPage() {
       setCreating(false)
       const client = result.data
       if (client.client_secret) createdSecret.value = { clientId: client.client_id, secret: client.client_secret }
-      announce(`Client ${client.client_name || client.client_id} created.`)
+      announce(`Client ${clientName(client)} created.`)
       navigate(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`)
     })
   return (
@@ -128,7 +133,7 @@ export function OAuthClientsPage() {
               {items.map((client) => (
                 <Row key={client.client_id}>
                   <Cell label="Name" class="text">
-                    <a href={`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`}>{client.client_name || client.client_id}</a>
+                    <a href={`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`}>{clientName(client)}</a>
                   </Cell>
                   <Cell label="Client ID" class="mono identifier">
                     {client.client_id}
@@ -156,7 +161,7 @@ export function OAuthClientsPage() {
 export function OAuthClientPage({ params }: { params: Record<string, string> }) {
   const clientId = params.id!
   const [loaded, retry, replace] = useLoad(() => api.client(clientId), [clientId])
-  const title = loaded.state === 'ready' ? loaded.data.client_name || loaded.data.client_id : 'OAuth client'
+  const title = loaded.state === 'ready' ? clientName(loaded.data) : 'OAuth client'
   return (
     <>
       <p class="breadcrumb">
@@ -207,7 +212,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   const [draft, setDraft] = useState<ClientDraft>(() => draftOf(client))
   const [changed, setChanged, stopped] = useChangedNotice(setFailure)
   const saveButton = useRef<HTMLButtonElement>(null)
-  const name = client.client_name || client.client_id
+  const name = clientName(client)
   const startEditing = () => {
     setFailure(null)
     setChanged(null)
@@ -239,7 +244,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       stopEditing()
       const { client_secret: _secret, ...updated } = result.data
       onChange(updated)
-      announce(`Client ${updated.client_name || updated.client_id} saved.`)
+      announce(`Client ${clientName(updated)} saved.`)
     })
   // Reload: the client as stored now, with the edit's other changes kept (the fields that changed
   // meanwhile take the stored value); the operator's own version of those is kept in the notice.
