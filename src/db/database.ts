@@ -75,7 +75,7 @@ function checkWritable(path: string): void {
       accessSync(file, constants.W_OK)
     } catch (error) {
       const code = (error as { code?: string }).code
-      throw Object.assign(new Error('not writable'), { code: code === 'EROFS' ? 'EROFS' : 'SQLITE_READONLY' })
+      throw Object.assign(new Error('not writable'), { code: code === 'EROFS' ? 'EROFS' : 'NOT_WRITABLE' })
     }
   }
 }
@@ -87,7 +87,7 @@ const CORRUPT = 'DATABASE_PATH: the file is not a usable SQLite database (corrup
 /** What went wrong opening the database, in words; corruption only when SQLite says so. */
 function openFailure(error: unknown): string {
   const code = String((error as { code?: unknown } | null)?.code ?? '')
-  if (code.startsWith('SQLITE_READONLY') || code === 'EROFS') return CANNOT_WRITE
+  if (code.startsWith('SQLITE_READONLY') || code === 'NOT_WRITABLE' || code === 'EROFS') return CANNOT_WRITE
   if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_PERM') || code === 'EACCES' || code === 'EPERM') return CANNOT_OPEN
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB' || code === 'QUICK_CHECK') return CORRUPT
   if (code.startsWith('SQLITE_IOERR')) return `DATABASE_PATH: the database file cannot be read or written (${code})`
