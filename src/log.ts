@@ -455,6 +455,27 @@ export function requestLine(f: RequestLine, time: string): string {
 }
 
 /** What may be logged about a caught error: its class and code, never its message (it may hold host names). */
+/**
+ * What an error may be called where its text may not go (a message, a log field): plain tokens
+ * only, never free text that could quote a value. PostgreSQL's SQLSTATE (Bun.SQL's `errno`)…
+ */
+export function sqlstateOf(error: unknown): string | null {
+  const { errno } = (error ?? {}) as { errno?: unknown }
+  return typeof errno === 'string' && /^[0-9A-Z]{5}$/.test(errno) ? errno : null
+}
+
+/** …and a code such as EACCES or SQLITE_READONLY. */
+export function errorCodeOf(error: unknown): string | null {
+  const { code } = (error ?? {}) as { code?: unknown }
+  return typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : null
+}
+
+/** Its code, else its name (RangeError, TypeError), else `fallback`. */
+export function errorLabel(error: unknown, fallback: string): string {
+  const { name } = (error ?? {}) as { name?: unknown }
+  return errorCodeOf(error) ?? (typeof name === 'string' && /^\w{1,64}$/.test(name) ? name : fallback)
+}
+
 export function describeError(error: unknown): ErrorFields {
   if (error instanceof Error) {
     return { error_name: error.name, error_code: (error as { code?: unknown }).code as string | undefined }

@@ -10,7 +10,7 @@ import { loadConfig, type Environment } from '../config.ts'
 import { DATABASE_BUSY, isDatabaseBusy } from '../db/database.ts'
 import { openStorage } from '../db/open.ts'
 import { ApiError } from '../http/errors.ts'
-import { createLogger } from '../log.ts'
+import { createLogger, errorLabel, sqlstateOf } from '../log.ts'
 import { checkEncryptionKeys, noKeyOpensMessage } from '../settings/key-check.ts'
 import { createSettingsService, type SettingsService } from '../settings/service.ts'
 
@@ -214,10 +214,8 @@ function missing(io: CliIo): number {
 
 /** A database error's code (SQLite's, or PostgreSQL's SQLSTATE), or its name. */
 function errorCode(error: unknown): string {
-  const { code, errno, name } = (error ?? {}) as { code?: unknown; errno?: unknown; name?: unknown }
-  if (typeof errno === 'string' && /^[0-9A-Z]{5}$/.test(errno)) return `SQLSTATE ${errno}`
-  if (typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code)) return code
-  return typeof name === 'string' && /^\w{1,64}$/.test(name) ? name : 'unknown error'
+  const sqlstate = sqlstateOf(error)
+  return sqlstate !== null ? `SQLSTATE ${sqlstate}` : errorLabel(error, 'unknown error')
 }
 
 function describeFailure(error: ApiError): string {

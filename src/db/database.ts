@@ -8,6 +8,7 @@ import { Database } from 'bun:sqlite'
 import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { MIGRATIONS } from './migrations.ts'
+import { errorCodeOf, errorLabel } from '../log.ts'
 
 type OpenResult = { ok: true; db: Database } | { ok: false; error: string }
 
@@ -86,13 +87,13 @@ const CORRUPT = 'DATABASE_PATH: the file is not a usable SQLite database (corrup
 
 /** What went wrong opening the database, in words; corruption only when SQLite says so. */
 function openFailure(error: unknown): string {
-  const code = String((error as { code?: unknown } | null)?.code ?? '')
+  const code = errorCodeOf(error) ?? ''
   if (code.startsWith('SQLITE_READONLY') || code === 'NOT_WRITABLE' || code === 'EROFS') return CANNOT_WRITE
   if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_PERM') || code === 'EACCES' || code === 'EPERM') return CANNOT_OPEN
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB' || code === 'QUICK_CHECK') return CORRUPT
   if (code.startsWith('SQLITE_IOERR')) return `DATABASE_PATH: the database file cannot be read or written (${code})`
   if (code.startsWith('SQLITE_FULL')) return 'DATABASE_PATH: the disk is full'
-  return `DATABASE_PATH: the database cannot be opened (${code || (error as Error | null)?.name || 'unknown error'})`
+  return `DATABASE_PATH: the database cannot be opened (${errorLabel(error, 'unknown error')})`
 }
 
 /** The database file and the files SQLite keeps beside it: owner only, whatever they were. */

