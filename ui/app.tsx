@@ -9,7 +9,7 @@ import { useMenuDismissal } from './menu.ts'
 import { statusMessage } from './components/status.ts'
 import { ErrorView } from './components/load.tsx'
 import { Heading, focusHeadingAfterNavigation } from './components/heading.tsx'
-import { findRoute, NAV, type Upstream } from './routes.tsx'
+import { findRoute, NAV, normalPath, type Upstream } from './routes.tsx'
 import type { ApiFailure } from './api.ts'
 
 /** The page shown now, as the sign-in's return_to (the server keeps it only when it is a plain /dashboard path). */
@@ -207,19 +207,18 @@ function Shell() {
   useMenuDismissal(menuOpen, closeMenu, menuButton, [topBar, nav])
   const found = findRoute(path)
   const links = NAV.filter((link) => (!link.admin || isAdmin()) && (!link.needs || hasUpstream(link.needs)))
-  // The page shown, or a page under it (an identity under Identities); Overview only itself. A view
-  // that is no page of the menu (not found, no access, not configured) marks none.
-  const shownAsPage = found !== null && !(found.route.admin && !isAdmin()) && !(found.route.needs && !hasUpstream(found.route.needs))
-  const trimmed = path.length > 1 ? path.replace(/\/+$/, '') : path
-  const activeHref = shownAsPage ? links.find((link) => trimmed === link.href || (link.href !== '/dashboard' && trimmed.startsWith(link.href + '/')))?.href : undefined
-
   let content
+  let activeHref: string | undefined
   if (!found) content = <NotFound />
   else if (found.route.admin && !isAdmin()) content = <NoAccess title={found.route.title} />
   else if (found.route.needs && !hasUpstream(found.route.needs)) content = <NotConfigured title={found.route.title} upstream={found.route.needs} />
   else {
     const Page = found.route.component
     content = <Page params={found.params} />
+    // The page shown, or a page under it (an identity under Identities); Overview only itself. A
+    // view that is no page of the menu (not found, no access, not configured) marks none.
+    const normal = normalPath(path)
+    activeHref = links.find((link) => normal === link.href || (link.href !== '/dashboard' && normal.startsWith(link.href + '/')))?.href
   }
 
   return (

@@ -61,8 +61,11 @@ const ROUTES: Route[] = [
   { match: exact('/dashboard/security'), title: 'Security', admin: true, component: SecurityPage },
 ]
 
+/** A path as routes are matched: without trailing slashes (but `/` itself). */
+export const normalPath = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path)
+
 export function findRoute(path: string): { route: Route; params: Record<string, string> } | null {
-  const normal = path.length > 1 ? path.replace(/\/+$/, '') : path
+  const normal = normalPath(path)
   for (const route of ROUTES) {
     const params = route.match(normal)
     if (params) return { route, params }

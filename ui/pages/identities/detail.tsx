@@ -16,7 +16,7 @@ import { membersPatch, rebaseMembers, same, staleMembers, valuePatch } from '../
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
-import { schemasFrom, user } from '../../session.ts'
+import { isOwnIdentity, OWN_SESSIONS_NOTE, schemasFrom } from '../../session.ts'
 import { location, navigateFrom } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote, traitsText, type AsJsonReason } from '../../components/traits-json.tsx'
@@ -566,8 +566,7 @@ function SessionsSection({ identity }: { identity: Identity }) {
   const [dashboardBusy, oneAtATime] = useOneAtATime()
   const [confirmDashboard, setConfirmDashboard] = useState(false)
   const [dashboardFailure, setDashboardFailure] = useState<ApiFailure | null>(null)
-  // The operator's own identity: ending its dashboard sessions ends the one in this browser too.
-  const own = user.value !== null && user.value.identityId.toLowerCase() === identity.id.toLowerCase()
+  const own = isOwnIdentity(identity.id)
   const endDashboard = () =>
     oneAtATime(async () => {
       const result = await api.endDashboardSessions(identity.id)
@@ -635,7 +634,7 @@ function SessionsSection({ identity }: { identity: Identity }) {
         <p>
           Every dashboard session of <strong>{primaryIdentifier(identity)}</strong> stops working now. Its sessions in the identity store are not touched.
         </p>
-        {own && <p>That is your own identity: your session in this browser ends too, and you go through the sign-in again.</p>}
+        {own && <p>{OWN_SESSIONS_NOTE}</p>}
         {dashboardFailure && <ErrorView failure={dashboardFailure} />}
         <div class="actions">
           <button type="button" class="danger" disabled={dashboardBusy} onClick={endDashboard}>

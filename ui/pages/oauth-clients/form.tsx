@@ -248,6 +248,9 @@ const LIFESPAN_LABELS: Record<ClientLifespan, string> = {
   refresh_token_grant_refresh_token_lifespan: 'Refresh token grant: refresh token',
 }
 
+/** The form's own choices, then any other value of the drafts, each once, in the order met. */
+const withOthers = (own: string[], ...drafts: string[][]) => [...new Set([...own, ...drafts.flat()])]
+
 export function ClientForm(props: {
   draft: ClientDraft
   onDraft: (draft: ClientDraft) => void
@@ -262,13 +265,11 @@ export function ClientForm(props: {
   const { draft, onDraft: setDraft } = props
   const [errors, setErrors] = useState<DraftErrors>({})
   // A grant or response type the client has beyond the form's own (set through Hydra's API: the
-  // device code grant, say) gets a box too, ticked, so that it is seen and can be taken away. Its
-  // box stays once unticked, until the form closes.
-  const [others] = useState(() => ({ grant_types: new Set<string>(), response_types: new Set<string>() }))
-  for (const grant of draft.grant_types) if (!GRANT_TYPES.includes(grant)) others.grant_types.add(grant)
-  for (const type of draft.response_types) if (!RESPONSE_TYPES.includes(type)) others.response_types.add(type)
-  const grantChoices = [...GRANT_TYPES, ...others.grant_types]
-  const responseChoices = [...RESPONSE_TYPES, ...others.response_types]
+  // device code grant, say) gets a box too, ticked, so that it is seen and can be taken away: those
+  // of the draft the form opened with (so an unticked box stays) and of the draft now (a Reload).
+  const [opened] = useState(draft)
+  const grantChoices = withOthers(GRANT_TYPES, opened.grant_types, draft.grant_types)
+  const responseChoices = withOthers(RESPONSE_TYPES, opened.response_types, draft.response_types)
   // Open at first when a lifespan is set; then as the person leaves it (or an error opens it).
   const [lifespansSet] = useState(() => CLIENT_LIFESPANS.some((name) => draft.lifespans[name]))
   const set = <K extends keyof ClientDraft>(key: K, value: ClientDraft[K]) => setDraft({ ...draft, [key]: value })

@@ -8,7 +8,7 @@ import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { announce } from '../../components/status.ts'
-import { config, user } from '../../session.ts'
+import { config, isOwnIdentity, OWN_SESSIONS_NOTE } from '../../session.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 
 const VERDICT: Record<PostureCheck['status'], { label: string; class: string }> = {
@@ -112,8 +112,7 @@ function EndSessions() {
   const [confirming, setConfirming] = useState(false)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const focusFirstInvalid = useFocusFirstInvalid()
-  // The operator's own identity: ending its dashboard sessions ends the one in this browser too.
-  const own = user.value !== null && identityId.trim().toLowerCase() === user.value.identityId.toLowerCase()
+  const own = isOwnIdentity(identityId)
   const ask = (event: Event) => {
     event.preventDefault()
     const value = identityId.trim()
@@ -168,7 +167,7 @@ function EndSessions() {
         <p>
           Every dashboard session of <span class="mono">{identityId.trim()}</span> stops working now.
         </p>
-        {own && <p>That is your own identity: your session in this browser ends too, and you go through the sign-in again.</p>}
+        {own && <p>{OWN_SESSIONS_NOTE}</p>}
         {failure && <ErrorView failure={failure} />}
         <div class="actions">
           <button type="button" class="danger" onClick={end}>
