@@ -346,6 +346,15 @@ describe('the compiled binary and a database its user cannot write', () => {
   const own = (path: string) => asRoot && chownSync(path, NOBODY, NOBODY)
   const run = (args: string[], env: Record<string, string>, stdin?: string) =>
     runToEnd([...(asRoot ? ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups'] : []), join(home, 'admin-dashboard'), ...args], env, stdin === undefined ? {} : { stdin })
+  /** A database in a directory of its own under `home`, owned by that user, with one setting written. */
+  const writtenDatabase = async (name: string) => {
+    const dbDir = join(home, name)
+    mkdirSync(dbDir, { mode: 0o700 })
+    own(dbDir)
+    const env = { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dbDir, 'a.db') }
+    expect((await run(['settings', 'set', 'probe.before'], env, 'v1')).code).toBe(0)
+    return { dbDir, env }
+  }
   const CANNOT_WRITE = 'admin-dashboard: DATABASE_PATH: the database cannot be written (the file, its directory, or its -wal or -shm file is read-only for this user)\n'
 
   beforeAll(() => {
@@ -357,11 +366,7 @@ describe('the compiled binary and a database its user cannot write', () => {
   })
 
   test('a read-only database file is refused at check-config and by the CLI, not opened for reading only; made writable again, it works, its -wal and -shm files included', async () => {
-    const dbDir = join(home, 'readonly-file')
-    mkdirSync(dbDir, { mode: 0o700 })
-    own(dbDir)
-    const env = { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dbDir, 'a.db') }
-    expect((await run(['settings', 'set', 'probe.before'], env, 'v1')).code).toBe(0)
+    const { env } = await writtenDatabase('readonly-file')
     chmodSync(env.DATABASE_PATH, 0o400)
     for (const args of [['check-config'], ['settings', 'set', 'probe.during'], ['settings', 'list']]) {
       const result = await run(args, env, 'v2')
@@ -388,11 +393,7 @@ describe('the compiled binary and a database its user cannot write', () => {
   }, 30_000)
 
   test('a database in a directory its user may not write, or a file it does not own, is said to be unwritable, never corrupt', async () => {
-    const dbDir = join(home, 'readonly-directory')
-    mkdirSync(dbDir, { mode: 0o700 })
-    own(dbDir)
-    const env = { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dbDir, 'a.db') }
-    expect((await run(['settings', 'set', 'probe.before'], env, 'v1')).code).toBe(0)
+    const { dbDir, env } = await writtenDatabase('readonly-directory')
     chmodSync(dbDir, 0o500)
     try {
       const result = await run(['check-config'], env)
@@ -415,11 +416,8 @@ describe('the compiled binary and a database its user cannot write', () => {
   }, 30_000)
 
   test('import-sqlite of a database in a directory its user may not write says why it cannot read it, not that it is corrupt', async () => {
-    const dbDir = join(home, 'import-source')
-    mkdirSync(dbDir, { mode: 0o700 })
-    own(dbDir)
-    const path = join(dbDir, 'a.db')
-    expect((await run(['settings', 'set', 'probe.import'], { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: path }, 'v')).code).toBe(0)
+    const { dbDir, env } = await writtenDatabase('import-source')
+    const path = env.DATABASE_PATH
     for (const suffix of ['-wal', '-shm']) rmSync(path + suffix, { force: true })
     chmodSync(dbDir, 0o500)
     try {

@@ -367,27 +367,38 @@ describe('a write cut off while its transaction is open', () => {
   }, 30_000)
 })
 
-test('once the owner has created the schema, a user that can only read and write the tables runs check-config and the service', async () => {
+/**
+ * A fresh database whose schema its owner has created, and the URL of a new role there that has
+ * only what `grant` (run as the owner, given the role's name) gives it.
+ */
+async function databaseWithRole(prefix: string, grant: (owner: SQL, role: string) => Promise<void>): Promise<URL> {
   const url = await pg.createDatabase()
   const first = await PostgresStorage.open(url)
   if (!first.ok) throw new Error(first.error)
   await first.storage.close()
-  const role = `rw_${Date.now().toString(36)}`
+  const role = `${prefix}_${Date.now().toString(36)}`
   const password = randomKey(18).replace(/[^A-Za-z0-9]/g, 'x')
   const owner = new SQL(url, { max: 1 })
   try {
     await owner.unsafe(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`)
-    await owner.unsafe(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`)
-    await owner.unsafe(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`)
-    await owner.unsafe(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`)
-    const [{ can }] = await owner.unsafe(`SELECT has_schema_privilege('${role}', 'public', 'CREATE') AS can`)
-    expect(can).toBe(false)
+    await grant(owner, role)
   } finally {
     await owner.close()
   }
   const limited = new URL(url)
   limited.username = role
   limited.password = password
+  return limited
+}
+
+test('once the owner has created the schema, a user that can only read and write the tables runs check-config and the service', async () => {
+  const limited = await databaseWithRole('rw', async (owner, role) => {
+    await owner.unsafe(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`)
+    await owner.unsafe(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`)
+    await owner.unsafe(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`)
+    const [{ can }] = await owner.unsafe(`SELECT has_schema_privilege('${role}', 'public', 'CREATE') AS can`)
+    expect(can).toBe(false)
+  })
   const env = { SESSION_SIGNING_KEY: randomKey(), ENCRYPTION_KEY: randomKey(), HOME: process.env.HOME, DATABASE_URL: limited.href }
   const checked = await runToEnd(['bun', join(import.meta.dir, '..', 'src', 'main.ts'), 'check-config'], env)
   expect({ code: checked.code, stderr: checked.stderr }).toEqual({ code: 0, stderr: '' })
@@ -402,22 +413,7 @@ test('once the owner has created the schema, a user that can only read and write
 }, 30_000)
 
 test('the settings command run as a user that may only read: one line with the database\'s code, exit 1, no dump of the error and no value', async () => {
-  const url = await pg.createDatabase()
-  const first = await PostgresStorage.open(url)
-  if (!first.ok) throw new Error(first.error)
-  await first.storage.close()
-  const role = `ro_${Date.now().toString(36)}`
-  const password = randomKey(18).replace(/[^A-Za-z0-9]/g, 'x')
-  const owner = new SQL(url, { max: 1 })
-  try {
-    await owner.unsafe(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`)
-    await owner.unsafe(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`)
-  } finally {
-    await owner.close()
-  }
-  const limited = new URL(url)
-  limited.username = role
-  limited.password = password
+  const limited = await databaseWithRole('ro', (owner, role) => owner.unsafe(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`))
   const env = { SESSION_SIGNING_KEY: randomKey(), ENCRYPTION_KEY: randomKey(), HOME: process.env.HOME, DATABASE_URL: limited.href }
   const main = join(import.meta.dir, '..', 'src', 'main.ts')
   const listed = await runToEnd(['bun', main, 'settings', 'list'], env)
