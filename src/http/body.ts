@@ -36,6 +36,21 @@ export async function readJsonBody(request: Request, contentType: string): Promi
   return parsed
 }
 
+/**
+ * Refuses a JSON object with a top-level field the route does not take, naming the first one
+ * (when it is a plain name, not text to repeat). Elysia drops undeclared fields before the handler
+ * sees them, so without this a typo (`encrypt` for `encrypted`) would store a secret in plaintext
+ * and answer success. Anything that is not an object is left to the route's schema.
+ */
+export function refuseUnknownFields(body: unknown, declared: Readonly<Record<string, unknown>>): void {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return
+  const unknown = Object.keys(body).find((field) => !Object.hasOwn(declared, field))
+  if (unknown === undefined) return
+  const known = Object.keys(declared).join(', ')
+  const which = /^[A-Za-z_][A-Za-z0-9_-]{0,39}$/.test(unknown) ? `Unknown field: ${unknown}.` : 'The request body has a field this route does not take.'
+  throw new ApiError('bad_request', { message: `${which} The fields are: ${known}.` })
+}
+
 /** The deepest nesting of arrays and objects, counted on the raw bytes (strings skipped), without recursion. */
 export function nestingDepth(bytes: Uint8Array): number {
   let depth = 0

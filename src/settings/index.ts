@@ -3,6 +3,7 @@
 
 import { Elysia } from 'elysia'
 import { ApiError } from '../http/errors.ts'
+import { refuseUnknownFields } from '../http/body.ts'
 import { singleParam } from '../http/query.ts'
 import { sessionOf } from '../http/request-context.ts'
 import type { SettingsService } from './service.ts'
@@ -53,12 +54,12 @@ export function settingsRoutes(services: { settings: SettingsService }) {
         set.status = outcome === 'created' ? 201 : 200
         return setting
       },
-      { body: settingWriteBody, headers: settingWriteHeaders },
+      { body: settingWriteBody, headers: settingWriteHeaders, transform: ({ body }) => refuseUnknownFields(body, settingWriteBody.properties) },
     )
     .delete('/api/settings/:key', async ({ params, request, set }) => {
       if (!(await settings.remove(params.key, sessionOf(request).sub))) throw new ApiError('not_found', { message: NO_SUCH_SETTING })
       set.status = 204
       return undefined
     })
-    .post('/api/encrypt', ({ body }) => ({ ciphertext: settings.encryptValue(body.value) }), { body: encryptBody })
+    .post('/api/encrypt', ({ body }) => ({ ciphertext: settings.encryptValue(body.value) }), { body: encryptBody, transform: ({ body }) => refuseUnknownFields(body, encryptBody.properties) })
 }
