@@ -573,6 +573,16 @@ test('PostgreSQL down: a public proxy prefix is forwarded with the API key read 
     } finally {
       await pg.start()
     }
+    // A key deleted (say because it leaked) is forgotten with it: while the database is away again,
+    // the prefix answers 503 instead of sending the deleted key.
+    expect(await within(10_000, async () => (await call(stack, 'DELETE', '/api/settings/proxy.oauth.api_key')).status === 204, 200)).not.toBeNull()
+    await pg.stop()
+    try {
+      await Bun.sleep(1500)
+      expect(await forwarded('/api/oauth/.well-known/openid-configuration')).toEqual({ status: 503, error: 'database_unavailable', authorization: undefined })
+    } finally {
+      await pg.start()
+    }
   } finally {
     await stack.stop()
     await upstream.stop()

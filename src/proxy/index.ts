@@ -20,6 +20,7 @@ import { basePathOf, isUnderBase, joinUpstreamUrl, pathUnderBase, type UpstreamT
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 import { StorageUnavailableError } from '../db/storage.ts'
+import { apiKeySetting } from '../settings/service.ts'
 
 const PLACEHOLDER_BASE = new URL('http://upstream.invalid/')
 const NO_BODY_METHODS = new Set(['GET', 'HEAD'])
@@ -93,6 +94,13 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   // what this process knew last, it goes only to the upstream it is for, and that upstream judges it.
   // The admin prefixes are refused instead (503), as the gate refuses their sessions.
   const lastPublicKey = new Map<ProxyPrefix['name'], string | null>()
+  // A key changed or deleted since (here or, once heard of, by another replica) is forgotten: a key
+  // deleted because it leaked must not go out again while the database is away.
+  settings.onChange((key) => {
+    for (const prefix of PROXY_PREFIXES) {
+      if (!prefix.admin && (key === null || key === apiKeySetting(prefix.name))) lastPublicKey.delete(prefix.name)
+    }
+  })
   const plugin = new Elysia({ name: 'proxy' })
   for (const prefix of PROXY_PREFIXES) {
     plugin.all(prefix.route, async ({ request, set }) => {

@@ -48,7 +48,7 @@ interface SettingsServiceDeps {
 /** The setting that holds each upstream prefix's API key: `proxy.<prefix>.api_key`, made once. */
 const API_KEY_SETTINGS = new Map(UPSTREAM_NAMES.map((name) => [name, `proxy.${name}.api_key`] as const))
 
-function apiKeySetting(prefix: UpstreamName): string {
+export function apiKeySetting(prefix: UpstreamName): string {
   return API_KEY_SETTINGS.get(prefix)!
 }
 
