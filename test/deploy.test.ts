@@ -93,24 +93,77 @@ describe('deployment files', () => {
     expect(balancer).not.toMatch(/ip_hash|sticky|hash \$/)
     expect(balancer).toContain('proxy_next_upstream error timeout;')
     expect(balancer).not.toContain('non_idempotent')
-    const nginx = Bun.which('nginx') ?? '/usr/sbin/nginx'
-    const dir = temporaryDir('balancer-')
-    const cert = await runToEnd(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=admin.example.com', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], {})
-    expect(cert.code).toBe(0)
-    const site = balancer
-      .replace('/etc/ssl/admin-dashboard/fullchain.pem', join(dir, 'cert.pem'))
-      .replace('/etc/ssl/admin-dashboard/privkey.pem', join(dir, 'key.pem'))
-      .replace(/listen (\[::\]:)?443/g, (_, v6) => `listen ${v6 ?? '127.0.0.1:'}18443`)
-    writeFileSync(join(dir, 'site.conf'), site)
-    writeFileSync(
-      join(dir, 'nginx.conf'),
-      `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n  client_body_temp_path ${dir}/body;\n  proxy_temp_path ${dir}/proxy;\n  fastcgi_temp_path ${dir}/fastcgi;\n  uwsgi_temp_path ${dir}/uwsgi;\n  scgi_temp_path ${dir}/scgi;\n  include ${dir}/site.conf;\n}\n`,
-    )
-    const result = await runToEnd([nginx, '-t', '-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], {})
+    const site = await balancerSite(18443)
+    const result = await runToEnd([nginxBinary(), '-t', '-p', site.dir, '-c', site.conf, '-e', join(site.dir, 'error.log')], {})
     expect(result.stderr).toContain('test is successful')
     expect(result.code).toBe(0)
   })
+
+  test('the balancer during a rolling upgrade: a UI asset one replica lacks is fetched from the other; elsewhere a 404 stays a 404', async () => {
+    // Two replicas of different builds: each serves its own hashed asset and 404 for the other's.
+    const replica = (own: string) =>
+      Bun.serve({
+        hostname: '127.0.0.1',
+        port: 0,
+        fetch: (request) => {
+          const path = new URL(request.url).pathname
+          if (path === `/dashboard/assets/${own}`) return new Response(`body of ${own}`)
+          return Response.json({ error: 'not_found' }, { status: 404 })
+        },
+      })
+    const [old, updated] = [replica('main.old11111.js'), replica('main.new22222.js')]
+    const port = freePort()
+    const site = await balancerSite(port, [old.port!, updated.port!])
+    const nginx = Bun.spawn([nginxBinary(), '-p', site.dir, '-c', site.conf, '-e', join(site.dir, 'error.log'), '-g', 'daemon off;'], { stderr: 'pipe' })
+    try {
+      const get = async (path: string) => {
+        for (let attempt = 0; ; attempt++) {
+          try {
+            const response = await fetch(`https://127.0.0.1:${port}${path}`, { headers: { host: 'admin.example.com' }, tls: { rejectUnauthorized: false } })
+            return { status: response.status, body: await response.text() }
+          } catch (error) {
+            if (attempt > 50) throw error
+            await Bun.sleep(50)
+          }
+        }
+      }
+      // Round robin would send every other request to the replica without the asset.
+      for (const asset of ['main.old11111.js', 'main.new22222.js']) {
+        for (let i = 0; i < 4; i++) expect(await get(`/dashboard/assets/${asset}`)).toEqual({ status: 200, body: `body of ${asset}` })
+      }
+      expect((await get('/dashboard/assets/main.nowhere0.js')).status).toBe(404)
+      expect((await get('/api/no-such-route')).status).toBe(404)
+    } finally {
+      nginx.kill('SIGTERM')
+      await nginx.exited
+      old.stop(true)
+      updated.stop(true)
+    }
+  })
 })
+
+function nginxBinary(): string {
+  return Bun.which('nginx') ?? '/usr/sbin/nginx'
+}
+
+/** The shipped balancer site, with a throw-away certificate, listening on `port`, over `replicas` when given. */
+async function balancerSite(port: number, replicas?: number[]): Promise<{ dir: string; conf: string }> {
+  const dir = temporaryDir('balancer-')
+  const cert = await runToEnd(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=admin.example.com', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], {})
+  expect(cert.code).toBe(0)
+  let site = balancer
+    .replace('/etc/ssl/admin-dashboard/fullchain.pem', join(dir, 'cert.pem'))
+    .replace('/etc/ssl/admin-dashboard/privkey.pem', join(dir, 'key.pem'))
+    .replace(/listen (\[::\]:)?443 ssl;\n/g, (_, v6) => (v6 ? '' : `listen 127.0.0.1:${port} ssl;\n`))
+  if (replicas) site = site.replace('127.0.0.1:3001', `127.0.0.1:${replicas[0]}`).replace('127.0.0.1:3002', `127.0.0.1:${replicas[1]}`)
+  writeFileSync(join(dir, 'site.conf'), site)
+  const conf = join(dir, 'nginx.conf')
+  writeFileSync(
+    conf,
+    `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n  client_body_temp_path ${dir}/body;\n  proxy_temp_path ${dir}/proxy;\n  fastcgi_temp_path ${dir}/fastcgi;\n  uwsgi_temp_path ${dir}/uwsgi;\n  scgi_temp_path ${dir}/scgi;\n  include ${dir}/site.conf;\n}\n`,
+  )
+  return { dir, conf }
+}
 
 function systemdAnalyze(): string {
   const path = Bun.which('systemd-analyze')
