@@ -478,7 +478,9 @@ export function errorLabel(error: unknown, fallback: string): string {
 
 export function describeError(error: unknown): ErrorFields {
   if (error instanceof Error) {
-    return { error_name: error.name, error_code: (error as { code?: unknown }).code as string | undefined }
+    // Only a text code (ECONNREFUSED, SQLITE_FULL, 28P01): a DOMException's legacy number means nothing here, and one field has one type.
+    const code = (error as { code?: unknown }).code
+    return { error_name: error.name, error_code: typeof code === 'string' ? code : undefined }
   }
   return { error_name: typeof error }
 }

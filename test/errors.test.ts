@@ -117,6 +117,8 @@ describe('the envelope for every failure', () => {
     expect(text).not.toContain('ECONNREFUSED')
     const logged = logLines.find((line) => line.includes('unhandled_error'))!
     expect(logged).toContain('/api/probe/throw')
+    // The line that explains the 500 names the request the client was answered for.
+    expect(JSON.parse(logged).request_id).toBe(response.headers.get('x-request-id'))
     expect(logged).not.toContain('db.internal')
   })
   test('a thrown status-like value → its client error envelope', async () => {

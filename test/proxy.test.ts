@@ -344,6 +344,12 @@ describe('upstream behaviour', () => {
     const response = await fetch(`${stack.service.url}/api/idp/slow`)
     expect(response.status).toBe(504)
     expect((await response.json()).error).toBe('gateway_timeout')
+    // The cause's line names the request; its code is text or absent (a DOMException's legacy
+    // number, 23 here, would give the field two types in a log store).
+    const id = response.headers.get('x-request-id')
+    const line = stack.service.logLines.map((entry) => JSON.parse(entry) as Record<string, unknown>).find((entry) => entry.event === 'proxy_failed' && entry.request_id === id)
+    expect(line).toMatchObject({ failure: 'timeout', error_name: 'TimeoutError' })
+    expect(line!.error_code).toBeUndefined()
   })
 
   test('a refused port → 502 bad_gateway', async () => {
@@ -397,7 +403,7 @@ describe('upstream behaviour', () => {
       expect(await response.json()).toMatchObject({ error: 'proxy_error' })
       expect(response.headers.get('x-smuggled')).toBeNull()
       const line = service.logLines.map((entry) => JSON.parse(entry) as Record<string, unknown>).find((entry) => entry.event === 'proxy_failed')
-      expect(line).toMatchObject({ failure: 'invalid_response', error_name: 'UpstreamProtocolError' })
+      expect(line).toMatchObject({ failure: 'invalid_response', error_name: 'UpstreamProtocolError', request_id: response.headers.get('x-request-id') })
     })
   })
 

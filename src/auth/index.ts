@@ -9,6 +9,7 @@ import { afterCheck, type SessionCheck } from '../session/verifier.ts'
 import { missingLoginVariables } from '../config.ts'
 import { ApiError, errorResponse } from '../http/errors.ts'
 import { noteOn } from '../http/request-notes.ts'
+import { requestIdOf } from '../http/request-context.ts'
 import { prepared } from '../http/plain-answer.ts'
 import type { DirectHandler } from '../http/direct.ts'
 import { isCrossSiteWrite } from '../http/gate.ts'
@@ -157,7 +158,7 @@ export function authRoutes(
         return await finishLogin(client, url, expectedState, codeVerifier, returnToCookie)
       } catch (error) {
         if (error instanceof ApiError) return fail(error)
-        log.error('unhandled_error', { path: '/api/auth/callback', ...describeError(error) })
+        log.error('unhandled_error', { request_id: requestIdOf(request), path: '/api/auth/callback', ...describeError(error) })
         return fail(new ApiError('internal_error'))
       }
     })

@@ -3,7 +3,7 @@
 
 import { ApiError, errorCodeOf, errorResponse, type ErrorCode } from './errors.ts'
 import { noteOn } from './request-notes.ts'
-import { pathnameOf } from './request-context.ts'
+import { pathnameOf, requestIdOf } from './request-context.ts'
 import { describeError, type Logger } from '../log.ts'
 import { isDatabaseBusy } from '../db/database.ts'
 
@@ -81,13 +81,13 @@ function enveloped(log: Logger, allowedMethods: (path: string) => string[]) {
       // SQLite gave up waiting for a lock another process holds (the CLI, a second service, a
       // shell): nothing was written, and trying again later can succeed, as with PostgreSQL.
       if (isDatabaseBusy(error)) {
-        log.warn('database_busy', { path: pathnameOf(request) })
+        log.warn('database_busy', { request_id: requestIdOf(request), path: pathnameOf(request) })
         return errorResponse('database_unavailable')
       }
       const status = statusOf(error)
       if (status === 413) return errorResponse('payload_too_large')
       if (status !== undefined && status >= 400 && status < 500) return errorResponse(clientErrorCode(status))
-      log.error('unhandled_error', { path: pathnameOf(request), ...describeError(error) })
+      log.error('unhandled_error', { request_id: requestIdOf(request), path: pathnameOf(request), ...describeError(error) })
       return errorResponse('internal_error')
     } catch {
       return errorResponse('internal_error')

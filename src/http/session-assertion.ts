@@ -5,7 +5,7 @@
 
 import { accessOfRoute, requirementOf, type Requirement } from './access.ts'
 import { ApiError } from './errors.ts'
-import { attachedSession } from './request-context.ts'
+import { attachedSession, requestIdOf } from './request-context.ts'
 import type { Logger } from '../log.ts'
 
 export function createSessionAssertion(log: Logger) {
@@ -24,7 +24,7 @@ export function createSessionAssertion(log: Logger) {
     const session = attachedSession(request)
     if (session && (requirement === 'session' || session.role === 'admin')) return
     // A bug, never an expected outcome: the suite fails on this line (test/support/service.ts).
-    log.error('handler_without_session', { route, method: request.method })
+    log.error('handler_without_session', { request_id: requestIdOf(request), route, method: request.method })
     throw new ApiError('internal_error')
   }
 }

@@ -128,7 +128,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
     // A path that could leave the upstream is refused whether or not the upstream is configured.
     const joined = joinUpstreamUrl(config.upstreams[prefix.name] ?? PLACEHOLDER_BASE, rest, search)
     if (!joined.ok) {
-      log.warn('proxy_refused', { prefix: prefix.name, reason: joined.reason })
+      log.warn('proxy_refused', { request_id: requestIdOf(request), prefix: prefix.name, reason: joined.reason })
       throw new ApiError('bad_request', { message: 'The path cannot be forwarded.' })
     }
     const base = config.upstreams[prefix.name]
@@ -170,7 +170,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
       deadline.stop()
       if (error instanceof BodyTooLarge || (error as { cause?: unknown }).cause instanceof BodyTooLarge) throw new ApiError('payload_too_large')
       const failure = classifyFailure(error, deadline.aborted)
-      log.warn('proxy_failed', { prefix: prefix.name, method: request.method, failure: failure.class, ...describeError(error) })
+      log.warn('proxy_failed', { request_id: requestIdOf(request), prefix: prefix.name, method: request.method, failure: failure.class, ...describeError(error) })
       noteOn(request, { upstream_failure: failure.class })
       if (prefix.admin) await auditWrite(prefix, request, pathUnderBase(target.url, target.base), null, failure.class)
       throw new ApiError(failure.code)
@@ -216,7 +216,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
       if (deleted && (prefix.name === 'idp-admin' || prefix.name === 'iam-idp-admin')) {
         // Erasing an identity ends its dashboard sessions now, not at the next presence check.
         // The upstream's answer stands even when this cannot be recorded; the erasure check still catches it.
-        await services.endSessionsOf(decodeURIComponent(deleted[1]!)).catch((error: unknown) => log.error('end_sessions_failed', describeError(error)))
+        await services.endSessionsOf(decodeURIComponent(deleted[1]!)).catch((error: unknown) => log.error('end_sessions_failed', { request_id: requestIdOf(request), ...describeError(error) }))
       }
     }
     await auditWrite(prefix, request, pathUnderBase(url, base), upstream.status, upstream.status < 400 ? 'ok' : 'upstream_refused')
@@ -248,7 +248,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
       await services.audit.record('proxy_write', attachedSession(request)?.sub ?? null, path, { prefix: prefix.name, method: request.method, status, outcome })
     } catch (error) {
       // The upstream has already acted: its answer still goes back; the missing event is logged loudly.
-      log.error('audit_write_failed', { action: 'proxy_write', prefix: prefix.name, ...describeError(error) })
+      log.error('audit_write_failed', { request_id: requestIdOf(request), action: 'proxy_write', prefix: prefix.name, ...describeError(error) })
     }
   }
 }
