@@ -266,12 +266,20 @@ describe('the callback refuses', () => {
       expect(body.hint).toContain('administrator')
       expect(setCookies(response).has('admin-session')).toBe(false)
     }
+    // Each refusal is in the trail, by the identity the provider signed in (an operator wants to see who tried).
+    const events = await service.services.audit.list({ limit: 2, action: 'login' })
+    expect(events.map((e) => ({ actor: e.actor, target: e.target, detail: e.detail }))).toEqual([
+      { actor: people.badrole!.id, target: null, detail: { outcome: 'refused', reason: 'no_role' } },
+      { actor: people.norole!.id, target: null, detail: { outcome: 'refused', reason: 'no_role' } },
+    ])
   })
 
   test('a subject with no identity in the store → 403 forbidden and no session', async () => {
     const { response } = await loginAs('ghost@example.test')
     expect(response.status).toBe(403)
     expect(setCookies(response).has('admin-session')).toBe(false)
+    const [event] = await service.services.audit.list({ limit: 1, action: 'login' })
+    expect({ actor: event!.actor, detail: event!.detail }).toEqual({ actor: '3f9c0a5e-0000-4000-8000-00000000dead', detail: { outcome: 'refused', reason: 'unknown_identity' } })
   })
 })
 

@@ -99,6 +99,19 @@ export function authRoutes(
     return loginClient
   }
 
+  /**
+   * Someone the provider signed in, refused here: in the audit trail (an operator wants to see who
+   * tried), then the 403. The refusal stands when the event cannot be written.
+   */
+  const refused = async (subject: string, reason: 'unknown_identity' | 'no_role'): Promise<ApiError> => {
+    try {
+      await audit.record('login', subject, null, { outcome: 'refused', reason })
+    } catch (error) {
+      log.error('audit_write_failed', { action: 'login', ...describeError(error) })
+    }
+    return noRole()
+  }
+
   /** The callback after its state check: the code exchange, the role, the session cookie. A failure is thrown. */
   const finishLogin = async (client: LoginClient, url: URL, expectedState: string, codeVerifier: string, returnToCookie: string | undefined): Promise<Response> => {
     const outcome = await client.exchange(url.searchParams, expectedState, codeVerifier)
@@ -109,11 +122,11 @@ export function authRoutes(
     if (!found.ok) {
       // The identity store refusing or garbling its answer is its fault (502), not the browser's.
       if (found.failure !== 'not_found') throw new ApiError(errorCodeFor(found.failure === 'rejected' ? 'invalid_response' : found.failure))
-      throw noRole()
+      throw await refused(outcome.subject, 'unknown_identity')
     }
     const traits = (found.identity.traits ?? {}) as Record<string, unknown>
     const role = traits.role
-    if (role !== 'admin' && role !== 'viewer') throw noRole()
+    if (role !== 'admin' && role !== 'viewer') throw await refused(outcome.subject, 'no_role')
     const email = typeof traits.email === 'string' ? traits.email : (outcome.email ?? '')
 
     // Always a fresh session id: a login never keeps anything the browser brought.
