@@ -428,6 +428,26 @@ describe('upstream behaviour', () => {
     }
   })
 
+  test('a 407 (a proxy on the way asking for its credentials) → 500 proxy_error, nothing of it relayed, with either client', async () => {
+    markSensitive('dXNlcjpwcm94eS1wYXNzd29yZA==')
+    const answer = (socket: Socket) =>
+      socket.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="corp"\r\nContent-Length: 28\r\nConnection: close\r\n\r\ndXNlcjpwcm94eS1wYXNzd29yZA==')
+    for (const env of [{}, { HTTP_PROXY: 'http://127.0.0.1:9' }] as Record<string, string>[]) {
+      await behindRawUpstream(
+        answer,
+        async (service) => {
+          const response = await fetch(`${service.url}/api/idp/x`)
+          const text = await response.text()
+          expect([env, response.status, JSON.parse(text).error, response.headers.get('proxy-authenticate')]).toEqual([env, 500, 'proxy_error', null])
+          expect(text).not.toContain('dXNlcjpwcm94eS1wYXNzd29yZA==')
+          const entries = service.logLines.map((entry) => JSON.parse(entry) as Record<string, unknown>)
+          expect(entries.find((entry) => entry.event === 'proxy_failed')).toMatchObject({ failure: 'invalid_response', error_name: 'UpstreamProtocolError' })
+        },
+        env,
+      )
+    }
+  })
+
   test('headers named by any of several Connection lines of an answer are not relayed', async () => {
     const answer = (socket: Socket) => socket.end('HTTP/1.1 200 OK\r\nConnection: x-one\r\nX-One: 1\r\nX-Kept: 3\r\nconnection: X-Two\r\nX-Two: 2\r\nContent-Length: 2\r\n\r\nok')
     await behindRawUpstream(answer, async (service) => {

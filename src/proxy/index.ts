@@ -13,7 +13,7 @@ import { noteOn } from '../http/request-notes.ts'
 import { describeError } from '../log.ts'
 import { forwardedRequestHeaders, relayedResponseHeaders } from './headers.ts'
 import { fetchUpstream } from './fetch-client.ts'
-import { Http1Pool, type UpstreamAnswer } from './http1.ts'
+import { Http1Pool, UpstreamProtocolError, type UpstreamAnswer } from './http1.ts'
 import { markPassthrough } from './passthrough.ts'
 import { DeadlineClock } from './deadline.ts'
 import { basePathOf, isUnderBase, joinUpstreamUrl, pathUnderBase, type UpstreamTarget } from './url.ts'
@@ -185,6 +185,12 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
       return failed(error)
     }
     return answer.then((upstream) => {
+      // 407 asks for a proxy's credentials: an HTTP_PROXY on the way, or a proxy in front of the
+      // upstream, wants them from us. Relayed, it would have the browser ask its user for them.
+      if (upstream.status === 407) {
+        void Promise.resolve(upstream.body?.cancel()).catch(() => undefined)
+        return failed(new UpstreamProtocolError('a proxy on the way asks for its credentials (407)'))
+      }
       // A small answer of known length is read whole before anything is sent: no stream to pump, its
       // end is known, and an upstream that cuts it short gets our 502 instead of a truncated 200.
       const announced = upstream.body
