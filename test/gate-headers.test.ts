@@ -71,7 +71,8 @@ describe('cross-site state-changing requests are refused (decisions §11)', () =
   test('a foreign Origin → 403', async () => {
     const response = await post('/api/security/sessions/revoke', { origin: 'https://evil.example' })
     expect(response.status).toBe(403)
-    expect((await response.json()).error).toBe('forbidden')
+    // Not the role refusal's "contact an administrator": access is not what is missing.
+    expect(await response.json()).toEqual({ error: 'forbidden', message: 'Cross-site requests are not allowed.', hint: 'Make the change from the dashboard itself, at its own address.' })
   })
   test('Sec-Fetch-Site: cross-site → 403, even without Origin', async () => {
     const response = await post('/api/security/sessions/revoke', { 'sec-fetch-site': 'cross-site' })
@@ -102,7 +103,7 @@ describe('cross-site state-changing requests are refused (decisions §11)', () =
     for (const headers of attempts) {
       const response = await fetch(stack.service.url + '/api/auth/logout', { method: 'POST', headers: { cookie, ...headers } })
       expect(response.status).toBe(403)
-      expect((await response.json()).error).toBe('forbidden')
+      expect(await response.json()).toEqual({ error: 'forbidden', message: 'Cross-site requests are not allowed.', hint: 'Make the change from the dashboard itself, at its own address.' })
       expect(response.headers.get('set-cookie')).toBeNull()
     }
     expect((await fetch(stack.service.url + '/api/auth/session', { headers: { cookie } })).status).toBe(200)

@@ -12,7 +12,7 @@ import { noteOn } from '../http/request-notes.ts'
 import { requestIdOf } from '../http/request-context.ts'
 import { prepared } from '../http/plain-answer.ts'
 import type { DirectHandler } from '../http/direct.ts'
-import { isCrossSiteWrite } from '../http/gate.ts'
+import { CROSS_SITE_REFUSAL, isCrossSiteWrite } from '../http/gate.ts'
 import { describeError } from '../log.ts'
 import {
   FLOW_COOKIE_SECONDS,
@@ -181,7 +181,7 @@ export function authRoutes(
     .post('/api/auth/logout', async ({ request }) => {
       // A public path, so the gate's cross-site rule did not run: a page of another origin on the
       // same site (which the browser sends the Strict cookie from) must not end the session either.
-      if (isCrossSiteWrite(request, config.baseUrl?.origin ?? null)) throw new ApiError('forbidden', { message: 'Cross-site requests are not allowed.' })
+      if (isCrossSiteWrite(request, config.baseUrl?.origin ?? null)) throw new ApiError('forbidden', CROSS_SITE_REFUSAL)
       const values = readCookieValues(request.headers.get('cookie'), SESSION_COOKIE)
       for (const value of values) {
         const result = verifySessionCookie(config.sessionSigningKey, value, nowSeconds())

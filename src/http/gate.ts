@@ -57,7 +57,7 @@ export function gateHook(check: GateCheck): Gate {
 export function createGate(deps: GateDeps): GateCheck {
   return (request) => {
     // Nothing about Host is trusted for access; a request without a usable one is not routed at all.
-    if (!hasValidHost(request) || !hasUsableUrl(request)) return refuse(request, 'bad_request', {}, 'The Host header is missing or invalid.')
+    if (!hasValidHost(request) || !hasUsableUrl(request)) return refuse(request, 'bad_request', {}, { message: 'The Host header is missing or invalid.' })
     const access: Access = classifyPath(pathnameOf(request))
     const requirement = requirementOf(access)
     if (requirement === 'none') return undefined
@@ -76,17 +76,20 @@ function admit(deps: GateDeps, request: Request, requirement: Requirement, check
   }
   if (requirement === 'admin' && check.session.role !== 'admin') return refuse(request, 'forbidden')
   if (isCrossSiteWrite(request, deps.baseOrigin)) {
-    return refuse(request, 'forbidden', {}, 'Cross-site requests are not allowed.')
+    return refuse(request, 'forbidden', {}, CROSS_SITE_REFUSAL)
   }
   attachSession(request, check.session)
   return undefined
 }
 
 // The security headers and the id are added to this answer by Elysia (from set.headers) or by the direct lane.
-function refuse(request: Request, code: ErrorCode, headers: HeadersInit = {}, message?: string): Response {
+function refuse(request: Request, code: ErrorCode, headers: HeadersInit = {}, text: { message?: string; hint?: string } = {}): Response {
   noteOn(request, { error: code })
-  return errorResponse(code, { headers, message })
+  return errorResponse(code, { headers, ...text })
 }
+
+/** A cross-site write's 403: asking an administrator for access would not help, using the dashboard would. */
+export const CROSS_SITE_REFUSAL = { message: 'Cross-site requests are not allowed.', hint: 'Make the change from the dashboard itself, at its own address.' }
 
 /**
  * A state-changing request from another site (decisions §11). Browsers send `Origin` on every

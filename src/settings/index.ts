@@ -34,9 +34,6 @@ export function settingsRoutes(services: { settings: SettingsService }) {
     .get(
       '/api/settings/:key',
       async ({ params, query, request, set }) => {
-        if (new URL(request.url).searchParams.getAll('decrypt').length > 1) {
-          throw new ApiError('bad_request', { message: 'Invalid or missing query parameter: decrypt.' })
-        }
         const decrypt = query.decrypt === 'true'
         const setting = await settings.read(params.key, { decrypt, actor: sessionOf(request).sub })
         if (setting === null) throw new ApiError('not_found', { message: NO_SUCH_SETTING })
@@ -45,7 +42,8 @@ export function settingsRoutes(services: { settings: SettingsService }) {
         if (decrypt) set.headers['cache-control'] = 'no-store'
         return setting
       },
-      { query: settingReadQuery },
+      // Before the schema, which would call a repeated one invalid rather than repeated.
+      { query: settingReadQuery, transform: ({ request }) => void singleParam(request, 'decrypt') },
     )
     .post(
       '/api/settings',
