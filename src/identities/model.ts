@@ -4,11 +4,11 @@
 import type { ErrorCode } from '../http/errors.ts'
 import { characterCount } from '../text.ts'
 
-const DEFAULT_PAGE_SIZE = 25
-const MIN_PAGE_SIZE = 1
-const MAX_PAGE_SIZE = 250
-const MAX_PAGE_TOKEN_LENGTH = 2048
-const MAX_IDENTIFIER_LENGTH = 255
+export const DEFAULT_PAGE_SIZE = 25
+export const MIN_PAGE_SIZE = 1
+export const MAX_PAGE_SIZE = 250
+export const MAX_PAGE_TOKEN_LENGTH = 2048
+export const MAX_IDENTIFIER_LENGTH = 255
 
 export interface ListQuery {
   pageSize: number

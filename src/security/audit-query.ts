@@ -4,11 +4,11 @@
 
 import type { AuditAction, AuditQuery } from '../audit/audit.ts'
 
-const DEFAULT_AUDIT_LIMIT = 50
-const MAX_AUDIT_LIMIT = 200
+export const DEFAULT_AUDIT_LIMIT = 50
+export const MAX_AUDIT_LIMIT = 200
 
 // Typed as a record so a new AuditAction that is not listed here fails to compile.
-const ACTIONS: Record<AuditAction, true> = {
+export const ACTIONS: Record<AuditAction, true> = {
   settings_write: true,
   settings_delete: true,
   settings_decrypt_read: true,
