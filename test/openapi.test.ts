@@ -326,6 +326,10 @@ describe('the document describes what the handlers answer', () => {
     }
     const response = await fetch(`${stack.service.url}/api/idp-admin/admin/identities`, { headers: { cookie: stack.cookie.admin } })
     expect(response.status).toBe(200)
+    // Only the proxied prefixes say so: the dashboard's own wildcard routes are not proxied.
+    expect(document.paths['/api/idp-admin/{path}'].get.description).toStartWith('Proxied to the upstream')
+    expect(document.paths['/dashboard/{path}'].get.description).toBeUndefined()
+    expect(document.paths['/dashboard/assets/{path}'].get.description).toBeUndefined()
   })
 
   test('the main answers have response schemas', () => {

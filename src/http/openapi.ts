@@ -502,7 +502,10 @@ function operation(route: RouteLike): Json {
     parameters: parametersOf(hooks, pathParams, documented),
     responses: responsesOf(route, hooks, documented),
   }
-  if (route.path.endsWith('*')) op.description = 'Proxied to the upstream unchanged; the API key is added server-side.'
+  if (route.method === 'ALL') {
+    op.description =
+      'Proxied to the upstream unchanged; the API key is added server-side. The upstream\'s own answers, its errors included, pass through as they are; `default` is this service\'s own refusals (the gate, a bad path, an upstream that cannot be reached).'
+  }
   const routeBody = plain(hooks.body)
   const body = routeBody ? refineBody(key, routeBody) : documented?.body
   if (body) op.requestBody = { required: true, content: { 'application/json': { schema: body } } }
