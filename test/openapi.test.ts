@@ -84,6 +84,9 @@ describe('GET /api/openapi.json', () => {
   test('carries the route schemas: the settings write body and the revoke body', () => {
     const write = document.paths['/api/settings'].post
     expect(write.requestBody.content['application/json'].schema.properties.key).toBeDefined()
+    // The service refuses a field it does not take (a misspelt `encrypt`), and the document says so.
+    expect(write.requestBody.content['application/json'].schema.additionalProperties).toBe(false)
+    expect(document.paths['/api/encrypt'].post.requestBody.content['application/json'].schema.additionalProperties).toBe(false)
     const revoke = document.paths['/api/security/sessions/revoke'].post
     expect(revoke.requestBody.content['application/json'].schema.properties.identity_id).toBeDefined()
     expect(revoke.security).toEqual([{ adminSession: [] }])

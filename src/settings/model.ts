@@ -5,13 +5,15 @@
 import { t } from 'elysia'
 import { MAX_CATEGORY_LENGTH, MAX_VALUE_BYTES, SETTING_KEY_PATTERN } from './service.ts'
 
+// Other fields are refused by the routes (refuseUnknownFields) before the schema, which would drop
+// them silently; `additionalProperties: false` says so in the OpenAPI document.
 export const settingWriteBody = t.Object({
   key: t.String({ pattern: SETTING_KEY_PATTERN }),
   value: t.String({ maxLength: MAX_VALUE_BYTES }),
   encrypted: t.Optional(t.Boolean()),
   // At most MAX_CATEGORY_LENGTH characters, checked by the service: maxLength here would count UTF-16 units.
   category: t.Optional(t.Union([t.String({ description: `At most ${MAX_CATEGORY_LENGTH} characters.` }), t.Null()])),
-})
+}, { additionalProperties: false })
 
 export const settingsListQuery = t.Object({
   category: t.Optional(t.String()),
@@ -23,7 +25,7 @@ export const settingReadQuery = t.Object({
 
 export const encryptBody = t.Object({
   value: t.String({ maxLength: MAX_VALUE_BYTES }),
-})
+}, { additionalProperties: false })
 
 // Conditional writes (README "Settings"): `If-None-Match: *` creates only, `If-Match: *` replaces
 // only. The route reads and checks them; this schema only describes them.
