@@ -44,7 +44,7 @@ export interface Services {
    * Every dashboard session of this identity stops working now (revocation, identity deleted).
    * With `by`, the `sessions_revoke` audit event is committed together with the revocation.
    */
-  endSessionsOf(identityId: string, by?: { actor: string }): Promise<void>
+  endSessionsOf(identityId: string, by?: { actor: string; requestId: string | undefined }): Promise<void>
   /** Settles when what the gate needs from the storage is loaded. */
   ready(): Promise<void>
   /** Stops the timers (revocation pruning); the storage is closed by whoever opened it. */
@@ -76,11 +76,11 @@ export function createServices(deps: AppDeps): Services {
     loginStore ? (id) => loginStore.presence(id) : async () => 'unavailable',
     config.identityRecheckSeconds,
   )
-  const endSessionsOf = async (identityId: string, by?: { actor: string }) => {
+  const endSessionsOf = async (identityId: string, by?: { actor: string; requestId: string | undefined }) => {
     // Sessions carry the id as Kratos gives it; the caller may have spelled it another way Kratos accepts.
     const id = canonicalUuid(identityId)
     verifier.forgetIdentity(id)
-    await revocations.revokeIdentity(id, clock.now(), by ? audit.entry('sessions_revoke', by.actor, id) : undefined)
+    await revocations.revokeIdentity(id, clock.now(), by ? audit.entry('sessions_revoke', by.actor, id, undefined, by.requestId) : undefined)
   }
   const ready = async () => {
     await Promise.all([revocations.ready, storage.changes.ready()])

@@ -248,7 +248,7 @@ describe('requests under a proxy prefix answer as Elysia would', () => {
     await expectSameAnswers('/api/idp/x', 502, down, '/api/idp/x', { host: 'admin.test' })
     const keyed = proxied()
     const at = new Date().toISOString()
-    await keyed.storage.settings.upsert({ key: 'proxy.idp.api_key', value: 'not-a-ciphertext', encrypted: true, category: null, updated_at: at }, () => ({ at, action: 'setting_written', actor: null, target: 'proxy.idp.api_key', detail: null }))
+    await keyed.storage.settings.upsert({ key: 'proxy.idp.api_key', value: 'not-a-ciphertext', encrypted: true, category: null, updated_at: at }, () => ({ at, action: 'setting_written', actor: null, target: 'proxy.idp.api_key', detail: null, request_id: null }))
     await expectSameAnswers('/api/idp/x', 500, keyed, '/api/idp/x', { host: 'admin.test' })
   })
 })

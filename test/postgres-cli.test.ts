@@ -100,7 +100,8 @@ describe('import-sqlite', () => {
     const secret = `imported-secret-${randomKey(9)}`
     await settings.write({ key: 'proxy.idp-admin.api_key', value: secret, encrypted: true }, null)
     await settings.write({ key: 'site.title', value: 'Ops', category: 'site' }, 'admin-1')
-    for (let i = 0; i < 30; i++) await audit.record('identity_search', 'admin-1', `user${i}@example.test`, { outcome: 'ok' })
+    // Half with the request they came in (the column added by schema 3 moves too), half without.
+    for (let i = 0; i < 30; i++) await audit.record('identity_search', 'admin-1', `user${i}@example.test`, { outcome: 'ok' }, i % 2 ? `request-${i}` : undefined)
     await storage.layouts.put('admin-1', '{"overview":{"order":["audit"]}}', new Date().toISOString())
     await storage.revocations.revokeSession('sid-1', Math.floor(Date.now() / 1000) + 3600)
     await storage.revocations.revokeIdentity('identity-9', { seconds: Math.floor(Date.now() / 1000), ms: Date.now() })
@@ -144,6 +145,7 @@ describe('import-sqlite', () => {
     db.run("INSERT INTO schema_migrations VALUES (1, '2025-01-01T00:00:00.000Z')")
     db.run("INSERT INTO settings VALUES ('site.title', 'Ops', 0, 'site', '2025-01-01T00:00:00.000Z')")
     db.run("INSERT INTO identity_revocations VALUES ('identity-1', 1735689600)")
+    db.run("INSERT INTO audit_events (at, action, actor, target, detail) VALUES ('2025-01-01T00:00:00.000Z', 'login', 'identity-1', NULL, NULL)")
     db.close()
     chmodSync(path, 0o640)
     const before = readFileSync(path)
@@ -162,9 +164,17 @@ describe('import-sqlite', () => {
     const scratch = mkdtempSync(join(dir, 'tmp-'))
     const imported = await cli(['import-sqlite', path], { DATABASE_URL: url, TMPDIR: scratch })
     expect(imported.stderr).toBe('')
-    expect(imported.stdout).toBe('imported 1 settings, 0 audit events, 0 layouts, 0 revoked sessions and 1 identity revocations\n')
+    expect(imported.stdout).toBe('imported 1 settings, 1 audit events, 0 layouts, 0 revoked sessions and 1 identity revocations\n')
     unchanged()
     expect((await cli(['settings', 'get', 'site.title'], { DATABASE_URL: url })).stdout).toBe('Ops\n')
+    // An event from before request ids were kept moves without one.
+    const target = await PostgresStorage.open(url)
+    if (!target.ok) throw new Error('cannot open')
+    try {
+      expect(await target.storage.audit.list({ limit: 10 })).toEqual([{ id: 1, at: '2025-01-01T00:00:00.000Z', action: 'login', actor: 'identity-1', target: null, detail: null, request_id: null }])
+    } finally {
+      await target.storage.close()
+    }
     // Nothing of the copy it read is left behind.
     expect(readdirSync(scratch)).toEqual([])
   })
@@ -178,7 +188,7 @@ describe('import-sqlite', () => {
     opened.storage.db.run("INSERT INTO settings VALUES ('smtp.template', 'Hello' || char(0) || 'World', 0, NULL, ?)", [at])
     opened.storage.db.run("INSERT INTO settings VALUES ('site.title', 'Ops', 0, 'mail' || char(0), ?)", [at])
     opened.storage.db.run("INSERT INTO settings VALUES ('site.ok', 'fine', 0, NULL, ?)", [at])
-    await opened.storage.audit.append({ at, action: 'sessions_revoke', actor: 'admin-1', target: 'a\u0000b', detail: null })
+    await opened.storage.audit.append({ at, action: 'sessions_revoke', actor: 'admin-1', target: 'a\u0000b', detail: null, request_id: null })
     await opened.storage.close()
 
     const url = await pg.createDatabase()

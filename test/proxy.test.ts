@@ -193,7 +193,7 @@ describe('a stored API key the service cannot read', () => {
         }
         expect(upstream.received.length).toBe(before)
         const [event] = await service.services.audit.list({ limit: 1, action: 'proxy_write' })
-        expect(event).toMatchObject({ target: '/admin/clients', detail: { prefix: 'oauth-admin', method: 'POST', status: null, outcome: 'api_key_unreadable' } })
+        expect(event).toMatchObject({ target: '/admin/clients', detail: { prefix: 'oauth-admin', method: 'POST', status: null, outcome: 'api_key_unreadable' }, request_id: write.headers.get('x-request-id') })
         const unreadable = service.logLines.filter((line) => line.includes('"api_key_unreadable"'))
         expect(unreadable.length).toBeGreaterThanOrEqual(2)
       } finally {

@@ -15,11 +15,22 @@ let viewer: FixtureIdentity
 let adminCookie = ''
 let viewerCookie = ''
 
+/** The X-Request-Id each recorded action was answered with, in the order they were done. */
+const answeredIds: string[] = []
+
 /** The real login: our /api/auth/login, the provider's form, our callback. */
 async function login(email: string): Promise<string> {
   const { response, cookie } = await signIn(service.url, email)
   expect(response.status).toBe(302)
+  answeredIds.push(response.headers.get('x-request-id')!)
   return cookie
+}
+
+/** A request whose audit event the trail must show, with the id it was answered with. */
+async function recorded(method: string, path: string, cookie: string, body?: unknown): Promise<number> {
+  const response = await send(method, path, cookie, body)
+  answeredIds.push(response.headers.get('x-request-id')!)
+  return response.status
 }
 
 const send = (method: string, path: string, cookie: string | null, body?: unknown) =>
@@ -59,12 +70,12 @@ beforeAll(async () => {
   // One of everything the trail records, done through the routes.
   adminCookie = await login('audit.admin@example.test')
   viewerCookie = `admin-session=${service.sign({ sub: viewer.id, role: 'viewer' })}`
-  expect((await send('POST', '/api/settings', adminCookie, { key: 'smtp.password', value: SECRET_VALUE, encrypted: true })).status).toBe(201)
-  expect((await send('GET', '/api/settings/smtp.password?decrypt=true', adminCookie)).status).toBe(200)
-  expect((await send('GET', '/api/identities?credentials_identifier=audit.victim%40example.test', adminCookie)).status).toBe(200)
-  expect((await send('POST', '/api/security/sessions/revoke', adminCookie, { identity_id: victim.id })).status).toBe(204)
+  expect(await recorded('POST', '/api/settings', adminCookie, { key: 'smtp.password', value: SECRET_VALUE, encrypted: true })).toBe(201)
+  expect(await recorded('GET', '/api/settings/smtp.password?decrypt=true', adminCookie)).toBe(200)
+  expect(await recorded('GET', '/api/identities?credentials_identifier=audit.victim%40example.test', adminCookie)).toBe(200)
+  expect(await recorded('POST', '/api/security/sessions/revoke', adminCookie, { identity_id: victim.id })).toBe(204)
   const throwaway = await login('audit.viewer@example.test')
-  expect((await send('POST', '/api/auth/logout', throwaway)).status).toBe(204)
+  expect(await recorded('POST', '/api/auth/logout', throwaway)).toBe(204)
 })
 afterAll(async () => {
   await service.stop()
@@ -83,7 +94,7 @@ describe('GET /api/security/audit', () => {
     const ids = body.events.map((event) => event.id)
     expect([...ids].sort((a, b) => b - a)).toEqual(ids)
     for (const event of body.events) {
-      expect(Object.keys(event).sort()).toEqual(['action', 'actor', 'at', 'detail', 'id', 'target'])
+      expect(Object.keys(event).sort()).toEqual(['action', 'actor', 'at', 'detail', 'id', 'request_id', 'target'])
       expect(event.at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
       expect(Date.now() - Date.parse(event.at)).toBeLessThan(60_000)
     }
@@ -94,6 +105,9 @@ describe('GET /api/security/audit', () => {
     expect(byAction('sessions_revoke')).toMatchObject({ actor: admin.id })
     expect(byAction('logout')).toMatchObject({ actor: viewer.id })
     expect(body.events.filter((event) => event.action === 'login').map((event) => event.actor)).toEqual([viewer.id, admin.id])
+    // Each event names the request it came in, as its answer's X-Request-Id did.
+    expect(body.events.map((event) => event.request_id)).toEqual([...answeredIds].reverse())
+    expect(new Set(answeredIds).size).toBe(7)
     expect(text).not.toContain(SECRET_VALUE)
     // No ciphertext either: the stored value never reaches the trail.
     const stored = (await service.services.settings.list()).find((setting) => setting.key === 'smtp.password')!

@@ -81,6 +81,7 @@ const event = (action: string, overrides: Partial<AuditRecord> = {}): AuditRecor
   actor: 'actor-1',
   target: null,
   detail: null,
+  request_id: null,
   ...overrides,
 })
 
@@ -187,11 +188,12 @@ for (const engine of engines) {
     test('audit: newest first, paged by id, filtered by action and actor, every field as written', async () => {
       const fresh = await (await engine.fresh()).open()
       for (let i = 0; i < 7; i++) {
-        await fresh.audit.append(event(i % 2 ? 'login' : 'logout', { at: at(i * 1000 + 7), actor: i < 4 ? 'alice' : 'bob', target: `t${i}`, detail: JSON.stringify({ i }) }))
+        await fresh.audit.append(event(i % 2 ? 'login' : 'logout', { at: at(i * 1000 + 7), actor: i < 4 ? 'alice' : 'bob', target: `t${i}`, detail: JSON.stringify({ i }), request_id: i === 0 ? 'request-0' : null }))
       }
       const all = await fresh.audit.list({ limit: 100 })
       expect(all.map((e) => e.target)).toEqual(['t6', 't5', 't4', 't3', 't2', 't1', 't0'])
-      expect(all[6]).toEqual({ id: all[6]!.id, at: at(7), action: 'logout', actor: 'alice', target: 't0', detail: '{"i":0}' })
+      expect(all[6]).toEqual({ id: all[6]!.id, at: at(7), action: 'logout', actor: 'alice', target: 't0', detail: '{"i":0}', request_id: 'request-0' })
+      expect(all[5]!.request_id).toBeNull()
       expect(typeof all[0]!.id).toBe('number')
       const page = await fresh.audit.list({ limit: 2, before: all[1]!.id })
       expect(page.map((e) => e.target)).toEqual(['t4', 't3'])
@@ -480,7 +482,7 @@ for (const engine of engines) {
         engine.name === 'sqlite'
           ? new Database(database.location).query<{ version: number }, []>('SELECT version FROM schema_migrations ORDER BY version').all()
           : await withSql(database.location, (sql) => sql`SELECT version FROM schema_migrations ORDER BY version`)
-      expect(versions.map((row: { version: number }) => Number(row.version))).toEqual([1, 2])
+      expect(versions.map((row: { version: number }) => Number(row.version))).toEqual([1, 2, 3])
     })
 
     test('a schema newer than this executable is refused with a message that says so', async () => {
@@ -708,7 +710,7 @@ describe('postgres only', () => {
       if (result.ok) opened.push(result.storage)
     }
     const rows = await withSql(url, (sql) => sql`SELECT version FROM schema_migrations ORDER BY version`)
-    expect(rows.map((row: { version: number }) => Number(row.version))).toEqual([1, 2])
+    expect(rows.map((row: { version: number }) => Number(row.version))).toEqual([1, 2, 3])
   })
 
   test('a wrong password or an unreachable server is refused with a message that names DATABASE_URL, never the password', async () => {

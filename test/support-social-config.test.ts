@@ -94,6 +94,7 @@ describe('GET /api/connections/social', () => {
         actor: 'cli',
         target: 'social.yandex.enabled',
         detail: null,
+        request_id: null,
       }))
       expect(await within(1500, async () => (await ids()).includes('yandex'))).not.toBeNull()
     } finally {

@@ -25,6 +25,8 @@ export interface AuditEvent {
   actor: string | null
   target: string | null
   detail: Record<string, string | number | boolean | null> | null
+  /** The request it came in (its `X-Request-Id`, and its log line's `request_id`); null for the command line and for events from before it was kept. */
+  request_id: string | null
 }
 
 export interface AuditQuery {
@@ -54,14 +56,24 @@ export class AuditLog {
     private readonly clock: Clock,
   ) {}
 
-  /** The row for an event now; for units of work that commit it together with their change. */
-  entry(action: AuditAction, actor: string | null, target: string | null, detail?: AuditEvent['detail']): AuditRecord {
-    return { at: new Date(this.clock.now()).toISOString(), action, actor: storable(actor), target: storable(target), detail: detail ? JSON.stringify(detail) : null }
+  /**
+   * The row for an event now; for units of work that commit it together with their change.
+   * `requestId`: the request it came in, so an id a person reports leads to its event.
+   */
+  entry(action: AuditAction, actor: string | null, target: string | null, detail?: AuditEvent['detail'], requestId?: string): AuditRecord {
+    return {
+      at: new Date(this.clock.now()).toISOString(),
+      action,
+      actor: storable(actor),
+      target: storable(target),
+      detail: detail ? JSON.stringify(detail) : null,
+      request_id: requestId ?? null,
+    }
   }
 
   /** Appends one event; its own statement, so it commits with or after the change it describes. */
-  record(action: AuditAction, actor: string | null, target: string | null, detail?: AuditEvent['detail']): Promise<void> {
-    return this.storage.audit.append(this.entry(action, actor, target, detail))
+  record(action: AuditAction, actor: string | null, target: string | null, detail?: AuditEvent['detail'], requestId?: string): Promise<void> {
+    return this.storage.audit.append(this.entry(action, actor, target, detail, requestId))
   }
 
   /** Newest first. */
@@ -75,6 +87,7 @@ export class AuditLog {
       actor: row.actor,
       target: row.target,
       detail: row.detail === null ? null : (JSON.parse(row.detail) as AuditEvent['detail']),
+      request_id: row.request_id,
     }))
   }
 }

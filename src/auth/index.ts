@@ -103,9 +103,9 @@ export function authRoutes(
    * Someone the provider signed in, refused here: in the audit trail (an operator wants to see who
    * tried), then the 403. The refusal stands when the event cannot be written.
    */
-  const refused = async (subject: string, reason: 'unknown_identity' | 'no_role'): Promise<ApiError> => {
+  const refused = async (subject: string, reason: 'unknown_identity' | 'no_role', requestId: string | undefined): Promise<ApiError> => {
     try {
-      await audit.record('login', subject, null, { outcome: 'refused', reason })
+      await audit.record('login', subject, null, { outcome: 'refused', reason }, requestId)
     } catch (error) {
       log.error('audit_write_failed', { action: 'login', ...describeError(error) })
     }
@@ -113,7 +113,7 @@ export function authRoutes(
   }
 
   /** The callback after its state check: the code exchange, the role, the session cookie. A failure is thrown. */
-  const finishLogin = async (client: LoginClient, url: URL, expectedState: string, codeVerifier: string, returnToCookie: string | undefined): Promise<Response> => {
+  const finishLogin = async (request: Request, client: LoginClient, url: URL, expectedState: string, codeVerifier: string, returnToCookie: string | undefined): Promise<Response> => {
     const outcome = await client.exchange(url.searchParams, expectedState, codeVerifier)
     if (!outcome.ok) throw providerError(outcome.failure)
 
@@ -122,11 +122,11 @@ export function authRoutes(
     if (!found.ok) {
       // The identity store refusing or garbling its answer is its fault (502), not the browser's.
       if (found.failure !== 'not_found') throw new ApiError(errorCodeFor(found.failure === 'rejected' ? 'invalid_response' : found.failure))
-      throw await refused(outcome.subject, 'unknown_identity')
+      throw await refused(outcome.subject, 'unknown_identity', requestIdOf(request))
     }
     const traits = (found.identity.traits ?? {}) as Record<string, unknown>
     const role = traits.role
-    if (role !== 'admin' && role !== 'viewer') throw await refused(outcome.subject, 'no_role')
+    if (role !== 'admin' && role !== 'viewer') throw await refused(outcome.subject, 'no_role', requestIdOf(request))
     const email = typeof traits.email === 'string' ? traits.email : (outcome.email ?? '')
 
     // Always a fresh session id: a login never keeps anything the browser brought.
@@ -135,7 +135,7 @@ export function authRoutes(
     const lifetime = sessionLifetime(outcome.expiresIn)
     const session = { v: 1 as const, sid: newSessionId(), sub: outcome.subject, email, role: role as Role, iat, iatMs, exp: iat + lifetime }
     verifier.confirmIdentity(outcome.subject)
-    await audit.record('login', outcome.subject, null, { role })
+    await audit.record('login', outcome.subject, null, { role }, requestIdOf(request))
     return redirect(landingPath(returnToCookie), [...clearFlowCookies, sessionSetCookie(secure, signSessionCookie(config.sessionSigningKey, session), lifetime)])
   }
 
@@ -168,7 +168,7 @@ export function authRoutes(
       // The flow cookies are cleared whatever the outcome, a failure of our own (the database
       // down when the login is recorded) included.
       try {
-        return await finishLogin(client, url, expectedState, codeVerifier, returnToCookie)
+        return await finishLogin(request, client, url, expectedState, codeVerifier, returnToCookie)
       } catch (error) {
         if (error instanceof ApiError) return fail(error)
         log.error('unhandled_error', { request_id: requestIdOf(request), path: '/api/auth/callback', ...describeError(error) })
@@ -190,7 +190,7 @@ export function authRoutes(
         // The revocation and its audit event are one transaction: when it cannot be committed
         // (database unavailable) neither is done, the answer is 503 and the cookie stays, so it can
         // be tried again; a 204 means both.
-        await revocations.revokeSession(result.session.sid, result.session.exp, audit.entry('logout', result.session.sub, null))
+        await revocations.revokeSession(result.session.sid, result.session.exp, audit.entry('logout', result.session.sub, null, undefined, requestIdOf(request)))
       }
       return new Response(null, { status: 204, headers: { 'set-cookie': sessionClearCookie(secure) } })
     })

@@ -45,4 +45,9 @@ export const MIGRATIONS: readonly Migration[] = [
     // Millisecond revocation time: a sign-in in the same second as a revocation must survive it.
     sql: `ALTER TABLE identity_revocations ADD COLUMN revoked_at_ms INTEGER;`,
   },
+  {
+    version: 3,
+    // The request an event came in (its X-Request-Id and log line); null for the CLI and older events.
+    sql: `ALTER TABLE audit_events ADD COLUMN request_id TEXT;`,
+  },
 ]

@@ -54,4 +54,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     version: 2,
     sql: `ALTER TABLE identity_revocations ADD COLUMN revoked_at_ms BIGINT;`,
   },
+  {
+    version: 3,
+    sql: `ALTER TABLE audit_events ADD COLUMN request_id TEXT;`,
+  },
 ]

@@ -214,10 +214,11 @@ interface AuditRow {
   actor: string | null
   target: string | null
   detail: string | null
+  request_id: string | null
 }
 
 function toAuditEvent(row: AuditRow): StoredAuditEvent {
-  return { id: Number(row.id), at: iso(row.at), action: row.action, actor: row.actor, target: row.target, detail: row.detail }
+  return { id: Number(row.id), at: iso(row.at), action: row.action, actor: row.actor, target: row.target, detail: row.detail, request_id: row.request_id }
 }
 
 /** PostgreSQL behind the storage interface; opened (and migrated) with `PostgresStorage.open`. */
@@ -617,10 +618,10 @@ export class PostgresStorage implements Storage {
         }
         // One statement per page, not one round trip per event: a long trail over a distant link.
         for await (const page of dump.audit) {
-          await tx`INSERT INTO audit_events (id, at, action, actor, target, detail)
-                   SELECT id, at::timestamptz, action, actor, target, detail
+          await tx`INSERT INTO audit_events (id, at, action, actor, target, detail, request_id)
+                   SELECT id, at::timestamptz, action, actor, target, detail, request_id
                    FROM jsonb_to_recordset(${JSON.stringify(page)}::text::jsonb)
-                     AS e(id bigint, at text, action text, actor text, target text, detail text)`
+                     AS e(id bigint, at text, action text, actor text, target text, detail text, request_id text)`
         }
         // New events continue after the copied ones.
         await tx`SELECT setval(pg_get_serial_sequence('audit_events', 'id'), GREATEST((SELECT MAX(id) FROM audit_events), 1), (SELECT COUNT(*) > 0 FROM audit_events))`
@@ -657,8 +658,8 @@ export class PostgresStorage implements Storage {
 }
 
 async function appendAudit(sql: Sql | TransactionSQL, record: AuditRecord): Promise<void> {
-  await sql`INSERT INTO audit_events (at, action, actor, target, detail)
-            VALUES (${record.at}::timestamptz, ${record.action}, ${record.actor}, ${record.target}, ${record.detail})`
+  await sql`INSERT INTO audit_events (at, action, actor, target, detail, request_id)
+            VALUES (${record.at}::timestamptz, ${record.action}, ${record.actor}, ${record.target}, ${record.detail}, ${record.request_id})`
 }
 
 /** Inside the writer's transaction: raise the topic's version and notify at commit. */

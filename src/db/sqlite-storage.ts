@@ -206,8 +206,8 @@ export class SqliteStorage implements Storage {
 
   private appendAudit(record: AuditRecord): void {
     this.db
-      .query('INSERT INTO audit_events (at, action, actor, target, detail) VALUES (?, ?, ?, ?, ?)')
-      .run(record.at, record.action, record.actor, record.target, record.detail)
+      .query('INSERT INTO audit_events (at, action, actor, target, detail, request_id) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(record.at, record.action, record.actor, record.target, record.detail, record.request_id)
   }
 
   readonly audit = {
@@ -404,8 +404,8 @@ export class SqliteStorage implements Storage {
       }
       const setting = this.db.query(`INSERT INTO settings (${SETTING_COLUMNS}) VALUES (?, ?, ?, ?, ?)`)
       for (const s of dump.settings) setting.run(s.key, s.value, s.encrypted ? 1 : 0, s.category, s.updated_at)
-      const event = this.db.query('INSERT INTO audit_events (id, at, action, actor, target, detail) VALUES (?, ?, ?, ?, ?, ?)')
-      for await (const page of dump.audit) for (const e of page) event.run(e.id, e.at, e.action, e.actor, e.target, e.detail)
+      const event = this.db.query('INSERT INTO audit_events (id, at, action, actor, target, detail, request_id) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      for await (const page of dump.audit) for (const e of page) event.run(e.id, e.at, e.action, e.actor, e.target, e.detail, e.request_id)
       const layout = this.db.query('INSERT INTO dashboard_layouts (identity_id, layout, updated_at) VALUES (?, ?, ?)')
       for (const l of dump.layouts) layout.run(l.identity_id, l.layout, l.updated_at)
       const session = this.db.query('INSERT INTO revoked_sessions (sid, expires_at) VALUES (?, ?)')

@@ -37,6 +37,8 @@ export interface AuditRecord {
   actor: string | null
   target: string | null
   detail: string | null
+  /** The request it came in (its X-Request-Id); null for the command line, and for events from before it was kept. */
+  request_id: string | null
 }
 
 export interface StoredAuditEvent extends AuditRecord {
@@ -201,7 +203,7 @@ export function auditListQuery(filter: AuditFilter, placeholder: (n: number) => 
   condition('actor =', filter.actor)
   params.push(filter.limit)
   const sql =
-    'SELECT id, at, action, actor, target, detail FROM audit_events' +
+    'SELECT id, at, action, actor, target, detail, request_id FROM audit_events' +
     (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
     ` ORDER BY id DESC LIMIT ${placeholder(params.length)}`
   return { sql, params }

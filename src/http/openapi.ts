@@ -100,6 +100,9 @@ const AuditEvent = Type.Object(
     actor: Type.Union([Type.String(), Type.Null()], { description: 'The identity id of whoever acted; null for the command line or the service itself.' }),
     target: Type.Union([Type.String(), Type.Null()], { description: 'A setting key, an identity id or a proxied path; never a value.' }),
     detail: Type.Union([Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])), Type.Null()]),
+    request_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The request the event came in: its `X-Request-Id` answer header and its log line\'s `request_id`. Null for the command line and for events recorded before it was kept.',
+    }),
   },
   { additionalProperties: false },
 )

@@ -4,7 +4,7 @@
 import { Elysia } from 'elysia'
 import type { Services } from '../services.ts'
 import { ApiError } from '../http/errors.ts'
-import { sessionOf } from '../http/request-context.ts'
+import { requestIdOf, sessionOf } from '../http/request-context.ts'
 import { IdentitiesService } from './service.ts'
 
 // The contract's code for an upstream failure (502 `bad_gateway`), with words that fit: the store
@@ -19,7 +19,7 @@ export function identitiesRoutes(services: Pick<Services, 'log' | 'clock' | 'aud
   return new Elysia({ name: 'identities' }).get('/api/identities', async ({ request }) => {
     const admin = sessionOf(request)
     // The raw query, not Elysia's parsed one: repeated parameters must be seen to be refused.
-    const outcome = await identities.search(new URL(request.url).searchParams, admin.sub)
+    const outcome = await identities.search(new URL(request.url).searchParams, admin.sub, requestIdOf(request))
     if (!outcome.ok) throw new ApiError(outcome.code, outcome.unreadable ? { message: UNREADABLE_ANSWER } : {})
     return outcome.page
   })

@@ -32,14 +32,14 @@ export class IdentitiesService {
   constructor(private readonly deps: IdentitiesServiceDeps) {}
 
   /** One page for an admin, validated, fetched and audited (exactly one audit event per call). */
-  async search(params: URLSearchParams, adminId: string): Promise<ListOutcome> {
+  async search(params: URLSearchParams, adminId: string, requestId?: string): Promise<ListOutcome> {
     let outcome: ListOutcome = { ok: false, code: 'internal_error' }
     try {
       const parsed = parseListQuery(params)
       outcome = parsed.ok ? await this.list(parsed.query) : parsed
       return outcome
     } finally {
-      await this.audit(adminId, requestedFilter(params), outcome.ok ? 'ok' : outcome.code)
+      await this.audit(adminId, requestedFilter(params), outcome.ok ? 'ok' : outcome.code, requestId)
     }
   }
 
@@ -86,11 +86,11 @@ export class IdentitiesService {
    * The audit trail (spec rule 6): one JSON line on stdout and one row in `audit_events`. The
    * filter may be an e-mail; it belongs in the server-side trail and never in a response.
    */
-  private async audit(adminId: string, searchFilter: string | null, outcome: string): Promise<void> {
+  private async audit(adminId: string, searchFilter: string | null, outcome: string, requestId: string | undefined): Promise<void> {
     const timestamp = new Date(this.deps.clock.now()).toISOString()
-    this.deps.log.audit({ action: 'identity_search', adminId, searchFilter, timestamp, outcome })
+    this.deps.log.audit({ action: 'identity_search', adminId, searchFilter, timestamp, outcome, request_id: requestId })
     try {
-      await this.deps.audit.record('identity_search', adminId, searchFilter, { outcome })
+      await this.deps.audit.record('identity_search', adminId, searchFilter, { outcome }, requestId)
     } catch (error) {
       this.deps.log.error('audit_write_failed', { action: 'identity_search', ...describeError(error) })
     }

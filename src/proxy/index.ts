@@ -251,7 +251,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   async function auditWrite(prefix: ProxyPrefix, request: Request, path: string, status: number | null, outcome: string): Promise<void> {
     if (NO_BODY_METHODS.has(request.method)) return
     try {
-      await services.audit.record('proxy_write', attachedSession(request)?.sub ?? null, path, { prefix: prefix.name, method: request.method, status, outcome })
+      await services.audit.record('proxy_write', attachedSession(request)?.sub ?? null, path, { prefix: prefix.name, method: request.method, status, outcome }, requestIdOf(request))
     } catch (error) {
       // The upstream has already acted: its answer still goes back; the missing event is logged loudly.
       log.error('audit_write_failed', { request_id: requestIdOf(request), action: 'proxy_write', prefix: prefix.name, ...describeError(error) })

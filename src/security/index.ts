@@ -3,7 +3,7 @@
 import { Elysia, t } from 'elysia'
 import type { Services } from '../services.ts'
 import { ApiError } from '../http/errors.ts'
-import { sessionOf } from '../http/request-context.ts'
+import { requestIdOf, sessionOf } from '../http/request-context.ts'
 import { parseAuditQuery } from './audit-query.ts'
 import { postureChecks } from './posture.ts'
 
@@ -15,7 +15,7 @@ export function securityRoutes(services: Pick<Services, 'audit' | 'config' | 'en
       async ({ body, request }) => {
         const actor = sessionOf(request).sub
         // The revocation and its audit event are one transaction: a 503 means neither was done.
-        await services.endSessionsOf(body.identity_id, { actor })
+        await services.endSessionsOf(body.identity_id, { actor, requestId: requestIdOf(request) })
         return new Response(null, { status: 204 })
       },
       // No control characters: no identity id has them, and PostgreSQL's text cannot hold U+0000.

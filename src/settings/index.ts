@@ -5,7 +5,7 @@ import { Elysia } from 'elysia'
 import { ApiError } from '../http/errors.ts'
 import { refuseUnknownFields } from '../http/body.ts'
 import { singleParam } from '../http/query.ts'
-import { sessionOf } from '../http/request-context.ts'
+import { requestIdOf, sessionOf } from '../http/request-context.ts'
 import type { SettingsService } from './service.ts'
 import type { SettingCondition } from '../db/storage.ts'
 import { encryptBody, settingReadQuery, settingsListQuery, settingWriteBody, settingWriteHeaders } from './model.ts'
@@ -35,7 +35,7 @@ export function settingsRoutes(services: { settings: SettingsService }) {
       '/api/settings/:key',
       async ({ params, query, request, set }) => {
         const decrypt = query.decrypt === 'true'
-        const setting = await settings.read(params.key, { decrypt, actor: sessionOf(request).sub })
+        const setting = await settings.read(params.key, { decrypt, actor: sessionOf(request).sub, requestId: requestIdOf(request) })
         if (setting === null) throw new ApiError('not_found', { message: NO_SUCH_SETTING })
         // A plaintext answer must not be stored by any cache on the way (the gate sets it for all
         // API answers; repeated here so this guarantee does not depend on that).
@@ -48,14 +48,14 @@ export function settingsRoutes(services: { settings: SettingsService }) {
     .post(
       '/api/settings',
       async ({ body, request, set }) => {
-        const { outcome, setting } = await settings.write(body, sessionOf(request).sub, conditionOf(request))
+        const { outcome, setting } = await settings.write(body, sessionOf(request).sub, conditionOf(request), requestIdOf(request))
         set.status = outcome === 'created' ? 201 : 200
         return setting
       },
       { body: settingWriteBody, headers: settingWriteHeaders, transform: ({ body }) => refuseUnknownFields(body, settingWriteBody.properties) },
     )
     .delete('/api/settings/:key', async ({ params, request, set }) => {
-      if (!(await settings.remove(params.key, sessionOf(request).sub))) throw new ApiError('not_found', { message: NO_SUCH_SETTING })
+      if (!(await settings.remove(params.key, sessionOf(request).sub, requestIdOf(request)))) throw new ApiError('not_found', { message: NO_SUCH_SETTING })
       set.status = 204
       return undefined
     })

@@ -168,11 +168,11 @@ export class SettingsService {
    * One setting; with `decrypt`, its value is the plaintext and `encrypted` stays true. A decrypted
    * read is audited (key name only). Null when the key does not exist.
    */
-  async read(key: string, options: { decrypt: boolean; actor: Actor }): Promise<Setting | null> {
+  async read(key: string, options: { decrypt: boolean; actor: Actor; requestId?: string }): Promise<Setting | null> {
     const setting = await this.deps.storage.settings.get(key)
     if (setting === null || !options.decrypt || !setting.encrypted) return setting
     const result = this.deps.cipher.tryDecrypt(setting.value, settingAad(key))
-    await this.deps.audit.record('settings_decrypt_read', options.actor, key, { ok: result.ok })
+    await this.deps.audit.record('settings_decrypt_read', options.actor, key, { ok: result.ok }, options.requestId)
     if (!result.ok) throw new ApiError(result.reason === 'unavailable' ? 'encryption_unavailable' : 'decryption_failed')
     return { ...setting, value: result.plaintext }
   }
@@ -180,9 +180,10 @@ export class SettingsService {
   /**
    * Creates or replaces a setting; committed (with its audit event) before it returns. Under a
    * condition (create only, replace only) the database decides it in the same transaction; a key
-   * that does not meet it is left as it is and the answer is 412.
+   * that does not meet it is left as it is and the answer is 412. `requestId`: the request it came
+   * in, for its audit event (none from the command line).
    */
-  async write(input: SettingInput, actor: Actor, condition: SettingCondition = 'any'): Promise<{ outcome: UpsertOutcome; setting: Setting }> {
+  async write(input: SettingInput, actor: Actor, condition: SettingCondition = 'any', requestId?: string): Promise<{ outcome: UpsertOutcome; setting: Setting }> {
     const problem = invalidField(input)
     if (problem) throw new ApiError('bad_request', { message: `Invalid or missing field: ${problem}.` })
     const withNul = fieldWithNul(input)
@@ -192,7 +193,7 @@ export class SettingsService {
     const value = encrypted ? this.deps.cipher.encryptSetting(input.key, input.value) : input.value
     const { storage, audit, clock } = this.deps
     const setting: Setting = { key: input.key, value, encrypted, category: input.category ?? null, updated_at: new Date(clock.now()).toISOString() }
-    const outcome = await storage.settings.upsert(setting, (outcome) => audit.entry('settings_write', actor, input.key, { outcome, encrypted }), condition)
+    const outcome = await storage.settings.upsert(setting, (outcome) => audit.entry('settings_write', actor, input.key, { outcome, encrypted }, requestId), condition)
     if (outcome === 'refused') {
       throw new ApiError('precondition_failed', { message: condition === 'absent' ? 'A setting with this key exists.' : 'No setting with this key.' })
     }
@@ -201,8 +202,8 @@ export class SettingsService {
   }
 
   /** True when the key existed. */
-  async remove(key: string, actor: Actor): Promise<boolean> {
-    const removed = await this.deps.storage.settings.delete(key, this.deps.audit.entry('settings_delete', actor, key))
+  async remove(key: string, actor: Actor, requestId?: string): Promise<boolean> {
+    const removed = await this.deps.storage.settings.delete(key, this.deps.audit.entry('settings_delete', actor, key, undefined, requestId))
     this.invalidate(key)
     return removed
   }
