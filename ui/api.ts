@@ -146,8 +146,15 @@ export function whenForbidden(handler: () => void): void {
 }
 
 async function request<T>(method: string, path: string, body?: unknown, caller: Caller = 'person', headers?: Record<string, string>): Promise<ApiResult<T>> {
-  return (await send<T>(method, path, body, 'follow', caller, headers)).result
+  return (await send<T>(method, path, body, { caller, headers })).result
 }
+
+/**
+ * Why a read is made: to show something, or as the first step of a change (the record read again
+ * before a save, to check that nobody changed it meanwhile). A 401 on the latter refuses the change
+ * as surely as one on the write itself.
+ */
+export type ReadFor = 'show' | 'change'
 
 /** Who answered an upstream record, in the words of the pages' messages. */
 type Upstream = 'The identity store' | 'Hydra'
@@ -160,8 +167,8 @@ function unreadable(from: Upstream): ApiResult<never> {
 }
 
 /** An upstream record through its reader (ory-records.ts): refused when it is not one. */
-async function requestRecord<T>(from: Upstream, read: (value: unknown) => T | null, method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
-  const result = await request<unknown>(method, path, body)
+async function requestRecord<T>(from: Upstream, read: (value: unknown) => T | null, method: string, path: string, body?: unknown, readFor: ReadFor = 'show'): Promise<ApiResult<T>> {
+  const { result } = await send<unknown>(method, path, body, { readFor })
   if (!result.ok) return result
   const record = read(result.data)
   return record === null ? unreadable(from) : { ok: true, data: record }
@@ -224,7 +231,7 @@ function totalCount(headers: Headers | undefined): number | null {
  * redirect is never followed.
  */
 async function identitySchemas(from: 'idp' | 'idp-admin'): Promise<ApiResult<IdentitySchema[]>> {
-  const { result } = await send<unknown>('GET', `/api/${from}/schemas`, undefined, 'manual')
+  const { result } = await send<unknown>('GET', `/api/${from}/schemas`, undefined, { redirect: 'manual' })
   if (result.ok) {
     const schemas = readSchemas(result.data)
     return schemas ? { ok: true, data: schemas } : unreadable(KRATOS_ANSWERS)
@@ -233,14 +240,16 @@ async function identitySchemas(from: 'idp' | 'idp-admin'): Promise<ApiResult<Ide
   return { ok: false, failure: { ...result.failure, message: 'Kratos sends the identity schemas to its public API. Set IDP_PUBLIC_URL to the address of Kratos’s public API.' } }
 }
 
-async function send<T>(
-  method: string,
-  path: string,
-  body?: unknown,
-  redirect: RequestRedirect = 'follow',
-  caller: Caller = 'person',
-  extra?: Record<string, string>,
-): Promise<{ result: ApiResult<T>; headers?: Headers }> {
+interface SendOptions {
+  redirect?: RequestRedirect
+  caller?: Caller
+  headers?: Record<string, string>
+  /** A read made as part of a change counts as that change when the session is gone. */
+  readFor?: ReadFor
+}
+
+async function send<T>(method: string, path: string, body?: unknown, options: SendOptions = {}): Promise<{ result: ApiResult<T>; headers?: Headers }> {
+  const { redirect = 'follow', caller = 'person', headers: extra, readFor = 'show' } = options
   let response: Response
   try {
     response = await fetch(path, {
@@ -255,7 +264,7 @@ async function send<T>(
     return { result: { ok: false, failure: { error: 'unreachable', message: GENERIC[0]!, status: 0 } } }
   }
   if (response.type === 'opaqueredirect') return { result: { ok: false, failure: { error: 'redirected', message: 'The service answered with a redirect.', status: 0 } } }
-  if (response.status === 401 && !path.startsWith('/api/auth/')) onUnauthenticated({ lostWrite: method !== 'GET' && method !== 'HEAD', caller })
+  if (response.status === 401 && !path.startsWith('/api/auth/')) onUnauthenticated({ lostWrite: (method !== 'GET' && method !== 'HEAD') || readFor === 'change', caller })
   const headers = response.headers
   if (response.ok) {
     if (response.status === 204) return { result: { ok: true, data: undefined as T }, headers }
@@ -327,8 +336,8 @@ export const api = {
   // Without include_credential, Kratos sends each credential's type and identifiers and never its
   // config (a password's hash, a TOTP secret, OIDC tokens): all the page shows, and nothing more
   // reaches the browser.
-  identity: (identityId: string) =>
-    requestRecord(KRATOS_ANSWERS, readIdentity, 'GET', `${KRATOS}/identities/${id(identityId)}`),
+  identity: (identityId: string, readFor: ReadFor = 'show') =>
+    requestRecord(KRATOS_ANSWERS, readIdentity, 'GET', `${KRATOS}/identities/${id(identityId)}`, undefined, readFor),
   createIdentity: (body: { schema_id: string; traits: Record<string, unknown>; credentials?: unknown; state?: string }) =>
     requestRecord(KRATOS_ANSWERS, readIdentity, 'POST', `${KRATOS}/identities`, body),
   patchIdentity: (identityId: string, patch: PatchOp[]) => requestRecord(KRATOS_ANSWERS, readIdentity, 'PATCH', `${KRATOS}/identities/${id(identityId)}`, patch),
@@ -352,7 +361,7 @@ export const api = {
     requestList(KRATOS_ANSWERS, readMessage, `${KRATOS}/courier/messages${q(params)}`),
   message: (messageId: string) => requestRecord(KRATOS_ANSWERS, readMessage, 'GET', `${KRATOS}/courier/messages/${id(messageId)}`),
   clients: (params: { page_size: number; page_token?: string; client_name?: string }) => requestList(HYDRA_ANSWERS, readClient, `${HYDRA}/clients${q(params)}`),
-  client: (clientId: string) => requestRecord(HYDRA_ANSWERS, readClient, 'GET', `${HYDRA}/clients/${id(clientId)}`),
+  client: (clientId: string, readFor: ReadFor = 'show') => requestRecord(HYDRA_ANSWERS, readClient, 'GET', `${HYDRA}/clients/${id(clientId)}`, undefined, readFor),
   createClient: (client: Partial<OAuthClient>) => requestRecord(HYDRA_ANSWERS, readClient, 'POST', `${HYDRA}/clients`, client),
   patchClient: (clientId: string, patch: PatchOp[]) => requestRecord(HYDRA_ANSWERS, readClient, 'PATCH', `${HYDRA}/clients/${id(clientId)}`, patch),
   setClientLifespans: (clientId: string, lifespans: Partial<Record<ClientLifespan, string | null>>) =>

@@ -383,6 +383,31 @@ test('a change refused because the session ended is not passed off as saved: aft
   }
 })
 
+test('a metadata save that first reads the identity again, refused because the session ended, is not passed off as saved either', async () => {
+  const person = admin.harness.sandbox.kratos.addIdentity({ email: 'reread.metadata@example.test', name: 'Reread Metadata' })
+  person.metadata_public = { plan: 'silver' }
+  const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
+  try {
+    const { page: tab, context } = other
+    await tab.getByRole('heading', { level: 1, name: 'reread.metadata@example.test' }).waitFor()
+    const metadata = tab.getByRole('region', { name: 'Metadata' })
+    // The field has a value: it is set whole, so Save reads the identity again first (a GET).
+    await metadata.getByLabel('Public metadata').fill('{"plan": "gold"}')
+    await context.clearCookies({ name: 'admin-session' })
+    await metadata.getByRole('button', { name: 'Save' }).click()
+    // Through the sign-in (the provider may still know this browser and send it straight back).
+    const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved' })
+    const atProvider = tab.waitForURL((address) => address.origin === admin.harness.sandbox.providerUrl).then(() => true)
+    if (await Promise.race([atProvider, notice.waitFor().then(() => false)])) await signIn(tab, admin.harness.sandbox, 'admin')
+    await notice.waitFor()
+    await tab.getByRole('heading', { level: 1, name: 'reread.metadata@example.test' }).waitFor()
+    expect(stored('reread.metadata@example.test')!.metadata_public).toEqual({ plan: 'silver' })
+    expect(other.problems.filter((problem) => !problem.includes('401'))).toEqual([])
+  } finally {
+    await other.context.close()
+  }
+})
+
 test('an admin page left open after the role became viewer shows "No access", not an error Retry cannot mend', async () => {
   const other = await signedInPage(admin.harness, 'admin', '/dashboard/identities')
   try {

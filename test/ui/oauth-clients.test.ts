@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { HydraFixture } from '../support/hydra.ts'
-import { DESKTOP, PHONE, SCREENSHOT_DIR, sweep, useSignedInBrowser } from './harness.ts'
+import { DESKTOP, PHONE, SCREENSHOT_DIR, signedInPage, signIn, sweep, useSignedInBrowser } from './harness.ts'
 
 /** A client with the fields an operator sets through the API or the Hydra CLI but the form does not show. */
 const FULL_CLIENT = {
@@ -288,6 +288,30 @@ describe('in the browser', () => {
     expect(clientCalls(client.client_id, 'PATCH')).toBe(patches)
     expect(admin.harness.sandbox.hydra.clients.has(client.client_id)).toBe(false)
     expect(admin.problems.splice(0)).toEqual([expect.stringContaining('status of 404')])
+  })
+
+  test('a redirect URI edit refused because the session ended, at the read before the save, says after signing in again that it was not saved', async () => {
+    const client = admin.harness.sandbox.hydra.addClient({ client_name: 'Expired edit app', redirect_uris: ['https://expired.example.com/callback'] })
+    const other = await signedInPage(admin.harness, 'admin', `/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`)
+    try {
+      const { page: tab, context } = other
+      await tab.getByRole('heading', { level: 1, name: 'Expired edit app' }).waitFor()
+      await tab.getByRole('button', { name: 'Edit client' }).click()
+      // A list is set whole: Save reads the client again first (a GET), and that is what meets the 401.
+      await tab.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://expired.example.com/callback\nhttps://expired.example.com/more')
+      await context.clearCookies({ name: 'admin-session' })
+      await tab.getByRole('button', { name: 'Save' }).click()
+      // Through the sign-in (the provider may still know this browser and send it straight back).
+      const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved' })
+      const atProvider = tab.waitForURL((address) => address.origin === admin.harness.sandbox.providerUrl).then(() => true)
+      if (await Promise.race([atProvider, notice.waitFor().then(() => false)])) await signIn(tab, admin.harness.sandbox, 'admin')
+      await notice.waitFor()
+      await tab.getByRole('heading', { level: 1, name: 'Expired edit app' }).waitFor()
+      expect(admin.harness.sandbox.hydra.clients.get(client.client_id)!.redirect_uris).toEqual(['https://expired.example.com/callback'])
+      expect(other.problems.filter((problem) => !problem.includes('401'))).toEqual([])
+    } finally {
+      await other.context.close()
+    }
   })
 
   test('Delete pressed twice (a double click) sends one DELETE; Revoke pressed twice (Enter, Enter) revokes once', async () => {

@@ -12,7 +12,8 @@ export async function readAgain(
   pick: (identity: Identity) => Members | undefined,
   doing: 'save' | 'reload',
 ): Promise<{ ok: true; identity: Identity; now: Members } | { ok: false; failure: ApiFailure }> {
-  const read = await api.identity(identityId)
+  // Before a save, the read is part of the change: a session found gone here loses that change.
+  const read = await api.identity(identityId, doing === 'save' ? 'change' : 'show')
   const before = doing === 'save' ? 'Nothing was saved: the identity could not be read again to check that it has not changed since the page loaded.' : 'The identity could not be read again.'
   if (!read.ok) {
     const message = read.failure.status === 404 ? 'The identity store no longer has this identity: it was deleted since the page loaded.' : read.failure.message

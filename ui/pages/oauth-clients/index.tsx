@@ -57,7 +57,8 @@ const isPublic = (client: OAuthClient) => client.token_endpoint_auth_method === 
  * read: whether the save would overwrite a change is unknown.
  */
 async function readClientAgain(clientId: string, doing: 'save' | 'reload'): Promise<{ ok: true; client: OAuthClient; now: Members } | { ok: false; failure: ApiFailure }> {
-  const read = await api.client(clientId)
+  // Before a save, the read is part of the change: a session found gone here loses that change.
+  const read = await api.client(clientId, doing === 'save' ? 'change' : 'show')
   const before = doing === 'save' ? 'Nothing was saved: the client could not be read again to check that it has not changed since the page loaded.' : 'The client could not be read again.'
   if (!read.ok) {
     const message = read.failure.status === 404 ? 'Hydra has no client with this ID any more: it has been deleted, perhaps elsewhere.' : read.failure.message
