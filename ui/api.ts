@@ -21,6 +21,11 @@ export interface ApiFailure {
   error: string
   message: string
   status: number
+  /**
+   * A change whose outcome is unknown: the upstream did not answer before the service's deadline
+   * (504), and may still have made it. Never set on a read.
+   */
+  maybeDone?: boolean
 }
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; failure: ApiFailure }
 
@@ -275,8 +280,30 @@ async function send<T>(method: string, path: string, body?: unknown, options: Se
     }
   }
   const failure = await envelopeOf(response)
+  if (failure.status === 504 && method !== 'GET' && method !== 'HEAD') return { result: { ok: false, failure: unknownOutcome(path) }, headers }
   if (failure.status === 403 && failure.error === 'forbidden') onForbidden()
   return { result: { ok: false, failure }, headers }
+}
+
+/** The upstream a path of ours leads to, by name, as the operator knows it. */
+export function upstreamOf(path: string): 'Kratos' | 'Hydra' | 'The upstream service' {
+  if (/^\/api\/(iam-)?idp(-admin)?\//.test(path)) return 'Kratos'
+  if (/^\/api\/oauth(-admin)?\//.test(path)) return 'Hydra'
+  return 'The upstream service'
+}
+
+/**
+ * A change answered 504: the service gave up waiting, but the request had reached the upstream,
+ * which may have carried it out (or still be doing so). Said as unknown, never as failed: a retry
+ * could make it twice (a second client, a second identity).
+ */
+function unknownOutcome(path: string): ApiFailure {
+  return {
+    error: 'gateway_timeout',
+    message: `${upstreamOf(path)} did not answer in time. The change may have been made: check before trying again.`,
+    status: 504,
+    maybeDone: true,
+  }
 }
 
 /** Our envelope's error and message; anything else (an upstream body) is replaced by a generic sentence. */

@@ -224,3 +224,18 @@ export async function holdRequests(page: Page, matches: (url: URL) => boolean): 
     },
   }
 }
+
+/**
+ * The page's `method` requests whose URL `matches` reach the upstream (the change is made), and are
+ * then answered as the service answers when the upstream outlives its deadline: 504
+ * gateway_timeout. Returns the function that stops it.
+ */
+export async function answerTooLate(page: Page, method: string, matches: (url: URL) => boolean): Promise<() => Promise<void>> {
+  const handler = async (route: Route) => {
+    if (route.request().method() !== method) return route.continue()
+    await route.fetch()
+    await route.fulfill({ status: 504, contentType: 'application/json', body: JSON.stringify({ error: 'gateway_timeout', message: 'Upstream service did not respond within the timeout window.' }) })
+  }
+  await page.route(matches, handler)
+  return () => page.unroute(matches, handler)
+}

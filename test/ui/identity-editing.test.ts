@@ -5,7 +5,7 @@ import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Locator } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
-import { DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, useSignedInBrowser } from './harness.ts'
+import { answerTooLate, DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
 
@@ -465,6 +465,67 @@ test('a bulk change Kratos refuses says why and for which identities, and leaves
   for (const email of chosen) expect(stored(email)!.state).toBe('inactive')
   expect(await admin.page.getByRole('alert').count()).toBe(0)
   expect(admin.problems).toEqual([])
+})
+
+test('changes Kratos did not answer in time for are said to be of unknown outcome, not failed, and the list is read again: Create identity, a bulk deactivation, a traits save', async () => {
+  const page = admin.page
+  const identitiesPath = (url: URL) => url.pathname.startsWith('/api/idp-admin/admin/identities')
+  await page.goto(admin.url('/dashboard/identities'))
+  const table = page.getByRole('table', { name: /Identities/ })
+  await table.waitFor()
+
+  // Create identity: Kratos creates it, the answer is lost. The dialog closes rather than invite a second one.
+  let stop = await answerTooLate(page, 'POST', identitiesPath)
+  try {
+    await page.getByRole('button', { name: 'Create identity' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Create identity' })
+    const email = dialog.getByRole('textbox', { name: /e-?mail/i }).first()
+    await email.waitFor()
+    await dialog.getByRole('button', { name: 'Create identity' }).click()
+    await dialog.getByText(/is required/).first().waitFor()
+    await email.fill('late.create@example.test')
+    await fillOtherRequired(dialog)
+    await dialog.getByRole('button', { name: 'Create identity' }).click()
+    await page.getByRole('alert').filter({ hasText: 'Kratos did not answer in time. The identity may have been created: search for it before creating it again.' }).waitFor()
+    await dialog.waitFor({ state: 'hidden' })
+  } finally {
+    await stop()
+  }
+  expect([...admin.harness.sandbox.kratos.identities.values()].filter((identity) => identity.traits.email === 'late.create@example.test').length).toBe(1)
+
+  // A bulk deactivation: both were deactivated, neither answer came back.
+  const chosen: string[] = []
+  for (const index of [6, 7]) {
+    const box = table.getByRole('checkbox').nth(index)
+    chosen.push(((await box.getAttribute('aria-label')) ?? '').replace(/^Select /, ''))
+    await box.check()
+  }
+  stop = await answerTooLate(page, 'PATCH', identitiesPath)
+  try {
+    await page.getByRole('button', { name: 'Deactivate', exact: true }).click()
+    await page.getByRole('dialog', { name: 'Deactivate 2 identities?' }).getByRole('button', { name: 'Deactivate' }).click()
+    await page.getByRole('status').getByText('0 identities deactivated. 2 may or may not have been: Kratos did not answer in time.').waitFor()
+  } finally {
+    await stop()
+  }
+  await page.getByRole('alert').filter({ hasText: `Kratos did not answer in time for ${chosen.join(', ')}: they may have been deactivated.` }).waitFor()
+  for (const email of chosen) expect(stored(email)!.state).toBe('inactive')
+  // The list read again shows what Kratos did.
+  for (const email of chosen) await table.getByRole('row').filter({ has: page.getByRole('checkbox', { name: `Select ${email}` }) }).getByText('Inactive').waitFor()
+
+  // A traits save.
+  await openIdentity('user18@example.test')
+  const traits = page.getByRole('region', { name: 'Traits' })
+  await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Saved Late')
+  stop = await answerTooLate(page, 'PATCH', identitiesPath)
+  try {
+    await traits.getByRole('button', { name: 'Save' }).click()
+    await traits.getByRole('alert').getByText('Kratos did not answer in time. The change may have been made: check before trying again.').waitFor()
+  } finally {
+    await stop()
+  }
+  expect(stored('user18@example.test')!.traits.name).toBe('Saved Late')
+  expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
 })
 
 test('an announcement leaves the screen after 10 s, once it has been read out', async () => {

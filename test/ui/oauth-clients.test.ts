@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { HydraFixture } from '../support/hydra.ts'
-import { DESKTOP, PHONE, SCREENSHOT_DIR, signedInPage, signIn, sweep, useSignedInBrowser } from './harness.ts'
+import { answerTooLate, DESKTOP, PHONE, SCREENSHOT_DIR, signedInPage, signIn, sweep, useSignedInBrowser } from './harness.ts'
 
 /** A client with the fields an operator sets through the API or the Hydra CLI but the form does not show. */
 const FULL_CLIENT = {
@@ -378,6 +378,37 @@ describe('in the browser', () => {
     await admin.page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
     expect(hydra.clients.has(client.client_id)).toBe(false)
     expect(admin.problems).toEqual([])
+  })
+
+  test('a Create Hydra did not answer in time is said to be of unknown outcome: the dialog closes rather than invite a second client, and the list is read again', async () => {
+    const { hydra } = admin.harness.sandbox
+    const page = admin.page
+    await page.goto(admin.url('/dashboard/oauth-clients'))
+    await page.getByRole('table', { name: 'OAuth clients' }).waitFor()
+    await page.getByRole('button', { name: 'Create client' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Create client' })
+    await dialog.getByRole('textbox', { name: 'Client name' }).fill('Late tool')
+    await dialog.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://late.example.com/cb')
+    const listReads = () => hydra.calls.filter((call) => call.method === 'GET' && call.path === '/admin/clients').length
+    const readsBefore = listReads()
+    const stop = await answerTooLate(page, 'POST', (url) => url.pathname === '/api/oauth-admin/admin/clients')
+    try {
+      await dialog.getByRole('button', { name: 'Create client' }).click()
+      const unknown = page.getByRole('alert').filter({ hasText: 'Hydra did not answer in time. The client may have been created: check the list before creating it again.' })
+      await unknown.waitFor()
+      await unknown.getByText('If it is, its secret cannot be shown any more: delete it and create it again.', { exact: false }).waitFor()
+    } finally {
+      await stop()
+    }
+    await dialog.waitFor({ state: 'hidden' })
+    for (let waited = 0; listReads() === readsBefore && waited < 5000; waited += 50) await Bun.sleep(50)
+    expect(listReads()).toBeGreaterThan(readsBefore)
+    expect([...hydra.clients.values()].filter((client) => client.client_name === 'Late tool').length).toBe(1)
+    // Create client opens again with what was typed, for the case it was not made after all.
+    await page.getByRole('button', { name: 'Create client' }).click()
+    expect(await dialog.getByRole('textbox', { name: 'Client name' }).inputValue()).toBe('Late tool')
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
   })
 
   test('a refused Create is shown where the person is looking: the dialog scrolls up to its error', async () => {

@@ -9,7 +9,12 @@ import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote } from 
 import { identityWriteFailure, unshowableSchema } from './describe.ts'
 import type { ApiFailure } from '../../api.ts'
 
-export function CreateIdentity(props: { onCreated: (identity: Identity) => void; onCancel: () => void }) {
+export function CreateIdentity(props: {
+  onCreated: (identity: Identity) => void
+  /** Kratos did not answer in time: the identity may have been created (see api.ts `maybeDone`). */
+  onUnknown: (failure: ApiFailure) => void
+  onCancel: () => void
+}) {
   const [loaded, retry] = useLoad(() => api.schemas(schemasFrom()), [])
   const [schemaId, setSchemaId] = useState<string | null>(null)
   const [values, setValues] = useState<Values>({})
@@ -59,6 +64,7 @@ export function CreateIdentity(props: { onCreated: (identity: Identity) => void;
             })
             setBusy(false)
             if (result.ok) props.onCreated(result.data)
+            else if (result.failure.maybeDone) props.onUnknown(result.failure)
             else setFailure(identityWriteFailure(result.failure))
           }
           return (

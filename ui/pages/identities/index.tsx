@@ -43,6 +43,8 @@ export function IdentitiesPage() {
   const [working, setWorking] = useState(false)
   const [bulkFailure, setBulkFailure] = useState<ApiFailure | null>(null)
   const [creating, setCreating] = useState(false)
+  // A create whose outcome is unknown (Kratos did not answer in time): said above the list, read again.
+  const [createUnknown, setCreateUnknown] = useState<ApiFailure | null>(null)
   const [query, setQuery] = useQueryText(filter)
 
   const rows: Identity[] = loaded.state === 'ready' ? loaded.data.identities : []
@@ -51,6 +53,7 @@ export function IdentitiesPage() {
   const go = (changes: Record<string, string | null>) => {
     setSelected(new Set())
     setBulkFailure(null)
+    setCreateUnknown(null)
     navigate(withQuery(changes))
   }
   const next = () => {
@@ -66,23 +69,29 @@ export function IdentitiesPage() {
     setWorking(true)
     setBulkFailure(null)
     const refused: { identity: Identity; failure: ApiFailure }[] = []
+    // Kratos did not answer in time for these: they may have been changed (the list read again shows).
+    const unknown: Identity[] = []
     for (const identity of visibleSelected) {
       const result =
         action === 'delete' ? await api.deleteIdentity(identity.id) : await api.setState(identity.id, action === 'activate' ? 'active' : 'inactive')
-      if (!result.ok) refused.push({ identity, failure: result.failure })
+      if (!result.ok && result.failure.maybeDone) unknown.push(identity)
+      else if (!result.ok) refused.push({ identity, failure: result.failure })
     }
     setWorking(false)
     setPending(null)
-    const done = visibleSelected.length - refused.length
+    const done = visibleSelected.length - refused.length - unknown.length
     const past = { deactivate: 'deactivated', activate: 'activated', delete: 'deleted' }[action]
-    announce(`${done} ${done === 1 ? 'identity' : 'identities'} ${past}.${refused.length ? ` ${refused.length} could not be changed.` : ''}`)
-    // What could not be changed stays selected, for another try, with the reason and the identifiers.
-    setSelected(new Set(refused.map(({ identity }) => identity.id)))
+    const unknownSaid = unknown.length ? ` ${unknown.length} may or may not have been: Kratos did not answer in time.` : ''
+    announce(`${done} ${done === 1 ? 'identity' : 'identities'} ${past}.${refused.length ? ` ${refused.length} could not be changed.` : ''}${unknownSaid}`)
+    // What could not be changed, or may not have been, stays selected for another try, with the
+    // reason and the identifiers.
+    setSelected(new Set([...refused.map(({ identity }) => identity.id), ...unknown.map((identity) => identity.id)]))
+    const sentences: string[] = []
     const first = refused[0]
-    if (first) {
-      const which = refused.map(({ identity }) => primaryIdentifier(identity)).join(', ')
-      setBulkFailure({ ...first.failure, message: `Not ${past}: ${which}. ${first.failure.message}` })
-    }
+    if (first) sentences.push(`Not ${past}: ${refused.map(({ identity }) => primaryIdentifier(identity)).join(', ')}. ${first.failure.message}`)
+    if (unknown.length)
+      sentences.push(`Kratos did not answer in time for ${unknown.map(primaryIdentifier).join(', ')}: they may have been ${past}. The list below has been read again: check it before trying again.`)
+    setBulkFailure(sentences.length ? { error: first?.failure.error ?? 'gateway_timeout', status: first?.failure.status ?? 504, message: sentences.join(' ') } : null)
     retry()
   }
 
@@ -115,7 +124,7 @@ export function IdentitiesPage() {
             </button>
           )}
         </form>
-        <button type="button" class="primary" onClick={() => setCreating(true)}>
+        <button type="button" class="primary" onClick={() => (setCreateUnknown(null), setCreating(true))}>
           Create identity
         </button>
       </div>
@@ -127,6 +136,7 @@ export function IdentitiesPage() {
           </button>
         ))}
       </div>
+      {createUnknown && <ErrorView failure={createUnknown} />}
       {bulkFailure && <ErrorView failure={bulkFailure} />}
       {loaded.state === 'ready' && <UnreadableRows count={loaded.data.skipped} noun={['identity', 'identities']} from="kratos" />}
       <Region
@@ -223,6 +233,12 @@ export function IdentitiesPage() {
         {creating && (
           <CreateIdentity
             onCancel={() => setCreating(false)}
+            onUnknown={(failure) => {
+              // Another Create could make it twice: the dialog closes and the list is read again.
+              setCreating(false)
+              setCreateUnknown({ ...failure, message: 'Kratos did not answer in time. The identity may have been created: search for it before creating it again.' })
+              retry()
+            }}
             onCreated={(identity) => {
               setCreating(false)
               announce(`Identity ${primaryIdentifier(identity)} created.`)

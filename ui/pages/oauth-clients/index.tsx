@@ -91,12 +91,24 @@ export function OAuthClientsPage() {
   const [draft, setDraft] = useState<ClientDraft>(() => draftOf(null))
   const [busy, oneAtATime] = useOneAtATime()
   const [failure, setFailure] = useState<ApiFailure | null>(null)
+  // A create whose outcome is unknown (Hydra did not answer in time): said above the list, read again.
+  const [unknown, setUnknown] = useState<ApiFailure | null>(null)
   const [loaded, retry] = useLoad(() => api.clients({ page_size: paging.size, page_token: paging.token || undefined, client_name: name || undefined }), [location.value.search])
   const none = paging.token ? 'No more clients.' : name ? 'No client has this name.' : 'There are no OAuth clients yet.'
   useResultsAnnounced(loaded, location.value.search, ({ items }) => (items.length === 0 ? none : `${items.length} ${items.length === 1 ? 'client' : 'clients'} shown.`))
   const create = (draft: ClientDraft) =>
     oneAtATime(async () => {
+      setUnknown(null)
       const result = await api.createClient(clientBody(draft))
+      if (!result.ok && result.failure.maybeDone) {
+        // Another Create could make a second client: the dialog closes (the draft is kept for
+        // Create client) and the list is read again, so the operator sees whether it is there.
+        const secret = draft.token_endpoint_auth_method === 'none' ? '' : ' If it is, its secret cannot be shown any more: delete it and create it again.'
+        setUnknown({ ...result.failure, message: `Hydra did not answer in time. The client may have been created: check the list before creating it again.${secret}` })
+        setCreating(false)
+        retry()
+        return
+      }
       if (!result.ok) return setFailure(clientFailure(result.failure))
       setCreating(false)
       const client = result.data
@@ -120,10 +132,11 @@ export function OAuthClientsPage() {
             </button>
           )}
         </form>
-        <button type="button" class="primary" onClick={() => (setFailure(null), setDraft(draftOf(null)), setCreating(true))}>
+        <button type="button" class="primary" onClick={() => (setFailure(null), unknown === null && setDraft(draftOf(null)), setCreating(true))}>
           Create client
         </button>
       </div>
+      {unknown && <ErrorView failure={unknown} />}
       {loaded.state === 'ready' && <UnreadableRows count={loaded.data.skipped} noun={['client', 'clients']} from="hydra" />}
       <Region loaded={loaded} retry={retry} label="OAuth clients" place={paging.place(['name'])}>
         {({ items, skipped }) =>
