@@ -5,12 +5,54 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 
 export const location = signal({ path: window.location.pathname, search: window.location.search })
 
-export function navigate(href: string, options: { replace?: boolean } = {}): void {
+/**
+ * Something on screen that leaving the page loses for good (a client secret or a recovery link,
+ * shown once): while a page holds one, leaving it asks first, whichever way it is left (a link,
+ * Back or Forward within the app, a reload, closing the tab).
+ */
+interface LeaveGuard {
+  question: string
+}
+const leaveGuards = new Set<LeaveGuard>()
+
+/** While `question` is not null, leaving the page asks it first (a confirmation); null lets go. */
+export function useLeaveGuard(question: string | null): void {
+  useEffect(() => {
+    if (question === null) return
+    const guard = { question }
+    leaveGuards.add(guard)
+    return () => {
+      leaveGuards.delete(guard)
+    }
+  }, [question])
+}
+
+/** Whether the page may be left: yes when nothing guards it, or when the person confirms. */
+function mayLeave(): boolean {
+  const guard = leaveGuards.values().next().value
+  if (!guard) return true
+  if (!window.confirm(guard.question)) return false
+  // Asked once: the page going away drops its guards, and nothing asks again on the way.
+  leaveGuards.clear()
+  return true
+}
+
+// A reload or closing the tab: the browser's own question (it shows its own words).
+window.addEventListener('beforeunload', (event) => {
+  if (leaveGuards.size === 0) return
+  event.preventDefault()
+  event.returnValue = ''
+})
+
+export function navigate(href: string, options: { replace?: boolean; unguarded?: boolean } = {}): void {
   const url = new URL(href, window.location.href)
   if (url.origin !== window.location.origin) {
     window.location.assign(url.href)
     return
   }
+  const here = location.peek()
+  const leaving = url.pathname !== here.path || url.search !== here.search
+  if (leaving && !options.unguarded && !mayLeave()) return
   if (options.replace) history.replaceState(null, '', url.pathname + url.search)
   else history.pushState(null, '', url.pathname + url.search)
   location.value = { path: url.pathname, search: url.search }
@@ -18,13 +60,23 @@ export function navigate(href: string, options: { replace?: boolean } = {}): voi
 
 /**
  * Leaves the page at `from` for `href` once an action there has finished, unless the person has
- * gone elsewhere meanwhile: a late answer never pulls them off the page they are on now.
+ * gone elsewhere meanwhile: a late answer never pulls them off the page they are on now. The
+ * action (a delete) has ended the record, and with it anything shown once about it: no question.
  */
 export function navigateFrom(from: string, href: string): void {
-  if (location.peek().path === from) navigate(href)
+  if (location.peek().path === from) navigate(href, { unguarded: true })
 }
 
-window.addEventListener('popstate', () => {
+// Registered before any dialog's listener (see components/dialog.tsx), so that a Back the person
+// takes back leaves an open dialog open.
+window.addEventListener('popstate', (event) => {
+  if (!mayLeave()) {
+    // The browser has already moved: back to the page still shown, as a new entry.
+    event.stopImmediatePropagation()
+    const shown = location.peek()
+    history.pushState(null, '', shown.path + shown.search)
+    return
+  }
   location.value = { path: window.location.pathname, search: window.location.search }
 })
 

@@ -194,6 +194,68 @@ test('an admin creates a recovery link, shown once with a Copy button', async ()
   await admin.page.getByRole('button', { name: 'Copy' }).waitFor()
 })
 
+test('a recovery link shown once is not lost without a question: a menu link, Back and a reload ask first; Cancel stays, OK leaves, Dismiss lets go', async () => {
+  const page = admin.page
+  await openIdentity('user07@example.test')
+  const identityUrl = page.url()
+  const asked: string[] = []
+  let answer = false
+  const onDialog = (dialog: import('playwright-core').Dialog) => {
+    asked.push(`${dialog.type()}: ${dialog.message()}`)
+    void (answer ? dialog.accept() : dialog.dismiss())
+  }
+  page.on('dialog', onDialog)
+  try {
+    await page.getByRole('button', { name: 'Create recovery link' }).click()
+    const link = page.locator('output[aria-label="Recovery link"]')
+    await link.waitFor()
+    const question = 'confirm: The recovery link is shown only once: leaving this page loses it for good. Leave anyway?'
+    const menuLink = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Identities' })
+
+    // A menu link, answered Cancel: the page and its link stay.
+    await menuLink.click()
+    expect(asked.splice(0)).toEqual([question])
+    expect(page.url()).toBe(identityUrl)
+    await link.waitFor()
+    // Back within the app, answered Cancel: the same.
+    await page.goBack()
+    await page.waitForURL(identityUrl)
+    expect(asked.splice(0)).toEqual([question])
+    await link.waitFor()
+    expect(await page.getByRole('heading', { level: 1, name: 'user07@example.test' }).count()).toBe(1)
+    // A reload or closing the tab: the browser's own question.
+    expect(await page.evaluate(() => {
+      const event = new Event('beforeunload', { cancelable: true })
+      window.dispatchEvent(event)
+      return event.defaultPrevented
+    })).toBe(true)
+
+    // Dismiss: the link goes, and so does the question.
+    await page.getByRole('button', { name: 'Dismiss the recovery link' }).click()
+    await link.waitFor({ state: 'detached' })
+    await menuLink.click()
+    await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
+    expect(asked).toEqual([])
+
+    // A code this time, and OK: the person leaves.
+    await openIdentity('user07@example.test')
+    await page.getByRole('button', { name: 'Create recovery code' }).click()
+    await page.locator('output[aria-label="Recovery code"]').waitFor()
+    answer = true
+    await menuLink.click()
+    await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
+    expect(asked.splice(0)).toEqual(['confirm: The recovery code is shown only once: leaving this page loses it for good. Leave anyway?'])
+    // Nothing guards the page now.
+    answer = false
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sessions' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor()
+    expect(asked).toEqual([])
+  } finally {
+    page.off('dialog', onDialog)
+  }
+  expect(admin.problems).toEqual([])
+})
+
 test('an identity page lists its credentials by type and identifier, and no credential secret reaches the browser', async () => {
   const person = stored('user11@example.test')!
   person.credentials = {

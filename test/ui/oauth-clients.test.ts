@@ -411,6 +411,53 @@ describe('in the browser', () => {
     expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
   })
 
+  test('a client secret shown once is not lost without a question: a menu link asks first, a reload gets the browser\'s question, Dismiss lets go', async () => {
+    const page = admin.page
+    const asked: string[] = []
+    let answer = false
+    const onDialog = (dialog: import('playwright-core').Dialog) => {
+      asked.push(dialog.type() === 'beforeunload' ? 'beforeunload' : `${dialog.type()}: ${dialog.message()}`)
+      void (answer ? dialog.accept() : dialog.dismiss())
+    }
+    page.on('dialog', onDialog)
+    try {
+      const create = async (name: string) => {
+        await page.goto(admin.url('/dashboard/oauth-clients'))
+        await page.getByRole('button', { name: 'Create client' }).click()
+        const dialog = page.getByRole('dialog', { name: 'Create client' })
+        await dialog.getByRole('textbox', { name: 'Client name' }).fill(name)
+        await dialog.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://once.example.com/cb')
+        await dialog.getByRole('button', { name: 'Create client' }).click()
+        await page.getByRole('heading', { level: 1, name }).waitFor()
+      }
+      await create('Once app')
+      const secret = page.locator('output[aria-label="Client secret"]')
+      await secret.waitFor()
+      expect(await sweep(page, 'client-secret-shown', () => secret.waitFor())).toEqual([])
+      const menuLink = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'OAuth clients' })
+      await menuLink.click()
+      expect(asked.splice(0)).toEqual(['confirm: The client secret is shown only once: leaving this page loses it for good. Leave anyway?'])
+      await secret.waitFor()
+      // Reload: the browser asks (answered OK here, so the reload happens and the secret is gone).
+      answer = true
+      await page.reload()
+      await page.getByRole('heading', { level: 1, name: 'Once app' }).waitFor()
+      expect(asked.splice(0)).toEqual(['beforeunload'])
+      expect(await secret.count()).toBe(0)
+
+      answer = false
+      await create('Once app 2')
+      await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
+      await secret.waitFor({ state: 'detached' })
+      await menuLink.click()
+      await page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
+      expect(asked).toEqual([])
+    } finally {
+      page.off('dialog', onDialog)
+    }
+    expect(admin.problems).toEqual([])
+  })
+
   test('a refused Create is shown where the person is looking: the dialog scrolls up to its error', async () => {
     const { hydra } = admin.harness.sandbox
     await admin.page.goto(admin.url('/dashboard/oauth-clients'))

@@ -17,7 +17,7 @@ import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { isOwnIdentity, OWN_SESSIONS_NOTE, schemasFrom } from '../../session.ts'
-import { location, navigateFrom } from '../../router.ts'
+import { location, navigateFrom, useLeaveGuard } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote, traitsText, type AsJsonReason } from '../../components/traits-json.tsx'
 import { identityWriteFailure, primaryIdentifier, unshowableSchema } from './describe.ts'
@@ -663,6 +663,12 @@ function SessionsSection({ identity }: { identity: Identity }) {
 function RecoverySection({ identity }: { identity: Identity }) {
   const [result, setResult] = useState<{ kind: 'link' | 'code'; value: string; link?: string; expires?: string } | null>(null)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const shownOnce = result ? (result.kind === 'link' ? 'recovery link' : 'recovery code') : null
+  useLeaveGuard(shownOnce && `The ${shownOnce} is shown only once: leaving this page loses it for good. Leave anyway?`)
+  const dismiss = () => {
+    setResult(null)
+    document.getElementById('recovery-h')?.focus()
+  }
   const create = async (kind: 'link' | 'code') => {
     setResult(null)
     if (kind === 'link') {
@@ -688,7 +694,9 @@ function RecoverySection({ identity }: { identity: Identity }) {
   }
   return (
     <section aria-labelledby="recovery-h" class="card">
-      <h2 id="recovery-h">Account recovery</h2>
+      <h2 id="recovery-h" tabIndex={-1}>
+        Account recovery
+      </h2>
       <div class="actions">
         <button type="button" onClick={() => create('link')}>
           Create recovery link
@@ -713,9 +721,14 @@ function RecoverySection({ identity }: { identity: Identity }) {
             {result.value}
           </output>
           {result.link && <p class="mono secret">Enter it at {result.link}</p>}
-          <button type="button" onClick={copy}>
-            Copy
-          </button>
+          <div class="actions">
+            <button type="button" onClick={copy}>
+              Copy
+            </button>
+            <button type="button" aria-label={`Dismiss the ${shownOnce}`} onClick={dismiss}>
+              Dismiss
+            </button>
+          </div>
         </div>
       )}
     </section>

@@ -15,7 +15,7 @@ import { Time } from '../../components/time.tsx'
 import { revealHidden } from '../../reveal.ts'
 import { announce } from '../../components/status.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
-import { location, navigate, navigateFrom, queryParam, useQueryText } from '../../router.ts'
+import { location, navigate, navigateFrom, queryParam, useLeaveGuard, useQueryText } from '../../router.ts'
 import { ChangedNotice, useChangedNotice, whatStopsSave, type Members } from '../../components/changed-meanwhile.tsx'
 import { staleMembers } from '../../components/json-patch.ts'
 import {
@@ -191,11 +191,16 @@ export function OAuthClientPage({ params }: { params: Record<string, string> }) 
 
 function OneTimeSecret({ clientId }: { clientId: string }) {
   // Read once: leaving the page or reloading forgets it.
-  const [secret] = useState(() => (createdSecret.value?.clientId === clientId ? createdSecret.value.secret : null))
+  const [secret, setSecret] = useState(() => (createdSecret.value?.clientId === clientId ? createdSecret.value.secret : null))
   useEffect(() => {
     createdSecret.value = null
   }, [])
+  useLeaveGuard(secret ? 'The client secret is shown only once: leaving this page loses it for good. Leave anyway?' : null)
   if (!secret) return null
+  const dismiss = () => {
+    setSecret(null)
+    document.getElementById('page-title')?.focus()
+  }
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(secret)
@@ -211,9 +216,14 @@ function OneTimeSecret({ clientId }: { clientId: string }) {
       <output class="mono secret" aria-label="Client secret">
         {secret}
       </output>
-      <button type="button" onClick={copy}>
-        Copy
-      </button>
+      <div class="actions">
+        <button type="button" onClick={copy}>
+          Copy
+        </button>
+        <button type="button" aria-label="Dismiss the client secret" onClick={dismiss}>
+          Dismiss
+        </button>
+      </div>
     </section>
   )
 }
