@@ -492,6 +492,42 @@ test('an admin page left open after the role became viewer shows "No access", no
   }
 })
 
+test('a bulk change shows its progress, and Cancel while it runs stops it after the request under way, saying what was done and what was not', async () => {
+  const { kratos } = admin.harness.sandbox
+  await admin.page.goto(admin.url('/dashboard/identities'))
+  const table = admin.page.getByRole('table', { name: /Identities/ })
+  await table.waitFor()
+  const chosen: string[] = []
+  for (const index of [8, 9, 10, 11, 12]) {
+    const box = table.getByRole('checkbox').nth(index)
+    chosen.push(((await box.getAttribute('aria-label')) ?? '').replace(/^Select /, ''))
+    await box.check()
+  }
+  kratos.delayMs = 400
+  try {
+    await admin.page.getByRole('button', { name: 'Deactivate', exact: true }).click()
+    const dialog = admin.page.getByRole('dialog', { name: 'Deactivate 5 identities?' })
+    await dialog.getByRole('button', { name: 'Deactivate' }).click()
+    await dialog.getByRole('progressbar', { name: '1 of 5' }).waitFor()
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    const status = admin.page.getByRole('status').getByText(/^\d identit(y|ies) deactivated\. Cancelled: \d not changed\.$/)
+    await status.waitFor()
+    const [, done, , left] = /^(\d) identit(y|ies) deactivated\. Cancelled: (\d)/.exec((await status.textContent())!)!
+    expect(Number(done) + Number(left)).toBe(5)
+    expect(Number(left)).toBeGreaterThan(0)
+    // No request after the one under way when Cancel was pressed.
+    await Bun.sleep(1000)
+    expect(chosen.filter((email) => stored(email)!.state === 'inactive').length).toBe(Number(done))
+    // What was not changed stays selected, for another try.
+    await admin.page.getByRole('group', { name: 'Selected identities' }).getByText(`${left} selected`).waitFor()
+  } finally {
+    kratos.delayMs = 0
+  }
+  for (const email of chosen) if (stored(email)!.state === 'inactive') stored(email)!.state = 'active'
+  expect(admin.problems).toEqual([])
+})
+
 test('a bulk change Kratos refuses says why and for which identities, and leaves them selected for another try', async () => {
   await admin.page.goto(admin.url('/dashboard/identities'))
   const table = admin.page.getByRole('table', { name: /Identities/ })

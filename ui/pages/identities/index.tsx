@@ -1,5 +1,5 @@
 // Identities (admin): cursor-paged table, exact identifier search, create, bulk state changes.
-import { useState } from 'preact/hooks'
+import { useRef, useState } from 'preact/hooks'
 import { api, type ApiFailure, type Identity } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
@@ -41,6 +41,10 @@ export function IdentitiesPage() {
   const [selected, setSelected] = useState<Set<string>>(new Set())
   const [pending, setPending] = useState<BulkAction | null>(null)
   const [working, setWorking] = useState(false)
+  // How far a bulk action has gone, shown in its dialog; Cancel or Escape while it runs stops it
+  // after the request under way.
+  const [progress, setProgress] = useState<{ done: number; total: number } | null>(null)
+  const stopBulk = useRef(false)
   const [bulkFailure, setBulkFailure] = useState<ApiFailure | null>(null)
   const [creating, setCreating] = useState(false)
   // A create whose outcome is unknown (Kratos did not answer in time): said above the list, read again.
@@ -68,24 +72,33 @@ export function IdentitiesPage() {
   const runBulk = async (action: BulkAction) => {
     setWorking(true)
     setBulkFailure(null)
+    stopBulk.current = false
+    setProgress({ done: 0, total: visibleSelected.length })
+    let attempted = 0
     const refused: { identity: Identity; failure: ApiFailure }[] = []
     // Kratos did not answer in time for these: they may have been changed (the list read again shows).
     const unknown: Identity[] = []
     for (const identity of visibleSelected) {
+      if (stopBulk.current) break
+      attempted++
       const result =
         action === 'delete' ? await api.deleteIdentity(identity.id) : await api.setState(identity.id, action === 'activate' ? 'active' : 'inactive')
       if (!result.ok && result.failure.maybeDone) unknown.push(identity)
       else if (!result.ok) refused.push({ identity, failure: result.failure })
+      setProgress({ done: attempted, total: visibleSelected.length })
     }
+    const notTried = visibleSelected.slice(attempted)
     setWorking(false)
+    setProgress(null)
     setPending(null)
-    const done = visibleSelected.length - refused.length - unknown.length
+    const done = attempted - refused.length - unknown.length
     const past = { deactivate: 'deactivated', activate: 'activated', delete: 'deleted' }[action]
     const unknownSaid = unknown.length ? ` ${unknown.length} may or may not have been: Kratos did not answer in time.` : ''
-    announce(`${done} ${done === 1 ? 'identity' : 'identities'} ${past}.${refused.length ? ` ${refused.length} could not be changed.` : ''}${unknownSaid}`)
+    const stoppedSaid = notTried.length ? ` Cancelled: ${notTried.length} not changed.` : ''
+    announce(`${done} ${done === 1 ? 'identity' : 'identities'} ${past}.${refused.length ? ` ${refused.length} could not be changed.` : ''}${unknownSaid}${stoppedSaid}`)
     // What could not be changed, or may not have been, stays selected for another try, with the
     // reason and the identifiers.
-    setSelected(new Set([...refused.map(({ identity }) => identity.id), ...unknown.map((identity) => identity.id)]))
+    setSelected(new Set([...refused.map(({ identity }) => identity.id), ...unknown.map((identity) => identity.id), ...notTried.map((identity) => identity.id)]))
     const sentences: string[] = []
     const first = refused[0]
     if (first) sentences.push(`Not ${past}: ${refused.map(({ identity }) => primaryIdentifier(identity)).join(', ')}. ${first.failure.message}`)
@@ -93,6 +106,13 @@ export function IdentitiesPage() {
       sentences.push(`Kratos did not answer in time for ${unknown.map(primaryIdentifier).join(', ')}: they may have been ${past}. The list below has been read again: check it before trying again.`)
     setBulkFailure(sentences.length ? { error: first?.failure.error ?? 'gateway_timeout', status: first?.failure.status ?? 504, message: sentences.join(' ') } : null)
     retry()
+  }
+
+  // Cancel or Escape: while the action runs, it stops after the request under way and says what was
+  // done and what was not (the dialog closes at once; the outcome is announced).
+  const closeBulk = () => {
+    if (working) stopBulk.current = true
+    setPending(null)
   }
 
   const count = visibleSelected.length
@@ -131,7 +151,7 @@ export function IdentitiesPage() {
       <div class="toolbar bulk" aria-label="Selected identities" role="group">
         <span>{count === 0 ? 'No identity selected' : `${count} selected`}</span>
         {(['deactivate', 'activate', 'delete'] as const).map((action) => (
-          <button key={action} type="button" disabled={count === 0} class={action === 'delete' ? 'danger' : ''} onClick={() => setPending(action)}>
+          <button key={action} type="button" disabled={count === 0 || working} class={action === 'delete' ? 'danger' : ''} onClick={() => setPending(action)}>
             {VERB[action]}
           </button>
         ))}
@@ -210,7 +230,7 @@ export function IdentitiesPage() {
           </select>
         </label>
       </div>
-      <Dialog open={pending !== null} title={pending ? `${VERB[pending]} ${count} ${count === 1 ? 'identity' : 'identities'}?` : ''} onClose={() => setPending(null)}>
+      <Dialog open={pending !== null} title={pending ? `${VERB[pending]} ${count} ${count === 1 ? 'identity' : 'identities'}?` : ''} onClose={closeBulk}>
         {pending && (
           <form method="dialog" onSubmit={(event) => (event.preventDefault(), runBulk(pending))}>
             <p>
@@ -218,11 +238,17 @@ export function IdentitiesPage() {
                 ? `This deletes ${count} ${count === 1 ? 'identity' : 'identities'} with their credentials and sessions. It cannot be undone.`
                 : `This changes the state of ${count} ${count === 1 ? 'identity' : 'identities'}.`}
             </p>
+            {progress && (
+              <p class="bulk-progress">
+                <label for="bulk-progress">{`${progress.done} of ${progress.total}`}</label>{' '}
+                <progress id="bulk-progress" max={progress.total} value={progress.done} />
+              </p>
+            )}
             <div class="actions">
               <button type="submit" class={pending === 'delete' ? 'danger' : 'primary'} disabled={working}>
                 {VERB[pending]}
               </button>
-              <button type="button" onClick={() => setPending(null)}>
+              <button type="button" onClick={closeBulk}>
                 Cancel
               </button>
             </div>
