@@ -1,6 +1,6 @@
 // Identities (admin): cursor-paged table, exact identifier search, create, bulk state changes.
 import { useRef, useState } from 'preact/hooks'
-import { api, type ApiFailure, type Identity } from '../../api.ts'
+import { api, deleteOutcome, type ApiFailure, type Identity } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Cell, DataTable, Row, SelectCell, Wrappable } from '../../components/data-table.tsx'
@@ -81,8 +81,9 @@ export function IdentitiesPage() {
     for (const identity of visibleSelected) {
       if (stopBulk.current) break
       attempted++
+      // A delete answered 404 was done elsewhere first: what was asked for is so (as for one delete).
       const result =
-        action === 'delete' ? await api.deleteIdentity(identity.id) : await api.setState(identity.id, action === 'activate' ? 'active' : 'inactive')
+        action === 'delete' ? deleteOutcome(await api.deleteIdentity(identity.id)) : await api.setState(identity.id, action === 'activate' ? 'active' : 'inactive')
       if (!result.ok && result.failure.maybeDone) unknown.push(identity)
       else if (!result.ok) refused.push({ identity, failure: result.failure })
       setProgress({ done: attempted, total: visibleSelected.length })
