@@ -645,6 +645,27 @@ test('changes Kratos did not answer in time for are said to be of unknown outcom
   expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
 })
 
+test('a failed save takes the place of the earlier "Traits saved." in the status region: the two are never shown together', async () => {
+  await openIdentity('user16@example.test')
+  const traits = admin.page.getByRole('region', { name: 'Traits' })
+  const status = admin.page.getByRole('status')
+  await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('First')
+  await traits.getByRole('button', { name: 'Save' }).click()
+  await status.getByText('Traits saved.').waitFor()
+  await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Second')
+  admin.harness.sandbox.kratos.failWith = 500
+  try {
+    await traits.getByRole('button', { name: 'Save' }).click()
+    await traits.getByRole('alert').waitFor()
+  } finally {
+    admin.harness.sandbox.kratos.failWith = null
+  }
+  expect(await status.textContent()).toBe('')
+  expect(stored('user16@example.test')!.traits.name).toBe('First')
+  for (let waited = 0; admin.problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
+  expect(admin.problems.splice(0).every((problem) => /status of 500\b/.test(problem))).toBe(true)
+})
+
 test('an announcement leaves the screen after 10 s, once it has been read out', async () => {
   // An identity of its own: the bulk test before it deactivates two chosen at random, and an
   // inactive identity's sessions are not active (as Kratos answers them).

@@ -1,10 +1,10 @@
 // Loading, failure and retry for a region: aria-busy while loading; on failure the envelope's
 // message with a Retry button, and for a list whose link names a page or a filter its service
 // refuses, the way back to the first page or the unfiltered list before it.
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import type { ApiFailure, ApiResult } from '../api.ts'
-import { announce } from './status.ts'
+import { announce, clearEarlierAnnouncement } from './status.ts'
 
 type Loaded<T> = { state: 'loading' } | { state: 'failed'; failure: ApiFailure } | { state: 'ready'; data: T; refreshing?: boolean }
 
@@ -150,6 +150,11 @@ export function ErrorView({
   busy?: boolean
 }) {
   const ref = useRef<HTMLDivElement>(null)
+  // An action's failure takes the place of an earlier action's outcome in the status region (in
+  // the render that shows it, so that both are never on screen together).
+  useLayoutEffect(() => {
+    if (!retry && !loading) clearEarlierAnnouncement()
+  }, [failure])
   // An action's failure (the person acts again) is brought into view where it appears, in the
   // page or in a dialog that scrolls; a region that failed to load stays where it is.
   useEffect(() => {

@@ -7,7 +7,28 @@ export const statusMessage = signal('')
 const SHOWN_MS = 10_000
 let hide: ReturnType<typeof setTimeout> | undefined
 
+/**
+ * An announcement was made in this very turn of the event loop: the outcome of the action that is
+ * showing a failure now ("0 identities deactivated. 2 could not be changed." beside the reasons),
+ * which that failure must not clear.
+ */
+let saidThisTurn = false
+
+/**
+ * A failure is being shown: an earlier outcome still on screen ("Traits saved.") no longer
+ * describes the page, and beside the failure it would read as if the failed change had been made.
+ */
+export function clearEarlierAnnouncement(): void {
+  if (saidThisTurn) return
+  clearTimeout(hide)
+  statusMessage.value = ''
+}
+
 export function announce(message: string): void {
+  if (!saidThisTurn) {
+    saidThisTurn = true
+    setTimeout(() => (saidThisTurn = false), 0)
+  }
   // Cleared first so that the same sentence twice is announced twice.
   statusMessage.value = ''
   clearTimeout(hide)
