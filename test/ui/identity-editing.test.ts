@@ -609,6 +609,8 @@ test('changes Kratos did not answer in time for are said to be of unknown outcom
     await stop()
   }
   expect([...admin.harness.sandbox.kratos.identities.values()].filter((identity) => identity.traits.email === 'late.create@example.test').length).toBe(1)
+  // The list read again after it has been drawn, before rows are chosen in it.
+  await page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
 
   // A bulk deactivation: both were deactivated, neither answer came back.
   const chosen: string[] = []
