@@ -296,7 +296,10 @@ test('from the executable: deactivate and reactivate, a recovery link, revoke an
   await page.getByRole('status').getByText('Session revoked.').waitFor()
   expect(sessionsOf(person.id).length).toBe(0)
 
+  // The recovery link is still on screen: leaving asks first, and going on loses it.
+  const asked = new Promise<string>((resolve) => page.once('dialog', (dialog) => (resolve(dialog.message()), void dialog.accept())))
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sessions' }).click()
+  expect(await asked).toContain('shown only once')
   const [extended] = sessionsOf(find('person12@example.test').id)
   const before = Date.parse(extended!.expires_at)
   await page.getByRole('button', { name: 'Extend session of person12@example.test' }).click()
