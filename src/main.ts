@@ -14,6 +14,7 @@ import { StorageUnavailableError, type Storage } from './db/storage.ts'
 import { SettingsCipher } from './settings/cipher.ts'
 import { checkEncryptionKeys, noKeyOpensMessage, type EncryptionKeyCheck } from './settings/key-check.ts'
 import { customDatabaseProblem } from './support/geo.ts'
+import { signingKeyFingerprint } from './session/cookie.ts'
 
 const USAGE = `admin-dashboard ${VERSION}: the admin dashboard backend for an Ory Kratos + Hydra identity platform.
 
@@ -69,12 +70,25 @@ async function checkStoredEncryption(config: Config, storage: Storage): Promise<
   return { ok: true, check }
 }
 
+/** Said when SESSION_SIGNING_KEY is not the key the last start against this database used. */
+const SIGNING_KEY_DIFFERS =
+  'SESSION_SIGNING_KEY is not the key the last start against this database used: sessions signed with the other key are not accepted here, ' +
+  'and replicas still running with it do not accept this one\'s (every replica needs the same key; after a deliberate change, nothing to do)'
+
+/** Whether the database last saw another signing key; check-config only reads, `serve` records its own. */
+async function signingKeyDiffers(config: Config, storage: Storage, record: boolean): Promise<boolean> {
+  const mine = signingKeyFingerprint(config.sessionSigningKey)
+  const last = record ? await storage.signingKey.exchange(mine, new Date().toISOString()) : await storage.signingKey.get()
+  return last !== null && last !== mine
+}
+
 async function checkConfig(): Promise<Exit> {
   const config = configFromEnvironment()
   if (typeof config === 'number') return config
   const opened = await openStorage(config)
   if (!opened.ok) return fail([opened.error])
   const keys = await checkStoredEncryption(config, opened.storage)
+  const otherSigningKey = keys.ok ? await signingKeyDiffers(config, opened.storage, false).catch(() => false) : false
   await opened.storage.close()
   if (!keys.ok) return fail([keys.error])
   const missing = missingLoginVariables(config)
@@ -92,6 +106,7 @@ async function checkConfig(): Promise<Exit> {
   }
   const geo = config.geoipDatabasePath === null ? null : await customDatabaseProblem(config.geoipDatabasePath)
   if (geo !== null) process.stdout.write(`note: GEOIP_DATABASE_PATH cannot be read as an MMDB database (${geo}); the embedded database answers instead\n`)
+  if (otherSigningKey) process.stdout.write(`note: ${SIGNING_KEY_DIFFERS}\n`)
   if (keys.check.verdict === 'some_unreadable') {
     const { unreadable, encrypted, keys: names } = keys.check
     process.stdout.write(
@@ -175,6 +190,11 @@ async function runServer(): Promise<Exit> {
   log.info('listening', { address: running.url.origin, version: VERSION, environment: config.environment, database: storage.engine })
   const missing = missingLoginVariables(config)
   if (missing.length > 0) log.warn('login_not_configured', { missing: missing.join(',') })
+  // Recorded once listening, not before: a write at the start could wait on a lock another process holds.
+  void signingKeyDiffers(config, storage, true).then(
+    (differs) => differs && log.warn('signing_key_differs', { variable: 'SESSION_SIGNING_KEY', detail: SIGNING_KEY_DIFFERS }),
+    () => log.warn('signing_key_unchecked', { reason: 'the database did not answer' }),
+  )
 
   return await new Promise<Exit>((resolve) => {
     let stopping = false

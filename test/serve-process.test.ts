@@ -5,7 +5,11 @@ import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomKey } from './support/service.ts'
-import { startProcess } from './support/process.ts'
+import { runToEnd, startProcess } from './support/process.ts'
+import { within } from './support/eventually.ts'
+import { Database } from 'bun:sqlite'
+import { signingKeyFingerprint } from '../src/session/cookie.ts'
+import { decodeBase64Key } from '../src/config.ts'
 import { freePort } from './support/ports.ts'
 
 const MAIN = join(import.meta.dir, '..', 'src', 'main.ts')
@@ -69,5 +73,36 @@ describe('stdout whose reader goes away', () => {
       if (child.exitCode === null) child.kill('SIGKILL')
       await child.exited
     }
+  }, 60_000)
+})
+
+describe('SESSION_SIGNING_KEY against the database (replicas must share one)', () => {
+  test('a start with another key than the last start used warns, and check-config says so first; the same key again says nothing', async () => {
+    const database = join(dir, 'signing', 'a.db')
+    const [first, second] = [randomKey(), randomKey()]
+    const warned = async (key: string) => {
+      const service = await startProcess(['bun', MAIN, 'serve'], { ...loginEnv, SESSION_SIGNING_KEY: key, DATABASE_PATH: database, HOST: '127.0.0.1' })
+      // Recorded once listening; the warning, if any, is logged as the record commits, and every
+      // line logged is written before a SIGTERM'd process exits.
+      const recorded = () => new Database(database, { readonly: true }).query<{ fingerprint: string }, []>('SELECT fingerprint FROM signing_key').get()?.fingerprint
+      expect(await within(5000, () => recorded() === signingKeyFingerprint(decodeBase64Key(key)!), 20)).not.toBeNull()
+      service.child.kill('SIGTERM')
+      expect(await service.exited).toBe(0)
+      expect(service.stdout()).not.toContain(key)
+      return service.stdout().includes('"event":"signing_key_differs"')
+    }
+    const checked = async (key: string) => {
+      const result = await runToEnd(['bun', MAIN, 'check-config'], { ...loginEnv, SESSION_SIGNING_KEY: key, DATABASE_PATH: database })
+      expect(result.code).toBe(0)
+      expect(result.stdout + result.stderr).not.toContain(key)
+      return result.stdout.includes('note: SESSION_SIGNING_KEY is not the key the last start against this database used')
+    }
+    expect(await warned(first)).toBe(false) // nothing recorded before
+    expect(await checked(first)).toBe(false)
+    expect(await warned(first)).toBe(false)
+    expect(await checked(second)).toBe(true) // ExecStartPre's check, before the replica with the other key starts
+    expect(await warned(second)).toBe(true)
+    expect(await warned(second)).toBe(false)
+    expect(await warned(first)).toBe(true) // and a replica started again with the first key hears of it too
   }, 60_000)
 })

@@ -474,6 +474,19 @@ for (const engine of engines) {
       expect(newest!.id).toBeGreaterThan(Math.max(...expected.audit.map((e) => e.id)))
     })
 
+    test('the signing key fingerprint: none at first; each exchange records its own and returns the one before', async () => {
+      const fresh = await (await engine.fresh()).open()
+      try {
+        expect(await fresh.signingKey.get()).toBeNull()
+        expect(await fresh.signingKey.exchange('first-fingerprint', at(0))).toBeNull()
+        expect(await fresh.signingKey.exchange('first-fingerprint', at(1))).toBe('first-fingerprint')
+        expect(await fresh.signingKey.exchange('other-fingerprint', at(2))).toBe('first-fingerprint')
+        expect(await fresh.signingKey.get()).toBe('other-fingerprint')
+      } finally {
+        await fresh.close()
+      }
+    })
+
     test('opening again applies no migration twice', async () => {
       const database = await engine.fresh()
       await database.open()

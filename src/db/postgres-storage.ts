@@ -429,6 +429,25 @@ export class PostgresStorage implements Storage {
       }),
   }
 
+  // The signing key's fingerprint -----------------------------------------------------------
+
+  readonly signingKey = {
+    get: (): Promise<string | null> =>
+      read(this.sql, async (sql) => {
+        const rows: { fingerprint: string }[] = await sql`SELECT fingerprint FROM signing_key WHERE id = 1`
+        return rows[0]?.fingerprint ?? null
+      }),
+
+    exchange: (fingerprint: string, at: string): Promise<string | null> =>
+      transaction(this.sql, async (tx) => {
+        const rows: { fingerprint: string }[] = await tx`SELECT fingerprint FROM signing_key WHERE id = 1 FOR UPDATE`
+        await tx`
+          INSERT INTO signing_key (id, fingerprint, updated_at) VALUES (1, ${fingerprint}, ${at}::timestamptz)
+          ON CONFLICT (id) DO UPDATE SET fingerprint = excluded.fingerprint, updated_at = excluded.updated_at`
+        return rows[0]?.fingerprint ?? null
+      }),
+  }
+
   // Revocations ------------------------------------------------------------------------------
 
   readonly revocations = {

@@ -238,6 +238,26 @@ export class SqliteStorage implements Storage {
       }),
   }
 
+  // The signing key's fingerprint -----------------------------------------------------------
+
+  readonly signingKey = {
+    get: (): Promise<string | null> =>
+      this.read(() => this.db.query<{ fingerprint: string }, []>('SELECT fingerprint FROM signing_key WHERE id = 1').get()?.fingerprint ?? null),
+
+    exchange: (fingerprint: string, at: string): Promise<string | null> =>
+      this.write(() =>
+        this.db
+          .transaction(() => {
+            const before = this.db.query<{ fingerprint: string }, []>('SELECT fingerprint FROM signing_key WHERE id = 1').get()?.fingerprint ?? null
+            this.db
+              .query('INSERT INTO signing_key (id, fingerprint, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET fingerprint = excluded.fingerprint, updated_at = excluded.updated_at')
+              .run(fingerprint, at)
+            return before
+          })
+          .immediate(),
+      ),
+  }
+
   // Revocations ------------------------------------------------------------------------------
 
   readonly revocations = {

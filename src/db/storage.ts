@@ -107,6 +107,16 @@ interface AuditTable {
   list(filter: AuditFilter): Promise<StoredAuditEvent[]>
 }
 
+/**
+ * The fingerprint (never the key) of the session signing key the last start used. Every replica
+ * must sign with the same key; one that does not takes none of the others' cookies.
+ */
+interface SigningKeyTable {
+  get(): Promise<string | null>
+  /** Records `fingerprint` as the last start's, and returns the one recorded before (null for none). */
+  exchange(fingerprint: string, at: string): Promise<string | null>
+}
+
 interface LayoutsTable {
   get(identityId: string): Promise<string | null>
   put(identityId: string, layout: string, at: string): Promise<void>
@@ -177,6 +187,7 @@ export interface Storage {
   readonly audit: AuditTable
   readonly layouts: LayoutsTable
   readonly revocations: RevocationsTable
+  readonly signingKey: SigningKeyTable
   readonly changes: ChangeFeed
   /** True when the database answers now. */
   ping(): Promise<boolean>

@@ -37,6 +37,14 @@ function mac(key: Uint8Array, payloadPart: string): Buffer {
   return createHmac('sha256', key).update(`${SESSION_COOKIE}.${payloadPart}`).digest()
 }
 
+/**
+ * What tells two signing keys apart without revealing either: an HMAC of a fixed text under the
+ * key (the database keeps it, to see a replica started with another key).
+ */
+export function signingKeyFingerprint(key: Uint8Array): string {
+  return createHmac('sha256', key).update('admin-dashboard session signing key fingerprint v1').digest('base64url').slice(0, 22)
+}
+
 export function newSessionId(): string {
   return randomBytes(18).toString('base64url')
 }
