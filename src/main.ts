@@ -5,7 +5,7 @@ import { loadConfig, missingLoginVariables, type Config } from './config.ts'
 import { openStorage } from './db/open.ts'
 import { createApp } from './app.ts'
 import { serve } from './server.ts'
-import { createLogger } from './log.ts'
+import { createLogger, type Logger } from './log.ts'
 import { VERSION } from './version.ts'
 import { processIo, runSettingsCommand } from './cli/settings.ts'
 import { runImportSqlite } from './cli/import-sqlite.ts'
@@ -121,10 +121,25 @@ const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const
 /** How long a stop during the start waits for the database to be let go. */
 const START_STOP_WAIT_MS = 2000
 
+/**
+ * Bun's PostgreSQL client, while a LISTEN cannot be made again, writes a line of free text to
+ * stderr on every retry, with the server's words (a user name) in it: outside our JSON log and its
+ * rule that a database error is said by its code. Our own `database_unreachable` and
+ * `database_reachable` lines tell the outage; these become debug lines without the text.
+ */
+function quietenDatabaseClientWarnings(log: Logger): void {
+  const warn = console.warn.bind(console)
+  console.warn = (...parts: unknown[]) => {
+    if (typeof parts[0] === 'string' && parts[0].startsWith('bun:sql ')) log.debug('database_listen_retry', {})
+    else warn(...parts)
+  }
+}
+
 async function runServer(): Promise<Exit> {
   const config = configFromEnvironment()
   if (typeof config === 'number') return config
   const log = createLogger(config.logLevel)
+  quietenDatabaseClientWarnings(log)
   // A stop signal before the server listens (opening the database, its migrations, the wait for
   // the revocations: seconds when the database is slow) ends the start: the database is let go
   // and every line logged so far written, where the signal's default would end the process at

@@ -150,3 +150,23 @@ test('SIGTERM while the start waits on a database that does not answer: the star
     await child.exited
   }
 }, 30_000)
+
+test('PostgreSQL stopped under the service and started again: the outage is told by our JSON lines only, with nothing of the database client on stderr', async () => {
+  const url = await pg.createDatabase()
+  markSensitive(pg.password)
+  const service = await startProcess(['bun', MAIN, 'serve'], { SESSION_SIGNING_KEY: randomKey(), DATABASE_URL: url, HOST: '127.0.0.1' })
+  processes.push(service)
+  await pg.stop()
+  try {
+    // Long enough for the client to try its LISTEN again several times (about every second).
+    expect(await within(10_000, () => service.stdout().includes('"event":"database_unreachable"'), 50)).not.toBeNull()
+    await Bun.sleep(4000)
+  } finally {
+    await pg.start()
+  }
+  expect(await within(10_000, () => service.stdout().includes('"event":"database_reachable"'), 50)).not.toBeNull()
+  service.child.kill('SIGTERM')
+  expect(await service.exited).toBe(0)
+  expect(service.stderr()).toBe('')
+  for (const line of service.stdout().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow()
+}, 40_000)
