@@ -94,11 +94,22 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   // what this process knew last, it goes only to the upstream it is for, and that upstream judges it.
   // The admin prefixes are refused instead (503), as the gate refuses their sessions.
   const lastPublicKey = new Map<ProxyPrefix['name'], string | null>()
-  // A key changed or deleted since (here or, once heard of, by another replica) is forgotten: a key
-  // deleted because it leaked must not go out again while the database is away.
+  // Raised by every change that may concern a prefix's key: a read that started before one does
+  // not record what it read.
+  const keyGeneration = new Map<ProxyPrefix['name'], number>()
+  // A key changed or deleted (here or, once heard of, on another replica; `null`: some setting, which
+  // one unknown) is forgotten at once and read again: a key deleted because it leaked must not go
+  // out again while the database is away, and the others are known again a moment later.
   settings.onChange((key) => {
     for (const prefix of PROXY_PREFIXES) {
-      if (!prefix.admin && (key === null || key === apiKeySetting(prefix.name))) lastPublicKey.delete(prefix.name)
+      if (prefix.admin || !lastPublicKey.has(prefix.name) || (key !== null && key !== apiKeySetting(prefix.name))) continue
+      const generation = (keyGeneration.get(prefix.name) ?? 0) + 1
+      keyGeneration.set(prefix.name, generation)
+      lastPublicKey.delete(prefix.name)
+      settings.apiKeyFor(prefix.name).then(
+        (apiKey) => keyGeneration.get(prefix.name) === generation && lastPublicKey.set(prefix.name, apiKey),
+        () => {}, // unreadable or unreachable: stays forgotten until a request reads it
+      )
     }
   })
   const plugin = new Elysia({ name: 'proxy' })
@@ -146,8 +157,9 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   /** The API key when memory could not answer at once (settings.apiKeyFor), with what its failures mean here. */
   async function readApiKey({ prefix, request, url, base }: Target): Promise<string | null> {
     try {
+      const generation = keyGeneration.get(prefix.name)
       const apiKey = await settings.apiKeyFor(prefix.name)
-      if (!prefix.admin) lastPublicKey.set(prefix.name, apiKey)
+      if (!prefix.admin && keyGeneration.get(prefix.name) === generation) lastPublicKey.set(prefix.name, apiKey)
       return apiKey
     } catch (error) {
       if (error instanceof StorageUnavailableError) {
