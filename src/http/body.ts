@@ -37,18 +37,36 @@ export async function readJsonBody(request: Request, contentType: string): Promi
 }
 
 /**
- * Refuses a JSON object with a top-level field the route does not take, naming the first one
- * (when it is a plain name, not text to repeat). Elysia drops undeclared fields before the handler
- * sees them, so without this a typo (`encrypt` for `encrypted`) would store a secret in plaintext
- * and answer success. Anything that is not an object is left to the route's schema.
+ * Refuses a JSON object with a top-level field the route does not take. Elysia drops undeclared
+ * fields before the handler sees them, so without this a typo (`encrypt` for `encrypted`) would
+ * store a secret in plaintext and answer success. The message names only the route's own fields
+ * (nothing the client sent is repeated, decisions §10), and the one meant when the unknown name is
+ * a near miss of it. Anything that is not an object is left to the route's schema.
  */
 export function refuseUnknownFields(body: unknown, declared: Readonly<Record<string, unknown>>): void {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return
   const unknown = Object.keys(body).find((field) => !Object.hasOwn(declared, field))
   if (unknown === undefined) return
-  const known = Object.keys(declared).join(', ')
-  const which = /^[A-Za-z_][A-Za-z0-9_-]{0,39}$/.test(unknown) ? `Unknown field: ${unknown}.` : 'The request body has a field this route does not take.'
-  throw new ApiError('bad_request', { message: `${which} The fields are: ${known}.` })
+  const fields = Object.keys(declared)
+  const meant = fields.find((field) => nearMiss(unknown, field))
+  throw new ApiError('bad_request', {
+    message: `The request body has a field this route does not take${meant ? ` (did you mean ${meant}?)` : ''}. The fields are: ${fields.join(', ')}.`,
+  })
+}
+
+/** Whether `typed` is `field` mistyped: the same but for letter case, or at most two edits away. */
+function nearMiss(typed: string, field: string): boolean {
+  const a = typed.toLowerCase()
+  const b = field.toLowerCase()
+  if (Math.abs(a.length - b.length) > 2) return false
+  // Levenshtein distance, one row at a time (both names are short).
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    row = next
+  }
+  return row[b.length]! <= 2
 }
 
 /** The deepest nesting of arrays and objects, counted on the raw bytes (strings skipped), without recursion. */
