@@ -88,7 +88,7 @@ async function checkConfig(): Promise<Exit> {
   const opened = await openStorage(config)
   if (!opened.ok) return fail([opened.error])
   const keys = await checkStoredEncryption(config, opened.storage)
-  const otherSigningKey = keys.ok ? await signingKeyDiffers(config, opened.storage, false).catch(() => false) : false
+  const signingKey = keys.ok ? await signingKeyDiffers(config, opened.storage, false).then((differs) => (differs ? 'differs' : 'same'), () => 'unchecked') : 'same'
   await opened.storage.close()
   if (!keys.ok) return fail([keys.error])
   const missing = missingLoginVariables(config)
@@ -106,7 +106,8 @@ async function checkConfig(): Promise<Exit> {
   }
   const geo = config.geoipDatabasePath === null ? null : await customDatabaseProblem(config.geoipDatabasePath)
   if (geo !== null) process.stdout.write(`note: GEOIP_DATABASE_PATH cannot be read as an MMDB database (${geo}); the embedded database answers instead\n`)
-  if (otherSigningKey) process.stdout.write(`note: ${SIGNING_KEY_DIFFERS}\n`)
+  if (signingKey === 'differs') process.stdout.write(`note: ${SIGNING_KEY_DIFFERS}\n`)
+  if (signingKey === 'unchecked') process.stdout.write('note: whether SESSION_SIGNING_KEY is the key the last start used could not be checked: the database did not answer\n')
   if (keys.check.verdict === 'some_unreadable') {
     const { unreadable, encrypted, keys: names } = keys.check
     process.stdout.write(

@@ -361,10 +361,12 @@ describe('the setting limits are documented as the service counts them', () => {
       // 'é' is two bytes: 32768 of them are the limit, one more byte is over it at half of maxLength.
       const atLimit = 'é'.repeat(32768)
       expect(value.maxLength === undefined || atLimit.length + 1 <= value.maxLength).toBe(true)
-      const inside = await post({ key: 'openapi.bytes', value: atLimit })
+      // Each route's own body: /api/encrypt takes only the value.
+      const body = (value: string) => (path === '/api/encrypt' ? { value } : { key: 'openapi.bytes', value })
+      const inside = await post(body(atLimit), path)
       expect(inside.status, path).toBeLessThan(300)
-      const outside = await post({ key: 'openapi.bytes', value: `${atLimit}a` }, path)
-      expect([outside.status, ((await outside.json()) as { error: string }).error], path).toEqual([400, 'bad_request'])
+      const outside = await post(body(`${atLimit}a`), path)
+      expect([outside.status, await outside.json()], path).toEqual([400, { error: 'bad_request', message: 'Invalid or missing field: value.' }])
     }
   })
 

@@ -84,7 +84,10 @@ describe('SESSION_SIGNING_KEY against the database (replicas must share one)', (
       const service = await startProcess(['bun', MAIN, 'serve'], { ...loginEnv, SESSION_SIGNING_KEY: key, DATABASE_PATH: database, HOST: '127.0.0.1' })
       // Recorded once listening; the warning, if any, is logged as the record commits, and every
       // line logged is written before a SIGTERM'd process exits.
-      const recorded = () => new Database(database, { readonly: true }).query<{ fingerprint: string }, []>('SELECT fingerprint FROM signing_key').get()?.fingerprint
+      const recorded = () => {
+        using db = new Database(database, { readonly: true })
+        return db.query<{ fingerprint: string }, []>('SELECT fingerprint FROM signing_key').get()?.fingerprint
+      }
       expect(await within(5000, () => recorded() === signingKeyFingerprint(decodeBase64Key(key)!), 20)).not.toBeNull()
       service.child.kill('SIGTERM')
       expect(await service.exited).toBe(0)

@@ -107,7 +107,7 @@ export function authRoutes(
     try {
       await audit.record('login', subject, null, { outcome: 'refused', reason }, requestId)
     } catch (error) {
-      log.error('audit_write_failed', { action: 'login', ...describeError(error) })
+      log.error('audit_write_failed', { request_id: requestId, action: 'login', ...describeError(error) })
     }
     return noRole()
   }

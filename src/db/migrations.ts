@@ -48,9 +48,12 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 3,
     // The request an event came in (its X-Request-Id and log line); null for the CLI and older events.
+    sql: `ALTER TABLE audit_events ADD COLUMN request_id TEXT;`,
+  },
+  {
+    version: 4,
     // The fingerprint of the session signing key the last start used: replicas must share one.
     sql: `
-      ALTER TABLE audit_events ADD COLUMN request_id TEXT;
       CREATE TABLE signing_key (
         id INTEGER PRIMARY KEY CHECK (id = 1),
         fingerprint TEXT NOT NULL,

@@ -56,8 +56,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
+    sql: `ALTER TABLE audit_events ADD COLUMN request_id TEXT;`,
+  },
+  {
+    version: 4,
     sql: `
-      ALTER TABLE audit_events ADD COLUMN request_id TEXT;
       CREATE TABLE signing_key (
         id INTEGER PRIMARY KEY CHECK (id = 1),
         fingerprint TEXT NOT NULL,

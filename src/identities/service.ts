@@ -92,7 +92,7 @@ export class IdentitiesService {
     try {
       await this.deps.audit.record('identity_search', adminId, searchFilter, { outcome }, requestId)
     } catch (error) {
-      this.deps.log.error('audit_write_failed', { action: 'identity_search', ...describeError(error) })
+      this.deps.log.error('audit_write_failed', { request_id: requestId, action: 'identity_search', ...describeError(error) })
     }
   }
 }
