@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import { api, whenForbidden, whenUnauthenticated } from './api.ts'
-import { location, navigate } from './router.ts'
+import { location, navigate, releaseUnsavedChanges } from './router.ts'
 import { config, hasUpstream, isAdmin, user } from './session.ts'
 import { theme, type ThemeChoice } from './theme.ts'
 import { useMenuDismissal } from './menu.ts'
@@ -47,7 +47,11 @@ whenUnauthenticated(({ lostWrite: refusedChange, caller }) => {
   }
   // The page is about to be left for the sign-in: say afterwards that the change was not made,
   // rather than come back to the same page as if it had been.
-  if (refusedChange) sessionStorage.setItem(LOST_WRITE, '1')
+  if (refusedChange) {
+    sessionStorage.setItem(LOST_WRITE, '1')
+    // Left without asking: the notice says afterwards what became of the edits.
+    releaseUnsavedChanges()
+  }
   signIn()
 })
 

@@ -1,37 +1,66 @@
 // Client-side routes are real paths under /dashboard; the URL (path and query) is the state of
 // navigation, so reload, back and forward keep the place.
 import { signal } from '@preact/signals'
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 
 export const location = signal({ path: window.location.pathname, search: window.location.search })
 
 /**
  * Something on screen that leaving the page loses for good (a client secret or a recovery link,
- * shown once): while a page holds one, leaving it asks first, whichever way it is left (a link,
- * Back or Forward within the app, a reload, closing the tab).
+ * shown once; edits typed into a form and not saved): while a page holds one, leaving it asks
+ * first, whichever way it is left (a link, Back or Forward within the app, a reload, closing the
+ * tab). `loss` says what would be lost, as a sentence.
  */
+type LeaveGuardKind = 'shown-once' | 'unsaved'
 interface LeaveGuard {
-  question: string
+  loss: string
+  kind: LeaveGuardKind
 }
 const leaveGuards = new Set<LeaveGuard>()
 
-/** While `question` is not null, leaving the page asks it first (a confirmation); null lets go. */
-export function useLeaveGuard(question: string | null): void {
-  useEffect(() => {
-    if (question === null) return
-    const guard = { question }
+/**
+ * While `loss` is not null, leaving the page asks first (a confirmation that says it); null lets go.
+ * Returns what lets go at once, for a page about to be left by its own action (a form that has just
+ * saved and opens what it made), before the render that would let go.
+ */
+export function useLeaveGuard(loss: string | null, kind: LeaveGuardKind = 'shown-once'): () => void {
+  const held = useRef<LeaveGuard | null>(null)
+  // Held from the render that shows the change: a link clicked right after typing already asks.
+  useLayoutEffect(() => {
+    if (loss === null) return
+    const guard = { loss, kind }
     leaveGuards.add(guard)
+    held.current = guard
     return () => {
       leaveGuards.delete(guard)
+      if (held.current === guard) held.current = null
     }
-  }, [question])
+  }, [loss, kind])
+  return useCallback(() => {
+    if (held.current) leaveGuards.delete(held.current)
+  }, [])
+}
+
+/**
+ * Lets go of every unsaved form at once: the page is being left for the sign-in after a change was
+ * refused, and what becomes of those edits is said when the person is back (the lost-write notice).
+ */
+export function releaseUnsavedChanges(): void {
+  for (const guard of leaveGuards) if (guard.kind === 'unsaved') leaveGuards.delete(guard)
+}
+
+/** The question leaving asks: everything it would lose, each said once. */
+function leaveQuestion(): string | null {
+  if (leaveGuards.size === 0) return null
+  const losses = [...new Set([...leaveGuards].map((guard) => guard.loss))]
+  return `${losses.join(' ')} Leave anyway?`
 }
 
 /** Whether the page may be left: yes when nothing guards it, or when the person confirms. */
 function mayLeave(): boolean {
-  const guard = leaveGuards.values().next().value
-  if (!guard) return true
-  if (!window.confirm(guard.question)) return false
+  const question = leaveQuestion()
+  if (question === null) return true
+  if (!window.confirm(question)) return false
   // Asked once: the page going away drops its guards, and nothing asks again on the way.
   leaveGuards.clear()
   return true

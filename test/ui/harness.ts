@@ -7,7 +7,7 @@ import { createRequire } from 'node:module'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Dialog, type Page, type Route } from 'playwright-core'
 import { startSandbox, SANDBOX_USERS, type Sandbox } from '../../dev/sandbox.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -238,4 +238,19 @@ export async function answerTooLate(page: Page, method: string, matches: (url: U
   }
   await page.route(matches, handler)
   return () => page.unroute(matches, handler)
+}
+
+/**
+ * Answers the page's questions (window.confirm: Cancel unless `answer.ok` is set; the browser's own
+ * question on reload or close: Leave when it is), noting each one asked; `stop` stops answering.
+ */
+export function answerQuestions(page: Page) {
+  const asked: string[] = []
+  const answer = { ok: false }
+  const onDialog = (dialog: Dialog) => {
+    asked.push(dialog.type() === 'beforeunload' ? 'beforeunload' : `${dialog.type()}: ${dialog.message()}`)
+    void (answer.ok ? dialog.accept() : dialog.dismiss())
+  }
+  page.on('dialog', onDialog)
+  return { asked, answer, stop: () => page.off('dialog', onDialog) }
 }

@@ -5,7 +5,8 @@ import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Locator } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
-import { answerTooLate, DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, useSignedInBrowser } from './harness.ts'
+import { within } from '../support/eventually.ts'
+import { answerQuestions, answerTooLate, DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
 
@@ -252,6 +253,94 @@ test('a recovery link shown once is not lost without a question: a menu link, Ba
     expect(asked).toEqual([])
   } finally {
     page.off('dialog', onDialog)
+  }
+  expect(admin.problems).toEqual([])
+})
+
+test('unsaved edits to the traits and the metadata are not lost without a question: a menu link, Back and a reload ask, naming them; Save and undoing the edit let go', async () => {
+  const page = admin.page
+  admin.harness.sandbox.kratos.addIdentity({ email: 'unsaved.edits@example.test', name: 'Unsaved Edits' })
+  // Reached from the list, so that Back stays within the app.
+  await openIdentity('unsaved.edits@example.test')
+  const identityUrl = page.url()
+  const questions = answerQuestions(page)
+  try {
+    const menuLink = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sessions' })
+    const traits = page.getByRole('region', { name: 'Traits' })
+    const name = traits.getByRole('textbox', { name: 'Name', exact: true })
+    const metadata = page.getByRole('region', { name: 'Metadata' })
+    const publicMetadata = metadata.getByLabel('Public metadata')
+    const original = await publicMetadata.inputValue()
+
+    // A menu link, answered Cancel: the page and the edit stay.
+    await name.fill('Half Typed')
+    await menuLink.click()
+    expect(questions.asked.splice(0)).toEqual(['confirm: Your changes to the traits are not saved. Leave anyway?'])
+    expect(page.url()).toBe(identityUrl)
+    expect(await name.inputValue()).toBe('Half Typed')
+    // Both forms edited: the question names both. Back within the app asks it too.
+    await publicMetadata.fill('{"plan": "draft"}')
+    await page.goBack()
+    await within(5000, () => questions.asked.length > 0)
+    await page.waitForURL(identityUrl)
+    expect(questions.asked.splice(0)).toEqual(['confirm: Your changes to the traits are not saved. Your changes to the metadata are not saved. Leave anyway?'])
+    expect(await publicMetadata.inputValue()).toBe('{"plan": "draft"}')
+    // A reload or closing the tab: the browser's own question.
+    expect(await page.evaluate(() => {
+      const event = new Event('beforeunload', { cancelable: true })
+      window.dispatchEvent(event)
+      return event.defaultPrevented
+    })).toBe(true)
+
+    // Saved: the traits no longer ask. The metadata put back as it was: nothing asks.
+    await traits.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Traits saved.').waitFor()
+    expect(stored('unsaved.edits@example.test')!.traits.name).toBe('Half Typed')
+    await menuLink.click()
+    expect(questions.asked.splice(0)).toEqual(['confirm: Your changes to the metadata are not saved. Leave anyway?'])
+    await publicMetadata.fill(original)
+    await menuLink.click()
+    await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor()
+    expect(questions.asked).toEqual([])
+  } finally {
+    questions.stop()
+  }
+  expect(admin.problems).toEqual([])
+})
+
+test('a half-filled Create identity asks before the page is left; OK leaves, and Cancel lets go of it', async () => {
+  const page = admin.page
+  const questions = answerQuestions(page)
+  try {
+    await page.goto(admin.url('/dashboard'))
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Identities' }).click()
+    const menuLink = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sessions' })
+    await page.getByRole('button', { name: 'Create identity' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Create identity' })
+    await dialog.getByRole('textbox', { name: /e-?mail/i }).first().fill('half.filled@example.test')
+    // Back (the menu is behind the modal dialog): within the app, to the overview.
+    await page.goBack()
+    await within(5000, () => questions.asked.length > 0)
+    expect(questions.asked.splice(0)).toEqual(['confirm: Your changes to the new identity are not saved. Leave anyway?'])
+    // Declined: the page, the dialog and what was typed stay.
+    await page.waitForURL(admin.url('/dashboard/identities'))
+    expect(await dialog.getByRole('textbox', { name: /e-?mail/i }).first().inputValue()).toBe('half.filled@example.test')
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    await menuLink.click()
+    await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor()
+    expect(questions.asked).toEqual([])
+    // Typed again, and OK: Back leaves, and the dialog with it.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Identities' }).click()
+    await page.getByRole('button', { name: 'Create identity' }).click()
+    await dialog.getByLabel('Initial password (optional)').fill('typed but not sent')
+    questions.answer.ok = true
+    await page.goBack()
+    await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor()
+    await dialog.waitFor({ state: 'hidden' })
+    expect(questions.asked.splice(0)).toEqual(['confirm: Your changes to the new identity are not saved. Leave anyway?'])
+  } finally {
+    questions.stop()
   }
   expect(admin.problems).toEqual([])
 })

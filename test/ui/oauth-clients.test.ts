@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { HydraFixture } from '../support/hydra.ts'
-import { answerTooLate, DESKTOP, PHONE, SCREENSHOT_DIR, signedInPage, signIn, sweep, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, answerTooLate, DESKTOP, PHONE, SCREENSHOT_DIR, signedInPage, signIn, sweep, useSignedInBrowser } from './harness.ts'
+import { within } from '../support/eventually.ts'
 
 /** A client with the fields an operator sets through the API or the Hydra CLI but the form does not show. */
 const FULL_CLIENT = {
@@ -454,6 +455,46 @@ describe('in the browser', () => {
       expect(asked).toEqual([])
     } finally {
       page.off('dialog', onDialog)
+    }
+    expect(admin.problems).toEqual([])
+  })
+
+  test('a half-filled Create client and an unsaved client edit ask before the page is left; Cancel lets go, a successful Create opens the client without asking', async () => {
+    const page = admin.page
+    const menu = page.getByRole('navigation', { name: 'Main' })
+    await page.goto(admin.url('/dashboard'))
+    await menu.getByRole('link', { name: 'OAuth clients' }).click()
+    const questions = answerQuestions(page)
+    try {
+      await page.getByRole('button', { name: 'Create client' }).click()
+      const dialog = page.getByRole('dialog', { name: 'Create client' })
+      await dialog.getByRole('textbox', { name: 'Client name' }).fill('Guarded app')
+      // Back (the menu is behind the modal dialog), answered Cancel: the dialog and its draft stay.
+      await page.goBack()
+      await within(5000, () => questions.asked.length > 0)
+      expect(questions.asked.splice(0)).toEqual(['confirm: Your changes to the new client are not saved. Leave anyway?'])
+      await page.waitForURL(admin.url('/dashboard/oauth-clients'))
+      expect(await dialog.getByRole('textbox', { name: 'Client name' }).inputValue()).toBe('Guarded app')
+      // Created: the client's page opens without a question (its secret, shown once, guards it now).
+      await dialog.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://guarded.example.com/cb')
+      await dialog.getByRole('button', { name: 'Create client' }).click()
+      await page.getByRole('heading', { level: 1, name: 'Guarded app' }).waitFor()
+      expect(questions.asked).toEqual([])
+      await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
+
+      // The edit form: a menu link asks; Cancel lets go.
+      await page.getByRole('button', { name: 'Edit client' }).click()
+      const form = page.getByRole('region', { name: 'Edit client' })
+      await form.getByRole('textbox', { name: 'Scope' }).fill('openid email')
+      await menu.getByRole('link', { name: 'Sessions' }).click()
+      expect(questions.asked.splice(0)).toEqual(['confirm: Your changes to the client are not saved. Leave anyway?'])
+      expect(await form.getByRole('textbox', { name: 'Scope' }).inputValue()).toBe('openid email')
+      await form.getByRole('button', { name: 'Cancel' }).click()
+      await menu.getByRole('link', { name: 'Sessions' }).click()
+      await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor()
+      expect(questions.asked).toEqual([])
+    } finally {
+      questions.stop()
     }
     expect(admin.problems).toEqual([])
   })

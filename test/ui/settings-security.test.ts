@@ -5,7 +5,8 @@ import { beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import type { Route } from 'playwright-core'
-import { holdRequests, SCREENSHOT_DIR, signedInPage, signIn, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { within } from '../support/eventually.ts'
+import { answerQuestions, holdRequests, SCREENSHOT_DIR, signedInPage, signIn, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/settings')
 /** Every response body the admin's browser received, to prove a stored key never comes back. */
@@ -413,6 +414,73 @@ test('an API key for idp-admin is stored encrypted, sent on the next Kratos call
   expect(await admin.page.content()).not.toContain(apiKey)
   expect(bodies.length).toBeGreaterThan(10)
   for (const body of bodies) expect(body).not.toContain(apiKey)
+})
+
+test('a half-filled Add setting or Edit setting asks before the page is left; Cancel or Escape lets go of it', async () => {
+  const page = admin.page
+  await page.goto(admin.url('/dashboard'))
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
+  await page.getByRole('button', { name: 'Add setting' }).click()
+  const questions = answerQuestions(page)
+  try {
+    const dialog = page.getByRole('dialog', { name: 'Add setting' })
+    await dialog.getByLabel('Key').fill('half.typed')
+    // Back (the menu is behind the modal dialog), answered Cancel: the page, the dialog and the key stay.
+    await page.goBack()
+    await within(5000, () => questions.asked.length > 0)
+    expect(questions.asked.splice(0)).toEqual(['confirm: Your changes to the new setting are not saved. Leave anyway?'])
+    await page.waitForURL(admin.url('/dashboard/settings'))
+    expect(await dialog.getByLabel('Key').inputValue()).toBe('half.typed')
+    // Escape closes it: nothing is held any more.
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'hidden' })
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+    expect(questions.asked).toEqual([])
+
+    // Edit: the value changed, then Cancel; changed again, and OK to Back: the person leaves.
+    await admin.harness.sandbox.services.settings.write({ key: 'guarded.edit', value: 'before', category: 'guard' }, null)
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
+    await page.getByRole('button', { name: 'Edit guarded.edit' }).click()
+    const edit = page.getByRole('dialog', { name: 'Edit guarded.edit' })
+    await edit.getByRole('textbox', { name: 'Value', exact: true }).fill('after')
+    await edit.getByRole('button', { name: 'Cancel' }).click()
+    await edit.waitFor({ state: 'hidden' })
+    await page.getByRole('button', { name: 'Edit guarded.edit' }).click()
+    await edit.getByRole('textbox', { name: 'Value', exact: true }).fill('after, again')
+    questions.answer.ok = true
+    await page.goBack()
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+    expect(questions.asked.splice(0)).toEqual(['confirm: Your changes to the setting guarded.edit are not saved. Leave anyway?'])
+  } finally {
+    questions.stop()
+  }
+  expect(admin.problems).toEqual([])
+})
+
+test('a Customize arrangement changed and not saved asks before the Overview is left', async () => {
+  const page = admin.page
+  await page.goto(admin.url('/dashboard/settings'))
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click()
+  await page.getByRole('button', { name: 'Customize' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Customize the overview' })
+  const questions = answerQuestions(page)
+  try {
+    const box = dialog.getByRole('checkbox').first()
+    await box.setChecked(!(await box.isChecked()))
+    await page.goBack()
+    await within(5000, () => questions.asked.length > 0)
+    expect(questions.asked.splice(0)).toEqual(['confirm: Your changes to the overview arrangement are not saved. Leave anyway?'])
+    await page.waitForURL(admin.url('/dashboard'))
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    await page.goBack()
+    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+    expect(questions.asked).toEqual([])
+  } finally {
+    questions.stop()
+  }
+  expect(admin.problems).toEqual([])
 })
 
 test('the audit log filters by action and by actor; an actor links to its identity page', async () => {

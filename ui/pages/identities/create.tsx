@@ -7,6 +7,7 @@ import { schemasFrom } from '../../session.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote } from '../../components/traits-json.tsx'
 import { identityWriteFailure, unshowableSchema } from './describe.ts'
+import { holdsInput, useUnsavedChanges } from '../../components/unsaved.ts'
 import type { ApiFailure } from '../../api.ts'
 
 export function CreateIdentity(props: {
@@ -26,6 +27,7 @@ export function CreateIdentity(props: {
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, setBusy] = useState(false)
   const focusFirstInvalid = useFocusFirstInvalid()
+  const release = useUnsavedChanges(holdsInput(values) || password !== '' || traitsJson.trim() !== '{}' ? 'the new identity' : null)
   // Until the form is there (loading, a failure, no schema), a way out that needs no Escape key.
   const formShown = loaded.state === 'ready' && loaded.data.length > 0
   return (
@@ -63,8 +65,11 @@ export function CreateIdentity(props: {
               ...(password ? { credentials: { password: { config: { password } } } } : {}),
             })
             setBusy(false)
-            if (result.ok) props.onCreated(result.data)
-            else if (result.failure.maybeDone) props.onUnknown(result.failure)
+            if (result.ok) {
+              // Saved: opening the identity loses nothing.
+              release()
+              props.onCreated(result.data)
+            } else if (result.failure.maybeDone) props.onUnknown(result.failure)
             else setFailure(identityWriteFailure(result.failure))
           }
           return (

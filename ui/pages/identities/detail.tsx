@@ -16,6 +16,7 @@ import { membersPatch, rebaseMembers, same, staleMembers, valuePatch } from '../
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
+import { useUnsavedChanges } from '../../components/unsaved.ts'
 import { isOwnIdentity, OWN_SESSIONS_NOTE, schemasFrom } from '../../session.ts'
 import { location, navigateFrom, useLeaveGuard } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
@@ -164,6 +165,7 @@ function TraitsSection(props: {
   const form = useRef<HTMLFormElement>(null)
   const saveButton = useRef<HTMLButtonElement>(null)
   const focusFirstInvalid = useFocusFirstInvalid()
+  useUnsavedChanges(identity.traits !== undefined && traitsEdited(traits, asJson !== null, base, values, text) ? 'the traits' : null)
   /** The traits the form holds, or null (its fields then say what is wrong). */
   const edited = (): Values | null => {
     if (traits) {
@@ -265,6 +267,14 @@ function TraitsSection(props: {
   )
 }
 
+/** Whether the traits form holds an edit of `base`: what Save would send differs from it (or the JSON typed is not even JSON). */
+function traitsEdited(schema: FormSchema | null, asJson: boolean, base: Values, values: Values, text: string): boolean {
+  if (schema) return !same(mergeTraits(schema, base, values), mergeTraits(schema, base, base))
+  if (!asJson) return false
+  const parsed = parseTraits(text)
+  return parsed === null || !same(parsed, base)
+}
+
 const CHANGED_BY = 'by another operator or by the person in their account settings'
 const traitsOf = (identity: Identity): Members | undefined => identity.traits
 const traitNames = (keys: string[]) => (keys.length === 1 ? `The trait “${keys[0]}”` : `The traits ${keys.map((key) => `“${key}”`).join(', ').replace(/, ([^,]*)$/, ' and $1')}`)
@@ -292,6 +302,13 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
       return { ok: false }
     }
   }
+  // A box edited: its text is not what was filled in, nor the same JSON written otherwise.
+  const boxEdited = (typedText: string, stored: unknown) => {
+    if (typedText === text(stored)) return false
+    const parsed = parse(typedText)
+    return !parsed.ok || !same(parsed.value, stored)
+  }
+  useUnsavedChanges(boxEdited(pub, base.public) || boxEdited(adm, base.admin) ? 'the metadata' : null)
   const save = (event: Event) => {
     event.preventDefault()
     const a = parse(pub)
@@ -664,7 +681,7 @@ function RecoverySection({ identity }: { identity: Identity }) {
   const [result, setResult] = useState<{ kind: 'link' | 'code'; value: string; link?: string; expires?: string } | null>(null)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const shownOnce = result ? (result.kind === 'link' ? 'recovery link' : 'recovery code') : null
-  useLeaveGuard(shownOnce && `The ${shownOnce} is shown only once: leaving this page loses it for good. Leave anyway?`)
+  useLeaveGuard(shownOnce && `The ${shownOnce} is shown only once: leaving this page loses it for good.`)
   const dismiss = () => {
     setResult(null)
     document.getElementById('recovery-h')?.focus()

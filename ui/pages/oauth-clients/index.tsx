@@ -17,7 +17,8 @@ import { announce } from '../../components/status.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { location, navigate, navigateFrom, queryParam, useLeaveGuard, useQueryText } from '../../router.ts'
 import { ChangedNotice, useChangedNotice, whatStopsSave, type Members } from '../../components/changed-meanwhile.tsx'
-import { staleMembers } from '../../components/json-patch.ts'
+import { same, staleMembers } from '../../components/json-patch.ts'
+import { useUnsavedChanges } from '../../components/unsaved.ts'
 import {
   ClientForm,
   clientBody,
@@ -93,6 +94,7 @@ export function OAuthClientsPage() {
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   // A create whose outcome is unknown (Hydra did not answer in time): said above the list, read again.
   const [unknown, setUnknown] = useState<ApiFailure | null>(null)
+  const release = useUnsavedChanges(creating && !same(draft, draftOf(null)) ? 'the new client' : null)
   const [loaded, retry] = useLoad(() => api.clients({ page_size: paging.size, page_token: paging.token || undefined, client_name: name || undefined }), [location.value.search])
   const none = paging.token ? 'No more clients.' : name ? 'No client has this name.' : 'There are no OAuth clients yet.'
   useResultsAnnounced(loaded, location.value.search, ({ items }) => (items.length === 0 ? none : `${items.length} ${items.length === 1 ? 'client' : 'clients'} shown.`))
@@ -111,6 +113,8 @@ export function OAuthClientsPage() {
       }
       if (!result.ok) return setFailure(clientFailure(result.failure))
       setCreating(false)
+      // Saved: opening the client loses nothing.
+      release()
       const client = result.data
       if (client.client_secret) createdSecret.value = { clientId: client.client_id, secret: client.client_secret }
       announce(`Client ${clientName(client)} created.`)
@@ -195,7 +199,7 @@ function OneTimeSecret({ clientId }: { clientId: string }) {
   useEffect(() => {
     createdSecret.value = null
   }, [])
-  useLeaveGuard(secret ? 'The client secret is shown only once: leaving this page loses it for good. Leave anyway?' : null)
+  useLeaveGuard(secret ? 'The client secret is shown only once: leaving this page loses it for good.' : null)
   if (!secret) return null
   const dismiss = () => {
     setSecret(null)
@@ -236,6 +240,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   const [draft, setDraft] = useState<ClientDraft>(() => draftOf(client))
   const [changed, setChanged, stopped] = useChangedNotice(setFailure)
   const saveButton = useRef<HTMLButtonElement>(null)
+  useUnsavedChanges(editing && !same(draft, draftOf(client)) ? 'the client' : null)
   const name = clientName(client)
   const startEditing = () => {
     setFailure(null)

@@ -12,6 +12,8 @@ import { announce } from '../../components/status.ts'
 import { config, hasUpstream, isAdmin } from '../../session.ts'
 import { arrange, DEFAULT_ARRANGEMENT, toLayout, type Arrangement, type WidgetId } from './arrangement.ts'
 import { useLiveLoad } from './live.ts'
+import { same } from '../../components/json-patch.ts'
+import { useUnsavedChanges } from '../../components/unsaved.ts'
 
 const SERVICE_NAMES: Record<string, string> = {
   idp: 'Kratos public API',
@@ -68,6 +70,7 @@ function CustomizeDialog(props: { open: boolean; arrangement: Arrangement; previ
   // Said inside the dialog: while it is open, the page's status region behind it is out of reach.
   const [moveNote, setMoveNote] = useState('')
   const moved = useRef<string | null>(null)
+  useUnsavedChanges(props.open && !same(draft, props.arrangement) ? 'the overview arrangement' : null)
   // As the dialog opens, in the same render (see Dialog): a Space pressed at once is not undone.
   useLayoutEffect(() => {
     if (props.open) {

@@ -12,6 +12,7 @@ import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { config } from '../../session.ts'
+import { useUnsavedChanges } from '../../components/unsaved.ts'
 
 const REVEAL_MS = 30_000
 const MASK = '••••••••'
@@ -250,6 +251,7 @@ function ApiKeyDialog({ prefix, onClose, onSaved }: { prefix: { name: UpstreamNa
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, setBusy] = useState(false)
   const opening = useRef(0)
+  useUnsavedChanges(prefix !== null && value !== '' ? `the API key for /api/${prefix.name}` : null)
   // As the dialog opens, in the same render (see Dialog).
   useLayoutEffect(() => {
     opening.current++
@@ -330,14 +332,17 @@ function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boo
   const [busy, setBusy] = useState(false)
   const focusFirstInvalid = useFocusFirstInvalid()
   const opening = useRef(0)
+  // What the dialog opened with. An encrypted value is never put into the form: editing it means typing a new one.
+  const opened = { key: existing?.key ?? '', value: existing && !existing.encrypted ? existing.value : '', category: existing?.category ?? '', encrypted: existing ? existing.encrypted : false }
+  const edited = key !== opened.key || value !== opened.value || category !== opened.category || encrypted !== opened.encrypted
+  useUnsavedChanges(props.editing !== null && edited ? (existing ? `the setting ${existing.key}` : 'the new setting') : null)
   // As the dialog opens, in the same render (see Dialog).
   useLayoutEffect(() => {
     opening.current++
-    setKey(existing?.key ?? '')
-    // An encrypted value is never put into the form: editing it means typing a new one.
-    setValue(existing && !existing.encrypted ? existing.value : '')
-    setCategory(existing?.category ?? '')
-    setEncrypted(existing ? existing.encrypted : false)
+    setKey(opened.key)
+    setValue(opened.value)
+    setCategory(opened.category)
+    setEncrypted(opened.encrypted)
     setErrors({})
     setFailure(null)
   }, [props.editing])
