@@ -4,6 +4,7 @@ import { signal } from '@preact/signals'
 import { api, whenForbidden, whenUnauthenticated } from './api.ts'
 import { location, navigate, releaseUnsavedChanges } from './router.ts'
 import { config, hasUpstream, isAdmin, user } from './session.ts'
+import { draftsFor, dropDrafts, keepSendingDraft } from './drafts.ts'
 import { theme, type ThemeChoice } from './theme.ts'
 import { useMenuDismissal } from './menu.ts'
 import { statusMessage } from './components/status.ts'
@@ -20,9 +21,13 @@ function signIn(): void {
   window.location.assign(signInHref(currentPage()))
 }
 
-/** Survives the trip through the sign-in (this tab only): a change that the ended session refused. */
+/**
+ * Survives the trip through the sign-in (this tab only): a change that the ended session refused,
+ * and what became of its form's draft (drafts.ts), as the notice's last sentence.
+ */
 const LOST_WRITE = 'admin-dashboard.lost-write'
-const lostWrite = signal(sessionStorage.getItem(LOST_WRITE) !== null)
+const lostWrite = signal(sessionStorage.getItem(LOST_WRITE))
+const LOST_WRITE_SAID = 'Your session ended before your last change reached the server: it was not saved.'
 
 /**
  * The session was found gone by a request the page made by itself (the overview's timed check): the
@@ -41,6 +46,7 @@ whenUnauthenticated(({ lostWrite: refusedChange, caller }) => {
   }
   // Signed out in another window of this browser (its message missed): signed out here too.
   if (signedOutHere()) {
+    dropDrafts()
     user.value = null
     signOut.value = { from: currentPage(), state: 'done' }
     return
@@ -48,7 +54,7 @@ whenUnauthenticated(({ lostWrite: refusedChange, caller }) => {
   // The page is about to be left for the sign-in: say afterwards that the change was not made,
   // rather than come back to the same page as if it had been.
   if (refusedChange) {
-    sessionStorage.setItem(LOST_WRITE, '1')
+    sessionStorage.setItem(LOST_WRITE, keepSendingDraft() ?? 'Make it again.')
     // Left without asking: the notice says afterwards what became of the edits.
     releaseUnsavedChanges()
   }
@@ -64,7 +70,7 @@ whenForbidden(async () => {
 
 function dismissLostWrite(): void {
   sessionStorage.removeItem(LOST_WRITE)
-  lostWrite.value = false
+  lostWrite.value = null
   document.getElementById('page-title')?.focus()
 }
 
@@ -94,6 +100,7 @@ const signOuts = typeof BroadcastChannel === 'function' ? new BroadcastChannel('
 signOuts?.addEventListener('message', (event: MessageEvent) => {
   if (event.data !== SIGNED_OUT || signOut.peek()?.state === 'done') return
   markSignedOut()
+  dropDrafts()
   user.value = null
   sessionEnded.value = null
   signOut.value = { from: currentPage(), state: 'done' }
@@ -106,6 +113,7 @@ async function signOutFrom(from: string): Promise<void> {
   // A 401 means there was no session to end (it had expired, or ended in another tab).
   if (result.ok || result.failure.status === 401) {
     markSignedOut()
+    dropDrafts()
     user.value = null
     signOut.value = { from, state: 'done' }
     signOuts?.postMessage(SIGNED_OUT)
@@ -144,6 +152,7 @@ export function App() {
         return
       }
       localStorage.removeItem(SIGNED_OUT_MARK)
+      draftsFor(session.data.user.identityId)
       // Viewers never call admin routes, not even to find out what is configured.
       if (session.data.user.role === 'admin') {
         const described = await api.config()
@@ -265,9 +274,11 @@ function Shell() {
         </ul>
       </nav>
       <main id="main" class="page" tabIndex={-1}>
-        {lostWrite.value && (
+        {lostWrite.value !== null && (
           <div class="notice page-notice" role="alert">
-            <p>Your session ended before your last change reached the server: it was not saved. Make it again.</p>
+            <p>
+              {LOST_WRITE_SAID} {lostWrite.value === '1' ? 'Make it again.' : lostWrite.value}
+            </p>
             <button type="button" onClick={dismissLostWrite}>
               Dismiss
             </button>

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Dialog, type Page, type Route } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Dialog, type Locator, type Page, type Route } from 'playwright-core'
 import { startSandbox, SANDBOX_USERS, type Sandbox } from '../../dev/sandbox.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -253,4 +253,14 @@ export function answerQuestions(page: Page) {
   }
   page.on('dialog', onDialog)
   return { asked, answer, stop: () => page.off('dialog', onDialog) }
+}
+
+/**
+ * After a change refused because the session ended: through the provider's sign-in when it asks
+ * (it may still know this browser and send it straight back), until `landed` is shown.
+ */
+export async function backThroughSignIn(page: Page, sandbox: Sandbox, landed: Locator): Promise<void> {
+  const atProvider = page.waitForURL((address) => address.origin === sandbox.providerUrl).then(() => true)
+  if (await Promise.race([atProvider, landed.waitFor().then(() => false)])) await signIn(page, sandbox, 'admin')
+  await landed.waitFor()
 }

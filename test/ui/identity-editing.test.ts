@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import type { Locator } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { within } from '../support/eventually.ts'
-import { answerQuestions, answerTooLate, DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, answerTooLate, backThroughSignIn, DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
 
@@ -553,10 +553,103 @@ test('a metadata save that first reads the identity again, refused because the s
     await notice.waitFor()
     await tab.getByRole('heading', { level: 1, name: 'reread.metadata@example.test' }).waitFor()
     expect(stored('reread.metadata@example.test')!.metadata_public).toEqual({ plan: 'silver' })
+    // The box holds the edit again (its draft was kept), measured against what it was filled from.
+    await notice.getByText('Your draft was kept; check it and save again.').waitFor()
+    expect(await metadata.getByLabel('Public metadata').inputValue()).toBe('{"plan": "gold"}')
     expect(other.problems.filter((problem) => !problem.includes('401'))).toEqual([])
   } finally {
     await other.context.close()
   }
+})
+
+/** The drafts this tab keeps for the way back from the sign-in (ui/drafts.ts). */
+const keptDrafts = (page: import('playwright-core').Page) => page.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith('admin-dashboard.draft')))
+
+test('a traits edit refused because the session ended is kept through the sign-in: the form opens with it again, says so, and saves it', async () => {
+  const person = admin.harness.sandbox.kratos.addIdentity({ email: 'kept.draft@example.test', name: 'Before Draft' })
+  const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
+  try {
+    const { page: tab, context } = other
+    await tab.getByRole('heading', { level: 1, name: 'kept.draft@example.test' }).waitFor()
+    const traits = tab.getByRole('region', { name: 'Traits' })
+    await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Typed Before The Session Ended')
+    await context.clearCookies({ name: 'admin-session' })
+    await traits.getByRole('button', { name: 'Save' }).click()
+    const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved. Your draft was kept; check it and save again.' })
+    await backThroughSignIn(tab, admin.harness.sandbox, notice)
+    await tab.getByRole('heading', { level: 1, name: 'kept.draft@example.test' }).waitFor()
+    // The form holds the edit again, not saved yet; the draft is used up.
+    expect(await traits.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('Typed Before The Session Ended')
+    expect(stored('kept.draft@example.test')!.traits.name).toBe('Before Draft')
+    expect(await keptDrafts(tab)).toEqual([])
+    await traits.getByRole('button', { name: 'Save' }).click()
+    await tab.getByRole('status').getByText('Traits saved.').waitFor()
+    expect(stored('kept.draft@example.test')!.traits.name).toBe('Typed Before The Session Ended')
+    expect(other.problems.filter((problem) => !problem.includes('401'))).toEqual([])
+  } finally {
+    await other.context.close()
+  }
+})
+
+test('Create identity refused because the session ended opens again with its draft after the sign-in, all but the initial password, which the notice asks to type again', async () => {
+  const other = await signedInPage(admin.harness, 'admin', '/dashboard/identities')
+  try {
+    const { page: tab, context } = other
+    await tab.getByRole('button', { name: 'Create identity' }).click()
+    const dialog = tab.getByRole('dialog', { name: 'Create identity' })
+    const email = dialog.getByRole('textbox', { name: /e-?mail/i }).first()
+    await email.fill('drafted.person@example.test')
+    await dialog.getByRole('textbox', { name: 'Name', exact: true }).fill('Drafted Person')
+    await dialog.getByLabel('Initial password (optional)').fill('never kept in the browser 1')
+    await context.clearCookies({ name: 'admin-session' })
+    await dialog.getByRole('button', { name: 'Create identity' }).click()
+    const notice = tab.getByRole('alert').filter({
+      hasText: 'Your draft was kept, except the initial password, which is never kept in the browser: type it again, check the rest and save again.',
+    })
+    await backThroughSignIn(tab, admin.harness.sandbox, notice)
+    await email.waitFor()
+    expect(await email.inputValue()).toBe('drafted.person@example.test')
+    expect(await dialog.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('Drafted Person')
+    expect(await dialog.getByLabel('Initial password (optional)').inputValue()).toBe('')
+    expect(stored('drafted.person@example.test')).toBeUndefined()
+    // Nothing of the password was stored in the tab on the way.
+    expect(await tab.evaluate(() => JSON.stringify(sessionStorage))).not.toContain('never kept in the browser 1')
+    await dialog.getByLabel('Initial password (optional)').fill('typed again 12345')
+    await dialog.getByRole('button', { name: 'Create identity' }).click()
+    await tab.getByRole('heading', { level: 1, name: 'drafted.person@example.test' }).waitFor()
+    expect(admin.harness.sandbox.kratos.passwords.get(stored('drafted.person@example.test')!.id)).toBe('typed again 12345')
+    expect(other.problems.filter((problem) => !problem.includes('401'))).toEqual([])
+  } finally {
+    await other.context.close()
+  }
+})
+
+test('a kept draft is offered to nobody else: another identity signed in this tab does not get it, and Sign out drops it', async () => {
+  const person = admin.harness.sandbox.kratos.addIdentity({ email: 'not.theirs@example.test', name: 'Stored Name' })
+  const page = admin.page
+  await page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await page.getByRole('heading', { level: 1, name: 'not.theirs@example.test' }).waitFor()
+  // A draft left in this tab by someone else's session, for this very page and form.
+  const draft = (owner: string) => ({ key: `admin-dashboard.draft:${owner}`, value: JSON.stringify({ page: `/dashboard/identities/${person.id}`, form: 'traits', data: { base: person.traits, values: { ...person.traits, name: 'Someone Else' }, text: '{}' } }) })
+  await page.evaluate(({ key, value }) => sessionStorage.setItem(key, value), draft('00000000-0000-4000-8000-000000000000'))
+  await page.reload()
+  const name = page.getByRole('region', { name: 'Traits' }).getByRole('textbox', { name: 'Name', exact: true })
+  await name.waitFor()
+  expect(await name.inputValue()).toBe('Stored Name')
+  expect(await keptDrafts(page)).toEqual([])
+  // One of the admin's own, then Sign out: gone.
+  const adminId = [...admin.harness.sandbox.kratos.identities.values()].find((identity) => identity.traits.email === SANDBOX_USERS.admin)!.id
+  await page.evaluate(({ key, value }) => sessionStorage.setItem(key, value), draft(adminId))
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+  expect(await keptDrafts(page)).toEqual([])
+  await page.getByRole('link', { name: 'Sign in again' }).click()
+  await page.waitForURL((u) => u.origin === admin.harness.sandbox.providerUrl || u.pathname.startsWith('/dashboard'))
+  if (new URL(page.url()).origin === admin.harness.sandbox.providerUrl) await signIn(page, admin.harness.sandbox, 'admin')
+  await name.waitFor()
+  expect(await name.inputValue()).toBe('Stored Name')
+  expect(admin.problems.filter((problem) => !problem.includes('401'))).toEqual([])
+  admin.problems.splice(0)
 })
 
 test('an admin page left open after the role became viewer shows "No access", not an error Retry cannot mend', async () => {

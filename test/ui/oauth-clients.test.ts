@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { HydraFixture } from '../support/hydra.ts'
-import { answerQuestions, answerTooLate, DESKTOP, PHONE, SCREENSHOT_DIR, signedInPage, signIn, sweep, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, answerTooLate, backThroughSignIn, DESKTOP, PHONE, SCREENSHOT_DIR, signedInPage, signIn, sweep, useSignedInBrowser } from './harness.ts'
 import { within } from '../support/eventually.ts'
 
 /** A client with the fields an operator sets through the API or the Hydra CLI but the form does not show. */
@@ -309,6 +309,59 @@ describe('in the browser', () => {
       await notice.waitFor()
       await tab.getByRole('heading', { level: 1, name: 'Expired edit app' }).waitFor()
       expect(admin.harness.sandbox.hydra.clients.get(client.client_id)!.redirect_uris).toEqual(['https://expired.example.com/callback'])
+      expect(other.problems.filter((problem) => !problem.includes('401'))).toEqual([])
+    } finally {
+      await other.context.close()
+    }
+  })
+
+  test('Create client refused because the session ended opens again with its draft after the sign-in', async () => {
+    const other = await signedInPage(admin.harness, 'admin', '/dashboard/oauth-clients')
+    try {
+      const { page: tab, context } = other
+      await tab.getByRole('button', { name: 'Create client' }).click()
+      const dialog = tab.getByRole('dialog', { name: 'Create client' })
+      await dialog.getByRole('textbox', { name: 'Client name' }).fill('Drafted app')
+      await dialog.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://drafted.example.com/cb')
+      await context.clearCookies({ name: 'admin-session' })
+      await dialog.getByRole('button', { name: 'Create client' }).click()
+      await backThroughSignIn(tab, admin.harness.sandbox, tab.getByRole('alert').filter({ hasText: 'Your draft was kept; check it and save again.' }))
+      await dialog.waitFor()
+      expect(await dialog.getByRole('textbox', { name: 'Client name' }).inputValue()).toBe('Drafted app')
+      expect(await dialog.getByRole('textbox', { name: 'Redirect URIs', exact: true }).inputValue()).toBe('https://drafted.example.com/cb')
+      await dialog.getByRole('button', { name: 'Create client' }).click()
+      await tab.getByRole('heading', { level: 1, name: 'Drafted app' }).waitFor()
+      expect([...admin.harness.sandbox.hydra.clients.values()].filter((client) => client.client_name === 'Drafted app')).toHaveLength(1)
+      expect(other.problems.filter((problem) => !problem.includes('401'))).toEqual([])
+    } finally {
+      await other.context.close()
+    }
+  })
+
+  test('a client edit refused because the session ended opens again with its draft after the sign-in; a list changed meanwhile is still found before saving', async () => {
+    const { hydra } = admin.harness.sandbox
+    const client = hydra.addClient({ client_name: 'Draft edit app', redirect_uris: ['https://draft.example.com/callback'] })
+    const other = await signedInPage(admin.harness, 'admin', `/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`)
+    try {
+      const { page: tab, context } = other
+      await tab.getByRole('heading', { level: 1, name: 'Draft edit app' }).waitFor()
+      await tab.getByRole('button', { name: 'Edit client' }).click()
+      const form = tab.getByRole('region', { name: 'Edit client' })
+      await form.getByRole('textbox', { name: 'Client name' }).fill('Draft edit app (renamed)')
+      await form.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://draft.example.com/callback\nhttps://draft.example.com/mine')
+      await context.clearCookies({ name: 'admin-session' })
+      await form.getByRole('button', { name: 'Save' }).click()
+      const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved. Your draft was kept; check it and save again.' })
+      await backThroughSignIn(tab, admin.harness.sandbox, notice)
+      // The edit form is open again with what was typed.
+      expect(await form.getByRole('textbox', { name: 'Client name' }).inputValue()).toBe('Draft edit app (renamed)')
+      expect(await form.getByRole('textbox', { name: 'Redirect URIs', exact: true }).inputValue()).toBe('https://draft.example.com/callback\nhttps://draft.example.com/mine')
+      expect(hydra.clients.get(client.client_id)!.client_name).toBe('Draft edit app')
+      // Measured against the client as it was when the form was filled: a URI added meanwhile is not overwritten.
+      hydra.clients.get(client.client_id)!.redirect_uris = ['https://draft.example.com/callback', 'https://draft.example.com/theirs']
+      await form.getByRole('button', { name: 'Save' }).click()
+      await tab.getByRole('alert').filter({ hasText: 'Not saved: this client changed since the page loaded.' }).waitFor()
+      expect(hydra.clients.get(client.client_id)!.redirect_uris).toEqual(['https://draft.example.com/callback', 'https://draft.example.com/theirs'])
       expect(other.problems.filter((problem) => !problem.includes('401'))).toEqual([])
     } finally {
       await other.context.close()

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import type { Route } from 'playwright-core'
 import { within } from '../support/eventually.ts'
-import { answerQuestions, holdRequests, SCREENSHOT_DIR, signedInPage, signIn, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, backThroughSignIn, holdRequests, SCREENSHOT_DIR, signedInPage, signIn, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/settings')
 /** Every response body the admin's browser received, to prove a stored key never comes back. */
@@ -481,6 +481,48 @@ test('a Customize arrangement changed and not saved asks before the Overview is 
     questions.stop()
   }
   expect(admin.problems).toEqual([])
+})
+
+test('Add setting refused because the session ended opens again with its draft after the sign-in; a value to be encrypted is not kept, and the notice says to type it again', async () => {
+  const other = await signedInPage(admin.harness, 'admin', '/dashboard/settings')
+  try {
+    const { page: tab, context } = other
+    const addRefused = async (key: string, value: string, encrypt: boolean) => {
+      await tab.getByRole('button', { name: 'Add setting' }).click()
+      const dialog = tab.getByRole('dialog', { name: 'Add setting' })
+      await dialog.getByLabel('Key').fill(key)
+      await dialog.getByRole('textbox', { name: 'Value', exact: true }).fill(value)
+      await dialog.getByLabel('Category').fill('drafts')
+      if (encrypt) await dialog.getByRole('checkbox', { name: 'Encrypt the value' }).check()
+      await context.clearCookies({ name: 'admin-session' })
+      await dialog.getByRole('button', { name: 'Save' }).click()
+      return dialog
+    }
+    const dialog = await addRefused('draft.kept', 'plain value', false)
+    await backThroughSignIn(tab, admin.harness.sandbox, tab.getByRole('alert').filter({ hasText: 'it was not saved. Your draft was kept; check it and save again.' }))
+    await dialog.waitFor()
+    expect(await dialog.getByLabel('Key').inputValue()).toBe('draft.kept')
+    expect(await dialog.getByRole('textbox', { name: 'Value', exact: true }).inputValue()).toBe('plain value')
+    expect(await dialog.getByLabel('Category').inputValue()).toBe('drafts')
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await tab.getByRole('status').getByText('Setting draft.kept saved.').waitFor()
+    expect((await admin.harness.sandbox.services.settings.list()).find((s) => s.key === 'draft.kept')).toMatchObject({ value: 'plain value', category: 'drafts', encrypted: false })
+    await tab.getByRole('alert').getByRole('button', { name: 'Dismiss' }).click()
+
+    // To be encrypted: nothing of it is kept, and the dialog does not open again.
+    await addRefused('draft.secret', 'secret value', true)
+    await backThroughSignIn(
+      tab,
+      admin.harness.sandbox,
+      tab.getByRole('alert').filter({ hasText: 'it was not saved. A value to be encrypted is never kept in the browser, so the draft was not kept: make the change again.' }),
+    )
+    await tab.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+    expect(await tab.getByRole('dialog').count()).toBe(0)
+    expect(await tab.evaluate(() => JSON.stringify(sessionStorage))).not.toContain('secret value')
+    expect(other.problems.filter((problem) => !problem.includes('401'))).toEqual([])
+  } finally {
+    await other.context.close()
+  }
 })
 
 test('the audit log filters by action and by actor; an actor links to its identity page', async () => {

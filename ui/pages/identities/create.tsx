@@ -8,19 +8,33 @@ import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote } from '../../components/traits-json.tsx'
 import { identityWriteFailure, unshowableSchema } from './describe.ts'
 import { holdsInput, useUnsavedChanges } from '../../components/unsaved.ts'
+import { sendingDraft } from '../../drafts.ts'
 import type { ApiFailure } from '../../api.ts'
 
+/** What Create identity keeps through the sign-in (drafts.ts): never the initial password. */
+export interface CreateIdentityDraft {
+  schemaId: string
+  values: Values
+  traitsJson: string
+}
+export const keptCreateIdentity = (data: unknown): CreateIdentityDraft | null => {
+  const draft = data as Partial<CreateIdentityDraft> | null
+  return draft && typeof draft.schemaId === 'string' && typeof draft.values === 'object' && draft.values !== null && typeof draft.traitsJson === 'string' ? (draft as CreateIdentityDraft) : null
+}
+
 export function CreateIdentity(props: {
+  /** The form as it was when the session ended at its Create (drafts.ts). */
+  draft?: CreateIdentityDraft | null
   onCreated: (identity: Identity) => void
   /** Kratos did not answer in time: the identity may have been created (see api.ts `maybeDone`). */
   onUnknown: (failure: ApiFailure) => void
   onCancel: () => void
 }) {
   const [loaded, retry] = useLoad(() => api.schemas(schemasFrom()), [])
-  const [schemaId, setSchemaId] = useState<string | null>(null)
-  const [values, setValues] = useState<Values>({})
+  const [schemaId, setSchemaId] = useState<string | null>(props.draft?.schemaId ?? null)
+  const [values, setValues] = useState<Values>(props.draft?.values ?? {})
   // For a schema a form cannot show: the traits as JSON (components/traits-json.tsx).
-  const [traitsJson, setTraitsJson] = useState('{}')
+  const [traitsJson, setTraitsJson] = useState(props.draft?.traitsJson ?? '{}')
   const [jsonError, setJsonError] = useState<string | null>(null)
   const [errors, setErrors] = useState<Errors>({})
   const [password, setPassword] = useState('')
@@ -59,11 +73,14 @@ export function CreateIdentity(props: {
               return
             }
             setBusy(true)
-            const result = await api.createIdentity({
-              schema_id: chosen.id,
-              traits: sent,
-              ...(password ? { credentials: { password: { config: { password } } } } : {}),
-            })
+            const draft = { data: { schemaId: chosen.id, values, traitsJson } satisfies CreateIdentityDraft, unkept: password ? 'the initial password' : undefined }
+            const result = await sendingDraft('create-identity', draft, () =>
+              api.createIdentity({
+                schema_id: chosen.id,
+                traits: sent,
+                ...(password ? { credentials: { password: { config: { password } } } } : {}),
+              }),
+            )
             setBusy(false)
             if (result.ok) {
               // Saved: opening the identity loses nothing.

@@ -17,6 +17,7 @@ import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
+import { sendingDraft, takeDraft } from '../../drafts.ts'
 import { isOwnIdentity, OWN_SESSIONS_NOTE, schemasFrom } from '../../session.ts'
 import { location, navigateFrom, useLeaveGuard } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
@@ -154,10 +155,13 @@ function TraitsSection(props: {
   onChange: (identity: Identity) => void
 }) {
   const { identity, schema: traits, asJson, onChange } = props
-  const [values, setValues] = useState<Values>(identity.traits ?? {})
-  const [text, setText] = useState(traitsText(identity.traits ?? {}))
+  // Back from the sign-in after the session ended at a Save: the edit as it was, measured against
+  // the traits it was made on (a change made meanwhile is found by Save, as before).
+  const [kept] = useState(() => (identity.traits === undefined ? null : keptTraits(takeDraft('traits'))))
+  const [values, setValues] = useState<Values>(kept?.values ?? identity.traits ?? {})
+  const [text, setText] = useState(kept?.text ?? traitsText(identity.traits ?? {}))
   // The traits this form was filled from: what its edit is measured against.
-  const [base, setBase] = useState<Values>(identity.traits ?? {})
+  const [base, setBase] = useState<Values>(kept?.base ?? identity.traits ?? {})
   const [errors, setErrors] = useState<Errors>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [changed, setChanged, stopped] = useChangedNotice(setFailure)
@@ -182,7 +186,7 @@ function TraitsSection(props: {
     if (!traits && asJson === null) return
     const next = edited()
     if (!next) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
-    return oneAtATime(async () => {
+    return oneAtATime(() => sendingDraft('traits', { data: { base, values, text } satisfies TraitsDraft }, async () => {
       // Only the traits this form changed: a change made elsewhere since the form was filled
       // (another trait, the state, the metadata) is kept.
       const patch = membersPatch(['traits'], base, next)
@@ -199,7 +203,7 @@ function TraitsSection(props: {
       setText(traitsText(result.data.traits ?? {}))
       onChange(afterWrite(identity, result.data))
       announce('Traits saved.')
-    })
+    }))
   }
   // Reload: the traits as stored now, with the edit's other changes kept (the stale members take the
   // stored value); the operator's own version of what changed is kept in the notice.
@@ -267,6 +271,17 @@ function TraitsSection(props: {
   )
 }
 
+interface TraitsDraft {
+  base: Values
+  values: Values
+  text: string
+}
+const isValues = (value: unknown): value is Values => typeof value === 'object' && value !== null && !Array.isArray(value)
+const keptTraits = (data: unknown): TraitsDraft | null => {
+  const draft = data as Partial<TraitsDraft> | null
+  return draft && isValues(draft.base) && isValues(draft.values) && typeof draft.text === 'string' ? (draft as TraitsDraft) : null
+}
+
 /** Whether the traits form holds an edit of `base`: what Save would send differs from it (or the JSON typed is not even JSON). */
 function traitsEdited(schema: FormSchema | null, asJson: boolean, base: Values, values: Values, text: string): boolean {
   if (schema) return !same(mergeTraits(schema, base, values), mergeTraits(schema, base, base))
@@ -281,10 +296,12 @@ const traitNames = (keys: string[]) => (keys.length === 1 ? `The trait “${keys
 
 function MetadataSection({ identity, onChange }: { identity: Identity; onChange: (identity: Identity) => void }) {
   const text = (value: unknown) => (value === null || value === undefined ? '' : JSON.stringify(value, null, 2))
-  const [pub, setPub] = useState(text(identity.metadata_public))
-  const [adm, setAdm] = useState(text(identity.metadata_admin))
+  // Back from the sign-in after the session ended at a Save: the boxes as typed, and what they were filled from.
+  const [kept] = useState(() => keptMetadata(takeDraft('metadata')))
+  const [pub, setPub] = useState(kept?.pub ?? text(identity.metadata_public))
+  const [adm, setAdm] = useState(kept?.adm ?? text(identity.metadata_admin))
   // The metadata this form was filled from: what its edit is measured against.
-  const [base, setBase] = useState({ public: identity.metadata_public, admin: identity.metadata_admin })
+  const [base, setBase] = useState(kept?.base ?? { public: identity.metadata_public, admin: identity.metadata_admin })
   const [errors, setErrors] = useState<Errors>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [changed, setChanged, stopped] = useChangedNotice(setFailure)
@@ -318,7 +335,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
     if (!b.ok) found.admin = 'Enter a JSON object, like {"note": "vip"}, or leave it empty.'
     setErrors(found)
     if (!a.ok || !b.ok) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
-    return oneAtATime(async () => {
+    return oneAtATime(() => sendingDraft('metadata', { data: { base, pub, adm } satisfies MetadataDraft }, async () => {
       const patch = [...valuePatch(['metadata_public'], base.public, a.value), ...valuePatch(['metadata_admin'], base.admin, b.value)]
       if (patch.length === 0) return announce('Nothing was changed.')
       // Each field is set whole: first make sure nobody changed it since the form was filled (as for the traits).
@@ -335,7 +352,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
       setAdm(text(result.data.metadata_admin))
       onChange(afterWrite(identity, result.data))
       announce('Metadata saved.')
-    })
+    }))
   }
   // Reload: each box as stored now, except one edited here that did not change meanwhile, which
   // keeps its text; the operator's own text of a box that changed is kept in the notice.
@@ -406,6 +423,16 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
       </form>
     </section>
   )
+}
+
+interface MetadataDraft {
+  base: { public: unknown; admin: unknown }
+  pub: string
+  adm: string
+}
+const keptMetadata = (data: unknown): MetadataDraft | null => {
+  const draft = data as Partial<MetadataDraft> | null
+  return draft && isValues(draft.base) && typeof draft.pub === 'string' && typeof draft.adm === 'string' ? (draft as MetadataDraft) : null
 }
 
 const METADATA: Record<string, string> = { metadata_public: 'public metadata', metadata_admin: 'admin metadata' }

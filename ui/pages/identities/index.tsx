@@ -1,5 +1,5 @@
 // Identities (admin): cursor-paged table, exact identifier search, create, bulk state changes.
-import { useRef, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, deleteOutcome, type ApiFailure, type Identity } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
@@ -10,7 +10,8 @@ import { announce } from '../../components/status.ts'
 import { UnreadableRows } from '../../components/unreadable.tsx'
 import { readTrail, writeTrail } from '../../components/trail.ts'
 import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
-import { CreateIdentity } from './create.tsx'
+import { CreateIdentity, keptCreateIdentity } from './create.tsx'
+import { takeDraft } from '../../drafts.ts'
 import { displayName, primaryIdentifier } from './describe.ts'
 
 const PAGE_SIZES = [25, 50, 100, 250]
@@ -46,7 +47,13 @@ export function IdentitiesPage() {
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null)
   const stopBulk = useRef(false)
   const [bulkFailure, setBulkFailure] = useState<ApiFailure | null>(null)
-  const [creating, setCreating] = useState(false)
+  // Back from the sign-in after the session ended at Create: the dialog opens again with its draft.
+  const [keptDraft, setKeptDraft] = useState(() => keptCreateIdentity(takeDraft('create-identity')))
+  const [creating, setCreating] = useState(keptDraft !== null)
+  // Opened with once: closed, the dialog opens empty the next time.
+  useEffect(() => {
+    if (!creating) setKeptDraft(null)
+  }, [creating])
   // A create whose outcome is unknown (Kratos did not answer in time): said above the list, read again.
   const [createUnknown, setCreateUnknown] = useState<ApiFailure | null>(null)
   const [query, setQuery] = useQueryText(filter)
@@ -259,6 +266,7 @@ export function IdentitiesPage() {
       <Dialog open={creating} title="Create identity" onClose={() => setCreating(false)}>
         {creating && (
           <CreateIdentity
+            draft={keptDraft}
             onCancel={() => setCreating(false)}
             onUnknown={(failure) => {
               // Another Create could make it twice: the dialog closes and the list is read again.

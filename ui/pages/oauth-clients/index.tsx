@@ -19,6 +19,7 @@ import { location, navigate, navigateFrom, queryParam, useLeaveGuard, useQueryTe
 import { ChangedNotice, useChangedNotice, whatStopsSave, type Members } from '../../components/changed-meanwhile.tsx'
 import { same, staleMembers } from '../../components/json-patch.ts'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
+import { sendingDraft, takeDraft } from '../../drafts.ts'
 import {
   ClientForm,
   clientBody,
@@ -81,6 +82,27 @@ const fieldNames = (keys: string[]) => {
 }
 
 
+/** What Create client and Edit client keep through the sign-in (drafts.ts): a client form holds no secret. */
+interface CreateDraft {
+  draft: ClientDraft
+}
+interface EditDraft extends CreateDraft {
+  /** The client as it was when the form was filled: what the edit is measured against. */
+  base: OAuthClient
+}
+const isClientDraft = (draft: unknown): draft is ClientDraft => {
+  const value = draft as Partial<ClientDraft> | null
+  return !!value && typeof value.client_name === 'string' && Array.isArray(value.grant_types) && Array.isArray(value.response_types) && typeof value.lifespans === 'object'
+}
+const keptCreate = (data: unknown): CreateDraft | null => (isClientDraft((data as CreateDraft | null)?.draft) ? (data as CreateDraft) : null)
+const keptEdit = (data: unknown): EditDraft | null =>
+  keptCreate(data) && typeof (data as EditDraft).base?.client_id === 'string' ? (data as EditDraft) : null
+/** The client without its secret or registration token: what a draft may hold of it. */
+function withoutSecrets(client: OAuthClient): OAuthClient {
+  const { client_secret: _secret, registration_access_token: _token, ...rest } = client as OAuthClient & { registration_access_token?: unknown }
+  return rest
+}
+
 /** A client as the pages name it: its name, else its id, with any character that would hide or disguise it made visible. */
 const clientName = (client: OAuthClient) => revealHidden(client.client_name || client.client_id)
 
@@ -88,8 +110,10 @@ export function OAuthClientsPage() {
   const paging = useTokenPaging()
   const name = queryParam('name') ?? ''
   const [typed, setTyped] = useQueryText(name)
-  const [creating, setCreating] = useState(false)
-  const [draft, setDraft] = useState<ClientDraft>(() => draftOf(null))
+  // Back from the sign-in after the session ended at Create: the dialog opens again with its draft.
+  const [kept] = useState(() => keptCreate(takeDraft('client-create')))
+  const [creating, setCreating] = useState(kept !== null)
+  const [draft, setDraft] = useState<ClientDraft>(() => kept?.draft ?? draftOf(null))
   const [busy, oneAtATime] = useOneAtATime()
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   // A create whose outcome is unknown (Hydra did not answer in time): said above the list, read again.
@@ -101,7 +125,7 @@ export function OAuthClientsPage() {
   const create = (draft: ClientDraft) =>
     oneAtATime(async () => {
       setUnknown(null)
-      const result = await api.createClient(clientBody(draft))
+      const result = await sendingDraft('client-create', { data: { draft } satisfies CreateDraft }, () => api.createClient(clientBody(draft)))
       if (!result.ok && result.failure.maybeDone) {
         // Another Create could make a second client: the dialog closes (the draft is kept for
         // Create client) and the list is read again, so the operator sees whether it is there.
@@ -233,19 +257,24 @@ function OneTimeSecret({ clientId }: { clientId: string }) {
 }
 
 function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (client: OAuthClient) => void }) {
-  const [editing, setEditing] = useState(false)
+  // Back from the sign-in after the session ended at Save: the form opens again with its draft.
+  const [kept] = useState(() => keptEdit(takeDraft('client-edit')))
+  const [editing, setEditing] = useState(kept !== null)
   const [busy, oneAtATime] = useOneAtATime()
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [confirm, setConfirm] = useState<'delete' | 'revoke' | null>(null)
-  const [draft, setDraft] = useState<ClientDraft>(() => draftOf(client))
+  const [draft, setDraft] = useState<ClientDraft>(() => kept?.draft ?? draftOf(client))
+  // The client as it was when the form was filled: what the edit is measured against.
+  const [base, setBase] = useState<OAuthClient>(() => kept?.base ?? client)
   const [changed, setChanged, stopped] = useChangedNotice(setFailure)
   const saveButton = useRef<HTMLButtonElement>(null)
-  useUnsavedChanges(editing && !same(draft, draftOf(client)) ? 'the client' : null)
+  useUnsavedChanges(editing && !same(draft, draftOf(base)) ? 'the client' : null)
   const name = clientName(client)
   const startEditing = () => {
     setFailure(null)
     setChanged(null)
     setDraft(draftOf(client))
+    setBase(client)
     setEditing(true)
   }
   const stopEditing = () => {
@@ -253,15 +282,15 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
     setEditing(false)
   }
   const save = (draft: ClientDraft) =>
-    oneAtATime(async () => {
-      const patch = clientPatch(client, draft)
+    oneAtATime(() => sendingDraft('client-edit', { data: { draft, base: withoutSecrets(base) } satisfies EditDraft }, async () => {
+      const patch = clientPatch(base, draft)
       if (patch.length === 0) {
         setFailure(null)
         stopEditing()
         return announce('Nothing was changed.')
       }
       // A list is set whole: first make sure nobody changed it since the form was filled.
-      const stop = await whatStopsSave(() => readClientAgain(client.client_id, 'save'), formMembers(client), formMembers(clientUpdate(client, draft)), {
+      const stop = await whatStopsSave(() => readClientAgain(client.client_id, 'save'), formMembers(base), formMembers(clientUpdate(base, draft)), {
         what: fieldNames,
         storedLabel: (key) => `Stored ${WHOLE_FIELD_NAMES[key] ?? key}`,
         text: fieldText,
@@ -274,7 +303,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       const { client_secret: _secret, ...updated } = result.data
       onChange(updated)
       announce(`Client ${clientName(updated)} saved.`)
-    })
+    }))
   // Reload: the client as stored now, with the edit's other changes kept (the fields that changed
   // meanwhile take the stored value); the operator's own version of those is kept in the notice.
   const reload = () =>
@@ -283,8 +312,9 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       const read = await readClientAgain(client.client_id, 'reload')
       if (!read.ok) return setFailure(read.failure)
       setFailure(null)
-      const stale = [...new Set([...changed.stale, ...staleMembers(formMembers(client), formMembers(clientUpdate(client, draft)), read.now)])]
-      setDraft(rebaseDraft(draftOf(client), draft, draftOf(read.client), stale))
+      const stale = [...new Set([...changed.stale, ...staleMembers(formMembers(base), formMembers(clientUpdate(base, draft)), read.now)])]
+      setDraft(rebaseDraft(draftOf(base), draft, draftOf(read.client), stale))
+      setBase(read.client)
       setChanged({ ...changed, stale, what: fieldNames(stale), yours: stale.map((key) => ({ label: `Your ${WHOLE_FIELD_NAMES[key] ?? key}, not saved`, text: draftText(draft, key) })) })
       onChange(read.client)
       announce(`Reloaded the stored ${stale.map((key) => WHOLE_FIELD_NAMES[key] ?? key).join(', ')}; your version is kept below to copy from.`)

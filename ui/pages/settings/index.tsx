@@ -13,6 +13,7 @@ import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { config } from '../../session.ts'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
+import { sendingDraft, takeDraft } from '../../drafts.ts'
 
 const REVEAL_MS = 30_000
 const MASK = '••••••••'
@@ -33,10 +34,34 @@ const DELETED_MEANWHILE = 'Not saved: this setting was deleted since the page lo
 /** An upstream API key: `proxy.<prefix>.api_key` for a prefix of the service (another name is an ordinary setting). */
 const isApiKey = (key: string) => PREFIXES.some((prefix) => API_KEY.exec(key)?.[1] === prefix.name)
 
+/** What Add and Edit setting keep through the sign-in (drafts.ts): never a value to be encrypted. */
+interface SettingDraft {
+  /** The key of the setting edited; null for Add setting. */
+  editing: string | null
+  key: string
+  value: string
+  category: string
+}
+const keptSetting = (data: unknown): SettingDraft | null => {
+  const draft = data as Partial<SettingDraft> | null
+  return draft && (draft.editing === null || typeof draft.editing === 'string') && typeof draft.key === 'string' && typeof draft.value === 'string' && typeof draft.category === 'string'
+    ? (draft as SettingDraft)
+    : null
+}
+
 export function SettingsPage() {
   const [loaded, retry] = useLoad(() => api.settings(), [])
   const encryption = config.value?.encryption_available === true
-  const [editing, setEditing] = useState<Setting | 'new' | null>(null)
+  // Back from the sign-in after the session ended at a Save: its dialog opens again with the draft
+  // (an Edit once the list shows the setting; not one that is now stored encrypted).
+  const [kept, setKept] = useState(() => keptSetting(takeDraft('setting')))
+  const [editing, setEditing] = useState<Setting | 'new' | null>(kept?.editing === null ? 'new' : null)
+  useEffect(() => {
+    if (kept?.editing == null || loaded.state !== 'ready') return
+    const setting = loaded.data.find((s) => s.key === kept.editing && !s.encrypted)
+    if (setting) setEditing(setting)
+    else setKept(null)
+  }, [loaded.state])
   return (
     <>
       <Heading>Settings</Heading>
@@ -62,6 +87,8 @@ export function SettingsPage() {
       </Region>
       <SettingDialog
         editing={editing}
+        draft={kept}
+        onDraftUsed={() => setKept(null)}
         encryption={encryption}
         keys={loaded.state === 'ready' ? loaded.data.map((setting) => setting.key) : []}
         onClose={() => setEditing(null)}
@@ -321,7 +348,16 @@ function answeredLate(what: string, result: ApiResult<Setting>, onSaved: () => v
   onSaved()
 }
 
-function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boolean; keys: string[]; onClose: () => void; onSaved: () => void }) {
+function SettingDialog(props: {
+  editing: Setting | 'new' | null
+  /** What the dialog opens with instead, when it is this setting's (or Add's). */
+  draft: SettingDraft | null
+  onDraftUsed: () => void
+  encryption: boolean
+  keys: string[]
+  onClose: () => void
+  onSaved: () => void
+}) {
   const existing = props.editing === 'new' ? null : props.editing
   const [key, setKey] = useState('')
   const [value, setValue] = useState('')
@@ -339,10 +375,12 @@ function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boo
   // As the dialog opens, in the same render (see Dialog).
   useLayoutEffect(() => {
     opening.current++
-    setKey(opened.key)
-    setValue(opened.value)
-    setCategory(opened.category)
-    setEncrypted(opened.encrypted)
+    const draft = props.editing !== null && props.draft?.editing === (existing?.key ?? null) ? props.draft : null
+    if (draft) props.onDraftUsed()
+    setKey(draft?.key ?? opened.key)
+    setValue(draft?.value ?? opened.value)
+    setCategory(draft?.category ?? opened.category)
+    setEncrypted(draft ? false : opened.encrypted)
     setErrors({})
     setFailure(null)
   }, [props.editing])
@@ -363,7 +401,11 @@ function SettingDialog(props: { editing: Setting | 'new' | null; encryption: boo
     const asked = opening.current
     setBusy(true)
     // Add never overwrites a setting, and Edit never brings back one deleted since the page loaded.
-    const result = await api.saveSetting({ key, value, encrypted, category: category.trim() === '' ? null : category.trim() }, existing ? 'replace' : 'create')
+    // Kept through the sign-in should the session have ended, unless the value is to be encrypted.
+    const draft = encrypted ? { data: null, unkept: 'a value to be encrypted' } : { data: { editing: existing?.key ?? null, key, value, category } satisfies SettingDraft }
+    const result = await sendingDraft('setting', draft, () =>
+      api.saveSetting({ key, value, encrypted, category: category.trim() === '' ? null : category.trim() }, existing ? 'replace' : 'create'),
+    )
     setBusy(false)
     if (opening.current !== asked) return answeredLate(`Setting ${key}`, result, props.onSaved)
     if (!result.ok && result.failure.status === 412) {
