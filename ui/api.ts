@@ -279,7 +279,7 @@ async function send<T>(method: string, path: string, body?: unknown, options: Se
       return { result: { ok: false, failure: { error: 'invalid_response', message: 'The service sent an answer the page cannot read.', status: response.status } }, headers }
     }
   }
-  const failure = await envelopeOf(response)
+  const failure = namedFailure(path, await envelopeOf(response))
   if (failure.status === 504 && method !== 'GET' && method !== 'HEAD') return { result: { ok: false, failure: unknownOutcome(path) }, headers }
   if (failure.status === 403 && failure.error === 'forbidden') onForbidden()
   return { result: { ok: false, failure }, headers }
@@ -287,9 +287,44 @@ async function send<T>(method: string, path: string, body?: unknown, options: Se
 
 /** The upstream a path of ours leads to, by name, as the operator knows it. */
 export function upstreamOf(path: string): 'Kratos' | 'Hydra' | 'The upstream service' {
+  return proxiedTo(path) ?? 'The upstream service'
+}
+
+/** Kratos or Hydra, for a path through one of our proxy prefixes; null for our own routes. */
+function proxiedTo(path: string): 'Kratos' | 'Hydra' | null {
   if (/^\/api\/(iam-)?idp(-admin)?\//.test(path)) return 'Kratos'
   if (/^\/api\/oauth(-admin)?\//.test(path)) return 'Hydra'
-  return 'The upstream service'
+  return null
+}
+
+const WAIT = 'Wait a moment and try again.'
+
+/**
+ * A failure of a call through a proxy prefix, said of the upstream by name: the proxy's own
+ * envelopes speak of "upstream service", and an upstream's refusal (its body is never shown) has
+ * only its status. A page's own message for a status it knows (400, 404, 409) still takes its place.
+ */
+function namedFailure(path: string, failure: ApiFailure): ApiFailure {
+  const name = proxiedTo(path)
+  if (name === null) return failure
+  const message = (() => {
+    switch (failure.error) {
+      case 'bad_gateway':
+        return `${name} cannot be reached from this service. ${WAIT} If it goes on, check that ${name} is running.`
+      case 'gateway_timeout':
+        return `${name} did not answer in time. ${WAIT}`
+      case 'upstream_not_configured':
+        return `${name} is not configured on this service.`
+      case 'request_failed':
+        if (failure.status === 429) return `${name} is receiving too many requests (HTTP 429). ${WAIT}`
+        if (failure.status === 503) return `${name} is unavailable for the moment (HTTP 503). ${WAIT}`
+        if (failure.status === 404) return failure.message
+        return failure.status >= 500 ? `${name} could not carry out the request (HTTP ${failure.status}).` : `${name} refused the request (HTTP ${failure.status}).`
+      default:
+        return failure.message
+    }
+  })()
+  return { ...failure, message }
 }
 
 /**

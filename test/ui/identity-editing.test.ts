@@ -850,6 +850,29 @@ test('a failed save takes the place of the earlier "Traits saved." in the status
   expect(admin.problems.splice(0).every((problem) => /status of 500\b/.test(problem))).toBe(true)
 })
 
+test('a Save Kratos refuses as too busy (429) or unavailable (503) names Kratos and says to wait and try again', async () => {
+  const { kratos } = admin.harness.sandbox
+  kratos.addIdentity({ email: 'busy.kratos@example.test', name: 'Busy Kratos' })
+  await openIdentity('busy.kratos@example.test')
+  const traits = admin.page.getByRole('region', { name: 'Traits' })
+  await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Not Yet')
+  for (const [status, said] of [
+    [429, 'Kratos is receiving too many requests (HTTP 429). Wait a moment and try again.'],
+    [503, 'Kratos is unavailable for the moment (HTTP 503). Wait a moment and try again.'],
+  ] as const) {
+    kratos.failWith = status
+    try {
+      await traits.getByRole('button', { name: 'Save' }).click()
+      await traits.getByRole('alert').getByText(said).waitFor()
+    } finally {
+      kratos.failWith = null
+    }
+  }
+  expect(stored('busy.kratos@example.test')!.traits.name).toBe('Busy Kratos')
+  for (let waited = 0; admin.problems.length < 2 && waited < 2000; waited += 50) await Bun.sleep(50)
+  expect(admin.problems.splice(0).every((problem) => /status of (429|503)\b/.test(problem))).toBe(true)
+})
+
 test('an announcement leaves the screen after 10 s, once it has been read out', async () => {
   // An identity of its own: the bulk test before it deactivates two chosen at random, and an
   // inactive identity's sessions are not active (as Kratos answers them).

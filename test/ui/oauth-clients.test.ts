@@ -399,6 +399,22 @@ describe('in the browser', () => {
     expect(admin.problems).toEqual([])
   })
 
+  test('Revoke tokens refused by an unavailable Hydra (503) names Hydra and says to wait and try again', async () => {
+    const { hydra } = admin.harness.sandbox
+    await openNewClient({ client_name: 'Busy Hydra app', redirect_uris: ['https://busy.example.com/callback'] })
+    hydra.failWith = 503
+    try {
+      await admin.page.getByRole('button', { name: 'Revoke tokens' }).click()
+      const dialog = admin.page.getByRole('dialog', { name: 'Revoke tokens?' })
+      await dialog.getByRole('button', { name: 'Revoke' }).click()
+      await dialog.getByRole('alert').getByText('Hydra is unavailable for the moment (HTTP 503). Wait a moment and try again.').waitFor()
+      await expectRefusalReported(503)
+      await dialog.getByRole('button', { name: 'Cancel' }).click()
+    } finally {
+      hydra.failWith = null
+    }
+  })
+
   test('a refused Delete or Revoke says so inside its dialog, which stays open for another try; Cancel dismisses it', async () => {
     const { hydra } = admin.harness.sandbox
     const client = await openNewClient({ client_name: 'Flaky partner', redirect_uris: ['https://flaky.example.com/callback'] })
