@@ -77,6 +77,37 @@ test('Sessions: newest first; revoke one (the store ends it), extend one (its ex
   expect(admin.problems).toEqual([])
 })
 
+test('Sessions: an Extend Kratos refuses is said beside its row, naming the session, with focus still on its button; nothing jumps to the top of the page', async () => {
+  const { kratos } = admin.harness.sandbox
+  await admin.page.goto(admin.url('/dashboard/sessions'))
+  const table = admin.page.getByRole('table', { name: 'Active sessions' })
+  await table.waitFor()
+  // A row low in the list, so that a message at the top of the page would be out of sight.
+  const email = (await table.locator('tbody tr td:first-child a').allTextContents())[20]!
+  const row = table.getByRole('row').filter({ has: admin.page.getByRole('link', { name: email }) })
+  const extend = row.getByRole('button', { name: `Extend session of ${email}` })
+  kratos.failWith = 503
+  try {
+    await extend.focus()
+    await admin.page.keyboard.press('Enter')
+    await row.getByRole('alert').getByText(`The session of ${email} was not extended. Kratos is unavailable for the moment (HTTP 503). Wait a moment and try again.`).waitFor()
+  } finally {
+    kratos.failWith = null
+  }
+  expect(await admin.page.getByRole('alert').count()).toBe(1)
+  await admin.page.waitForFunction((name) => document.activeElement?.getAttribute('aria-label') === name, `Extend session of ${email}`, { timeout: 5000 })
+  // Still in view: the row, not the top of the page.
+  expect(await row.getByRole('alert').isVisible()).toBe(true)
+  expect(await admin.page.evaluate(() => window.scrollY)).toBeGreaterThan(0)
+  expect(await sweep(admin.page, 'sessions-extend-refused', () => row.getByRole('alert').waitFor())).toEqual([])
+  // Extended on a second try: the message goes.
+  await extend.click()
+  await admin.page.getByRole('status').getByText(`Session of ${email} extended.`).waitFor()
+  expect(await row.getByRole('alert').count()).toBe(0)
+  for (let waited = 0; admin.problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
+  expect(admin.problems.splice(0).every((problem) => /status of 503\b/.test(problem))).toBe(true)
+})
+
 test('Messages: filter to the abandoned ones, open one, read its body as text and its failed dispatches', async () => {
   const outside: string[] = []
   admin.page.on('request', (request) => {

@@ -7,7 +7,7 @@ import { EmptyList, ErrorView, Region, useLoad } from '../../components/load.tsx
 import { ActionsCell, Cell, DataTable, Row, Wrappable } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
-import { announce } from '../../components/status.ts'
+import { announce, clearEarlierAnnouncement } from '../../components/status.ts'
 import { UnreadableRows } from '../../components/unreadable.tsx'
 import { location } from '../../router.ts'
 import { DeviceCells, TimeCells } from '../../components/session-cells.tsx'
@@ -17,7 +17,10 @@ export function SessionsPage() {
   const paging = useTokenPaging()
   const [loaded, retry, replace] = useLoad(() => api.sessions({ page_size: paging.size, page_token: paging.token || undefined }), [location.value.search])
   const [revoking, setRevoking] = useState<{ session: KratosSession; who: string } | null>(null)
+  // A refused Revoke is said in its dialog; a refused Extend beside the row's buttons, where the
+  // person is (focus stays on Extend), naming the session.
   const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [extendFailure, setExtendFailure] = useState<{ sessionId: string; message: string } | null>(null)
   const [busy, setBusy] = useState<string | null>(null)
 
   const revoke = async () => {
@@ -37,8 +40,12 @@ export function SessionsPage() {
     setBusy(session.id)
     const result = await api.extendSession(session.id)
     setBusy(null)
-    if (!result.ok) return setFailure(result.failure)
-    setFailure(null)
+    if (!result.ok) {
+      // In place of an earlier outcome in the status region, as a failure shown elsewhere does.
+      clearEarlierAnnouncement()
+      return setExtendFailure({ sessionId: session.id, message: `The session of ${who} was not extended. ${result.failure.message}` })
+    }
+    setExtendFailure(null)
     // Kratos answers the extended session (with faster_session_extend: 204, then read it again). It
     // reads that session without its devices, so the row keeps the devices and identity it listed.
     if (result.data && typeof result.data === 'object' && result.data.id === session.id) {
@@ -51,7 +58,6 @@ export function SessionsPage() {
     <>
       <Heading>Sessions</Heading>
       <p class="muted">Active sessions of the identity store across all identities.</p>
-      {failure && !revoking && <ErrorView failure={failure} />}
       {loaded.state === 'ready' && <UnreadableRows count={loaded.data.skipped} noun={['session', 'sessions']} from="kratos" />}
       <Region loaded={loaded} retry={retry} label="sessions" place={paging.place([])}>
         {({ items, skipped }) =>
@@ -81,6 +87,11 @@ export function SessionsPage() {
                       <button type="button" class="danger" aria-label={`Revoke session of ${who}`} onClick={() => (setFailure(null), setRevoking({ session, who }))}>
                         Revoke
                       </button>
+                      {extendFailure?.sessionId === session.id && (
+                        <p class="row-error" role="alert">
+                          {extendFailure.message}
+                        </p>
+                      )}
                     </ActionsCell>
                   </Row>
                 )
