@@ -4,7 +4,7 @@ import type { Server } from 'bun'
 import type { Logger } from './log.ts'
 import { errorCodeOf, errorResponse } from './http/errors.ts'
 import { SECURITY_HEADERS } from './http/gate.ts'
-import { assignRequestId, attachedSession, pathnameOf, requestIdOf } from './http/request-context.ts'
+import { assignRequestId, attachedSession, ensuredRequestId, pathnameOf, requestIdOf } from './http/request-context.ts'
 import { notesOf } from './http/request-notes.ts'
 import { describeError, type BodyEnd, type RequestLine } from './log.ts'
 
@@ -122,7 +122,7 @@ export function serve(options: ServeOptions): RunningServer {
     const { request } = entry
     const notes = notesOf(request)
     return {
-      request_id: requestIdOf(request) ?? assignRequestId(request),
+      request_id: ensuredRequestId(request),
       method: request.method,
       path: pathnameOf(request),
       status: 0,
@@ -140,7 +140,7 @@ export function serve(options: ServeOptions): RunningServer {
   }
   /** The last-resort answer to a handler that threw, with the id its error line names. */
   const failed = (request: Request, error: unknown): Response => {
-    const id = requestIdOf(request) ?? assignRequestId(request)
+    const id = ensuredRequestId(request)
     log.error('unhandled_error', { request_id: id, path: pathnameOf(request), ...describeError(error) })
     return withRequestId(lastResort(), id)
   }

@@ -53,6 +53,11 @@ export function assignRequestId(request: Request): string {
   return id
 }
 
+/** The request's id, given to it now when the gate never saw it (a request the shutdown cut, or one whose handler threw). */
+export function ensuredRequestId(request: Request): string {
+  return requestIdOf(request) ?? assignRequestId(request)
+}
+
 /** The id the gate gave the request; undefined when the gate never saw it. */
 export function requestIdOf(request: Request): string | undefined {
   return recorded(request)?.id
