@@ -186,24 +186,26 @@ function TraitsSection(props: {
     if (!traits && asJson === null) return
     const next = edited()
     if (!next) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
-    return oneAtATime(() => sendingDraft('traits', { data: { base, values, text } satisfies TraitsDraft }, async () => {
-      // Only the traits this form changed: a change made elsewhere since the form was filled
-      // (another trait, the state, the metadata) is kept.
-      const patch = membersPatch(['traits'], base, next)
-      if (patch.length === 0) return announce('Nothing was changed.')
-      // A list or an object is set whole: first make sure nobody changed it since the form was filled.
-      const stop = await whatStopsSave(() => readAgain(identity.id, traitsOf, 'save'), base, next, { what: traitNames, storedLabel: (key) => `Stored “${key}”` })
-      if (stop) return stopped(stop)
-      const result = await api.patchIdentity(identity.id, patch)
-      if (!result.ok) return setFailure(identityWriteFailure(result.failure))
-      setFailure(null)
-      setChanged(null)
-      setBase(result.data.traits ?? {})
-      setValues(result.data.traits ?? {})
-      setText(traitsText(result.data.traits ?? {}))
-      onChange(afterWrite(identity, result.data))
-      announce('Traits saved.')
-    }))
+    return oneAtATime(() =>
+      sendingDraft('traits', { data: { base, values, text } satisfies TraitsDraft }, async () => {
+        // Only the traits this form changed: a change made elsewhere since the form was filled
+        // (another trait, the state, the metadata) is kept.
+        const patch = membersPatch(['traits'], base, next)
+        if (patch.length === 0) return announce('Nothing was changed.')
+        // A list or an object is set whole: first make sure nobody changed it since the form was filled.
+        const stop = await whatStopsSave(() => readAgain(identity.id, traitsOf, 'save'), base, next, { what: traitNames, storedLabel: (key) => `Stored “${key}”` })
+        if (stop) return stopped(stop)
+        const result = await api.patchIdentity(identity.id, patch)
+        if (!result.ok) return setFailure(identityWriteFailure(result.failure))
+        setFailure(null)
+        setChanged(null)
+        setBase(result.data.traits ?? {})
+        setValues(result.data.traits ?? {})
+        setText(traitsText(result.data.traits ?? {}))
+        onChange(afterWrite(identity, result.data))
+        announce('Traits saved.')
+      }),
+    )
   }
   // Reload: the traits as stored now, with the edit's other changes kept (the stale members take the
   // stored value); the operator's own version of what changed is kept in the notice.
@@ -335,24 +337,26 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
     if (!b.ok) found.admin = 'Enter a JSON object, like {"note": "vip"}, or leave it empty.'
     setErrors(found)
     if (!a.ok || !b.ok) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
-    return oneAtATime(() => sendingDraft('metadata', { data: { base, pub, adm } satisfies MetadataDraft }, async () => {
-      const patch = [...valuePatch(['metadata_public'], base.public, a.value), ...valuePatch(['metadata_admin'], base.admin, b.value)]
-      if (patch.length === 0) return announce('Nothing was changed.')
-      // Each field is set whole: first make sure nobody changed it since the form was filled (as for the traits).
-      const edited: Members = { metadata_public: a.value, metadata_admin: b.value }
-      const stop = await whatStopsSave(() => readAgain(identity.id, metadataOf, 'save'), before, edited, { what: metadataNames, storedLabel: (key) => `Stored ${METADATA[key]}` })
-      if (stop) return stopped(stop)
-      const result = await api.patchIdentity(identity.id, patch)
-      if (!result.ok) return setFailure(identityWriteFailure(result.failure))
-      setFailure(null)
-      setChanged(null)
-      // The form now shows the metadata as stored, a change made elsewhere to the other field included.
-      setBase({ public: result.data.metadata_public, admin: result.data.metadata_admin })
-      setPub(text(result.data.metadata_public))
-      setAdm(text(result.data.metadata_admin))
-      onChange(afterWrite(identity, result.data))
-      announce('Metadata saved.')
-    }))
+    return oneAtATime(() =>
+      sendingDraft('metadata', { data: { base, pub, adm } satisfies MetadataDraft }, async () => {
+        const patch = [...valuePatch(['metadata_public'], base.public, a.value), ...valuePatch(['metadata_admin'], base.admin, b.value)]
+        if (patch.length === 0) return announce('Nothing was changed.')
+        // Each field is set whole: first make sure nobody changed it since the form was filled (as for the traits).
+        const edited: Members = { metadata_public: a.value, metadata_admin: b.value }
+        const stop = await whatStopsSave(() => readAgain(identity.id, metadataOf, 'save'), before, edited, { what: metadataNames, storedLabel: (key) => `Stored ${METADATA[key]}` })
+        if (stop) return stopped(stop)
+        const result = await api.patchIdentity(identity.id, patch)
+        if (!result.ok) return setFailure(identityWriteFailure(result.failure))
+        setFailure(null)
+        setChanged(null)
+        // The form now shows the metadata as stored, a change made elsewhere to the other field included.
+        setBase({ public: result.data.metadata_public, admin: result.data.metadata_admin })
+        setPub(text(result.data.metadata_public))
+        setAdm(text(result.data.metadata_admin))
+        onChange(afterWrite(identity, result.data))
+        announce('Metadata saved.')
+      }),
+    )
   }
   // Reload: each box as stored now, except one edited here that did not change meanwhile, which
   // keeps its text; the operator's own text of a box that changed is kept in the notice.

@@ -81,7 +81,6 @@ const fieldNames = (keys: string[]) => {
   return joined.charAt(0).toUpperCase() + joined.slice(1)
 }
 
-
 /** What Create client and Edit client keep through the sign-in (drafts.ts): a client form holds no secret. */
 interface CreateDraft {
   draft: ClientDraft
@@ -282,28 +281,30 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
     setEditing(false)
   }
   const save = (draft: ClientDraft) =>
-    oneAtATime(() => sendingDraft('client-edit', { data: { draft, base: withoutSecrets(base) } satisfies EditDraft }, async () => {
-      const patch = clientPatch(base, draft)
-      if (patch.length === 0) {
+    oneAtATime(() =>
+      sendingDraft('client-edit', { data: { draft, base: withoutSecrets(base) } satisfies EditDraft }, async () => {
+        const patch = clientPatch(base, draft)
+        if (patch.length === 0) {
+          setFailure(null)
+          stopEditing()
+          return announce('Nothing was changed.')
+        }
+        // A list is set whole: first make sure nobody changed it since the form was filled.
+        const stop = await whatStopsSave(() => readClientAgain(client.client_id, 'save'), formMembers(base), formMembers(clientUpdate(base, draft)), {
+          what: fieldNames,
+          storedLabel: (key) => `Stored ${WHOLE_FIELD_NAMES[key] ?? key}`,
+          text: fieldText,
+        })
+        if (stop) return stopped(stop)
+        const result = await api.patchClient(client.client_id, patch)
+        if (!result.ok) return setFailure(clientFailure(result.failure))
         setFailure(null)
         stopEditing()
-        return announce('Nothing was changed.')
-      }
-      // A list is set whole: first make sure nobody changed it since the form was filled.
-      const stop = await whatStopsSave(() => readClientAgain(client.client_id, 'save'), formMembers(base), formMembers(clientUpdate(base, draft)), {
-        what: fieldNames,
-        storedLabel: (key) => `Stored ${WHOLE_FIELD_NAMES[key] ?? key}`,
-        text: fieldText,
-      })
-      if (stop) return stopped(stop)
-      const result = await api.patchClient(client.client_id, patch)
-      if (!result.ok) return setFailure(clientFailure(result.failure))
-      setFailure(null)
-      stopEditing()
-      const { client_secret: _secret, ...updated } = result.data
-      onChange(updated)
-      announce(`Client ${clientName(updated)} saved.`)
-    }))
+        const { client_secret: _secret, ...updated } = result.data
+        onChange(updated)
+        announce(`Client ${clientName(updated)} saved.`)
+      }),
+    )
   // Reload: the client as stored now, with the edit's other changes kept (the fields that changed
   // meanwhile take the stored value); the operator's own version of those is kept in the notice.
   const reload = () =>
