@@ -26,6 +26,8 @@ export interface ApiFailure {
    * (504), and may still have made it. Never set on a read.
    */
   maybeDone?: boolean
+  /** The upstream a call through one of our proxy prefixes failed at, by name; absent for our own routes. */
+  upstream?: UpstreamService
 }
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; failure: ApiFailure }
 
@@ -161,18 +163,21 @@ async function request<T>(method: string, path: string, body?: unknown, caller: 
  */
 export type ReadFor = 'show' | 'change'
 
-/** Who answered an upstream record, in the words of the pages' messages. */
-type Upstream = 'The identity store' | 'Hydra'
-const KRATOS_ANSWERS: Upstream = 'The identity store'
-const HYDRA_ANSWERS: Upstream = 'Hydra'
+/**
+ * The upstreams as the pages' messages name them: by the names operators know them by, the same in
+ * every message.
+ */
+export type UpstreamService = 'Kratos' | 'Hydra'
+const KRATOS_ANSWERS: UpstreamService = 'Kratos'
+const HYDRA_ANSWERS: UpstreamService = 'Hydra'
 
 /** A 200 whose body is not what the page reads: as unusable as a 502, and told as such. */
-function unreadable(from: Upstream): ApiResult<never> {
+function unreadable(from: UpstreamService): ApiResult<never> {
   return { ok: false, failure: { error: 'invalid_response', message: `${from} answered with data this page cannot show.`, status: 200 } }
 }
 
 /** An upstream record through its reader (ory-records.ts): refused when it is not one. */
-async function requestRecord<T>(from: Upstream, read: (value: unknown) => T | null, method: string, path: string, body?: unknown, readFor: ReadFor = 'show'): Promise<ApiResult<T>> {
+async function requestRecord<T>(from: UpstreamService, read: (value: unknown) => T | null, method: string, path: string, body?: unknown, readFor: ReadFor = 'show'): Promise<ApiResult<T>> {
   const { result } = await send<unknown>(method, path, body, { readFor })
   if (!result.ok) return result
   const record = read(result.data)
@@ -185,7 +190,7 @@ function readRows<T>(rows: unknown[], read: (value: unknown) => T | null): { ite
   return { items, skipped: rows.length - items.length }
 }
 
-async function requestList<T>(from: Upstream, read: (value: unknown) => T | null, path: string): Promise<ApiResult<Paged<T>>> {
+async function requestList<T>(from: UpstreamService, read: (value: unknown) => T | null, path: string): Promise<ApiResult<Paged<T>>> {
   const { result, headers } = await send<unknown>('GET', path)
   if (!result.ok) return result
   if (!Array.isArray(result.data)) return unreadable(from)
@@ -285,13 +290,8 @@ async function send<T>(method: string, path: string, body?: unknown, options: Se
   return { result: { ok: false, failure }, headers }
 }
 
-/** The upstream a path of ours leads to, by name, as the operator knows it. */
-export function upstreamOf(path: string): 'Kratos' | 'Hydra' | 'The upstream service' {
-  return proxiedTo(path) ?? 'The upstream service'
-}
-
 /** Kratos or Hydra, for a path through one of our proxy prefixes; null for our own routes. */
-function proxiedTo(path: string): 'Kratos' | 'Hydra' | null {
+function proxiedTo(path: string): UpstreamService | null {
   if (/^\/api\/(iam-)?idp(-admin)?\//.test(path)) return 'Kratos'
   if (/^\/api\/oauth(-admin)?\//.test(path)) return 'Hydra'
   return null
@@ -312,7 +312,7 @@ function namedFailure(path: string, failure: ApiFailure): ApiFailure {
       case 'bad_gateway':
         return `${name} cannot be reached from this service. ${WAIT} If it goes on, check that ${name} is running.`
       case 'gateway_timeout':
-        return `${name} did not answer in time. ${WAIT}`
+        return `${notAnsweredInTime(name)}. ${WAIT}`
       case 'upstream_not_configured':
         return `${name} is not configured on this service.`
       case 'request_failed':
@@ -324,8 +324,27 @@ function namedFailure(path: string, failure: ApiFailure): ApiFailure {
         return failure.message
     }
   })()
-  return { ...failure, message }
+  return { ...failure, message, upstream: name }
 }
+
+/**
+ * The one wording of an upstream that outlived the service's deadline (504), without the full stop:
+ * "Kratos did not answer in time", or "… in time for <what>" when the page names what it asked for.
+ */
+export function notAnsweredInTime(upstream: string, forWhat?: string): string {
+  return `${upstream} did not answer in time${forWhat === undefined ? '' : ` for ${forWhat}`}`
+}
+
+/**
+ * A change of unknown outcome (`maybeDone`) said by the page that knows what it was: who did not
+ * answer, then `outcome` ("The identity may have been created: search for it before creating it again.").
+ */
+export function unknownOutcomeSaid(failure: ApiFailure, outcome: string): ApiFailure {
+  return { ...failure, message: `${notAnsweredInTime(upstreamName(failure))}. ${outcome}` }
+}
+
+/** Who a failure is of, as its message names it: Kratos or Hydra, else this service's upstream in general. */
+export const upstreamName = (failure: ApiFailure): string => failure.upstream ?? 'The upstream service'
 
 /**
  * A change answered 504: the service gave up waiting, but the request had reached the upstream,
@@ -333,12 +352,8 @@ function namedFailure(path: string, failure: ApiFailure): ApiFailure {
  * could make it twice (a second client, a second identity).
  */
 function unknownOutcome(path: string): ApiFailure {
-  return {
-    error: 'gateway_timeout',
-    message: `${upstreamOf(path)} did not answer in time. The change may have been made: check before trying again.`,
-    status: 504,
-    maybeDone: true,
-  }
+  const upstream = proxiedTo(path) ?? undefined
+  return unknownOutcomeSaid({ error: 'gateway_timeout', message: '', status: 504, maybeDone: true, upstream }, 'The change may have been made: check before trying again.')
 }
 
 /** Our envelope's error and message; anything else (an upstream body) is replaced by a generic sentence. */

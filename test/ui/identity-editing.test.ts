@@ -957,7 +957,7 @@ test('an identifier with characters that hide or turn text around (zero-width, r
   // The sentence that quotes it reads as written.
   await admin.page.getByRole('button', { name: 'End dashboard sessions' }).click()
   const ending = admin.page.getByRole('dialog', { name: 'End dashboard sessions?' })
-  expect(await ending.locator('p').first().textContent()).toBe('Every dashboard session of ⟨U+202E⟩tset.elpmaxe@nimda stops working now. Its sessions in the identity store are not touched.')
+  expect(await ending.locator('p').first().textContent()).toBe('Every dashboard session of ⟨U+202E⟩tset.elpmaxe@nimda stops working now. Its Kratos sessions are not touched.')
   expect(await ending.evaluate((element) => /[\u202A-\u202E\u2066-\u2069\u200B-\u200F]/.test(element.textContent ?? ''))).toBe(false)
   await admin.page.keyboard.press('Escape')
 

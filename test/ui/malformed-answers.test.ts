@@ -10,7 +10,7 @@ import { sweep, useSignedInBrowser } from './harness.ts'
 const admin = useSignedInBrowser('admin')
 
 const settled = () => admin.page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
-const KRATOS_UNREADABLE = 'The identity store answered with data this page cannot show.'
+const KRATOS_UNREADABLE = 'Kratos answered with data this page cannot show.'
 const HYDRA_UNREADABLE = 'Hydra answered with data this page cannot show.'
 
 /** Runs `steps` while the stand-in serves `key` reshaped; afterwards as before. */
@@ -37,7 +37,7 @@ function freshIdentity(email: string) {
 
 test('Identity without traits (or traits that are no object): the rest of the page is there; the traits are not offered for editing', async () => {
   const identity = freshIdentity('no-traits@example.test')
-  const traitsNote = "The identity store answered this identity's traits in a form this page cannot show. They cannot be edited here."
+  const traitsNote = "Kratos answered this identity's traits in a form this page cannot show. They cannot be edited here."
   for (const reshape of [({ traits: _traits, ...rest }) => rest, (record) => ({ ...record, traits: 'no-traits@example.test' })] as Reshape[]) {
     await served(admin.harness.sandbox.kratos.malformedRecords, identity.id, reshape, async () => {
       await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
@@ -65,7 +65,7 @@ test('Identity without traits (or traits that are no object): the rest of the pa
 
 test('Identity with credentials and addresses of the wrong shape: each part says so, what can be read is shown', async () => {
   const identity = freshIdentity('odd-parts@example.test')
-  const credentialsNote = 'The identity store answered the credentials in a form this page cannot show.'
+  const credentialsNote = 'Kratos answered the credentials in a form this page cannot show.'
   await served(
     admin.harness.sandbox.kratos.malformedRecords,
     identity.id,
@@ -78,8 +78,8 @@ test('Identity with credentials and addresses of the wrong shape: each part says
       await credentials.getByText(credentialsNote, { exact: true }).waitFor()
       expect(await credentials.getByText('No credentials.').count()).toBe(0)
       const addresses = admin.page.getByRole('region', { name: 'Addresses' })
-      await addresses.getByText('The identity store answered some verifiable addresses in a form this page cannot show.').waitFor()
-      await addresses.getByText('The identity store answered some recovery addresses in a form this page cannot show.').waitFor()
+      await addresses.getByText('Kratos answered some verifiable addresses in a form this page cannot show.').waitFor()
+      await addresses.getByText('Kratos answered some recovery addresses in a form this page cannot show.').waitFor()
       await addresses.getByText('(email)').waitFor()
       expect(await addresses.getByText('No verifiable address.').count()).toBe(0)
       // The traits came as they should: their form is there.
@@ -231,7 +231,7 @@ test("Identity's sessions: a list that is no list fails that section alone; a ro
   })
   await served(admin.harness.sandbox.kratos.malformedLists, path, (rows) => [null, { devices: [] }, ...rows], async () => {
     await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
-    await sessions().getByText('2 sessions from the identity store cannot be shown: they came in a form this page cannot read.').waitFor()
+    await sessions().getByText('2 sessions from Kratos cannot be shown: they came in a form this page cannot read.').waitFor()
     await sessions().getByRole('button', { name: 'Revoke session 1' }).waitFor()
     expect(await sessions().getByRole('button', { name: /^Revoke session \d/ }).count()).toBe(1)
   })
@@ -249,9 +249,9 @@ test('Message without a body, with dispatches that are no list and a template th
       await admin.page.goto(admin.url(`/dashboard/messages/${message.id}`))
       await admin.page.getByRole('heading', { level: 1, name: 'Shape check' }).waitFor()
       await settled()
-      await admin.page.getByRole('region', { name: 'Body' }).getByText("The identity store answered this message's body in a form this page cannot show.").waitFor()
+      await admin.page.getByRole('region', { name: 'Body' }).getByText("Kratos answered this message's body in a form this page cannot show.").waitFor()
       expect(await admin.page.getByLabel('Message body').count()).toBe(0)
-      await admin.page.getByRole('region', { name: 'Dispatch attempts' }).getByText('The identity store answered some dispatch attempts in a form this page cannot show.').waitFor()
+      await admin.page.getByRole('region', { name: 'Dispatch attempts' }).getByText('Kratos answered some dispatch attempts in a form this page cannot show.').waitFor()
       await admin.page.getByRole('region', { name: 'Details' }).getByText('abandoned').waitFor()
       await swept('message-unreadable-parts', () => admin.page.getByRole('region', { name: 'Body' }).getByText(/cannot show/).waitFor())
     },
@@ -313,7 +313,7 @@ test('Sessions list: a row that is no session is counted and left out, a row wit
   await served(kratos.malformedRecords, gone, () => null, () =>
     served(kratos.malformedRecords, odd, (record) => ({ ...record, devices: 'Firefox', identity: 'someone', expires_at: 17 }), async () => {
       await admin.page.goto(admin.url('/dashboard/sessions'))
-      await admin.page.getByText('1 session from the identity store cannot be shown: it came in a form this page cannot read.').waitFor()
+      await admin.page.getByText('1 session from Kratos cannot be shown: it came in a form this page cannot read.').waitFor()
       await table.waitFor()
       expect(await table.locator('tbody tr').count()).toBe(24)
       await admin.page.getByRole('button', { name: 'Extend session of an unknown identity' }).waitFor()
@@ -337,7 +337,7 @@ test('Messages list: a row without an id is counted and left out, odd fields sho
   await served(kratos.malformedRecords, gone, ({ id: _id, ...rest }) => rest, () =>
     served(kratos.malformedRecords, odd, (record) => ({ ...record, template_type: 7, subject: { text: 'hi' }, status: null, recipient: ['someone@example.test'] }), async () => {
       await admin.page.goto(admin.url('/dashboard/messages'))
-      await admin.page.getByText('1 message from the identity store cannot be shown: it came in a form this page cannot read.').waitFor()
+      await admin.page.getByText('1 message from Kratos cannot be shown: it came in a form this page cannot read.').waitFor()
       await table.waitFor()
       expect(await table.locator('tbody tr').count()).toBe(24)
       await table.getByRole('link', { name: '(no subject)' }).first().waitFor()

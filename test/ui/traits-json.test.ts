@@ -63,7 +63,7 @@ test('A schema with a list of e-mail addresses: the identity page edits the trai
     // What the schema refuses (no address at all), Kratos refuses; nothing changes.
     await box.fill(JSON.stringify({ emails: [], team: 'blue' }))
     await traits.getByRole('button', { name: 'Save' }).click()
-    await traits.getByRole('alert').getByText('The identity store refused these values. Check them against the identity schema; if they look right, reload the page: the identity may have changed since it was loaded.').waitFor()
+    await traits.getByRole('alert').getByText('Kratos refused these values. Check them against the identity schema; if they look right, reload the page: the identity may have changed since it was loaded.').waitFor()
     expect(kratos.identities.get(identity.id)!.traits).toEqual({ emails: ['lists@example.test', 'lists.alias@example.test'], team: 'blue' })
     // The browser's console notes the refused request, and nothing else.
     expect(admin.problems.splice(0)).toEqual([expect.stringContaining('status of 400 (Bad Request)')])

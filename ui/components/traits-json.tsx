@@ -26,7 +26,7 @@ export function TraitsJsonNote({ id, schemaId, reason }: { id: string; schemaId:
       {reason === 'schema'
         ? `The identity schema “${schemaId}” has fields a form cannot show (a list, a field of several types, a free-form object or a part defined in another document), so the traits are edited here as JSON.`
         : `This identity's traits hold values of another kind than the identity schema “${schemaId}” gives them (a list where it says text, say), so they are edited here as JSON rather than changed by a form.`}{' '}
-      The identity store checks them against the schema when they are saved.
+      Kratos checks them against the schema when they are saved.
     </p>
   )
 }

@@ -2,7 +2,7 @@
 // would have been shown; the rest of the page is shown as usual.
 
 type Upstream = 'kratos' | 'hydra'
-const NAME: Record<Upstream, string> = { kratos: 'the identity store', hydra: 'Hydra' }
+const NAME: Record<Upstream, string> = { kratos: 'Kratos', hydra: 'Hydra' }
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
 
 /** Whether any of `fields` came in a shape the page cannot read. */

@@ -48,7 +48,7 @@ export function CreateIdentity(props: {
     <>
       <Region loaded={loaded} retry={retry} label="identity schemas">
         {(schemas) => {
-          if (schemas.length === 0) return <p class="empty">The identity store has no identity schema.</p>
+          if (schemas.length === 0) return <p class="empty">Kratos has no identity schema.</p>
           // The first schema that can be shown, until the person chooses.
           const chosen = schemas.find((s) => s.id === schemaId) ?? schemas.find((s) => s.traits !== null) ?? schemas[0]!
           const traits = chosen.traits

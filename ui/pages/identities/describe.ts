@@ -31,10 +31,10 @@ export function displayName(identity: Identity): string {
   return ''
 }
 
-/** What the identity store's refusal of a create or an edit means, in words (its own body is never shown). */
+/** What Kratos's refusal of a create or an edit means, in words (its own body is never shown). */
 export function identityWriteFailure(failure: ApiFailure): ApiFailure {
   if (failure.status === 409) return { ...failure, message: 'Another identity already uses this e-mail address or identifier.' }
-  if (failure.status === 400) return { ...failure, message: 'The identity store refused these values. Check them against the identity schema; if they look right, reload the page: the identity may have changed since it was loaded.' }
+  if (failure.status === 400) return { ...failure, message: 'Kratos refused these values. Check them against the identity schema; if they look right, reload the page: the identity may have changed since it was loaded.' }
   return failure
 }
 

@@ -69,8 +69,8 @@ function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: 
               error: 'not_found',
               message:
                 identity.schema_id === undefined
-                  ? 'The identity store answered this identity without its schema, so the traits cannot be edited here.'
-                  : `The identity store has no schema “${identity.schema_id}”, so the traits cannot be edited here.`,
+                  ? 'Kratos answered this identity without its schema, so the traits cannot be edited here.'
+                  : `Kratos has no schema “${identity.schema_id}”, so the traits cannot be edited here.`,
               status: 404,
             }
           : // A form from a schema it cannot read would send traits that overwrite what it did not show.
@@ -680,7 +680,7 @@ function SessionsSection({ identity }: { identity: Identity }) {
       </div>
       <Dialog open={confirmDashboard} title="End dashboard sessions?" onClose={() => setConfirmDashboard(false)}>
         <p>
-          Every dashboard session of <strong>{primaryIdentifier(identity)}</strong> stops working now. Its sessions in the identity store are not touched.
+          Every dashboard session of <strong>{primaryIdentifier(identity)}</strong> stops working now. Its Kratos sessions are not touched.
         </p>
         {own && <p>{OWN_SESSIONS_NOTE}</p>}
         {dashboardFailure && <ErrorView failure={dashboardFailure} />}

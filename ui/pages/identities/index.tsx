@@ -1,6 +1,6 @@
 // Identities (admin): cursor-paged table, exact identifier search, create, bulk state changes.
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, deleteOutcome, type ApiFailure, type Identity } from '../../api.ts'
+import { api, deleteOutcome, notAnsweredInTime, unknownOutcomeSaid, upstreamName, type ApiFailure, type Identity } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Cell, DataTable, Row, SelectCell, Wrappable } from '../../components/data-table.tsx'
@@ -84,14 +84,14 @@ export function IdentitiesPage() {
     let attempted = 0
     const refused: { identity: Identity; failure: ApiFailure }[] = []
     // Kratos did not answer in time for these: they may have been changed (the list read again shows).
-    const unknown: Identity[] = []
+    const unknown: { identity: Identity; failure: ApiFailure }[] = []
     for (const identity of visibleSelected) {
       if (stopBulk.current) break
       attempted++
       // A delete answered 404 was done elsewhere first: what was asked for is so (as for one delete).
       const result =
         action === 'delete' ? deleteOutcome(await api.deleteIdentity(identity.id)) : await api.setState(identity.id, action === 'activate' ? 'active' : 'inactive')
-      if (!result.ok && result.failure.maybeDone) unknown.push(identity)
+      if (!result.ok && result.failure.maybeDone) unknown.push({ identity, failure: result.failure })
       else if (!result.ok) refused.push({ identity, failure: result.failure })
       setProgress({ done: attempted, total: visibleSelected.length })
     }
@@ -101,17 +101,20 @@ export function IdentitiesPage() {
     setPending(null)
     const done = attempted - refused.length - unknown.length
     const past = { deactivate: 'deactivated', activate: 'activated', delete: 'deleted' }[action]
-    const unknownSaid = unknown.length ? ` ${unknown.length} may or may not have been: Kratos did not answer in time.` : ''
+    const late = unknown[0]
+    const unknownSaid = late ? ` ${unknown.length} may or may not have been: ${notAnsweredInTime(upstreamName(late.failure))}.` : ''
     const stoppedSaid = notTried.length ? ` Cancelled: ${notTried.length} not changed.` : ''
     announce(`${done} ${done === 1 ? 'identity' : 'identities'} ${past}.${refused.length ? ` ${refused.length} could not be changed.` : ''}${unknownSaid}${stoppedSaid}`)
     // What could not be changed, or may not have been, stays selected for another try, with the
     // reason and the identifiers.
-    setSelected(new Set([...refused.map(({ identity }) => identity.id), ...unknown.map((identity) => identity.id), ...notTried.map((identity) => identity.id)]))
+    setSelected(new Set([...refused, ...unknown].map(({ identity }) => identity.id).concat(notTried.map((identity) => identity.id))))
     const sentences: string[] = []
     const first = refused[0]
     if (first) sentences.push(`Not ${past}: ${refused.map(({ identity }) => primaryIdentifier(identity)).join(', ')}. ${first.failure.message}`)
-    if (unknown.length)
-      sentences.push(`Kratos did not answer in time for ${unknown.map(primaryIdentifier).join(', ')}: they may have been ${past}. The list below has been read again: check it before trying again.`)
+    if (late) {
+      const which = unknown.map(({ identity }) => primaryIdentifier(identity)).join(', ')
+      sentences.push(`${notAnsweredInTime(upstreamName(late.failure), which)}: they may have been ${past}. The list below has been read again: check it before trying again.`)
+    }
     setBulkFailure(sentences.length ? { error: first?.failure.error ?? 'gateway_timeout', status: first?.failure.status ?? 504, message: sentences.join(' ') } : null)
     retry()
   }
@@ -271,7 +274,7 @@ export function IdentitiesPage() {
             onUnknown={(failure) => {
               // Another Create could make it twice: the dialog closes and the list is read again.
               setCreating(false)
-              setCreateUnknown({ ...failure, message: 'Kratos did not answer in time. The identity may have been created: search for it before creating it again.' })
+              setCreateUnknown(unknownOutcomeSaid(failure, 'The identity may have been created: search for it before creating it again.'))
               retry()
             }}
             onCreated={(identity) => {

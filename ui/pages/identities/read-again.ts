@@ -16,10 +16,10 @@ export async function readAgain(
   const read = await api.identity(identityId, doing === 'save' ? 'change' : 'show')
   const before = doing === 'save' ? 'Nothing was saved: the identity could not be read again to check that it has not changed since the page loaded.' : 'The identity could not be read again.'
   if (!read.ok) {
-    const message = read.failure.status === 404 ? 'The identity store no longer has this identity: it was deleted since the page loaded.' : read.failure.message
+    const message = read.failure.status === 404 ? 'Kratos no longer has this identity: it was deleted since the page loaded.' : read.failure.message
     return { ok: false, failure: { ...read.failure, message: `${before} ${message}` } }
   }
   const now = pick(read.data)
-  if (now === undefined) return { ok: false, failure: { error: 'invalid_response', message: `${before} The identity store answered it without its traits.`, status: 200 } }
+  if (now === undefined) return { ok: false, failure: { error: 'invalid_response', message: `${before} Kratos answered it without its traits.`, status: 200 } }
   return { ok: true, identity: read.data, now }
 }

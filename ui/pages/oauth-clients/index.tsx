@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import type { ComponentChildren } from 'preact'
-import { api, deleteOutcome, type ApiFailure, type OAuthClient } from '../../api.ts'
+import { api, deleteOutcome, unknownOutcomeSaid, type ApiFailure, type OAuthClient } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Cell, DataTable, Row } from '../../components/data-table.tsx'
@@ -129,7 +129,7 @@ export function OAuthClientsPage() {
         // Another Create could make a second client: the dialog closes (the draft is kept for
         // Create client) and the list is read again, so the operator sees whether it is there.
         const secret = draft.token_endpoint_auth_method === 'none' ? '' : ' If it is, its secret cannot be shown any more: delete it and create it again.'
-        setUnknown({ ...result.failure, message: `Hydra did not answer in time. The client may have been created: check the list before creating it again.${secret}` })
+        setUnknown(unknownOutcomeSaid(result.failure, `The client may have been created: check the list before creating it again.${secret}`))
         setCreating(false)
         retry()
         return

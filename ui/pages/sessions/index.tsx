@@ -57,7 +57,7 @@ export function SessionsPage() {
   return (
     <>
       <Heading>Sessions</Heading>
-      <p class="muted">Active sessions of the identity store across all identities.</p>
+      <p class="muted">Active Kratos sessions across all identities.</p>
       {loaded.state === 'ready' && <UnreadableRows count={loaded.data.skipped} noun={['session', 'sessions']} from="kratos" />}
       <Region loaded={loaded} retry={retry} label="sessions" place={paging.place([])}>
         {({ items, skipped }) =>
