@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import type { Locator } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { within } from '../support/eventually.ts'
-import { answerQuestions, answerTooLate, backThroughSignIn, DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, answerTooLate, backThroughSignIn, DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, tabTo, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
 
@@ -707,6 +707,67 @@ test('a bulk change shows its progress, and Cancel while it runs stops it after 
     kratos.delayMs = 0
   }
   for (const email of chosen) if (stored(email)!.state === 'inactive') stored(email)!.state = 'active'
+  expect(admin.problems).toEqual([])
+})
+
+test('with the keyboard alone: Cancel while a bulk change runs returns focus to the button that opened it, says it is stopping after the request under way, then says the outcome', async () => {
+  const { kratos } = admin.harness.sandbox
+  const page = admin.page
+  const chosen = [1, 2, 3, 4, 5].map((n) => kratos.addIdentity({ email: `bulk.keys.${n}@example.test`, name: `Bulk Keys ${n}` }).traits.email as string)
+  await page.goto(admin.url('/dashboard/identities?page_size=250'))
+  const table = page.getByRole('table', { name: /Identities/ })
+  for (const email of chosen) {
+    await table.getByRole('checkbox', { name: `Select ${email}` }).focus()
+    await page.keyboard.press('Space')
+  }
+  await page.getByRole('group', { name: 'Selected identities' }).getByText('5 selected').waitFor()
+  // The second request is held until the test lets it go: Cancel comes while it is under way.
+  let release = () => {}
+  const held = new Promise<void>((resolve) => (release = resolve))
+  let patches = 0
+  const changes = (url: URL) => url.pathname.startsWith('/api/idp-admin/admin/identities/')
+  const hold = async (route: import('playwright-core').Route) => {
+    if (route.request().method() === 'PATCH' && ++patches === 2) await held
+    // Unrouted meanwhile (the test has ended): nothing left to do.
+    await route.continue().catch(() => {})
+  }
+  await page.route(changes, hold)
+  try {
+    await page.getByRole('searchbox', { name: 'Search identities' }).focus()
+    await tabTo(page, 'Deactivate')
+    const opener = page.getByRole('group', { name: 'Selected identities' }).getByRole('button', { name: 'Deactivate' })
+    expect(await opener.evaluate((element) => element === document.activeElement)).toBe(true)
+    await page.keyboard.press('Enter')
+    const dialog = page.getByRole('dialog', { name: 'Deactivate 5 identities?' })
+    await dialog.waitFor()
+    await tabTo(page, 'Deactivate')
+    await page.keyboard.press('Enter')
+    await dialog.getByRole('progressbar', { name: '1 of 5' }).waitFor()
+    await tabTo(page, 'Cancel')
+    await page.keyboard.press('Enter')
+    await dialog.waitFor({ state: 'hidden' })
+    // Still running: said at once, and focus is back on what opened the dialog (said to be unavailable, not disabled).
+    await page.getByRole('status').getByText('Stopping after the current request…', { exact: true }).waitFor()
+    expect(await within(2000, () => opener.evaluate((element) => element === document.activeElement))).not.toBeNull()
+    expect(await opener.getAttribute('aria-disabled')).toBe('true')
+    expect(await opener.evaluate((element) => (element as HTMLButtonElement).disabled)).toBe(false)
+    // Enter on it now opens nothing while the action is still under way.
+    await page.keyboard.press('Enter')
+    await Bun.sleep(200)
+    expect(await dialog.count()).toBe(0)
+    expect(patches).toBe(2)
+    release()
+    await page.getByRole('status').getByText('2 identities deactivated. Cancelled: 3 not changed.', { exact: true }).waitFor()
+    expect(await within(2000, async () => (await opener.getAttribute('aria-disabled')) === null)).not.toBeNull()
+    expect(await opener.evaluate((element) => element === document.activeElement)).toBe(true)
+    expect(patches).toBe(2)
+    expect(chosen.filter((email) => stored(email)!.state === 'inactive').length).toBe(2)
+    await page.getByRole('group', { name: 'Selected identities' }).getByText('3 selected').waitFor()
+  } finally {
+    release()
+    await page.unroute(changes, hold)
+  }
+  for (const email of chosen) kratos.identities.delete(stored(email)!.id)
   expect(admin.problems).toEqual([])
 })
 

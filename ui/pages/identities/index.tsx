@@ -21,6 +21,7 @@ const PAGE_SIZES = [25, 50, 100, 250]
 const MAX_SEARCH_LENGTH = 255
 type BulkAction = 'deactivate' | 'activate' | 'delete'
 const VERB: Record<BulkAction, string> = { deactivate: 'Deactivate', activate: 'Activate', delete: 'Delete' }
+const STOPPING = 'Stopping after the current request…'
 
 function pageSize(): number {
   const size = Number(queryParam('page_size'))
@@ -46,6 +47,8 @@ export function IdentitiesPage() {
   // after the request under way.
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null)
   const stopBulk = useRef(false)
+  // Cancelled while a request was under way: the page says so until that request has been answered.
+  const [stopping, setStopping] = useState(false)
   const [bulkFailure, setBulkFailure] = useState<ApiFailure | null>(null)
   // Back from the sign-in after the session ended at Create: the dialog opens again with its draft.
   const [keptDraft, setKeptDraft] = useState(() => keptCreateIdentity(takeDraft('create-identity')))
@@ -97,6 +100,7 @@ export function IdentitiesPage() {
     }
     const notTried = visibleSelected.slice(attempted)
     setWorking(false)
+    setStopping(false)
     setProgress(null)
     setPending(null)
     const done = attempted - refused.length - unknown.length
@@ -120,9 +124,14 @@ export function IdentitiesPage() {
   }
 
   // Cancel or Escape: while the action runs, it stops after the request under way and says what was
-  // done and what was not (the dialog closes at once; the outcome is announced).
+  // done and what was not (the dialog closes at once; that a request is still under way is said at
+  // once, the outcome when it is known).
   const closeBulk = () => {
-    if (working) stopBulk.current = true
+    if (working && !stopBulk.current) {
+      stopBulk.current = true
+      setStopping(true)
+      announce(STOPPING)
+    }
     setPending(null)
   }
 
@@ -161,11 +170,21 @@ export function IdentitiesPage() {
       </div>
       <div class="toolbar bulk" aria-label="Selected identities" role="group">
         <span>{count === 0 ? 'No identity selected' : `${count} selected`}</span>
+        {/* Not disabled while an action runs, only said to be: the button that opened a dialog
+            cancelled meanwhile is where focus returns, and a disabled one cannot take it. */}
         {(['deactivate', 'activate', 'delete'] as const).map((action) => (
-          <button key={action} type="button" disabled={count === 0 || working} class={action === 'delete' ? 'danger' : ''} onClick={() => setPending(action)}>
+          <button
+            key={action}
+            type="button"
+            disabled={count === 0}
+            aria-disabled={working ? 'true' : undefined}
+            class={action === 'delete' ? 'danger' : ''}
+            onClick={() => !working && setPending(action)}
+          >
             {VERB[action]}
           </button>
         ))}
+        {stopping && <span>{STOPPING}</span>}
       </div>
       {createUnknown && <ErrorView failure={createUnknown} />}
       {bulkFailure && <ErrorView failure={bulkFailure} />}
