@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import { api, whenForbidden, whenUnauthenticated } from './api.ts'
-import { location, navigate, releaseUnsavedChanges } from './router.ts'
+import { location, mayLeave, navigate, releaseUnsavedChanges } from './router.ts'
 import { config, hasUpstream, isAdmin, user } from './session.ts'
 import { draftsFor, dropDrafts, keepSendingDraft } from './drafts.ts'
 import { theme, type ThemeChoice } from './theme.ts'
@@ -120,6 +120,16 @@ async function signOutFrom(from: string): Promise<void> {
   } else {
     signOut.value = { from, state: 'failed', failure: result.failure }
   }
+}
+
+/**
+ * Sign out, as the person chose it: it takes the page away like leaving it, so what leaving would
+ * lose (a secret shown once, unsaved edits) is asked about first, and declining keeps the page and
+ * the session.
+ */
+function signOutChosen(): void {
+  if (!mayLeave('Sign out anyway?')) return
+  void signOutFrom(currentPage())
 }
 
 /** Back to the page the sign-out was tried from, as it was: the session is still there. */
@@ -257,7 +267,7 @@ function Shell() {
               <option value="dark">Dark</option>
             </select>
           </label>
-          <button type="button" onClick={() => void signOutFrom(currentPage())}>
+          <button type="button" onClick={signOutChosen}>
             Sign out
           </button>
         </div>

@@ -49,16 +49,19 @@ export function releaseUnsavedChanges(): void {
   for (const guard of leaveGuards) if (guard.kind === 'unsaved') leaveGuards.delete(guard)
 }
 
-/** The question leaving asks: everything it would lose, each said once. */
-function leaveQuestion(): string | null {
+/** The question leaving asks: everything it would lose, each said once, then `proceed`. */
+function leaveQuestion(proceed: string): string | null {
   if (leaveGuards.size === 0) return null
   const losses = [...new Set([...leaveGuards].map((guard) => guard.loss))]
-  return `${losses.join(' ')} Leave anyway?`
+  return `${losses.join(' ')} ${proceed}`
 }
 
-/** Whether the page may be left: yes when nothing guards it, or when the person confirms. */
-function mayLeave(): boolean {
-  const question = leaveQuestion()
+/**
+ * Whether the page may be left: yes when nothing guards it, or when the person confirms. `proceed`
+ * ends the question with what leaving is ("Sign out anyway?" when Sign out takes the page away).
+ */
+export function mayLeave(proceed = 'Leave anyway?'): boolean {
+  const question = leaveQuestion(proceed)
   if (question === null) return true
   if (!window.confirm(question)) return false
   // Asked once: the page going away drops its guards, and nothing asks again on the way.

@@ -257,6 +257,52 @@ test('a recovery link shown once is not lost without a question: a menu link, Ba
   expect(admin.problems).toEqual([])
 })
 
+test('Sign out with a recovery link shown asks first: Cancel keeps the page, the link and the session; OK signs out', async () => {
+  const page = admin.page
+  await openIdentity('user08@example.test')
+  const identityUrl = page.url()
+  let loggedOut = 0
+  const countLogout = (request: import('playwright-core').Request) => {
+    if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/auth/logout') loggedOut++
+  }
+  page.on('request', countLogout)
+  const questions = answerQuestions(page)
+  try {
+    await page.getByRole('button', { name: 'Create recovery link' }).click()
+    const link = page.locator('output[aria-label="Recovery link"]')
+    await link.waitFor()
+    const shown = await link.textContent()
+    const question = 'confirm: The recovery link is shown only once: leaving this page loses it for good. Sign out anyway?'
+
+    // Cancel: nothing happens; the page, its link and the session stay.
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    expect(questions.asked.splice(0)).toEqual([question])
+    expect(page.url()).toBe(identityUrl)
+    expect(await link.textContent()).toBe(shown)
+    await page.getByRole('heading', { level: 1, name: 'user08@example.test' }).waitFor()
+    expect(await page.getByRole('heading', { level: 1, name: /Sign/ }).count()).toBe(0)
+    expect(loggedOut).toBe(0)
+    expect(await page.evaluate(async () => (await fetch('/api/auth/session')).status)).toBe(200)
+
+    // OK: signed out.
+    questions.answer.ok = true
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+    expect(questions.asked.splice(0)).toEqual([question])
+    expect(loggedOut).toBe(1)
+    expect(await page.evaluate(async () => (await fetch('/api/auth/session')).status)).toBe(401)
+  } finally {
+    questions.stop()
+    page.off('request', countLogout)
+  }
+  // Signed in again for the tests after this one.
+  await page.getByRole('link', { name: 'Sign in again' }).click()
+  await page.waitForURL((u) => u.origin === admin.harness.sandbox.providerUrl || u.pathname.startsWith('/dashboard'))
+  if (new URL(page.url()).origin === admin.harness.sandbox.providerUrl) await signIn(page, admin.harness.sandbox, 'admin')
+  await page.getByRole('heading', { level: 1, name: 'user08@example.test' }).waitFor()
+  expect(admin.problems.splice(0).filter((problem) => !problem.includes('401'))).toEqual([])
+})
+
 test('unsaved edits to the traits and the metadata are not lost without a question: a menu link, Back and a reload ask, naming them; Save and undoing the edit let go', async () => {
   const page = admin.page
   admin.harness.sandbox.kratos.addIdentity({ email: 'unsaved.edits@example.test', name: 'Unsaved Edits' })
