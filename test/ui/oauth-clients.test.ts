@@ -481,6 +481,60 @@ describe('in the browser', () => {
     expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
   })
 
+  test('the notice of a Create Hydra did not answer in time, and the draft kept for the next Create client, belong to the list as it was: a search or another page lets go of both, and Back does not bring them back', async () => {
+    const page = admin.page
+    await page.goto(admin.url('/dashboard/oauth-clients'))
+    const table = page.getByRole('table', { name: 'OAuth clients' })
+    await table.waitFor()
+    const dialog = page.getByRole('dialog', { name: 'Create client' })
+    const clientName = dialog.getByRole('textbox', { name: 'Client name' })
+    const notice = page.getByRole('alert').filter({ hasText: 'Hydra did not answer in time. The client may have been created' })
+    /** A Create client whose answer is lost: the notice is shown and the dialog closes with its draft kept. */
+    const lateCreate = async (name: string) => {
+      await page.getByRole('button', { name: 'Create client' }).click()
+      await clientName.fill(name)
+      await dialog.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://late.example.com/cb')
+      const stop = await answerTooLate(page, 'POST', (url) => url.pathname === '/api/oauth-admin/admin/clients')
+      try {
+        await dialog.getByRole('button', { name: 'Create client' }).click()
+        await notice.waitFor()
+      } finally {
+        await stop()
+      }
+      await dialog.waitFor({ state: 'hidden' })
+    }
+    /** Create client opens empty, and is cancelled. */
+    const opensEmpty = async () => {
+      await page.getByRole('button', { name: 'Create client' }).click()
+      expect(await clientName.inputValue()).toBe('')
+      await dialog.getByRole('button', { name: 'Cancel' }).click()
+      await dialog.waitFor({ state: 'hidden' })
+    }
+
+    // A search.
+    await lateCreate('Late search tool')
+    await page.getByRole('searchbox', { name: 'Search clients by name' }).fill('Customer portal')
+    await page.getByRole('searchbox', { name: 'Search clients by name' }).press('Enter')
+    await table.getByRole('link', { name: 'Customer portal' }).waitFor()
+    await notice.waitFor({ state: 'detached' })
+    await opensEmpty()
+
+    // Another page of the list, then Back.
+    await page.getByRole('button', { name: 'Show all' }).click()
+    await page.waitForURL((url) => !url.search.includes('name='))
+    await table.waitFor()
+    await lateCreate('Late paging tool')
+    await page.getByRole('button', { name: 'Next page' }).click()
+    await page.getByText('Page 2', { exact: true }).waitFor()
+    await notice.waitFor({ state: 'detached' })
+    await page.goBack()
+    await page.getByText('Page 1', { exact: true }).waitFor()
+    await table.waitFor()
+    expect(await notice.count()).toBe(0)
+    await opensEmpty()
+    expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
+  })
+
   test('a client secret shown once is not lost without a question: a menu link asks first, a reload gets the browser\'s question, Dismiss lets go', async () => {
     const page = admin.page
     const asked: string[] = []
