@@ -274,7 +274,11 @@ async function send<T>(method: string, path: string, body?: unknown, options: Se
     return { result: { ok: false, failure: { error: 'unreachable', message: GENERIC[0]!, status: 0 } } }
   }
   if (response.type === 'opaqueredirect') return { result: { ok: false, failure: { error: 'redirected', message: 'The service answered with a redirect.', status: 0 } } }
-  if (response.status === 401 && !path.startsWith('/api/auth/')) onUnauthenticated({ lostWrite: (method !== 'GET' && method !== 'HEAD') || readFor === 'change', caller })
+  // Kratos's or Hydra's own answer, relayed by a proxy prefix (it alone carries the sandbox policy):
+  // its 401 or 403 is about the service's API key, never the dashboard session, and its words are
+  // not ours to show.
+  const relayed = response.headers.get('content-security-policy')?.includes('sandbox') === true
+  if (response.status === 401 && !relayed && !path.startsWith('/api/auth/')) onUnauthenticated({ lostWrite: (method !== 'GET' && method !== 'HEAD') || readFor === 'change', caller })
   const headers = response.headers
   if (response.ok) {
     if (response.status === 204) return { result: { ok: true, data: undefined as T }, headers }
@@ -284,9 +288,9 @@ async function send<T>(method: string, path: string, body?: unknown, options: Se
       return { result: { ok: false, failure: { error: 'invalid_response', message: 'The service sent an answer the page cannot read.', status: response.status } }, headers }
     }
   }
-  const failure = namedFailure(path, await envelopeOf(response))
+  const failure = namedFailure(path, await envelopeOf(response, relayed))
   if (failure.status === 504 && method !== 'GET' && method !== 'HEAD') return { result: { ok: false, failure: unknownOutcome(path) }, headers }
-  if (failure.status === 403 && failure.error === 'forbidden') onForbidden()
+  if (failure.status === 403 && failure.error === 'forbidden' && !relayed) onForbidden()
   return { result: { ok: false, failure }, headers }
 }
 
@@ -319,6 +323,7 @@ function namedFailure(path: string, failure: ApiFailure): ApiFailure {
         if (failure.status === 429) return `${name} is receiving too many requests (HTTP 429). ${WAIT}`
         if (failure.status === 503) return `${name} is unavailable for the moment (HTTP 503). ${WAIT}`
         if (failure.status === 404) return failure.message
+        if (failure.status === 401) return `${name} did not accept this service's credentials (HTTP 401). Check its API key under Settings.`
         return failure.status >= 500 ? `${name} could not carry out the request (HTTP ${failure.status}).` : `${name} refused the request (HTTP ${failure.status}).`
       default:
         return failure.message
@@ -357,8 +362,9 @@ function unknownOutcome(path: string): ApiFailure {
 }
 
 /** Our envelope's error and message; anything else (an upstream body) is replaced by a generic sentence. */
-async function envelopeOf(response: Response): Promise<ApiFailure> {
+async function envelopeOf(response: Response, relayed: boolean): Promise<ApiFailure> {
   const fallback = { error: 'request_failed', message: GENERIC[response.status] ?? `The request failed (HTTP ${response.status}).`, status: response.status }
+  if (relayed) return fallback
   try {
     const body = (await response.json()) as Record<string, unknown>
     // Proxied Kratos errors are { error: { … } }: not ours, never shown.

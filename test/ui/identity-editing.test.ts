@@ -982,6 +982,36 @@ test('a Save Kratos refuses as too busy (429) or unavailable (503) names Kratos 
   expect(admin.problems.splice(0).every((problem) => /status of (429|503)\b/.test(problem))).toBe(true)
 })
 
+test('a Save Kratos refuses with 401 (its API key, not the dashboard session) says so and stays on the page: no sign-in, no "not saved" notice, the edit kept', async () => {
+  const { kratos } = admin.harness.sandbox
+  kratos.addIdentity({ email: 'keyless.kratos@example.test', name: 'Keyless Kratos' })
+  await openIdentity('keyless.kratos@example.test')
+  const page = admin.page
+  const navigations: string[] = []
+  const onNavigation = (frame: { url(): string }) => frame === page.mainFrame() && navigations.push(frame.url())
+  page.on('framenavigated', onNavigation)
+  const traits = page.getByRole('region', { name: 'Traits' })
+  const name = traits.getByRole('textbox', { name: 'Name', exact: true })
+  await name.fill('Still Mine')
+  kratos.failWith = 401
+  try {
+    await traits.getByRole('button', { name: 'Save' }).click()
+    await traits.getByRole('alert').getByText("Kratos did not accept this service's credentials (HTTP 401). Check its API key under Settings.").waitFor()
+    // Long enough for a sign-in round trip (and the loop it would start) to show.
+    await Bun.sleep(1500)
+  } finally {
+    kratos.failWith = null
+    page.off('framenavigated', onNavigation)
+  }
+  expect(navigations).toEqual([])
+  expect(await name.inputValue()).toBe('Still Mine')
+  expect(await page.getByText('Your session ended').count()).toBe(0)
+  expect((await page.request.get(admin.url('/api/auth/session'))).status()).toBe(200)
+  expect(stored('keyless.kratos@example.test')!.traits.name).toBe('Keyless Kratos')
+  for (let waited = 0; admin.problems.length < 1 && waited < 2000; waited += 50) await Bun.sleep(50)
+  expect(admin.problems.splice(0).every((problem) => /status of 401\b/.test(problem))).toBe(true)
+})
+
 test('an announcement leaves the screen after 10 s, once it has been read out', async () => {
   // An identity of its own: the bulk test before it deactivates two chosen at random, and an
   // inactive identity's sessions are not active (as Kratos answers them).

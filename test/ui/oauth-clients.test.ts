@@ -399,6 +399,30 @@ describe('in the browser', () => {
     expect(admin.problems).toEqual([])
   })
 
+  test("Hydra refusing the service's API key (401) is said on the list, which stays: the dashboard session is not taken for ended (no sign-in loop)", async () => {
+    const { hydra } = admin.harness.sandbox
+    const page = admin.page
+    const navigations: string[] = []
+    const onNavigation = (frame: { url(): string }) => frame === page.mainFrame() && navigations.push(frame.url())
+    hydra.failWith = 401
+    try {
+      await page.goto(admin.url('/dashboard/settings'))
+      page.on('framenavigated', onNavigation)
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'OAuth clients' }).click()
+      await page.getByRole('alert').getByText("Hydra did not accept this service's credentials (HTTP 401). Check its API key under Settings.").waitFor()
+      await Bun.sleep(1500)
+    } finally {
+      hydra.failWith = null
+      page.off('framenavigated', onNavigation)
+    }
+    // The in-app link changes the address without loading a page; a sign-in would load several.
+    expect(navigations.filter((url) => !url.endsWith('/dashboard/oauth-clients'))).toEqual([])
+    expect((await page.request.get(admin.url('/api/auth/session'))).status()).toBe(200)
+    await page.getByRole('button', { name: 'Retry' }).click()
+    await page.getByRole('table', { name: /OAuth clients/ }).waitFor()
+    await expectRefusalReported(401)
+  })
+
   test('Revoke tokens refused by an unavailable Hydra (503) names Hydra and says to wait and try again', async () => {
     const { hydra } = admin.harness.sandbox
     await openNewClient({ client_name: 'Busy Hydra app', redirect_uris: ['https://busy.example.com/callback'] })
