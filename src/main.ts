@@ -5,7 +5,7 @@ import { loadConfig, missingLoginVariables, type Config } from './config.ts'
 import { openStorage } from './db/open.ts'
 import { createApp } from './app.ts'
 import { serve } from './server.ts'
-import { createLogger, type Logger } from './log.ts'
+import { createLogger, errorLabel, sqlstateOf, type Logger } from './log.ts'
 import { VERSION } from './version.ts'
 import { processIo, runSettingsCommand } from './cli/settings.ts'
 import { runImportSqlite } from './cli/import-sqlite.ts'
@@ -75,6 +75,12 @@ const SIGNING_KEY_DIFFERS =
   'SESSION_SIGNING_KEY is not the key the last start against this database used: sessions signed with the other key are not accepted here, ' +
   'and replicas still running with it do not accept this one\'s (every replica needs the same key; after a deliberate change, nothing to do)'
 
+/** Why the signing key could not be checked, by the database's code (a role without a grant on the table: 42501). */
+function uncheckedReason(error: unknown): string {
+  if (error instanceof StorageUnavailableError) return 'the database did not answer'
+  return `the database refused (${sqlstateOf(error) ?? errorLabel(error, 'error')})`
+}
+
 /** Whether the database last saw another signing key; check-config only reads, `serve` records its own. */
 async function signingKeyDiffers(config: Config, storage: Storage, record: boolean): Promise<boolean> {
   const mine = signingKeyFingerprint(config.sessionSigningKey)
@@ -88,7 +94,12 @@ async function checkConfig(): Promise<Exit> {
   const opened = await openStorage(config)
   if (!opened.ok) return fail([opened.error])
   const keys = await checkStoredEncryption(config, opened.storage)
-  const signingKey = keys.ok ? await signingKeyDiffers(config, opened.storage, false).then((differs) => (differs ? 'differs' : 'same'), () => 'unchecked') : 'same'
+  const signingKey = keys.ok
+    ? await signingKeyDiffers(config, opened.storage, false).then(
+        (differs) => (differs ? 'differs' : 'same'),
+        (error: unknown) => uncheckedReason(error),
+      )
+    : 'same'
   await opened.storage.close()
   if (!keys.ok) return fail([keys.error])
   const missing = missingLoginVariables(config)
@@ -107,7 +118,7 @@ async function checkConfig(): Promise<Exit> {
   const geo = config.geoipDatabasePath === null ? null : await customDatabaseProblem(config.geoipDatabasePath)
   if (geo !== null) process.stdout.write(`note: GEOIP_DATABASE_PATH cannot be read as an MMDB database (${geo}); the embedded database answers instead\n`)
   if (signingKey === 'differs') process.stdout.write(`note: ${SIGNING_KEY_DIFFERS}\n`)
-  if (signingKey === 'unchecked') process.stdout.write('note: whether SESSION_SIGNING_KEY is the key the last start used could not be checked: the database did not answer\n')
+  else if (signingKey !== 'same') process.stdout.write(`note: whether SESSION_SIGNING_KEY is the key the last start used could not be checked: ${signingKey}\n`)
   if (keys.check.verdict === 'some_unreadable') {
     const { unreadable, encrypted, keys: names } = keys.check
     process.stdout.write(
@@ -209,7 +220,7 @@ async function runServer(): Promise<Exit> {
   // Recorded once listening, not before: a write at the start could wait on a lock another process holds.
   void signingKeyDiffers(config, storage, true).then(
     (differs) => differs && log.warn('signing_key_differs', { variable: 'SESSION_SIGNING_KEY', detail: SIGNING_KEY_DIFFERS }),
-    () => log.warn('signing_key_unchecked', { reason: 'the database did not answer' }),
+    (error: unknown) => log.warn('signing_key_unchecked', { reason: uncheckedReason(error) }),
   )
 
   return await new Promise<Exit>((resolve) => {

@@ -412,6 +412,18 @@ test('once the owner has created the schema, a user that can only read and write
   }
 }, 30_000)
 
+test('a user granted the tables but not signing_key (a grant from before schema 4): check-config says the check was refused, with the code, and passes', async () => {
+  const limited = await databaseWithRole('nokey', async (owner, role) => {
+    await owner.unsafe(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`)
+    await owner.unsafe(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`)
+    await owner.unsafe(`REVOKE ALL ON signing_key FROM ${role}`)
+  })
+  const env = { SESSION_SIGNING_KEY: randomKey(), ENCRYPTION_KEY: randomKey(), HOME: process.env.HOME, DATABASE_URL: limited.href }
+  const checked = await runToEnd(['bun', join(import.meta.dir, '..', 'src', 'main.ts'), 'check-config'], env)
+  expect({ code: checked.code, stderr: checked.stderr }).toEqual({ code: 0, stderr: '' })
+  expect(checked.stdout).toContain('note: whether SESSION_SIGNING_KEY is the key the last start used could not be checked: the database refused (42501)\n')
+}, 30_000)
+
 test('the settings command run as a user that may only read: one line with the database\'s code, exit 1, no dump of the error and no value', async () => {
   const limited = await databaseWithRole('ro', (owner, role) => owner.unsafe(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`))
   const env = { SESSION_SIGNING_KEY: randomKey(), ENCRYPTION_KEY: randomKey(), HOME: process.env.HOME, DATABASE_URL: limited.href }
