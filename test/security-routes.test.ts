@@ -143,13 +143,21 @@ describe('GET /api/security/audit', () => {
     expect((await audit('?actor=00000000-0000-4000-8000-000000000000')).body).toEqual({ events: [], next_before: null })
   })
 
+  test('filters by request_id: an id a person reports (the X-Request-Id of their answer) finds its event, in either letter case', async () => {
+    for (const [index, id] of answeredIds.entries()) {
+      const found = (await audit(`?request_id=${index % 2 ? id.toUpperCase() : id}`)).body
+      expect(found.events.map((event) => event.request_id)).toEqual([id])
+    }
+    expect((await audit('?request_id=00000000-0000-4000-8000-000000000000')).body).toEqual({ events: [], next_before: null })
+  })
+
   test('limit defaults to 50 and stops at 200', async () => {
     for (let i = 0; i < 60; i++) await service.services.audit.record('identity_search', admin.id, null, { outcome: 'ok' })
     expect((await audit()).body.events.length).toBe(50)
     expect((await audit('?limit=200')).body.events.length).toBe(67)
   })
 
-  for (const query of ['limit=0', 'limit=201', 'limit=abc', 'limit=-1', 'limit=1.5', 'limit=', 'limit=1&limit=2', 'before=0', 'before=abc', 'before=-5', 'before=', 'action=unknown', 'action=LOGIN', 'action=', 'action=login&action=logout', 'actor=', 'actor=a%20b', 'actor=%00', `actor=${'a'.repeat(129)}`, 'actor=a&actor=b']) {
+  for (const query of ['limit=0', 'limit=201', 'limit=abc', 'limit=-1', 'limit=1.5', 'limit=', 'limit=1&limit=2', 'before=0', 'before=abc', 'before=-5', 'before=', 'action=unknown', 'action=LOGIN', 'action=', 'action=login&action=logout', 'actor=', 'actor=a%20b', 'actor=%00', `actor=${'a'.repeat(129)}`, 'actor=a&actor=b', 'request_id=', 'request_id=abc', 'request_id=0f6b2a4e-6c1d-4e8f-9a3b-5d7c1e2f3a4', `request_id=0f6b2a4e-6c1d-4e8f-9a3b-5d7c1e2f3a4b&request_id=0f6b2a4e-6c1d-4e8f-9a3b-5d7c1e2f3a4b`]) {
     test(`?${query} → 400 bad_request`, async () => {
       const { status, body } = await audit(`?${query}`)
       expect(status).toBe(400)

@@ -37,6 +37,8 @@ export interface AuditQuery {
   action?: AuditAction
   /** Only events by this identity. */
   actor?: string
+  /** Only the events of this request (its `X-Request-Id`). */
+  requestId?: string
 }
 
 const MAX_LIMIT = 1000
@@ -79,7 +81,7 @@ export class AuditLog {
   /** Newest first. */
   async list(query: AuditQuery): Promise<AuditEvent[]> {
     const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(query.limit)))
-    const rows = await this.storage.audit.list({ limit, before: query.before, action: query.action, actor: query.actor })
+    const rows = await this.storage.audit.list({ limit, before: query.before, action: query.action, actor: query.actor, requestId: query.requestId })
     return rows.map((row) => ({
       id: row.id,
       at: row.at,

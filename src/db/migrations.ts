@@ -48,7 +48,10 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 3,
     // The request an event came in (its X-Request-Id and log line); null for the CLI and older events.
-    sql: `ALTER TABLE audit_events ADD COLUMN request_id TEXT;`,
+    sql: `
+      ALTER TABLE audit_events ADD COLUMN request_id TEXT;
+      CREATE INDEX audit_events_request_id ON audit_events (request_id);
+    `,
   },
   {
     version: 4,

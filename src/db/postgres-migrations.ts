@@ -56,7 +56,10 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    sql: `ALTER TABLE audit_events ADD COLUMN request_id TEXT;`,
+    sql: `
+      ALTER TABLE audit_events ADD COLUMN request_id TEXT;
+      CREATE INDEX audit_events_request_id ON audit_events (request_id);
+    `,
   },
   {
     version: 4,

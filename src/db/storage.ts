@@ -50,6 +50,7 @@ export interface AuditFilter {
   before?: number
   action?: string
   actor?: string
+  requestId?: string
 }
 
 export interface IdentityRevocation {
@@ -212,6 +213,7 @@ export function auditListQuery(filter: AuditFilter, placeholder: (n: number) => 
   condition('id <', filter.before)
   condition('action =', filter.action)
   condition('actor =', filter.actor)
+  condition('request_id =', filter.requestId)
   params.push(filter.limit)
   const sql =
     'SELECT id, at, action, actor, target, detail, request_id FROM audit_events' +

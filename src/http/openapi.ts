@@ -20,7 +20,7 @@ import {
   MIN_PAGE_SIZE,
   type IdentityPage as IdentityPageAnswer,
 } from '../identities/model.ts'
-import { ACTIONS as AUDIT_ACTIONS, DEFAULT_AUDIT_LIMIT, MAX_AUDIT_LIMIT } from '../security/audit-query.ts'
+import { ACTIONS as AUDIT_ACTIONS, DEFAULT_AUDIT_LIMIT, MAX_AUDIT_LIMIT, REQUEST_ID_PATTERN } from '../security/audit-query.ts'
 import type { PostureCheck as PostureCheckAnswer } from '../security/posture.ts'
 import type { Role } from '../session/cookie.ts'
 import { MAX_CATEGORY_LENGTH, MAX_VALUE_BYTES, SETTING_KEY_PATTERN } from '../settings/service.ts'
@@ -319,6 +319,13 @@ export const ROUTE_DOCUMENTATION: Record<string, RouteDocumentation> = {
         description: `Only events by this identity id (printable ASCII). ${ONCE}`,
         schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[!-~]+$' },
         refusedWith: 'bad_request',
+      },
+      {
+        name: 'request_id',
+        description: `Only the events of this request: the \`X-Request-Id\` its answer carried (and its log line's \`request_id\`). ${ONCE}`,
+        schema: { type: 'string', pattern: REQUEST_ID_PATTERN.source },
+        refusedWith: 'bad_request',
+        example: '0f6b2a4e-6c1d-4e8f-9a3b-5d7c1e2f3a4b',
       },
     ],
     answers: { '200': { description: 'One page of the audit trail, newest first.', schema: ref('AuditPage') } },

@@ -1,10 +1,12 @@
 // GET /api/security/audit parameters: `limit` 1–200 (default 50), `before` (an event id, the
 // previous page's `next_before`), `action` (one of the audit actions), `actor` (an identity id,
-// printable ASCII). Numbers are digits only; a parameter given twice or out of range is refused.
+// printable ASCII), `request_id` (a request's X-Request-Id). Numbers are digits only; a parameter
+// given twice or out of range is refused.
 
 import type { AuditAction, AuditQuery } from '../audit/audit.ts'
 
 export const DEFAULT_AUDIT_LIMIT = 50
+export const REQUEST_ID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 export const MAX_AUDIT_LIMIT = 200
 
 // Typed as a record so a new AuditAction that is not listed here fails to compile.
@@ -20,7 +22,7 @@ export const ACTIONS: Record<AuditAction, true> = {
   proxy_write: true,
 }
 
-type AuditQueryResult = { ok: true; query: AuditQuery & { limit: number } } | { ok: false; field: 'limit' | 'before' | 'action' | 'actor' }
+type AuditQueryResult = { ok: true; query: AuditQuery & { limit: number } } | { ok: false; field: 'limit' | 'before' | 'action' | 'actor' | 'request_id' }
 
 export function parseAuditQuery(params: URLSearchParams): AuditQueryResult {
   const single = (name: string): string | null | false => {
@@ -61,5 +63,14 @@ export function parseAuditQuery(params: URLSearchParams): AuditQueryResult {
     actor = actorText
   }
 
-  return { ok: true, query: { limit, before, action, actor } }
+  // The id the service gives every request (a UUID), as the answer's X-Request-Id says it.
+  const requestIdText = single('request_id')
+  if (requestIdText === false) return { ok: false, field: 'request_id' }
+  let requestId: string | undefined
+  if (requestIdText !== null) {
+    if (!REQUEST_ID_PATTERN.test(requestIdText)) return { ok: false, field: 'request_id' }
+    requestId = requestIdText.toLowerCase()
+  }
+
+  return { ok: true, query: { limit, before, action, actor, requestId } }
 }
