@@ -4,7 +4,7 @@ import { signal } from '@preact/signals'
 import { api, whenForbidden, whenUnauthenticated } from './api.ts'
 import { location, mayLeave, navigate, releaseUnsavedChanges } from './router.ts'
 import { config, hasUpstream, isAdmin, user } from './session.ts'
-import { draftsFor, dropDrafts, keepSendingDraft } from './drafts.ts'
+import { dismissLostWrite, draftsFor, dropDrafts, keepDrafts, lostWrite } from './drafts.ts'
 import { theme, type ThemeChoice } from './theme.ts'
 import { useMenuDismissal } from './menu.ts'
 import { statusMessage } from './components/status.ts'
@@ -20,14 +20,6 @@ const signInHref = (returnTo: string) => `/api/auth/login?return_to=${encodeURIC
 function signIn(): void {
   window.location.assign(signInHref(currentPage()))
 }
-
-/**
- * Survives the trip through the sign-in (this tab only): a change that the ended session refused,
- * and what became of its form's draft (drafts.ts), as the notice's last sentence.
- */
-const LOST_WRITE = 'admin-dashboard.lost-write'
-const lostWrite = signal(sessionStorage.getItem(LOST_WRITE))
-const LOST_WRITE_SAID = 'Your session ended before your last change reached the server: it was not saved.'
 
 /**
  * The session was found gone by a request the page made by itself (the overview's timed check): the
@@ -54,7 +46,7 @@ whenUnauthenticated(({ lostWrite: refusedChange, caller }) => {
   // The page is about to be left for the sign-in: say afterwards that the change was not made,
   // rather than come back to the same page as if it had been.
   if (refusedChange) {
-    sessionStorage.setItem(LOST_WRITE, keepSendingDraft() ?? 'Make it again.')
+    keepDrafts(true)?.write()
     // Left without asking: the notice says afterwards what became of the edits.
     releaseUnsavedChanges()
   }
@@ -68,9 +60,8 @@ whenForbidden(async () => {
   if (session.ok && session.data.user.role !== user.value?.role) user.value = session.data.user
 })
 
-function dismissLostWrite(): void {
-  sessionStorage.removeItem(LOST_WRITE)
-  lostWrite.value = null
+function dismissNotice(): void {
+  dismissLostWrite()
   document.getElementById('page-title')?.focus()
 }
 
@@ -284,12 +275,10 @@ function Shell() {
         </ul>
       </nav>
       <main id="main" class="page" tabIndex={-1}>
-        {lostWrite.value !== null && (
+        {lostWrite.value !== null && lostWrite.value.page === path && (
           <div class="notice page-notice" role="alert">
-            <p>
-              {LOST_WRITE_SAID} {lostWrite.value === '1' ? 'Make it again.' : lostWrite.value}
-            </p>
-            <button type="button" onClick={dismissLostWrite}>
+            <p>{lostWrite.value.said}</p>
+            <button type="button" onClick={dismissNotice}>
               Dismiss
             </button>
           </div>

@@ -2,6 +2,7 @@
 // navigation, so reload, back and forward keep the place.
 import { signal } from '@preact/signals'
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import type { Draft } from './drafts.ts'
 
 export const location = signal({ path: window.location.pathname, search: window.location.search })
 
@@ -12,9 +13,15 @@ export const location = signal({ path: window.location.pathname, search: window.
  * tab). `loss` says what would be lost, as a sentence.
  */
 type LeaveGuardKind = 'shown-once' | 'unsaved'
+/** A form's unsaved edits: `what` they are to ("the traits"), and its draft when it can keep one. */
+export interface UnsavedForm {
+  what: string
+  keep?: () => (Draft & { form: string }) | null
+}
 interface LeaveGuard {
   loss: string
   kind: LeaveGuardKind
+  form?: UnsavedForm
 }
 const leaveGuards = new Set<LeaveGuard>()
 
@@ -23,12 +30,12 @@ const leaveGuards = new Set<LeaveGuard>()
  * Returns what lets go at once, for a page about to be left by its own action (a form that has just
  * saved and opens what it made), before the render that would let go.
  */
-export function useLeaveGuard(loss: string | null, kind: LeaveGuardKind = 'shown-once'): () => void {
+export function useLeaveGuard(loss: string | null, kind: LeaveGuardKind = 'shown-once', form?: UnsavedForm): () => void {
   const held = useRef<LeaveGuard | null>(null)
   // Held from the render that shows the change: a link clicked right after typing already asks.
   useLayoutEffect(() => {
     if (loss === null) return
-    const guard = { loss, kind }
+    const guard = { loss, kind, form }
     leaveGuards.add(guard)
     held.current = guard
     return () => {
@@ -47,6 +54,11 @@ export function useLeaveGuard(loss: string | null, kind: LeaveGuardKind = 'shown
  */
 export function releaseUnsavedChanges(): void {
   for (const guard of leaveGuards) if (guard.kind === 'unsaved') leaveGuards.delete(guard)
+}
+
+/** The forms holding unsaved edits now. */
+export function unsavedForms(): UnsavedForm[] {
+  return [...leaveGuards].flatMap((guard) => (guard.form ? [guard.form] : []))
 }
 
 /** The question leaving asks: everything it would lose, each said once, then `proceed`. */

@@ -1,14 +1,29 @@
 // A form that holds edits the person typed and has not saved: leaving the page asks first (the
 // router's leave guard), naming what would be lost. Saving, Cancel or closing the form lets go.
-import { useLeaveGuard } from '../router.ts'
+import { useLayoutEffect, useRef } from 'preact/hooks'
+import { useLeaveGuard, type UnsavedForm } from '../router.ts'
+import { draftUsed, type Draft } from '../drafts.ts'
 
 /**
  * While the form holds unsaved changes to `what` ("the traits", "the new client"), leaving the page
- * asks "Your changes to <what> are not saved. Leave anyway?"; null when it holds none. Returns what
- * lets go at once: call it before a save that opens another page (the record just created).
+ * asks "Your changes to <what> are not saved. Leave anyway?"; null when it holds none. `draft`, for
+ * a form that can be drafted (drafts.ts), is kept through the sign-in should the session end
+ * meanwhile. Returns what lets go at once: call it before a save that opens another page (the
+ * record just created).
  */
-export function useUnsavedChanges(what: string | null): () => void {
-  return useLeaveGuard(what === null ? null : `Your changes to ${what} are not saved.`, 'unsaved')
+export function useUnsavedChanges(what: string | null, draft?: Draft & { form: string }): () => void {
+  const latest = useRef(draft)
+  latest.current = draft
+  const form = useRef<UnsavedForm | null>(null)
+  if (what !== null && form.current?.what !== what) form.current = { what, keep: () => latest.current ?? null }
+  const release = useLeaveGuard(what === null ? null : `Your changes to ${what} are not saved.`, 'unsaved', form.current ?? undefined)
+  // A form opened with its kept draft: letting go of its edits (saved, discarded) uses the draft up.
+  const name = draft?.form
+  useLayoutEffect(() => {
+    if (what === null || name === undefined) return
+    return () => draftUsed(name)
+  }, [what === null, name])
+  return release
 }
 
 /** Whether a form's values hold anything typed or chosen: a non-empty text, a ticked box, at any depth. */

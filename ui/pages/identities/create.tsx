@@ -41,7 +41,12 @@ export function CreateIdentity(props: {
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, setBusy] = useState(false)
   const focusFirstInvalid = useFocusFirstInvalid()
-  const release = useUnsavedChanges(holdsInput(values) || password !== '' || traitsJson.trim() !== '{}' ? 'the new identity' : null)
+  // Kept through the sign-in should the session end meanwhile, all but the password.
+  const release = useUnsavedChanges(holdsInput(values) || password !== '' || traitsJson.trim() !== '{}' ? 'the new identity' : null, {
+    form: 'create-identity',
+    data: { schemaId: schemaId ?? '', values, traitsJson } satisfies CreateIdentityDraft,
+    unkept: password ? 'the initial password' : undefined,
+  })
   // Until the form is there (loading, a failure, no schema), a way out that needs no Escape key.
   const formShown = loaded.state === 'ready' && loaded.data.length > 0
   return (

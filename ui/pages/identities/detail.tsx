@@ -169,7 +169,10 @@ function TraitsSection(props: {
   const form = useRef<HTMLFormElement>(null)
   const saveButton = useRef<HTMLButtonElement>(null)
   const focusFirstInvalid = useFocusFirstInvalid()
-  useUnsavedChanges(identity.traits !== undefined && traitsEdited(traits, asJson !== null, base, values, text) ? 'the traits' : null)
+  useUnsavedChanges(identity.traits !== undefined && traitsEdited(traits, asJson !== null, base, values, text) ? 'the traits' : null, {
+    form: 'traits',
+    data: { base, values, text } satisfies TraitsDraft,
+  })
   /** The traits the form holds, or null (its fields then say what is wrong). */
   const edited = (): Values | null => {
     if (traits) {
@@ -327,7 +330,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
     const parsed = parse(typedText)
     return !parsed.ok || !same(parsed.value, stored)
   }
-  useUnsavedChanges(boxEdited(pub, base.public) || boxEdited(adm, base.admin) ? 'the metadata' : null)
+  useUnsavedChanges(boxEdited(pub, base.public) || boxEdited(adm, base.admin) ? 'the metadata' : null, { form: 'metadata', data: { base, pub, adm } satisfies MetadataDraft })
   const save = (event: Event) => {
     event.preventDefault()
     const a = parse(pub)

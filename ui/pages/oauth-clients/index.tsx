@@ -124,7 +124,7 @@ export function OAuthClientsPage() {
   useEffect(() => {
     if (unknownAt !== null && unknown === null) setUnknownAt(null)
   }, [unknownAt, unknown])
-  const release = useUnsavedChanges(creating && !same(draft, draftOf(null)) ? 'the new client' : null)
+  const release = useUnsavedChanges(creating && !same(draft, draftOf(null)) ? 'the new client' : null, { form: 'client-create', data: { draft } satisfies CreateDraft })
   const [loaded, retry] = useLoad(() => api.clients({ page_size: paging.size, page_token: paging.token || undefined, client_name: name || undefined }), [location.value.search])
   const none = paging.token ? 'No more clients.' : name ? 'No client has this name.' : 'There are no OAuth clients yet.'
   useResultsAnnounced(loaded, location.value.search, ({ items }) => (items.length === 0 ? none : `${items.length} ${items.length === 1 ? 'client' : 'clients'} shown.`))
@@ -274,7 +274,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   const [base, setBase] = useState<OAuthClient>(() => kept?.base ?? client)
   const [changed, setChanged, stopped] = useChangedNotice(setFailure)
   const saveButton = useRef<HTMLButtonElement>(null)
-  useUnsavedChanges(editing && !same(draft, draftOf(base)) ? 'the client' : null)
+  useUnsavedChanges(editing && !same(draft, draftOf(base)) ? 'the client' : null, { form: 'client-edit', data: { draft, base: withoutSecrets(base) } satisfies EditDraft })
   const name = clientName(client)
   const startEditing = () => {
     setFailure(null)

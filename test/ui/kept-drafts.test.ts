@@ -1,0 +1,147 @@
+// The drafts kept through the sign-in when the session ended at a change, and the notice that says
+// what became of them (ui/drafts.ts): whose they are, which forms they hold, and when they go.
+import { expect, test } from 'bun:test'
+import type { BrowserContext, Page } from 'playwright-core'
+import { answerQuestions, backThroughSignIn, signIn, signedInPage, useSignedInBrowser } from './harness.ts'
+
+const admin = useSignedInBrowser('admin', '/dashboard/identities')
+
+const stored = (email: string) => [...admin.harness.sandbox.kratos.identities.values()].find((identity) => identity.traits.email === email)
+/** What this tab keeps for the way back from the sign-in: drafts and the notice. */
+const keptInTab = (page: Page) => page.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith('admin-dashboard.')).sort())
+/** The session ends, and the provider forgets this browser too: the next sign-in asks who it is. */
+async function sessionAndProviderGone(context: BrowserContext) {
+  await context.clearCookies({ name: 'admin-session' })
+  for (const cookie of await context.cookies(admin.harness.sandbox.providerUrl)) await context.clearCookies({ name: cookie.name })
+}
+
+test('the "not saved" notice goes once its kept draft is saved, and a reload does not bring it back', async () => {
+  const person = admin.harness.sandbox.kratos.addIdentity({ email: 'notice.used@example.test', name: 'Before' })
+  const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
+  try {
+    const { page: tab, context } = other
+    const traits = tab.getByRole('region', { name: 'Traits' })
+    await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Typed Then Refused')
+    await context.clearCookies({ name: 'admin-session' })
+    await traits.getByRole('button', { name: 'Save' }).click()
+    const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved. Your draft was kept; check it and save again.' })
+    await backThroughSignIn(tab, admin.harness.sandbox, notice)
+    await traits.getByRole('button', { name: 'Save' }).click()
+    await tab.getByRole('status').getByText('Traits saved.').waitFor()
+    expect(stored('notice.used@example.test')!.traits.name).toBe('Typed Then Refused')
+    expect(await tab.getByRole('alert').filter({ hasText: 'Your session ended' }).count()).toBe(0)
+    expect(await keptInTab(tab)).toEqual([])
+    // Not on another page either, nor after a reload.
+    await tab.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
+    await tab.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+    await tab.reload()
+    await tab.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+    expect(await tab.getByRole('alert').filter({ hasText: 'Your session ended' }).count()).toBe(0)
+  } finally {
+    await other.context.close()
+  }
+})
+
+test('the "not saved" notice is for the identity whose change was refused: another who signs in next in that tab never sees it, nor does the first after Sign out', async () => {
+  const person = admin.harness.sandbox.kratos.addIdentity({ email: 'notice.owner@example.test', name: 'Before' })
+  const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
+  try {
+    const { page: tab, context } = other
+    const traits = tab.getByRole('region', { name: 'Traits' })
+    await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('The admin’s draft')
+    await sessionAndProviderGone(context)
+    await traits.getByRole('button', { name: 'Save' }).click()
+    await signIn(tab, admin.harness.sandbox, 'viewer')
+    await tab.getByRole('heading', { level: 1, name: 'No access' }).waitFor()
+    expect(await tab.getByRole('alert').filter({ hasText: 'Your session ended' }).count()).toBe(0)
+    expect(await keptInTab(tab)).toEqual([])
+    expect(JSON.stringify(await tab.evaluate(() => ({ ...sessionStorage })))).not.toContain('The admin’s draft')
+    await tab.getByRole('button', { name: 'Sign out' }).click()
+    await sessionAndProviderGone(context)
+    await tab.getByRole('link', { name: 'Sign in again' }).click()
+    await signIn(tab, admin.harness.sandbox, 'admin')
+    await tab.getByRole('heading', { level: 1, name: 'notice.owner@example.test' }).waitFor()
+    expect(await tab.getByRole('alert').filter({ hasText: 'Your session ended' }).count()).toBe(0)
+    expect(await traits.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('Before')
+  } finally {
+    await other.context.close()
+  }
+})
+
+test('Sign out drops the "not saved" notice: signing in again as the same identity does not show it', async () => {
+  const person = admin.harness.sandbox.kratos.addIdentity({ email: 'notice.signout@example.test', name: 'Before' })
+  const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
+  try {
+    const { page: tab, context } = other
+    const questions = answerQuestions(tab)
+    questions.answer.ok = true
+    const traits = tab.getByRole('region', { name: 'Traits' })
+    await tab.getByRole('button', { name: 'Deactivate' }).waitFor()
+    await context.clearCookies({ name: 'admin-session' })
+    await tab.getByRole('button', { name: 'Deactivate' }).click()
+    const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved. Make it again.' })
+    await backThroughSignIn(tab, admin.harness.sandbox, notice)
+    await traits.waitFor()
+    await tab.getByRole('button', { name: 'Sign out' }).click()
+    await tab.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+    expect(await keptInTab(tab)).toEqual([])
+    await tab.getByRole('link', { name: 'Sign in again' }).click()
+    await tab.waitForURL((u) => u.origin === admin.harness.sandbox.providerUrl || u.pathname.startsWith('/dashboard'))
+    if (new URL(tab.url()).origin === admin.harness.sandbox.providerUrl) await signIn(tab, admin.harness.sandbox, 'admin')
+    await tab.getByRole('heading', { level: 1, name: 'notice.signout@example.test' }).waitFor()
+    await traits.waitFor()
+    expect(await tab.getByRole('alert').filter({ hasText: 'Your session ended' }).count()).toBe(0)
+    questions.stop()
+  } finally {
+    await other.context.close()
+  }
+})
+
+test('a change refused because the session ended keeps the unsaved edits of the other forms of the page too, and says which', async () => {
+  const person = admin.harness.sandbox.kratos.addIdentity({ email: 'two.forms@example.test', name: 'Before' })
+  const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
+  try {
+    const { page: tab, context } = other
+    const traits = tab.getByRole('region', { name: 'Traits' })
+    const adminMetadata = tab.getByRole('region', { name: 'Metadata' }).getByLabel('Admin metadata')
+    await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Both Typed')
+    await adminMetadata.fill('{"note": "a long careful note"}')
+    await context.clearCookies({ name: 'admin-session' })
+    await traits.getByRole('button', { name: 'Save' }).click()
+    const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved. Your draft was kept; check it and save again. Your unsaved changes to the metadata were kept too: check them and save.' })
+    await backThroughSignIn(tab, admin.harness.sandbox, notice)
+    await tab.getByRole('heading', { level: 1, name: 'two.forms@example.test' }).waitFor()
+    expect(await traits.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('Both Typed')
+    expect(await adminMetadata.inputValue()).toBe('{"note": "a long careful note"}')
+    expect(await keptInTab(tab)).toEqual([])
+    // The notice speaks of both drafts: it stays until both are used.
+    await traits.getByRole('button', { name: 'Save' }).click()
+    await tab.getByRole('status').getByText('Traits saved.').waitFor()
+    expect(await notice.count()).toBe(1)
+    await tab.getByRole('region', { name: 'Metadata' }).getByRole('button', { name: 'Save' }).click()
+    await tab.getByRole('status').getByText('Metadata saved.').waitFor()
+    expect(await notice.count()).toBe(0)
+    expect(stored('two.forms@example.test')!.metadata_admin).toEqual({ note: 'a long careful note' })
+  } finally {
+    await other.context.close()
+  }
+})
+
+test('Deactivate refused because the session ended keeps the traits being edited, and says so', async () => {
+  const person = admin.harness.sandbox.kratos.addIdentity({ email: 'deactivate.edit@example.test', name: 'Before' })
+  const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
+  try {
+    const { page: tab, context } = other
+    const traits = tab.getByRole('region', { name: 'Traits' })
+    await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Typed Before Deactivate')
+    await context.clearCookies({ name: 'admin-session' })
+    await tab.getByRole('button', { name: 'Deactivate' }).click()
+    const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved. Make it again. Your unsaved changes to the traits were kept: check them and save.' })
+    await backThroughSignIn(tab, admin.harness.sandbox, notice)
+    await tab.getByRole('heading', { level: 1, name: 'deactivate.edit@example.test' }).waitFor()
+    expect(await traits.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('Typed Before Deactivate')
+    expect(stored('deactivate.edit@example.test')!.state).toBe('active')
+  } finally {
+    await other.context.close()
+  }
+})
