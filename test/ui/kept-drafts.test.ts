@@ -145,3 +145,34 @@ test('Deactivate refused because the session ended keeps the traits being edited
     await other.context.close()
   }
 })
+
+test('an edit of an encrypted setting refused because the session ended is never kept, Encrypt ticked or not, and the notice says to type it again', async () => {
+  const page = admin.page
+  await page.goto(admin.url('/dashboard/settings'))
+  await page.getByRole('button', { name: 'Add setting' }).click()
+  const add = page.getByRole('dialog', { name: 'Add setting' })
+  await add.getByLabel('Key', { exact: true }).fill('kept.secret')
+  await add.getByLabel('Value', { exact: true }).fill('stored encrypted')
+  await add.getByLabel('Encrypt the value').check()
+  await add.getByRole('button', { name: 'Save' }).click()
+  await page.getByRole('status').getByText('Setting kept.secret saved.').waitFor()
+  const other = await signedInPage(admin.harness, 'admin', '/dashboard/settings')
+  try {
+    const { page: tab, context } = other
+    await tab.getByRole('button', { name: 'Edit kept.secret' }).click()
+    const dialog = tab.getByRole('dialog', { name: 'Edit kept.secret' })
+    await dialog.getByLabel('Value', { exact: true }).fill('typed in plain')
+    await dialog.getByLabel('Encrypt the value').uncheck()
+    await context.clearCookies({ name: 'admin-session' })
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    const notice = tab.getByRole('alert').filter({
+      hasText: 'it was not saved. The new value of an encrypted setting is never kept in the browser, so the draft was not kept: make the change again.',
+    })
+    await backThroughSignIn(tab, admin.harness.sandbox, notice)
+    await tab.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+    expect(await tab.getByRole('dialog').count()).toBe(0)
+    expect(JSON.stringify(await tab.evaluate(() => ({ ...sessionStorage })))).not.toContain('typed in plain')
+  } finally {
+    await other.context.close()
+  }
+})

@@ -13,7 +13,7 @@ import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { config } from '../../session.ts'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
-import { sendingDraft, takeDraft } from '../../drafts.ts'
+import { sendingDraft, takeDraft, type Draft } from '../../drafts.ts'
 
 const REVEAL_MS = 30_000
 const MASK = '••••••••'
@@ -371,7 +371,14 @@ function SettingDialog(props: {
   // What the dialog opened with. An encrypted value is never put into the form: editing it means typing a new one.
   const opened = { key: existing?.key ?? '', value: existing && !existing.encrypted ? existing.value : '', category: existing?.category ?? '', encrypted: existing ? existing.encrypted : false }
   const edited = key !== opened.key || value !== opened.value || category !== opened.category || encrypted !== opened.encrypted
-  useUnsavedChanges(props.editing !== null && edited ? (existing ? `the setting ${existing.key}` : 'the new setting') : null)
+  // Kept through the sign-in should the session end meanwhile, unless the value is a secret: one to
+  // be encrypted, or the new value of a setting stored encrypted (the page never opens that draft).
+  const draft: Draft = encrypted
+    ? { data: null, unkept: 'a value to be encrypted' }
+    : existing?.encrypted
+      ? { data: null, unkept: 'the new value of an encrypted setting' }
+      : { data: { editing: existing?.key ?? null, key, value, category } satisfies SettingDraft }
+  useUnsavedChanges(props.editing !== null && edited ? (existing ? `the setting ${existing.key}` : 'the new setting') : null, { form: 'setting', ...draft })
   // As the dialog opens, in the same render (see Dialog).
   useLayoutEffect(() => {
     opening.current++
@@ -401,8 +408,6 @@ function SettingDialog(props: {
     const asked = opening.current
     setBusy(true)
     // Add never overwrites a setting, and Edit never brings back one deleted since the page loaded.
-    // Kept through the sign-in should the session have ended, unless the value is to be encrypted.
-    const draft = encrypted ? { data: null, unkept: 'a value to be encrypted' } : { data: { editing: existing?.key ?? null, key, value, category } satisfies SettingDraft }
     const result = await sendingDraft('setting', draft, () =>
       api.saveSetting({ key, value, encrypted, category: category.trim() === '' ? null : category.trim() }, existing ? 'replace' : 'create'),
     )
