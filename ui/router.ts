@@ -88,6 +88,17 @@ window.addEventListener('beforeunload', (event) => {
   event.returnValue = ''
 })
 
+/**
+ * Where each entry of this app stands in the tab's history, kept in its history.state: a step Back
+ * or Forward the person declines is undone in its own direction, so the history stays as it was.
+ */
+const indexOf = (state: unknown): number | null =>
+  typeof state === 'object' && state !== null && typeof (state as { index?: unknown }).index === 'number' ? (state as { index: number }).index : null
+let shownIndex = indexOf(history.state) ?? 0
+if (indexOf(history.state) === null) history.replaceState({ index: shownIndex }, '')
+/** The step that undoes a declined one is under way: its popstate is not a step of the person's. */
+let undoing = false
+
 export function navigate(href: string, options: { replace?: boolean; unguarded?: boolean } = {}): void {
   const url = new URL(href, window.location.href)
   if (url.origin !== window.location.origin) {
@@ -97,8 +108,8 @@ export function navigate(href: string, options: { replace?: boolean; unguarded?:
   const here = location.peek()
   const leaving = url.pathname !== here.path || url.search !== here.search
   if (leaving && !options.unguarded && !mayLeave()) return
-  if (options.replace) history.replaceState(null, '', url.pathname + url.search)
-  else history.pushState(null, '', url.pathname + url.search)
+  if (options.replace) history.replaceState({ index: shownIndex }, '', url.pathname + url.search)
+  else history.pushState({ index: ++shownIndex }, '', url.pathname + url.search)
   location.value = { path: url.pathname, search: url.search }
 }
 
@@ -114,13 +125,28 @@ export function navigateFrom(from: string, href: string): void {
 // Registered before any dialog's listener (see components/dialog.tsx), so that a Back the person
 // takes back leaves an open dialog open.
 window.addEventListener('popstate', (event) => {
-  if (!mayLeave()) {
-    // The browser has already moved: back to the page still shown, as a new entry.
+  const to = indexOf(event.state)
+  if (undoing) {
+    // Back on the entry still shown, after a declined step: nothing has changed.
+    undoing = false
     event.stopImmediatePropagation()
-    const shown = location.peek()
-    history.pushState(null, '', shown.path + shown.search)
+    if (to !== null) shownIndex = to
     return
   }
+  if (!mayLeave()) {
+    // The browser has already moved: the step is undone in its own direction (Forward after a
+    // declined Back), so the entries before and after stay where they were.
+    event.stopImmediatePropagation()
+    if (to !== null && to !== shownIndex) {
+      undoing = true
+      history.go(shownIndex - to)
+    } else {
+      const shown = location.peek()
+      history.pushState({ index: ++shownIndex }, '', shown.path + shown.search)
+    }
+    return
+  }
+  if (to !== null) shownIndex = to
   location.value = { path: window.location.pathname, search: window.location.search }
 })
 

@@ -354,6 +354,63 @@ test('unsaved edits to the traits and the metadata are not lost without a questi
   expect(admin.problems).toEqual([])
 })
 
+test('a declined Back or Forward leaves the history as it was: the next Back and Forward go where they went before', async () => {
+  const page = admin.page
+  const person = admin.harness.sandbox.kratos.addIdentity({ email: 'history.kept@example.test', name: 'History Kept' })
+  const nav = async (name: string) => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click()
+    await page.getByRole('heading', { level: 1, name }).waitFor()
+  }
+  await openIdentity('history.kept@example.test') // the list, then A
+  await nav('Messages') // B
+  await nav('Audit log') // C
+  await page.goBack()
+  await page.getByRole('heading', { level: 1, name: 'Messages' }).waitFor()
+  await page.goBack()
+  await page.getByRole('heading', { level: 1, name: 'history.kept@example.test' }).waitFor()
+  const at = (path: string) => page.waitForURL((address) => address.pathname === path)
+  const questions = answerQuestions(page)
+  try {
+    const name = page.getByRole('region', { name: 'Traits' }).getByRole('textbox', { name: 'Name', exact: true })
+    await name.fill('Not Yet Saved')
+    // Forward, declined: still on the identity; Back then goes to the page before it, not forward.
+    await page.goForward()
+    await within(5000, () => questions.asked.length > 0)
+    await at(`/dashboard/identities/${person.id}`)
+    await page.waitForTimeout(200)
+    expect(questions.asked.splice(0)).toEqual(['confirm: Your changes to the traits are not saved. Leave anyway?'])
+    expect(await name.inputValue()).toBe('Not Yet Saved')
+    questions.answer.ok = true
+    await page.goForward()
+    await page.getByRole('heading', { level: 1, name: 'Messages' }).waitFor()
+    questions.answer.ok = false
+    await page.goForward()
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+    await page.goBack()
+    await page.getByRole('heading', { level: 1, name: 'Messages' }).waitFor()
+    await page.goBack()
+    await page.getByRole('heading', { level: 1, name: 'history.kept@example.test' }).waitFor()
+    // Back, declined: still on the identity; Forward then goes to Messages, and Back twice to the list.
+    await name.fill('Typed Again')
+    questions.asked.splice(0)
+    await page.goBack()
+    await within(5000, () => questions.asked.length > 0)
+    await at(`/dashboard/identities/${person.id}`)
+    await page.waitForTimeout(200)
+    expect(await name.inputValue()).toBe('Typed Again')
+    questions.answer.ok = true
+    await page.goForward()
+    await page.getByRole('heading', { level: 1, name: 'Messages' }).waitFor()
+    await page.goBack()
+    await page.getByRole('heading', { level: 1, name: 'history.kept@example.test' }).waitFor()
+    await page.goBack()
+    await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
+  } finally {
+    questions.stop()
+  }
+  expect(admin.problems).toEqual([])
+})
+
 test('a half-filled Create identity asks before the page is left; OK leaves, and Cancel lets go of it', async () => {
   const page = admin.page
   const questions = answerQuestions(page)
