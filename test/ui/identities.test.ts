@@ -1,7 +1,7 @@
 // An administrator manages identities in a real browser (headless Chromium) against the sandbox.
 import { expect, test } from 'bun:test'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
-import { holdRequests, pageOnFakeClock, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { answerTooLate, holdRequests, pageOnFakeClock, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
 // Signed in from a deep link: the sign-in lands back on it.
 const admin = useSignedInBrowser('admin', '/dashboard/identities?page_size=25')
@@ -283,4 +283,35 @@ test('a link past the last page (kept too long, without the trail Previous page 
   await admin.page.getByRole('main').getByRole('link', { name: 'Go to the first page' }).click()
   await admin.page.waitForURL(admin.url('/dashboard/identities?page_size=50'))
   expect((await identifiersOnPage()).length).toBeGreaterThan(0)
+})
+
+test('the notice of a create of unknown outcome belongs to the list it was shown on: Back and Forward to another page of the list do not carry it, nor bring it back', async () => {
+  const page = admin.page
+  await page.goto(admin.url('/dashboard/identities?page_size=25'))
+  await settled()
+  await page.getByRole('button', { name: 'Next page' }).click()
+  await page.waitForURL((address) => address.searchParams.has('page_token'))
+  await settled()
+  const stop = await answerTooLate(page, 'POST', (url) => url.pathname === '/api/idp-admin/admin/identities')
+  const notice = page.getByRole('alert').filter({ hasText: 'The identity may have been created' })
+  try {
+    await page.getByRole('button', { name: 'Create identity' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Create identity' })
+    await dialog.getByRole('textbox', { name: /e-?mail/i }).first().fill('late.on.page2@example.test')
+    await dialog.getByRole('button', { name: 'Create identity' }).click()
+    for (const field of await dialog.locator('[aria-invalid="true"]:not([type="email"])').all()) await field.fill('Some value')
+    if (await dialog.isVisible()) await dialog.getByRole('button', { name: 'Create identity' }).click()
+    await notice.waitFor()
+  } finally {
+    await stop()
+  }
+  await page.goBack()
+  await page.waitForURL((address) => !address.searchParams.has('page_token'))
+  await settled()
+  expect(await notice.count()).toBe(0)
+  await page.goForward()
+  await page.waitForURL((address) => address.searchParams.has('page_token'))
+  await settled()
+  expect(await notice.count()).toBe(0)
+  expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
 })

@@ -58,7 +58,14 @@ export function IdentitiesPage() {
     if (!creating) setKeptDraft(null)
   }, [creating])
   // A create whose outcome is unknown (Kratos did not answer in time): said above the list, read again.
-  const [createUnknown, setCreateUnknown] = useState<ApiFailure | null>(null)
+  // It belongs to the list as it was then: another search or page (Back and Forward included) lets go of it.
+  const [unknownAt, setUnknownAt] = useState<{ failure: ApiFailure; search: string } | null>(null)
+  const createUnknown = unknownAt !== null && unknownAt.search === location.value.search ? unknownAt.failure : null
+  // Hidden from the render that shows the other list; dropped for good, so coming back does not bring it back.
+  useEffect(() => {
+    if (unknownAt !== null && createUnknown === null) setUnknownAt(null)
+  }, [unknownAt, createUnknown])
+  const setCreateUnknown = (failure: ApiFailure | null) => setUnknownAt(failure && { failure, search: location.peek().search })
   const [query, setQuery] = useQueryText(filter)
 
   const rows: Identity[] = loaded.state === 'ready' ? loaded.data.identities : []
