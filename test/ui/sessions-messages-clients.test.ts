@@ -2,6 +2,7 @@
 // Kratos-like store or the Hydra-like admin API afterwards.
 import { beforeAll, expect, test } from 'bun:test'
 import { sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { within } from '../support/eventually.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/sessions')
 
@@ -104,6 +105,43 @@ test('Sessions: an Extend Kratos refuses is said beside its row, naming the sess
   await extend.click()
   await admin.page.getByRole('status').getByText(`Session of ${email} extended.`).waitFor()
   expect(await row.getByRole('alert').count()).toBe(0)
+  for (let waited = 0; admin.problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
+  expect(admin.problems.splice(0).every((problem) => /status of 503\b/.test(problem))).toBe(true)
+})
+
+test('Sessions: each refused Extend is said anew, the same words twice too; the row\'s message goes when the list is read again (another page and Back)', async () => {
+  const { kratos } = admin.harness.sandbox
+  await admin.page.goto(admin.url('/dashboard/sessions'))
+  const table = admin.page.getByRole('table', { name: 'Active sessions' })
+  await table.waitFor()
+  const email = (await table.locator('tbody tr td:first-child a').allTextContents())[2]!
+  const row = table.getByRole('row').filter({ has: admin.page.getByRole('link', { name: email }) })
+  const extend = row.getByRole('button', { name: `Extend session of ${email}` })
+  // Every alert put on the page: a screen reader reads an alert as it appears.
+  await admin.page.evaluate(() => {
+    const shown: string[] = ((window as unknown as { alertsShown: string[] }).alertsShown = [])
+    new MutationObserver((records) => {
+      for (const record of records)
+        for (const node of record.addedNodes) if (node instanceof Element && node.matches('[role="alert"]')) shown.push(node.textContent ?? '')
+    }).observe(document.body, { subtree: true, childList: true })
+  })
+  const said = `The session of ${email} was not extended. Kratos is unavailable for the moment (HTTP 503). Wait a moment and try again.`
+  kratos.failWith = 503
+  try {
+    await extend.click()
+    await within(5000, async () => (await admin.page.evaluate(() => (window as unknown as { alertsShown: string[] }).alertsShown.length)) === 1)
+    await extend.click()
+    await within(5000, async () => (await admin.page.evaluate(() => (window as unknown as { alertsShown: string[] }).alertsShown.length)) === 2)
+  } finally {
+    kratos.failWith = null
+  }
+  expect(await admin.page.evaluate(() => (window as unknown as { alertsShown: string[] }).alertsShown)).toEqual([said, said])
+  await admin.page.getByRole('button', { name: 'Next page' }).click()
+  await admin.page.waitForURL((address) => address.searchParams.has('page_token'))
+  await admin.page.goBack()
+  await admin.page.waitForURL((address) => !address.searchParams.has('page_token'))
+  await row.waitFor()
+  expect(await admin.page.getByRole('alert').count()).toBe(0)
   for (let waited = 0; admin.problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
   expect(admin.problems.splice(0).every((problem) => /status of 503\b/.test(problem))).toBe(true)
 })

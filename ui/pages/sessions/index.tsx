@@ -1,6 +1,6 @@
 // Sessions (admin): active Kratos sessions across identities, paged with Kratos's page tokens;
 // revoke or extend one, the list updating and the outcome announced.
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { api, type ApiFailure, type KratosSession } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, useLoad } from '../../components/load.tsx'
@@ -15,12 +15,21 @@ import { primaryIdentifier } from '../identities/describe.ts'
 
 export function SessionsPage() {
   const paging = useTokenPaging()
-  const [loaded, retry, replace] = useLoad(() => api.sessions({ page_size: paging.size, page_token: paging.token || undefined }), [location.value.search])
+  const [loaded, readAgain, replace] = useLoad(() => api.sessions({ page_size: paging.size, page_token: paging.token || undefined }), [location.value.search])
   const [revoking, setRevoking] = useState<{ session: KratosSession; who: string } | null>(null)
   // A refused Revoke is said in its dialog; a refused Extend beside the row's buttons, where the
   // person is (focus stays on Extend), naming the session.
   const [failure, setFailure] = useState<ApiFailure | null>(null)
-  const [extendFailure, setExtendFailure] = useState<{ sessionId: string; message: string } | null>(null)
+  // It is about the list as it was read: another page, Back, Forward or Retry lets go of it.
+  const [extendFailure, setExtendFailure] = useState<{ sessionId: string; message: string; search: string } | null>(null)
+  const rowFailure = extendFailure !== null && extendFailure.search === location.value.search ? extendFailure : null
+  useEffect(() => {
+    if (extendFailure !== null && rowFailure === null) setExtendFailure(null)
+  }, [extendFailure, rowFailure])
+  const retry = () => {
+    setExtendFailure(null)
+    readAgain()
+  }
   const [busy, setBusy] = useState<string | null>(null)
 
   const revoke = async () => {
@@ -38,12 +47,14 @@ export function SessionsPage() {
   const extend = async (session: KratosSession, who: string) => {
     if (loaded.state !== 'ready' || busy !== null) return
     setBusy(session.id)
+    // Each attempt's outcome is said anew: the row's alert goes, so that a refusal with the same words is read out again.
+    setExtendFailure(null)
     const result = await api.extendSession(session.id)
     setBusy(null)
     if (!result.ok) {
       // In place of an earlier outcome in the status region, as a failure shown elsewhere does.
       clearEarlierAnnouncement()
-      return setExtendFailure({ sessionId: session.id, message: `The session of ${who} was not extended. ${result.failure.message}` })
+      return setExtendFailure({ sessionId: session.id, message: `The session of ${who} was not extended. ${result.failure.message}`, search: location.peek().search })
     }
     setExtendFailure(null)
     // Kratos answers the extended session (with faster_session_extend: 204, then read it again). It
@@ -87,9 +98,9 @@ export function SessionsPage() {
                       <button type="button" class="danger" aria-label={`Revoke session of ${who}`} onClick={() => (setFailure(null), setRevoking({ session, who }))}>
                         Revoke
                       </button>
-                      {extendFailure?.sessionId === session.id && (
+                      {rowFailure?.sessionId === session.id && (
                         <p class="row-error" role="alert">
-                          {extendFailure.message}
+                          {rowFailure.message}
                         </p>
                       )}
                     </ActionsCell>
