@@ -4,7 +4,7 @@ import { signal } from '@preact/signals'
 import { api, whenForbidden, whenUnauthenticated } from './api.ts'
 import { location, mayLeave, navigate, releaseUnsavedChanges } from './router.ts'
 import { config, hasUpstream, isAdmin, user } from './session.ts'
-import { dismissLostWrite, draftsFor, dropDrafts, keepDrafts, lostWrite } from './drafts.ts'
+import { dismissLostWrite, draftsFor, dropDrafts, keepDrafts, listed, lostWrite, type KeptDrafts } from './drafts.ts'
 import { theme, type ThemeChoice } from './theme.ts'
 import { useMenuDismissal } from './menu.ts'
 import { statusMessage } from './components/status.ts'
@@ -25,14 +25,16 @@ function signIn(): void {
  * The session was found gone by a request the page made by itself (the overview's timed check): the
  * page it was found on (Sign in again comes back there); null while signed in.
  */
-const sessionEnded = signal<{ from: string } | null>(null)
+const sessionEnded = signal<{ from: string; kept: KeptDrafts | null } | null>(null)
 
 whenUnauthenticated(({ lostWrite: refusedChange, caller }) => {
   // Only a person's action leads to the sign-in. A provider that remembers the operator would sign
   // an unattended browser straight back in: past a sign-out made in another window, and past the
   // session's time limit on a wall screen.
   if (caller === 'page') {
-    if (sessionEnded.peek() === null) sessionEnded.value = { from: currentPage() }
+    // The page goes: the drafts of its unsaved forms are kept for Sign in again (written as it is chosen).
+    if (sessionEnded.peek() === null) sessionEnded.value = { from: currentPage(), kept: keepDrafts(false) }
+    releaseUnsavedChanges()
     user.value = null
     return
   }
@@ -186,7 +188,7 @@ export function App() {
   }, [])
 
   if (signOut.value !== null) return <SignOutView progress={signOut.value} />
-  if (sessionEnded.value !== null) return <SessionEndedView from={sessionEnded.value.from} />
+  if (sessionEnded.value !== null) return <SessionEndedView from={sessionEnded.value.from} kept={sessionEnded.value.kept} />
   if (failure) {
     return (
       <main id="main" class="page page-alone">
@@ -336,13 +338,16 @@ function SignOutView({ progress }: { progress: SignOut }) {
 }
 
 /** What is left of a page whose session ended while nobody asked for anything: no data, and the way back. */
-function SessionEndedView({ from }: { from: string }) {
+function SessionEndedView({ from, kept }: { from: string; kept: KeptDrafts | null }) {
   return (
     <main id="main" class="page page-alone">
       <Heading>Session ended</Heading>
       <p>Your dashboard session has ended: it expired, or you signed out in another window. Nothing more is shown or checked until you sign in again.</p>
+      {kept && kept.kept.length > 0 && <p>{`Your unsaved changes to ${listed(kept.kept)} are kept in this tab: they open again when you sign in again here.`}</p>}
       <p>
-        <a href={signInHref(from)}>Sign in again</a>
+        <a href={signInHref(from)} onClick={() => kept?.write()}>
+          Sign in again
+        </a>
       </p>
     </main>
   )

@@ -63,6 +63,8 @@ export async function sendingDraft<T>(form: string, draft: Draft, send: () => Pr
 /** Drafts ready to be written as the page is left for the sign-in (`write`), and what the notice says. */
 export interface KeptDrafts {
   said: string
+  /** What the kept drafts are of ("the traits"), besides the form that sent the change. */
+  kept: string[]
   write: () => void
 }
 
@@ -105,13 +107,14 @@ export function keepDrafts(refused: boolean): KeptDrafts | null {
     }
   }
   const also = [...kept, ...partly]
-  if (also.length > 0) sentences.push(`Your unsaved changes to ${list(also)} were kept${sent && sent.draft.data !== null ? ' too' : ''}: check them and save.`)
-  if (lost.length > 0) sentences.push(`Your unsaved changes to ${list(lost)} were not kept: make them again.`)
+  if (also.length > 0) sentences.push(`Your unsaved changes to ${listed(also)} were kept${sent && sent.draft.data !== null ? ' too' : ''}: check them and save.`)
+  if (lost.length > 0) sentences.push(`Your unsaved changes to ${listed(lost)} were not kept: make them again.`)
   if (!refused && also.length === 0 && lost.length === 0) return null
   if (!refused) sentences.unshift('Your session ended while changes were not saved.')
   const said = sentences.join(' ')
   return {
     said,
+    kept: also,
     write: () => {
       try {
         if (Object.keys(forms).length > 0) sessionStorage.setItem(PREFIX + owner, JSON.stringify({ page, forms } satisfies Stored))
@@ -127,7 +130,7 @@ export function keepDrafts(refused: boolean): KeptDrafts | null {
 }
 
 const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
-const list = (items: string[]) => (items.length === 1 ? items[0]! : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`)
+export const listed = (items: string[]) => (items.length === 1 ? items[0]! : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`)
 
 /** The forms that opened with their kept draft: when one lets go of its edits, that draft is used. */
 const taken = new Set<string>()

@@ -641,6 +641,38 @@ test('a session ended from outside stops the wall screen: the next timed check s
   }
 }, 90_000)
 
+test('Customize open with unsaved changes when the timed check finds the session gone: “Session ended” says they are kept, and after Sign in again the dialog opens with them', async () => {
+  const { context, page, problems } = await watchedOverview()
+  try {
+    await page.getByRole('button', { name: 'Customize' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Customize the overview' })
+    await dialog.getByRole('button', { name: 'Move Services down' }).click()
+    await dialog.getByRole('checkbox', { name: 'Show Latest audit events' }).uncheck()
+    const arranged = async () => (await dialog.locator('ol li').allTextContents()).map((text) => text.split('Up')[0]!.trim())
+    const before = await arranged()
+    expect((await context.request.post(url('/api/auth/logout'))).status()).toBe(204)
+    await page.clock.runFor(30_000)
+    await page.getByRole('heading', { level: 1, name: 'Session ended' }).waitFor()
+    await page.getByText('Your unsaved changes to the overview arrangement are kept in this tab: they open again when you sign in again here.').waitFor()
+    // Nothing is written to the tab until Sign in again is chosen.
+    expect(await page.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith('admin-dashboard.')))).toEqual([])
+    await page.getByRole('link', { name: 'Sign in again' }).click()
+    await page.waitForURL((u) => u.origin === harness.sandbox.providerUrl || (u.origin === harness.sandbox.url && u.pathname.startsWith('/dashboard')))
+    if (new URL(page.url()).origin === harness.sandbox.providerUrl) await signIn(page, harness.sandbox, 'admin')
+    await page.getByRole('alert').filter({ hasText: 'Your session ended while changes were not saved. Your unsaved changes to the overview arrangement were kept: check them and save.' }).waitFor()
+    await dialog.waitFor()
+    expect(await arranged()).toEqual(before)
+    expect(await dialog.getByRole('checkbox', { name: 'Show Latest audit events' }).isChecked()).toBe(false)
+    // Discarded (the arrangement the other tests see stays as it was): the notice about it goes too.
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    expect(await page.getByRole('alert').filter({ hasText: 'Your session ended' }).count()).toBe(0)
+    expect(besidesRefusedChecks(problems)).toEqual([])
+  } finally {
+    await context.close()
+  }
+}, 90_000)
+
 test('Retry on the Services card is busy until the check answers: the region is aria-busy and Retry waits, after a failed load and after a failed timed check', async () => {
   const { context, page, problems } = await watchedOverview()
   const services = page.getByRole('region', { name: 'Services' })

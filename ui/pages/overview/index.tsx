@@ -14,6 +14,7 @@ import { arrange, DEFAULT_ARRANGEMENT, toLayout, type Arrangement, type WidgetId
 import { useLiveLoad } from './live.ts'
 import { same } from '../../components/json-patch.ts'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
+import { takeDraft } from '../../drafts.ts'
 
 const SERVICE_NAMES: Record<string, string> = {
   idp: 'Kratos public API',
@@ -32,7 +33,13 @@ const WIDGETS: Record<WidgetId, { label: string; admin: boolean; render: () => J
 
 export function Overview() {
   const [stored, retry, replace] = useLoad(() => api.layout(), [])
+  // Back from the sign-in after the session ended with Customize open and changed: it opens again
+  // with that arrangement, once the saved one has been read.
+  const [kept, setKept] = useState(() => keptArrangement(takeDraft('layout')))
   const [customizing, setCustomizing] = useState(false)
+  useEffect(() => {
+    if (kept !== null && stored.state !== 'loading') setCustomizing(true)
+  }, [stored.state])
   // The session map reads the managed Kratos: an admin's configuration says whether there is one (viewers are not told).
   const available = (id: WidgetId) => (!WIDGETS[id].admin || isAdmin()) && (id !== 'map' || config.value === null || hasUpstream('kratos'))
   // A layout that cannot be read is no reason to hide the overview: the default arrangement stands in.
@@ -54,6 +61,8 @@ export function Overview() {
       </div>
       <CustomizeDialog
         open={customizing}
+        kept={kept}
+        onKeptUsed={() => setKept(null)}
         arrangement={arrangement.filter((entry) => available(entry.id))}
         previous={stored.state === 'ready' ? stored.data.layout : null}
         onClose={() => setCustomizing(false)}
@@ -63,18 +72,38 @@ export function Overview() {
   )
 }
 
-function CustomizeDialog(props: { open: boolean; arrangement: Arrangement; previous: Layout | null; onClose: () => void; onSaved: (layout: Layout) => void }) {
+/** A kept arrangement: the widgets of the overview, each once. */
+const keptArrangement = (data: unknown): Arrangement | null =>
+  Array.isArray(data) &&
+  data.every((entry) => typeof entry === 'object' && entry !== null && (entry as { id?: unknown }).id as string in WIDGETS && typeof (entry as { hidden?: unknown }).hidden === 'boolean') &&
+  new Set(data.map((entry) => (entry as { id: string }).id)).size === data.length
+    ? (data as Arrangement)
+    : null
+
+function CustomizeDialog(props: {
+  open: boolean
+  /** The arrangement as it was when the session ended with the dialog open (drafts.ts). */
+  kept: Arrangement | null
+  onKeptUsed: () => void
+  arrangement: Arrangement
+  previous: Layout | null
+  onClose: () => void
+  onSaved: (layout: Layout) => void
+}) {
   const [draft, setDraft] = useState<Arrangement>(props.arrangement)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, setBusy] = useState(false)
   // Said inside the dialog: while it is open, the page's status region behind it is out of reach.
   const [moveNote, setMoveNote] = useState('')
   const moved = useRef<string | null>(null)
-  useUnsavedChanges(props.open && !same(draft, props.arrangement) ? 'the overview arrangement' : null)
+  useUnsavedChanges(props.open && !same(draft, props.arrangement) ? 'the overview arrangement' : null, { form: 'layout', data: draft })
   // As the dialog opens, in the same render (see Dialog): a Space pressed at once is not undone.
   useLayoutEffect(() => {
     if (props.open) {
-      setDraft(props.arrangement)
+      // Only the widgets that can be shown now, in the kept order.
+      const kept = props.kept?.filter((entry) => props.arrangement.some((shown) => shown.id === entry.id))
+      setDraft(kept && kept.length === props.arrangement.length ? kept : props.arrangement)
+      if (props.kept) props.onKeptUsed()
       setFailure(null)
     }
   }, [props.open])
