@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import { api, whenForbidden, whenUnauthenticated } from './api.ts'
-import { location, mayLeave, navigate, releaseUnsavedChanges } from './router.ts'
+import { location, mayLeave, mayLeaveForSignIn, navigate, releaseUnsavedChanges } from './router.ts'
 import { config, hasUpstream, isAdmin, user } from './session.ts'
 import { dismissLostWrite, draftsFor, dropDrafts, keepDrafts, listed, lostWrite, type KeptDrafts } from './drafts.ts'
 import { theme, type ThemeChoice } from './theme.ts'
@@ -48,9 +48,12 @@ whenUnauthenticated(({ lostWrite: refusedChange, caller }) => {
   // The page is about to be left for the sign-in: say afterwards that the change was not made,
   // rather than come back to the same page as if it had been.
   if (refusedChange) {
-    keepDrafts(true)?.write()
-    // Left without asking: the notice says afterwards what became of the edits.
-    releaseUnsavedChanges()
+    const kept = keepDrafts(true)
+    // Something shown once is asked about first. Staying keeps the page as it is (the form says its
+    // change failed), and nothing is written for a way back that is not taken.
+    if (!mayLeaveForSignIn('Your session has ended: go to the sign-in anyway?')) return
+    // Left without asking about the edits: the notice says afterwards what became of them.
+    kept?.write()
   }
   signIn()
 })

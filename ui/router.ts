@@ -49,8 +49,8 @@ export function useLeaveGuard(loss: string | null, kind: LeaveGuardKind = 'shown
 }
 
 /**
- * Lets go of every unsaved form at once: the page is being left for the sign-in after a change was
- * refused, and what becomes of those edits is said when the person is back (the lost-write notice).
+ * Lets go of every unsaved form at once: the page gives way to "Session ended", and what becomes of
+ * those edits is said there and when the person is back (the lost-write notice).
  */
 export function releaseUnsavedChanges(): void {
   for (const guard of leaveGuards) if (guard.kind === 'unsaved') leaveGuards.delete(guard)
@@ -77,6 +77,20 @@ export function mayLeave(proceed = 'Leave anyway?'): boolean {
   if (question === null) return true
   if (!window.confirm(question)) return false
   // Asked once: the page going away drops its guards, and nothing asks again on the way.
+  leaveGuards.clear()
+  return true
+}
+
+/**
+ * Whether the page may be left for the sign-in after the session ended at a change: yes unless it
+ * shows something once (a recovery link) and the person declines. Unsaved edits are not asked
+ * about: their drafts are kept (drafts.ts). Confirmed, nothing asks again on the way (the browser's
+ * own question on unload would otherwise come after the drafts were written, and Stay would leave
+ * them behind).
+ */
+export function mayLeaveForSignIn(proceed: string): boolean {
+  const shownOnce = [...leaveGuards].filter((guard) => guard.kind === 'shown-once')
+  if (shownOnce.length > 0 && !window.confirm(`${[...new Set(shownOnce.map((guard) => guard.loss))].join(' ')} ${proceed}`)) return false
   leaveGuards.clear()
   return true
 }

@@ -2,6 +2,7 @@
 // what became of them (ui/drafts.ts): whose they are, which forms they hold, and when they go.
 import { expect, test } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
+import { within } from '../support/eventually.ts'
 import { answerQuestions, backThroughSignIn, signIn, signedInPage, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
@@ -172,6 +173,43 @@ test('an edit of an encrypted setting refused because the session ended is never
     await tab.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
     expect(await tab.getByRole('dialog').count()).toBe(0)
     expect(JSON.stringify(await tab.evaluate(() => ({ ...sessionStorage })))).not.toContain('typed in plain')
+  } finally {
+    await other.context.close()
+  }
+})
+
+test('Save with a recovery link shown after the session ended asks first; Stay keeps the page and writes no draft (nothing old for a later reload to bring back); OK goes and keeps the draft', async () => {
+  const person = admin.harness.sandbox.kratos.addIdentity({ email: 'stay.here@example.test', name: 'Before' })
+  const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
+  try {
+    const { page: tab, context } = other
+    const questions = answerQuestions(tab)
+    await tab.getByRole('button', { name: 'Create recovery link' }).click()
+    await tab.locator('output[aria-label="Recovery link"]').waitFor()
+    const traits = tab.getByRole('region', { name: 'Traits' })
+    const name = traits.getByRole('textbox', { name: 'Name', exact: true })
+    await name.fill('Typed First')
+    await context.clearCookies({ name: 'admin-session' })
+    await traits.getByRole('button', { name: 'Save' }).click()
+    await within(5000, () => questions.asked.length > 0)
+    await tab.waitForTimeout(300)
+    expect(questions.asked.splice(0)).toEqual([
+      'confirm: The recovery link is shown only once: leaving this page loses it for good. Your session has ended: go to the sign-in anyway?',
+    ])
+    expect(new URL(tab.url()).pathname).toBe(`/dashboard/identities/${person.id}`)
+    await tab.locator('output[aria-label="Recovery link"]').waitFor()
+    expect(await keptInTab(tab)).toEqual([])
+    // OK this time: to the sign-in with no other question, and back with the draft as typed now.
+    await name.fill('Typed Since')
+    questions.answer.ok = true
+    await traits.getByRole('button', { name: 'Save' }).click()
+    const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved. Your draft was kept; check it and save again.' })
+    await backThroughSignIn(tab, admin.harness.sandbox, notice)
+    expect(await name.inputValue()).toBe('Typed Since')
+    expect(questions.asked.splice(0)).toEqual([
+      'confirm: The recovery link is shown only once: leaving this page loses it for good. Your session has ended: go to the sign-in anyway?',
+    ])
+    questions.stop()
   } finally {
     await other.context.close()
   }
