@@ -264,3 +264,12 @@ export async function backThroughSignIn(page: Page, sandbox: Sandbox, landed: Lo
   if (await Promise.race([atProvider, landed.waitFor().then(() => false)])) await signIn(page, sandbox, 'admin')
   await landed.waitFor()
 }
+
+/** Create identity: fills every field the schema form marked as required (after a first Create), the e-mail address aside. */
+export async function fillOtherRequired(dialog: Locator): Promise<void> {
+  for (const field of await dialog.locator('[aria-invalid="true"]:not([type="email"])').all()) {
+    if ((await field.evaluate((e) => e.tagName)) === 'SELECT') await field.selectOption({ index: 1 })
+    else if ((await field.getAttribute('type')) === 'number') await field.fill('1')
+    else await field.fill('Some value')
+  }
+}

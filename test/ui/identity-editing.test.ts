@@ -3,10 +3,9 @@
 // deactivates three at once. Each change is checked in the identity store itself.
 import { expect, test } from 'bun:test'
 import { join } from 'node:path'
-import type { Locator } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { within } from '../support/eventually.ts'
-import { answerQuestions, answerTooLate, backThroughSignIn, DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, tabTo, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, answerTooLate, backThroughSignIn, fillOtherRequired, DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, tabTo, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
 
@@ -18,14 +17,6 @@ async function openIdentity(email: string) {
 }
 
 /** Whatever else the schema requires gets a plausible value. */
-async function fillOtherRequired(dialog: Locator) {
-  for (const field of await dialog.locator('[aria-invalid="true"]:not([type="email"])').all()) {
-    if ((await field.evaluate((e) => e.tagName)) === 'SELECT') await field.selectOption({ index: 1 })
-    else if ((await field.getAttribute('type')) === 'number') await field.fill('1')
-    else await field.fill('Some value')
-  }
-}
-
 test('an admin creates an identity from the schema form; required fields say so first', async () => {
   await admin.page.goto(admin.url('/dashboard/identities'))
   await admin.page.getByRole('button', { name: 'Create identity' }).click()
