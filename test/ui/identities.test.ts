@@ -50,6 +50,23 @@ test('an admin pages through all identities and sees each one once; back returns
   expect(await identifiersOnPage()).toEqual(lastPage)
 }, 60_000)
 
+test('a search made before the first list has arrived is said too: only the list the page opened with goes unannounced', async () => {
+  const page = admin.page
+  await page.goto(admin.url('/dashboard'))
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+  // The list the page opens with (no search) is held back; the search's own list is not.
+  const firstList = await holdRequests(page, (url) => url.pathname === '/api/identities' && !url.searchParams.has('credentials_identifier'))
+  try {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Identities' }).click()
+    await page.getByRole('searchbox', { name: 'Search identities' }).fill('user07@example.test')
+    await page.keyboard.press('Enter')
+    await page.getByRole('status').getByText('1 identity shown.').waitFor()
+  } finally {
+    await firstList.stop()
+  }
+  expect(await identifiersOnPage()).toEqual(['user07@example.test'])
+})
+
 test('an admin finds one identity by its exact identifier, and a near miss says nothing matched', async () => {
   await admin.page.goto(admin.url('/dashboard/identities'))
   await admin.page.getByRole('searchbox', { name: 'Search identities' }).fill('user07@example.test')

@@ -42,15 +42,17 @@ export function useLoad<T>(load: () => Promise<ApiResult<T>>, deps: unknown[]): 
 /**
  * A list read for another query on the same page (a filter, a search, another page) says what it
  * found in the status region: after a filter or a search focus stays in its control, and nothing
- * else would tell a person who cannot see the list. The page's first list is read out with its
- * heading, and a list read again for the same query (after a change) is not said again.
+ * else would tell a person who cannot see the list. The list of the query the page opened with is
+ * read out with its heading, and a list read again for the same query (after a change) is not said
+ * again. A search made before that first list arrived is said: it is another query.
  */
 export function useResultsAnnounced<T>(loaded: Loaded<T>, query: string, describe: (data: T) => string): void {
   const said = useRef<string | null>(null)
+  const opened = useRef(query)
   useEffect(() => {
     if (loaded.state !== 'ready' || loaded.refreshing) return
-    const first = said.current === null
     if (said.current === query) return
+    const first = said.current === null && query === opened.current
     said.current = query
     if (!first) announce(describe(loaded.data))
   }, [loaded, query])
