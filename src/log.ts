@@ -454,7 +454,6 @@ export function requestLine(f: RequestLine, time: string): string {
   return bytes.toString('utf8', 0, writeRequestLine(bytes, 0, f, time))
 }
 
-/** What may be logged about a caught error: its class and code, never its message (it may hold host names). */
 /**
  * What an error may be called where its text may not go (a message, a log field): plain tokens
  * only, never free text that could quote a value. PostgreSQL's SQLSTATE (Bun.SQL's `errno`)…
@@ -476,6 +475,7 @@ export function errorLabel(error: unknown, fallback: string): string {
   return errorCodeOf(error) ?? (typeof name === 'string' && /^\w{1,64}$/.test(name) ? name : fallback)
 }
 
+/** What may be logged about a caught error: its class and code, never its message (it may hold host names). */
 export function describeError(error: unknown): ErrorFields {
   if (error instanceof Error) {
     // Only a text code (ECONNREFUSED, SQLITE_FULL, 28P01): a DOMException's legacy number means nothing here, and one field has one type.

@@ -503,3 +503,25 @@ describe('the Link header', () => {
     expect(next('<unterminated; rel="next"')).toBeUndefined()
   })
 })
+
+describe('an audit event the database refuses', () => {
+  let stack: Stack
+  beforeAll(async () => {
+    stack = await startStack()
+  })
+  afterAll(() => stack.stop())
+
+  test('the search still answers; the missing event is logged as audit_write_failed with the request id, and its stdout line is still written', async () => {
+    stack.service.db!.run("CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_events BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    try {
+      const response = await get(stack, '/api/identities?page_size=5', stack.cookie.admin)
+      expect(response.status).toBe(200)
+      const id = response.headers.get('x-request-id')
+      const failed = stack.service.logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.event === 'audit_write_failed')
+      expect(failed).toEqual([expect.objectContaining({ level: 'error', request_id: id, action: 'identity_search' })])
+      expect(auditLines(stack.service).filter((line) => line.event === 'audit').at(-1)).toMatchObject({ request_id: id })
+    } finally {
+      stack.service.db!.run('DROP TRIGGER refuse_audit')
+    }
+  })
+})

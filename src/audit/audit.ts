@@ -4,6 +4,7 @@
 
 import type { Clock } from '../clock.ts'
 import type { AuditRecord, Storage } from '../db/storage.ts'
+import { describeError, type Logger, type LogFields } from '../log.ts'
 
 export type AuditAction =
   | 'settings_write'
@@ -76,6 +77,18 @@ export class AuditLog {
   /** Appends one event; its own statement, so it commits with or after the change it describes. */
   record(action: AuditAction, actor: string | null, target: string | null, detail?: AuditEvent['detail'], requestId?: string): Promise<void> {
     return this.storage.audit.append(this.entry(action, actor, target, detail, requestId))
+  }
+
+  /**
+   * `record` for an event that must not fail what it describes (the change is made, or a refusal
+   * stands): a failure to write it is logged loudly, as `audit_write_failed`, and goes no further.
+   */
+  async recordOrLog(log: Logger, event: { action: AuditAction; actor: string | null; target: string | null; detail?: AuditEvent['detail']; requestId?: string }, fields: LogFields = {}): Promise<void> {
+    try {
+      await this.record(event.action, event.actor, event.target, event.detail, event.requestId)
+    } catch (error) {
+      log.error('audit_write_failed', { request_id: event.requestId, action: event.action, ...fields, ...describeError(error) })
+    }
   }
 
   /** Newest first. */

@@ -104,11 +104,7 @@ export function authRoutes(
    * tried), then the 403. The refusal stands when the event cannot be written.
    */
   const refused = async (subject: string, reason: 'unknown_identity' | 'no_role', requestId: string | undefined): Promise<ApiError> => {
-    try {
-      await audit.record('login', subject, null, { outcome: 'refused', reason }, requestId)
-    } catch (error) {
-      log.error('audit_write_failed', { request_id: requestId, action: 'login', ...describeError(error) })
-    }
+    await audit.recordOrLog(log, { action: 'login', actor: subject, target: null, detail: { outcome: 'refused', reason }, requestId })
     return noRole()
   }
 

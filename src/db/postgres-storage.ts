@@ -221,7 +221,6 @@ function toAuditEvent(row: AuditRow): StoredAuditEvent {
   return { id: Number(row.id), at: iso(row.at), action: row.action, actor: row.actor, target: row.target, detail: row.detail, request_id: row.request_id }
 }
 
-/** PostgreSQL behind the storage interface; opened (and migrated) with `PostgresStorage.open`. */
 /**
  * The files a URL's TLS parameters name must be readable by the user the service runs as (a
  * systemd dynamic user cannot enter a root-only directory): said by name, before the driver fails
@@ -241,6 +240,7 @@ function unreadableTlsFile(url: URL): string | null {
   return null
 }
 
+/** PostgreSQL behind the storage interface; opened (and migrated) with `PostgresStorage.open`. */
 export class PostgresStorage implements Storage {
   readonly engine = 'postgres' as const
   private readonly listeners = new Set<ChangeListener>()

@@ -44,8 +44,9 @@ type Json = Record<string, unknown>
 /** Mutual assignability: a documented schema and the code's own type must describe the same values. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 
-// Response schemas (components.schemas), written from the types the handlers return; each is tied to
-// that type by a compile-time check below, and test/openapi.test.ts validates real answers against them.
+// Response schemas (components.schemas), written from the types the handlers return; most are tied
+// to that type by a compile-time check below (the answers built inline in their handlers are not),
+// and test/openapi.test.ts validates real answers against every one of them.
 // Plain TypeBox, not Elysia's `t`: its Integer also accepts numeric strings (for query coercion).
 
 const Setting = Type.Object(
@@ -254,7 +255,8 @@ const HTML = { 'text/html': { schema: { type: 'string' } } }
 /**
  * What the route schemas do not say, one entry per route (`METHOD path` as in app.routes): the
  * parameters and bodies the handlers check by hand, and every success status. The numbers come
- * from the routes' own constants.
+ * from the routes' own constants where they have one; the rest (the audit filters' patterns, a
+ * page token's characters) are written here and held to the handlers by the bounds test.
  */
 export const ROUTE_DOCUMENTATION: Record<string, RouteDocumentation> = {
   'GET /api/health': { answers: { '200': { description: 'Configured and the database answers (else 503 `not_configured`).', schema: ref('Health') } } },

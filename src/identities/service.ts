@@ -5,7 +5,7 @@
 import type { AuditLog } from '../audit/audit.ts'
 import type { Clock } from '../clock.ts'
 import type { ErrorCode } from '../http/errors.ts'
-import { describeError, type Logger } from '../log.ts'
+import type { Logger } from '../log.ts'
 import type { IdentityStoreClient } from './store.ts'
 import { errorCodeFor, nextPageToken, type UpstreamFailure } from '../upstream/client.ts'
 import { parseListQuery, requestedFilter, summarizeIdentity, type IdentityPage, type IdentitySummary, type ListQuery } from './model.ts'
@@ -89,11 +89,7 @@ export class IdentitiesService {
   private async audit(adminId: string, searchFilter: string | null, outcome: string, requestId: string | undefined): Promise<void> {
     const timestamp = new Date(this.deps.clock.now()).toISOString()
     this.deps.log.audit({ action: 'identity_search', adminId, searchFilter, timestamp, outcome, request_id: requestId })
-    try {
-      await this.deps.audit.record('identity_search', adminId, searchFilter, { outcome }, requestId)
-    } catch (error) {
-      this.deps.log.error('audit_write_failed', { request_id: requestId, action: 'identity_search', ...describeError(error) })
-    }
+    await this.deps.audit.recordOrLog(this.deps.log, { action: 'identity_search', actor: adminId, target: searchFilter, detail: { outcome }, requestId })
   }
 }
 

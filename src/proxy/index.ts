@@ -262,12 +262,9 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   /** A write through an admin prefix, in the audit trail: who, which method and path (ids, never query values or bodies), how it ended. */
   async function auditWrite(prefix: ProxyPrefix, request: Request, path: string, status: number | null, outcome: string): Promise<void> {
     if (NO_BODY_METHODS.has(request.method)) return
-    try {
-      await services.audit.record('proxy_write', attachedSession(request)?.sub ?? null, path, { prefix: prefix.name, method: request.method, status, outcome }, requestIdOf(request))
-    } catch (error) {
-      // The upstream has already acted: its answer still goes back; the missing event is logged loudly.
-      log.error('audit_write_failed', { request_id: requestIdOf(request), action: 'proxy_write', prefix: prefix.name, ...describeError(error) })
-    }
+    // The upstream has already acted: its answer still goes back; a missing event is logged loudly.
+    const event = { action: 'proxy_write', actor: attachedSession(request)?.sub ?? null, target: path, detail: { prefix: prefix.name, method: request.method, status, outcome }, requestId: requestIdOf(request) } as const
+    await services.audit.recordOrLog(log, event, { prefix: prefix.name })
   }
 }
 
