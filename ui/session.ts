@@ -6,9 +6,9 @@ export const user = signal<SessionUser | null>(null)
 export const config = signal<PublicConfig | null>(null)
 
 export const isAdmin = () => user.value?.role === 'admin'
-/** The identity signed in here (ids compared as Kratos reads them, in any case): ending its dashboard sessions ends this one. */
 /** What the End dashboard sessions question adds when the identity is the operator's own. */
 export const OWN_SESSIONS_NOTE = 'That is your own identity: your session in this browser ends too, and you go through the sign-in again.'
+/** The identity signed in here (ids compared as Kratos reads them, in any case): ending its dashboard sessions ends this one. */
 export const isOwnIdentity = (identityId: string) => user.value !== null && identityId.trim().toLowerCase() === user.value.identityId.toLowerCase()
 /** Kratos pages need the managed store's admin API, Hydra pages the Hydra admin API. */
 const hasKratos = () => config.value?.upstreams['idp-admin'] === true

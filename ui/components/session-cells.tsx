@@ -36,7 +36,7 @@ function placeNameOf(ip: string): Promise<string | null> {
  * and not sent to the geo route, which would refuse it.
  */
 const LOOKS_LIKE_IP = /^(?:\d{1,3}(?:\.\d{1,3}){3}|(?=[0-9A-Fa-f:.]*:)[0-9A-Fa-f:.]{2,45})$/
-export const looksLikeIp = (text: string | undefined): text is string => text !== undefined && LOOKS_LIKE_IP.test(text)
+const looksLikeIp = (text: string | undefined): text is string => text !== undefined && LOOKS_LIKE_IP.test(text)
 
 /** Where an IP address is, from the geo route; a dash when unknown. */
 export function Location({ ip }: { ip: string | undefined }) {

@@ -1,6 +1,6 @@
 // Identity (admin): traits, state, metadata, addresses, credentials, sessions, recovery, deletion.
 import { useLayoutEffect, useRef, useState } from 'preact/hooks'
-import { traitsFitForm } from '../../ory-records.ts'
+import { isRecord, traitsFitForm } from '../../ory-records.ts'
 import { api, deleteOutcome, sessionGone, type ApiFailure, type FormSchema, type Identity, type KratosSession } from '../../api.ts'
 import { SESSIONS_AT_A_TIME, sessionCount, shownFrom, type ShownSessions } from '../../identity-sessions.ts'
 import { DeviceCells, TimeCells } from '../../components/session-cells.tsx'
@@ -281,10 +281,9 @@ interface TraitsDraft {
   values: Values
   text: string
 }
-const isValues = (value: unknown): value is Values => typeof value === 'object' && value !== null && !Array.isArray(value)
 const keptTraits = (data: unknown): TraitsDraft | null => {
   const draft = data as Partial<TraitsDraft> | null
-  return draft && isValues(draft.base) && isValues(draft.values) && typeof draft.text === 'string' ? (draft as TraitsDraft) : null
+  return draft && isRecord(draft.base) && isRecord(draft.values) && typeof draft.text === 'string' ? (draft as TraitsDraft) : null
 }
 
 /** Whether the traits form holds an edit of `base`: what Save would send differs from it (or the JSON typed is not even JSON). */
@@ -439,7 +438,7 @@ interface MetadataDraft {
 }
 const keptMetadata = (data: unknown): MetadataDraft | null => {
   const draft = data as Partial<MetadataDraft> | null
-  return draft && isValues(draft.base) && typeof draft.pub === 'string' && typeof draft.adm === 'string' ? (draft as MetadataDraft) : null
+  return draft && isRecord(draft.base) && typeof draft.pub === 'string' && typeof draft.adm === 'string' ? (draft as MetadataDraft) : null
 }
 
 const METADATA: Record<string, string> = { metadata_public: 'public metadata', metadata_admin: 'admin metadata' }

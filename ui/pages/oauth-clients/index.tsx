@@ -307,7 +307,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
         if (!result.ok) return setFailure(clientFailure(result.failure))
         setFailure(null)
         stopEditing()
-        const { client_secret: _secret, ...updated } = result.data
+        const updated = withoutSecrets(result.data)
         onChange(updated)
         announce(`Client ${clientName(updated)} saved.`)
       }),
