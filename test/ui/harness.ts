@@ -273,3 +273,29 @@ export async function fillOtherRequired(dialog: Locator): Promise<void> {
     else await field.fill('Some value')
   }
 }
+
+/**
+ * Create identity from the page's button: an empty Create first marks what the schema requires,
+ * then `email` and the required fields are filled and Create is pressed once. The dialog, for what follows.
+ */
+export async function createIdentityThroughForm(page: Page, email: string): Promise<Locator> {
+  await page.getByRole('button', { name: 'Create identity' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Create identity' })
+  const address = dialog.getByRole('textbox', { name: /e-?mail/i }).first()
+  await address.waitFor()
+  await dialog.getByRole('button', { name: 'Create identity' }).click()
+  await dialog.getByText(/is required/).first().waitFor()
+  await address.fill(email)
+  await fillOtherRequired(dialog)
+  await dialog.getByRole('button', { name: 'Create identity' }).click()
+  return dialog
+}
+
+/** Whether a reload or closing the tab would get the browser's own "Leave site?" question now. */
+export function browserAsksBeforeLeaving(page: Page): Promise<boolean> {
+  return page.evaluate(() => {
+    const event = new Event('beforeunload', { cancelable: true })
+    window.dispatchEvent(event)
+    return event.defaultPrevented
+  })
+}

@@ -1,7 +1,7 @@
 // An administrator manages identities in a real browser (headless Chromium) against the sandbox.
 import { expect, test } from 'bun:test'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
-import { answerTooLate, fillOtherRequired, holdRequests, pageOnFakeClock, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { answerTooLate, createIdentityThroughForm, holdRequests, pageOnFakeClock, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
 // Signed in from a deep link: the sign-in lands back on it.
 const admin = useSignedInBrowser('admin', '/dashboard/identities?page_size=25')
@@ -312,16 +312,7 @@ test('the notice of a create of unknown outcome belongs to the list it was shown
   const stop = await answerTooLate(page, 'POST', (url) => url.pathname === '/api/idp-admin/admin/identities')
   const notice = page.getByRole('alert').filter({ hasText: 'The identity may have been created' })
   try {
-    await page.getByRole('button', { name: 'Create identity' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Create identity' })
-    const email = dialog.getByRole('textbox', { name: /e-?mail/i }).first()
-    await email.waitFor()
-    // An empty Create first marks what the schema requires; then one Create, sent once.
-    await dialog.getByRole('button', { name: 'Create identity' }).click()
-    await dialog.getByText(/is required/).first().waitFor()
-    await email.fill('late.on.page2@example.test')
-    await fillOtherRequired(dialog)
-    await dialog.getByRole('button', { name: 'Create identity' }).click()
+    await createIdentityThroughForm(page, 'late.on.page2@example.test')
     await notice.waitFor()
   } finally {
     await stop()

@@ -5,7 +5,7 @@ import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { within } from '../support/eventually.ts'
-import { answerQuestions, answerTooLate, backThroughSignIn, fillOtherRequired, DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, tabTo, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, answerTooLate, backThroughSignIn, browserAsksBeforeLeaving, createIdentityThroughForm, fillOtherRequired, DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, tabTo, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
 
@@ -216,11 +216,7 @@ test('a recovery link shown once is not lost without a question: a menu link, Ba
     await link.waitFor()
     expect(await page.getByRole('heading', { level: 1, name: 'user07@example.test' }).count()).toBe(1)
     // A reload or closing the tab: the browser's own question.
-    expect(await page.evaluate(() => {
-      const event = new Event('beforeunload', { cancelable: true })
-      window.dispatchEvent(event)
-      return event.defaultPrevented
-    })).toBe(true)
+    expect(await browserAsksBeforeLeaving(page)).toBe(true)
 
     // Dismiss: the link goes, and so does the question.
     await page.getByRole('button', { name: 'Dismiss the recovery link' }).click()
@@ -288,9 +284,7 @@ test('Sign out with a recovery link shown asks first: Cancel keeps the page, the
   }
   // Signed in again for the tests after this one.
   await page.getByRole('link', { name: 'Sign in again' }).click()
-  await page.waitForURL((u) => u.origin === admin.harness.sandbox.providerUrl || u.pathname.startsWith('/dashboard'))
-  if (new URL(page.url()).origin === admin.harness.sandbox.providerUrl) await signIn(page, admin.harness.sandbox, 'admin')
-  await page.getByRole('heading', { level: 1, name: 'user08@example.test' }).waitFor()
+  await backThroughSignIn(page, admin.harness.sandbox, page.getByRole('heading', { level: 1, name: 'user08@example.test' }))
   expect(admin.problems.splice(0).filter((problem) => !problem.includes('401'))).toEqual([])
 })
 
@@ -323,11 +317,7 @@ test('unsaved edits to the traits and the metadata are not lost without a questi
     expect(questions.asked.splice(0)).toEqual(['confirm: Your changes to the traits are not saved. Your changes to the metadata are not saved. Leave anyway?'])
     expect(await publicMetadata.inputValue()).toBe('{"plan": "draft"}')
     // A reload or closing the tab: the browser's own question.
-    expect(await page.evaluate(() => {
-      const event = new Event('beforeunload', { cancelable: true })
-      window.dispatchEvent(event)
-      return event.defaultPrevented
-    })).toBe(true)
+    expect(await browserAsksBeforeLeaving(page)).toBe(true)
 
     // Saved: the traits no longer ask. The metadata put back as it was: nothing asks.
     await traits.getByRole('button', { name: 'Save' }).click()
@@ -642,9 +632,7 @@ test('a metadata save that first reads the identity again, refused because the s
     await metadata.getByRole('button', { name: 'Save' }).click()
     // Through the sign-in (the provider may still know this browser and send it straight back).
     const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved' })
-    const atProvider = tab.waitForURL((address) => address.origin === admin.harness.sandbox.providerUrl).then(() => true)
-    if (await Promise.race([atProvider, notice.waitFor().then(() => false)])) await signIn(tab, admin.harness.sandbox, 'admin')
-    await notice.waitFor()
+    await backThroughSignIn(tab, admin.harness.sandbox, notice)
     await tab.getByRole('heading', { level: 1, name: 'reread.metadata@example.test' }).waitFor()
     expect(stored('reread.metadata@example.test')!.metadata_public).toEqual({ plan: 'silver' })
     // The box holds the edit again (its draft was kept), measured against what it was filled from.
@@ -738,9 +726,7 @@ test('a kept draft is offered to nobody else: another identity signed in this ta
   await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
   expect(await keptDrafts(page)).toEqual([])
   await page.getByRole('link', { name: 'Sign in again' }).click()
-  await page.waitForURL((u) => u.origin === admin.harness.sandbox.providerUrl || u.pathname.startsWith('/dashboard'))
-  if (new URL(page.url()).origin === admin.harness.sandbox.providerUrl) await signIn(page, admin.harness.sandbox, 'admin')
-  await name.waitFor()
+  await backThroughSignIn(page, admin.harness.sandbox, name)
   expect(await name.inputValue()).toBe('Stored Name')
   expect(admin.problems.filter((problem) => !problem.includes('401'))).toEqual([])
   admin.problems.splice(0)
@@ -933,15 +919,7 @@ test('changes Kratos did not answer in time for are said to be of unknown outcom
   // Create identity: Kratos creates it, the answer is lost. The dialog closes rather than invite a second one.
   let stop = await answerTooLate(page, 'POST', identitiesPath)
   try {
-    await page.getByRole('button', { name: 'Create identity' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Create identity' })
-    const email = dialog.getByRole('textbox', { name: /e-?mail/i }).first()
-    await email.waitFor()
-    await dialog.getByRole('button', { name: 'Create identity' }).click()
-    await dialog.getByText(/is required/).first().waitFor()
-    await email.fill('late.create@example.test')
-    await fillOtherRequired(dialog)
-    await dialog.getByRole('button', { name: 'Create identity' }).click()
+    const dialog = await createIdentityThroughForm(page, 'late.create@example.test')
     await page.getByRole('alert').filter({ hasText: 'Kratos did not answer in time. The identity may have been created: search for it before creating it again.' }).waitFor()
     await dialog.waitFor({ state: 'hidden' })
   } finally {

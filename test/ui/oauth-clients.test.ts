@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { HydraFixture } from '../support/hydra.ts'
-import { answerQuestions, answerTooLate, backThroughSignIn, DESKTOP, PHONE, SCREENSHOT_DIR, signedInPage, signIn, sweep, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, answerTooLate, backThroughSignIn, DESKTOP, PHONE, SCREENSHOT_DIR, signedInPage, sweep, useSignedInBrowser } from './harness.ts'
 import { within } from '../support/eventually.ts'
 
 /** A client with the fields an operator sets through the API or the Hydra CLI but the form does not show. */
@@ -304,9 +304,7 @@ describe('in the browser', () => {
       await tab.getByRole('button', { name: 'Save' }).click()
       // Through the sign-in (the provider may still know this browser and send it straight back).
       const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved' })
-      const atProvider = tab.waitForURL((address) => address.origin === admin.harness.sandbox.providerUrl).then(() => true)
-      if (await Promise.race([atProvider, notice.waitFor().then(() => false)])) await signIn(tab, admin.harness.sandbox, 'admin')
-      await notice.waitFor()
+      await backThroughSignIn(tab, admin.harness.sandbox, notice)
       await tab.getByRole('heading', { level: 1, name: 'Expired edit app' }).waitFor()
       expect(admin.harness.sandbox.hydra.clients.get(client.client_id)!.redirect_uris).toEqual(['https://expired.example.com/callback'])
       expect(other.problems.filter((problem) => !problem.includes('401'))).toEqual([])
