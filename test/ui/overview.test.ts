@@ -673,6 +673,35 @@ test('Customize open with unsaved changes when the timed check finds the session
   }
 }, 90_000)
 
+test('a Customize Save refused because the session ended says only that the draft was kept, and after the sign-in the dialog opens with it', async () => {
+  const { context, page, problems } = await watchedOverview()
+  try {
+    await page.getByRole('button', { name: 'Customize' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Customize the overview' })
+    await dialog.getByRole('button', { name: 'Move Services down' }).click()
+    const arranged = async () => (await dialog.locator('ol li').allTextContents()).map((text) => text.split('Up')[0]!.trim())
+    const before = await arranged()
+    // Signed out elsewhere; this tab's Save is the request that finds it out.
+    expect((await context.request.post(url('/api/auth/logout'))).status()).toBe(204)
+    const refused = page.waitForResponse((response) => response.request().method() === 'PUT' && new URL(response.url()).pathname === '/api/dashboard/layout')
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    expect((await refused).status()).toBe(401)
+    await page.waitForURL((u) => u.origin === harness.sandbox.providerUrl || (u.origin === harness.sandbox.url && u.pathname.startsWith('/dashboard')))
+    if (new URL(page.url()).origin === harness.sandbox.providerUrl) await signIn(page, harness.sandbox, 'admin')
+    const notice = page.getByRole('alert').filter({ hasText: 'Your session ended' })
+    await notice.waitFor()
+    // The change that was refused is the draft kept: not "make it again" beside "kept".
+    expect(await notice.locator('p').first().textContent()).toBe('Your session ended before your last change reached the server: it was not saved. Your draft was kept; check it and save again.')
+    await dialog.waitFor()
+    expect(await arranged()).toEqual(before)
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    expect(problems.filter((problem) => !problem.includes('401'))).toEqual([])
+  } finally {
+    await context.close()
+  }
+}, 90_000)
+
 test('Retry on the Services card is busy until the check answers: the region is aria-busy and Retry waits, after a failed load and after a failed timed check', async () => {
   const { context, page, problems } = await watchedOverview()
   const services = page.getByRole('region', { name: 'Services' })

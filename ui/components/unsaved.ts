@@ -2,16 +2,26 @@
 // router's leave guard), naming what would be lost. Saving, Cancel or closing the form lets go.
 import { useLayoutEffect, useRef } from 'preact/hooks'
 import { useLeaveGuard, type UnsavedForm } from '../router.ts'
-import { draftUsed, type Draft } from '../drafts.ts'
+import { draftUsed, sendingDraft, type Draft } from '../drafts.ts'
+
+export interface UnsavedChanges {
+  /** Lets go at once: call it before a save that opens another page (the record just created). */
+  release: () => void
+  /**
+   * Sends the form's change (`change`, every request of it: a read before the write too) with the
+   * form's draft as it is now, kept for the way back should the session be found gone meanwhile
+   * (drafts.ts `sendingDraft`). A form without a draft just sends.
+   */
+  send: <T>(change: () => Promise<T>) => Promise<T>
+}
 
 /**
  * While the form holds unsaved changes to `what` ("the traits", "the new client"), leaving the page
  * asks "Your changes to <what> are not saved. Leave anyway?"; null when it holds none. `draft`, for
  * a form that can be drafted (drafts.ts), is kept through the sign-in should the session end
- * meanwhile. Returns what lets go at once: call it before a save that opens another page (the
- * record just created).
+ * meanwhile: the same draft whether the page is left or its Save is refused (`send`).
  */
-export function useUnsavedChanges(what: string | null, draft?: Draft & { form: string }): () => void {
+export function useUnsavedChanges(what: string | null, draft?: Draft & { form: string }): UnsavedChanges {
   const latest = useRef(draft)
   latest.current = draft
   const form = useRef<UnsavedForm | null>(null)
@@ -23,7 +33,11 @@ export function useUnsavedChanges(what: string | null, draft?: Draft & { form: s
     if (what === null || name === undefined) return
     return () => draftUsed(name)
   }, [what === null, name])
-  return release
+  const send = <T>(change: () => Promise<T>): Promise<T> => {
+    const now = latest.current
+    return now ? sendingDraft(now.form, now, change) : change()
+  }
+  return { release, send }
 }
 
 /** Whether a form's values hold anything typed or chosen: a non-empty text, a ticked box, at any depth. */

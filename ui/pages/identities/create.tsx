@@ -8,7 +8,6 @@ import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote } from '../../components/traits-json.tsx'
 import { identityWriteFailure, unshowableSchema } from './describe.ts'
 import { holdsInput, useUnsavedChanges } from '../../components/unsaved.ts'
-import { sendingDraft } from '../../drafts.ts'
 import type { ApiFailure } from '../../api.ts'
 
 /** What Create identity keeps through the sign-in (drafts.ts): never the initial password. */
@@ -42,7 +41,7 @@ export function CreateIdentity(props: {
   const [busy, setBusy] = useState(false)
   const focusFirstInvalid = useFocusFirstInvalid()
   // Kept through the sign-in should the session end meanwhile, all but the password.
-  const release = useUnsavedChanges(holdsInput(values) || password !== '' || traitsJson.trim() !== '{}' ? 'the new identity' : null, {
+  const unsaved = useUnsavedChanges(holdsInput(values) || password !== '' || traitsJson.trim() !== '{}' ? 'the new identity' : null, {
     form: 'create-identity',
     data: { schemaId: schemaId ?? '', values, traitsJson } satisfies CreateIdentityDraft,
     unkept: password ? 'the initial password' : undefined,
@@ -78,8 +77,7 @@ export function CreateIdentity(props: {
               return
             }
             setBusy(true)
-            const draft = { data: { schemaId: chosen.id, values, traitsJson } satisfies CreateIdentityDraft, unkept: password ? 'the initial password' : undefined }
-            const result = await sendingDraft('create-identity', draft, () =>
+            const result = await unsaved.send(() =>
               api.createIdentity({
                 schema_id: chosen.id,
                 traits: sent,
@@ -89,7 +87,7 @@ export function CreateIdentity(props: {
             setBusy(false)
             if (result.ok) {
               // Saved: opening the identity loses nothing.
-              release()
+              unsaved.release()
               props.onCreated(result.data)
             } else if (result.failure.maybeDone) props.onUnknown(result.failure)
             else setFailure(identityWriteFailure(result.failure))

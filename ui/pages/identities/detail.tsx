@@ -17,7 +17,7 @@ import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
-import { sendingDraft, takeDraft } from '../../drafts.ts'
+import { takeDraft } from '../../drafts.ts'
 import { isOwnIdentity, OWN_SESSIONS_NOTE, schemasFrom } from '../../session.ts'
 import { location, navigateFrom, useLeaveGuard } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
@@ -169,7 +169,7 @@ function TraitsSection(props: {
   const form = useRef<HTMLFormElement>(null)
   const saveButton = useRef<HTMLButtonElement>(null)
   const focusFirstInvalid = useFocusFirstInvalid()
-  useUnsavedChanges(identity.traits !== undefined && traitsEdited(traits, asJson !== null, base, values, text) ? 'the traits' : null, {
+  const unsaved = useUnsavedChanges(identity.traits !== undefined && traitsEdited(traits, asJson !== null, base, values, text) ? 'the traits' : null, {
     form: 'traits',
     data: { base, values, text } satisfies TraitsDraft,
   })
@@ -190,7 +190,7 @@ function TraitsSection(props: {
     const next = edited()
     if (!next) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
     return oneAtATime(() =>
-      sendingDraft('traits', { data: { base, values, text } satisfies TraitsDraft }, async () => {
+      unsaved.send(async () => {
         // Only the traits this form changed: a change made elsewhere since the form was filled
         // (another trait, the state, the metadata) is kept.
         const patch = membersPatch(['traits'], base, next)
@@ -329,7 +329,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
     const parsed = parse(typedText)
     return !parsed.ok || !same(parsed.value, stored)
   }
-  useUnsavedChanges(boxEdited(pub, base.public) || boxEdited(adm, base.admin) ? 'the metadata' : null, { form: 'metadata', data: { base, pub, adm } satisfies MetadataDraft })
+  const unsaved = useUnsavedChanges(boxEdited(pub, base.public) || boxEdited(adm, base.admin) ? 'the metadata' : null, { form: 'metadata', data: { base, pub, adm } satisfies MetadataDraft })
   const save = (event: Event) => {
     event.preventDefault()
     const a = parse(pub)
@@ -340,7 +340,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
     setErrors(found)
     if (!a.ok || !b.ok) return focusFirstInvalid(event.currentTarget as HTMLFormElement)
     return oneAtATime(() =>
-      sendingDraft('metadata', { data: { base, pub, adm } satisfies MetadataDraft }, async () => {
+      unsaved.send(async () => {
         const patch = [...valuePatch(['metadata_public'], base.public, a.value), ...valuePatch(['metadata_admin'], base.admin, b.value)]
         if (patch.length === 0) return announce('Nothing was changed.')
         // Each field is set whole: first make sure nobody changed it since the form was filled (as for the traits).

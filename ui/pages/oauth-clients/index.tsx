@@ -19,7 +19,7 @@ import { location, navigate, navigateFrom, queryParam, useLeaveGuard, useQueryTe
 import { ChangedNotice, useChangedNotice, whatStopsSave, type Members } from '../../components/changed-meanwhile.tsx'
 import { same, staleMembers } from '../../components/json-patch.ts'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
-import { sendingDraft, takeDraft } from '../../drafts.ts'
+import { takeDraft } from '../../drafts.ts'
 import {
   ClientForm,
   clientBody,
@@ -124,14 +124,14 @@ export function OAuthClientsPage() {
   useEffect(() => {
     if (unknownAt !== null && unknown === null) setUnknownAt(null)
   }, [unknownAt, unknown])
-  const release = useUnsavedChanges(creating && !same(draft, draftOf(null)) ? 'the new client' : null, { form: 'client-create', data: { draft } satisfies CreateDraft })
+  const unsaved = useUnsavedChanges(creating && !same(draft, draftOf(null)) ? 'the new client' : null, { form: 'client-create', data: { draft } satisfies CreateDraft })
   const [loaded, retry] = useLoad(() => api.clients({ page_size: paging.size, page_token: paging.token || undefined, client_name: name || undefined }), [location.value.search])
   const none = paging.token ? 'No more clients.' : name ? 'No client has this name.' : 'There are no OAuth clients yet.'
   useResultsAnnounced(loaded, location.value.search, ({ items }) => (items.length === 0 ? none : `${items.length} ${items.length === 1 ? 'client' : 'clients'} shown.`))
   const create = (draft: ClientDraft) =>
     oneAtATime(async () => {
       setUnknownAt(null)
-      const result = await sendingDraft('client-create', { data: { draft } satisfies CreateDraft }, () => api.createClient(clientBody(draft)))
+      const result = await unsaved.send(() => api.createClient(clientBody(draft)))
       if (!result.ok && result.failure.maybeDone) {
         // Another Create could make a second client: the dialog closes (the draft is kept for
         // Create client) and the list is read again, so the operator sees whether it is there.
@@ -144,7 +144,7 @@ export function OAuthClientsPage() {
       if (!result.ok) return setFailure(clientFailure(result.failure))
       setCreating(false)
       // Saved: opening the client loses nothing.
-      release()
+      unsaved.release()
       const client = result.data
       if (client.client_secret) createdSecret.value = { clientId: client.client_id, secret: client.client_secret }
       announce(`Client ${clientName(client)} created.`)
@@ -274,7 +274,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   const [base, setBase] = useState<OAuthClient>(() => kept?.base ?? client)
   const [changed, setChanged, stopped] = useChangedNotice(setFailure)
   const saveButton = useRef<HTMLButtonElement>(null)
-  useUnsavedChanges(editing && !same(draft, draftOf(base)) ? 'the client' : null, { form: 'client-edit', data: { draft, base: withoutSecrets(base) } satisfies EditDraft })
+  const unsaved = useUnsavedChanges(editing && !same(draft, draftOf(base)) ? 'the client' : null, { form: 'client-edit', data: { draft, base: withoutSecrets(base) } satisfies EditDraft })
   const name = clientName(client)
   const startEditing = () => {
     setFailure(null)
@@ -289,7 +289,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   }
   const save = (draft: ClientDraft) =>
     oneAtATime(() =>
-      sendingDraft('client-edit', { data: { draft, base: withoutSecrets(base) } satisfies EditDraft }, async () => {
+      unsaved.send(async () => {
         const patch = clientPatch(base, draft)
         if (patch.length === 0) {
           setFailure(null)

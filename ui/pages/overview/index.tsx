@@ -96,7 +96,7 @@ function CustomizeDialog(props: {
   // Said inside the dialog: while it is open, the page's status region behind it is out of reach.
   const [moveNote, setMoveNote] = useState('')
   const moved = useRef<string | null>(null)
-  useUnsavedChanges(props.open && !same(draft, props.arrangement) ? 'the overview arrangement' : null, { form: 'layout', data: draft })
+  const unsaved = useUnsavedChanges(props.open && !same(draft, props.arrangement) ? 'the overview arrangement' : null, { form: 'layout', data: draft })
   // As the dialog opens, in the same render (see Dialog): a Space pressed at once is not undone.
   useLayoutEffect(() => {
     if (props.open) {
@@ -132,7 +132,7 @@ function CustomizeDialog(props: {
     event.preventDefault()
     setBusy(true)
     const layout = toLayout(draft, props.previous)
-    const result = await api.saveLayout(layout)
+    const result = await unsaved.send(() => api.saveLayout(layout))
     setBusy(false)
     if (!result.ok) return setFailure(result.failure)
     props.onSaved(result.data.layout)

@@ -13,7 +13,7 @@ import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { config } from '../../session.ts'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
-import { sendingDraft, takeDraft, type Draft } from '../../drafts.ts'
+import { takeDraft, type Draft } from '../../drafts.ts'
 
 const REVEAL_MS = 30_000
 const MASK = '••••••••'
@@ -378,7 +378,7 @@ function SettingDialog(props: {
     : existing?.encrypted
       ? { data: null, unkept: 'the new value of an encrypted setting' }
       : { data: { editing: existing?.key ?? null, key, value, category } satisfies SettingDraft }
-  useUnsavedChanges(props.editing !== null && edited ? (existing ? `the setting ${existing.key}` : 'the new setting') : null, { form: 'setting', ...draft })
+  const unsaved = useUnsavedChanges(props.editing !== null && edited ? (existing ? `the setting ${existing.key}` : 'the new setting') : null, { form: 'setting', ...draft })
   // As the dialog opens, in the same render (see Dialog).
   useLayoutEffect(() => {
     opening.current++
@@ -408,7 +408,7 @@ function SettingDialog(props: {
     const asked = opening.current
     setBusy(true)
     // Add never overwrites a setting, and Edit never brings back one deleted since the page loaded.
-    const result = await sendingDraft('setting', draft, () =>
+    const result = await unsaved.send(() =>
       api.saveSetting({ key, value, encrypted, category: category.trim() === '' ? null : category.trim() }, existing ? 'replace' : 'create'),
     )
     setBusy(false)
