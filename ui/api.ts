@@ -28,6 +28,11 @@ export interface ApiFailure {
   maybeDone?: boolean
   /** The upstream a call through one of our proxy prefixes failed at, by name; absent for our own routes. */
   upstream?: UpstreamService
+  /**
+   * The id this service gave the failed request (its answer's `X-Request-Id`): what its log line
+   * and any audit event of it carry, for whoever reads them. Absent when no answer came.
+   */
+  requestId?: string
 }
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; failure: ApiFailure }
 
@@ -280,18 +285,27 @@ async function send<T>(method: string, path: string, body?: unknown, options: Se
   const relayed = response.headers.get('content-security-policy')?.includes('sandbox') === true
   if (response.status === 401 && !relayed && !path.startsWith('/api/auth/')) onUnauthenticated({ lostWrite: (method !== 'GET' && method !== 'HEAD') || readFor === 'change', caller })
   const headers = response.headers
+  const requestId = requestIdOf(headers)
   if (response.ok) {
     if (response.status === 204) return { result: { ok: true, data: undefined as T }, headers }
     try {
       return { result: { ok: true, data: (await response.json()) as T }, headers }
     } catch {
-      return { result: { ok: false, failure: { error: 'invalid_response', message: 'The service sent an answer the page cannot read.', status: response.status } }, headers }
+      return { result: { ok: false, failure: { error: 'invalid_response', message: 'The service sent an answer the page cannot read.', status: response.status, requestId } }, headers }
     }
   }
-  const failure = namedFailure(path, await envelopeOf(response, relayed))
-  if (failure.status === 504 && method !== 'GET' && method !== 'HEAD') return { result: { ok: false, failure: unknownOutcome(path) }, headers }
+  const failure = { ...namedFailure(path, await envelopeOf(response, relayed)), requestId }
+  if (failure.status === 504 && method !== 'GET' && method !== 'HEAD') return { result: { ok: false, failure: { ...unknownOutcome(path), requestId } }, headers }
   if (failure.status === 403 && failure.error === 'forbidden' && !relayed) onForbidden()
   return { result: { ok: false, failure }, headers }
+}
+
+const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** The id this service gave a request, from its answer; anything else in that header is not ours and not shown. */
+function requestIdOf(headers: Headers): string | undefined {
+  const value = headers.get('x-request-id')
+  return value !== null && REQUEST_ID.test(value) ? value.toLowerCase() : undefined
 }
 
 /** Kratos or Hydra, for a path through one of our proxy prefixes; null for our own routes. */
@@ -391,7 +405,7 @@ export const api = {
   config: () => request<PublicConfig>('GET', '/api/config'),
   servicesHealth: (caller: Caller = 'person') => request<{ services: ServiceHealth[] }>('GET', '/api/services/health', undefined, caller),
   sessionLocations: () => request<{ points: LocationPoint[]; truncated: boolean }>('GET', '/api/session-locations'),
-  auditPage: (params: { limit: number; before?: string; action?: string; actor?: string }) =>
+  auditPage: (params: { limit: number; before?: string; action?: string; actor?: string; request_id?: string }) =>
     request<{ events: AuditEvent[]; next_before: number | null }>('GET', `/api/security/audit${q(params)}`),
   audit: (limit: number) => request<{ events: AuditEvent[]; next_before: number | null }>('GET', `/api/security/audit${q({ limit })}`),
   settings: () => request<Setting[]>('GET', '/api/settings'),

@@ -540,14 +540,15 @@ test('the audit log filters by action and by actor; an actor links to its identi
   const writes = await table.locator('tbody tr').count()
   await admin.page.getByRole('status').getByText(`${writes} audit ${writes === 1 ? 'event' : 'events'} shown.`).waitFor()
   await admin.page.getByRole('combobox', { name: 'Action' }).selectOption('')
+  const byActor = admin.page.getByRole('search', { name: 'Filter by actor' })
   await admin.page.getByRole('textbox', { name: 'Actor (identity ID)' }).fill('not an id')
-  await admin.page.getByRole('button', { name: 'Filter' }).click()
+  await byActor.getByRole('button', { name: 'Filter' }).click()
   await admin.page.getByText('Enter an identity ID (a UUID), or leave it empty for everyone.').waitFor()
   // Focus goes from Filter to the field that says why.
   expect(await admin.page.evaluate(() => [document.activeElement?.id, document.activeElement?.getAttribute('aria-describedby')])).toEqual(['audit-actor', 'audit-actor-error'])
   await admin.page.getByRole('textbox', { name: 'Actor (identity ID)' }).fill(adminId)
   const filtered = admin.page.waitForResponse((r) => new URL(r.url()).pathname === '/api/security/audit' && new URL(r.url()).searchParams.get('actor') === adminId)
-  await admin.page.getByRole('button', { name: 'Filter' }).click()
+  await byActor.getByRole('button', { name: 'Filter' }).click()
   await filtered
   await admin.page.waitForFunction((id) => {
     const cells = [...document.querySelectorAll('main table tbody tr td:nth-child(2)')]
@@ -558,6 +559,69 @@ test('the audit log filters by action and by actor; an actor links to its identi
   expect(new Set(actors)).toEqual(new Set([adminId]))
   expect(await table.locator('tbody tr td:nth-child(5)').first().textContent()).toBeTruthy()
   expect(await table.getByRole('link', { name: adminId }).first().getAttribute('href')).toBe(`/dashboard/identities/${adminId}`)
+})
+
+test('a failure keeps its request ID under Details, closed so that it is not read out; the audit log finds the event of that request by it, with the keyboard alone', async () => {
+  const { kratos } = admin.harness.sandbox
+  const person = kratos.addIdentity({ email: 'traced.failure@example.test', name: 'Traced Failure' })
+  const page = admin.page
+  await page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await page.getByRole('heading', { level: 1, name: 'traced.failure@example.test' }).waitFor()
+  const traits = page.getByRole('region', { name: 'Traits' })
+  await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Never Saved')
+  const refused = page.waitForResponse((response) => response.request().method() === 'PATCH')
+  kratos.failWith = 500
+  let requestId: string
+  try {
+    await traits.getByRole('button', { name: 'Save' }).click()
+    requestId = (await (await refused).headerValue('x-request-id'))!
+  } finally {
+    kratos.failWith = null
+  }
+  expect(requestId).toMatch(/^[0-9a-f-]{36}$/)
+  const alert = traits.getByRole('alert')
+  await alert.waitFor()
+  // Closed: the alert as read out is the message alone.
+  const details = alert.locator('details')
+  expect(await details.evaluate((element) => (element as HTMLDetailsElement).open)).toBe(false)
+  expect(await alert.ariaSnapshot()).not.toContain(requestId)
+  // Opened from the keyboard.
+  await alert.getByText('Details', { exact: true }).focus()
+  await page.keyboard.press('Enter')
+  await alert.getByText(`Request ID: ${requestId}`).waitFor()
+  expect(await details.evaluate((element) => (element as HTMLDetailsElement).open)).toBe(true)
+  expect(stored()).toBe('Traced Failure')
+  // Opened, in both themes, on a desktop and a phone: the id wraps rather than scroll sideways.
+  expect(await sweep(page, 'failure-details', () => alert.getByText(`Request ID: ${requestId}`).waitFor())).toEqual([])
+
+  // The audit log, filtered by that id from the keyboard: the one event of that request.
+  await page.goto(admin.url('/dashboard/audit'))
+  const table = page.getByRole('table')
+  await table.locator('tbody tr').first().waitFor()
+  await page.getByRole('textbox', { name: 'Request ID' }).focus()
+  await page.keyboard.type('not a request id')
+  await page.keyboard.press('Enter')
+  await page.getByText("Enter a request ID (a UUID, as a failure's Details show it), or leave it empty for every request.").waitFor()
+  expect(await page.evaluate(() => [document.activeElement?.id, document.activeElement?.getAttribute('aria-describedby')])).toEqual(['audit-request-id', 'audit-request-id-error'])
+  await page.getByRole('textbox', { name: 'Request ID' }).fill('')
+  await page.keyboard.type(requestId.toUpperCase())
+  await page.keyboard.press('Enter')
+  await page.waitForURL((address) => address.searchParams.get('request_id') === requestId)
+  await page.getByRole('status').getByText('1 audit event shown.').waitFor()
+  const row = table.locator('tbody tr')
+  expect(await row.count()).toBe(1)
+  expect(await row.locator('td').allTextContents()).toEqual([expect.any(String), identityIdOf(SANDBOX_USERS.admin), 'proxy write (PATCH)', `/admin/identities/${person.id}`, 'upstream refused'])
+  expect(await sweep(page, 'audit-by-request', () => row.waitFor())).toEqual([])
+  // Show every request takes the filter away.
+  await tabTo(page, 'Show every request')
+  await page.keyboard.press('Enter')
+  await page.waitForURL((address) => !address.searchParams.has('request_id'))
+  await table.locator('tbody tr').nth(1).waitFor()
+  expect(admin.problems.splice(0).filter((problem) => !/status of 500\b/.test(problem))).toEqual([])
+
+  function stored() {
+    return kratos.identities.get(person.id)!.traits.name
+  }
 })
 
 test('the audit log filters to writes through the proxies, stepped to with the arrow keys, and says which method each was', async () => {

@@ -138,6 +138,13 @@ function LinkRefused({ place, retry }: { place: LinkPlace; retry: () => void }) 
   )
 }
 
+/**
+ * A failure the person cannot mend by changing what they sent (a 5xx: the service, Kratos or Hydra
+ * failed; an answer the page cannot read): one to report, with its request ID. A refusal of what was
+ * sent (4xx) says what to change instead.
+ */
+const toReport = (failure: ApiFailure) => failure.status >= 500 || failure.error === 'invalid_response'
+
 export function ErrorView({
   failure,
   retry,
@@ -165,6 +172,16 @@ export function ErrorView({
   return (
     <div class="error-view" role="alert" ref={ref}>
       <p>{failure.message}</p>
+      {/* For whoever reads the logs and the audit trail, when there is something for them to find;
+          closed, so that it is not read out with the message. */}
+      {failure.requestId && toReport(failure) && (
+        <details class="failure-details">
+          <summary>Details</summary>
+          <p>
+            Request ID: <code>{failure.requestId}</code>
+          </p>
+        </details>
+      )}
       {retry && (
         <button type="button" onClick={retry} disabled={busy}>
           Retry

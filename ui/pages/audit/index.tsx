@@ -1,5 +1,6 @@
-// Audit log (admin): newest first, paged with the route's `before` cursor, filterable by action
-// and actor; targets and actors that are identities link to their pages.
+// Audit log (admin): newest first, paged with the route's `before` cursor, filterable by action,
+// actor and request (the request ID a failure shows); targets and actors that are identities link
+// to their pages.
 import { useState } from 'preact/hooks'
 import { api, type AuditEvent } from '../../api.ts'
 import { Cell, DataTable, Row } from '../../components/data-table.tsx'
@@ -48,59 +49,80 @@ function IdentityRef({ value }: { value: string | null }) {
   return <a href={`/dashboard/identities/${encodeURIComponent(value)}`}>{value}</a>
 }
 
+/**
+ * A filter by one id (a UUID) kept in the query as `param`: checked before it is sent, with the
+ * button that takes it away once it is set.
+ */
+function IdFilter({ param, name, label, invalid, clear }: { param: string; name: string; label: string; invalid: string; clear: string }) {
+  const value = queryParam(param) ?? ''
+  const [text, setText] = useQueryText(value)
+  const [error, setError] = useState<string | null>(null)
+  const focusFirstInvalid = useFocusFirstInvalid()
+  const id = `audit-${param.replace(/_/g, '-')}`
+  const submit = (event: Event) => {
+    event.preventDefault()
+    const typed = text.trim()
+    if (typed !== '' && !UUID.test(typed)) {
+      setError(invalid)
+      return focusFirstInvalid(event.currentTarget as HTMLFormElement)
+    }
+    setError(null)
+    navigate(withQuery({ [param]: typed.toLowerCase() || null, before: null, trail: null }))
+  }
+  return (
+    <form class="search" onSubmit={submit} noValidate role="search" aria-label={name}>
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        class="mono"
+        value={text}
+        autocomplete="off"
+        spellcheck={false}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+        onInput={(e) => setText(e.currentTarget.value)}
+      />
+      <button type="submit">Filter</button>
+      {value && (
+        <button type="button" onClick={() => navigate(withQuery({ [param]: null, before: null, trail: null }))}>
+          {clear}
+        </button>
+      )}
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </form>
+  )
+}
+
 export function AuditPage() {
   const search = location.value.search
   const before = queryParam('before') ?? ''
   const action = queryParam('action') ?? ''
   const actor = queryParam('actor') ?? ''
+  const request = queryParam('request_id') ?? ''
   const trail = (queryParam('trail') ?? '').split(TRAIL_SEPARATOR).filter(Boolean)
-  const [actorText, setActorText] = useQueryText(actor)
-  const [actorError, setActorError] = useState<string | null>(null)
-  const focusFirstInvalid = useFocusFirstInvalid()
   const [loaded, retry] = useLoad(
-    () => api.auditPage({ limit: PAGE, before: before || undefined, action: action || undefined, actor: actor || undefined }),
+    () => api.auditPage({ limit: PAGE, before: before || undefined, action: action || undefined, actor: actor || undefined, request_id: request || undefined }),
     [search],
   )
-  const none = before ? 'No more audit events.' : `No audit event${action || actor ? ' matches this filter' : ''}.`
+  const filtered = action || actor || request
+  const none = before ? 'No more audit events.' : `No audit event${filtered ? ' matches this filter' : ''}.`
   useResultsAnnounced(loaded, search, ({ events }) => (events.length === 0 ? none : `${events.length} audit ${events.length === 1 ? 'event' : 'events'} shown.`))
-  const filterByActor = (event: Event) => {
-    event.preventDefault()
-    const value = actorText.trim()
-    if (value !== '' && !UUID.test(value)) {
-      setActorError('Enter an identity ID (a UUID), or leave it empty for everyone.')
-      return focusFirstInvalid(event.currentTarget as HTMLFormElement)
-    }
-    setActorError(null)
-    navigate(withQuery({ actor: value || null, before: null, trail: null }))
-  }
   return (
     <>
       <Heading>Audit log</Heading>
-      <div class="toolbar filters">
-        <form class="search" onSubmit={filterByActor} noValidate role="search" aria-label="Filter by actor">
-          <label for="audit-actor">Actor (identity ID)</label>
-          <input
-            id="audit-actor"
-            class="mono"
-            value={actorText}
-            autocomplete="off"
-            spellcheck={false}
-            aria-invalid={actorError ? 'true' : undefined}
-            aria-describedby={actorError ? 'audit-actor-error' : undefined}
-            onInput={(e) => setActorText(e.currentTarget.value)}
-          />
-          <button type="submit">Filter</button>
-          {actor && (
-            <button type="button" onClick={() => navigate(withQuery({ actor: null, before: null, trail: null }))}>
-              Show everyone
-            </button>
-          )}
-          {actorError && (
-            <p class="field-error" id="audit-actor-error">
-              {actorError}
-            </p>
-          )}
-        </form>
+      <div class="toolbar filters id-filters">
+        <IdFilter param="actor" name="Filter by actor" label="Actor (identity ID)" invalid="Enter an identity ID (a UUID), or leave it empty for everyone." clear="Show everyone" />
+        <IdFilter
+          param="request_id"
+          name="Filter by request"
+          label="Request ID"
+          invalid="Enter a request ID (a UUID, as a failure's Details show it), or leave it empty for every request."
+          clear="Show every request"
+        />
         <FilterSelect
           label="Action"
           value={action}
@@ -116,7 +138,7 @@ export function AuditPage() {
         label="audit events"
         place={{
           firstPage: before ? withQuery({ before: null, trail: null }) : null,
-          unfiltered: action || actor ? withQuery({ action: null, actor: null, before: null, trail: null }) : null,
+          unfiltered: filtered ? withQuery({ action: null, actor: null, request_id: null, before: null, trail: null }) : null,
         }}
       >
         {({ events, next_before }) => (
