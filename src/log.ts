@@ -463,8 +463,8 @@ export function sqlstateOf(error: unknown): string | null {
   return typeof errno === 'string' && /^[0-9A-Z]{5}$/.test(errno) ? errno : null
 }
 
-/** …and a code such as EACCES or SQLITE_READONLY. */
-export function errorCodeOf(error: unknown): string | null {
+/** …and a system or driver code such as EACCES or SQLITE_READONLY (not our envelope's error code: `http/errors.ts` errorCodeOf). */
+export function systemCodeOf(error: unknown): string | null {
   const { code } = (error ?? {}) as { code?: unknown }
   return typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : null
 }
@@ -472,7 +472,7 @@ export function errorCodeOf(error: unknown): string | null {
 /** Its code, else its name (RangeError, TypeError), else `fallback`. */
 export function errorLabel(error: unknown, fallback: string): string {
   const { name } = (error ?? {}) as { name?: unknown }
-  return errorCodeOf(error) ?? (typeof name === 'string' && /^\w{1,64}$/.test(name) ? name : fallback)
+  return systemCodeOf(error) ?? (typeof name === 'string' && /^\w{1,64}$/.test(name) ? name : fallback)
 }
 
 /** What may be logged about a caught error: its class and code, never its message (it may hold host names). */

@@ -80,7 +80,7 @@ export function createServices(deps: AppDeps): Services {
     // Sessions carry the id as Kratos gives it; the caller may have spelled it another way Kratos accepts.
     const id = canonicalUuid(identityId)
     verifier.forgetIdentity(id)
-    await revocations.revokeIdentity(id, clock.now(), by ? audit.entry('sessions_revoke', by.actor, id, undefined, by.requestId) : undefined)
+    await revocations.revokeIdentity(id, clock.now(), by ? audit.entry({ action: 'sessions_revoke', actor: by.actor, target: id, requestId: by.requestId }) : undefined)
   }
   const ready = async () => {
     await Promise.all([revocations.ready, storage.changes.ready()])

@@ -101,7 +101,7 @@ describe('import-sqlite', () => {
     await settings.write({ key: 'proxy.idp-admin.api_key', value: secret, encrypted: true }, null)
     await settings.write({ key: 'site.title', value: 'Ops', category: 'site' }, 'admin-1')
     // Half with the request they came in (the column added by schema 3 moves too), half without.
-    for (let i = 0; i < 30; i++) await audit.record('identity_search', 'admin-1', `user${i}@example.test`, { outcome: 'ok' }, i % 2 ? `request-${i}` : undefined)
+    for (let i = 0; i < 30; i++) await audit.record({ action: 'identity_search', actor: 'admin-1', target: `user${i}@example.test`, detail: { outcome: 'ok' }, requestId: i % 2 ? `request-${i}` : undefined })
     await storage.layouts.put('admin-1', '{"overview":{"order":["audit"]}}', new Date().toISOString())
     await storage.revocations.revokeSession('sid-1', Math.floor(Date.now() / 1000) + 3600)
     await storage.revocations.revokeIdentity('identity-9', { seconds: Math.floor(Date.now() / 1000), ms: Date.now() })

@@ -472,7 +472,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     })
 
     test('an audit event whose target holds U+0000 is kept, with U+FFFD in its place', async () => {
-      await stack.service.services.audit.record('identity_search', stack.admin.id, 'who\u0000ever')
+      await stack.service.services.audit.record({ action: 'identity_search', actor: stack.admin.id, target: 'who\u0000ever' })
       const events = (await call(stack, 'GET', '/api/security/audit?action=identity_search')).json.events
       expect(events.map((e: { target: string }) => e.target)).toEqual(['who\uFFFDever'])
     })

@@ -152,7 +152,7 @@ describe('GET /api/security/audit', () => {
   })
 
   test('limit defaults to 50 and stops at 200', async () => {
-    for (let i = 0; i < 60; i++) await service.services.audit.record('identity_search', admin.id, null, { outcome: 'ok' })
+    for (let i = 0; i < 60; i++) await service.services.audit.record({ action: 'identity_search', actor: admin.id, target: null, detail: { outcome: 'ok' } })
     expect((await audit()).body.events.length).toBe(50)
     expect((await audit('?limit=200')).body.events.length).toBe(67)
   })

@@ -30,6 +30,16 @@ export interface AuditEvent {
   request_id: string | null
 }
 
+/** An event to record: who (null for the command line) did what to which target, and how it went. */
+export interface NewAuditEvent {
+  action: AuditAction
+  actor: string | null
+  target: string | null
+  detail?: AuditEvent['detail']
+  /** The request it came in, so that an id a person reports leads to its event; absent for the command line. */
+  requestId?: string
+}
+
 export interface AuditQuery {
   /** 1–1000. */
   limit: number
@@ -59,33 +69,30 @@ export class AuditLog {
     private readonly clock: Clock,
   ) {}
 
-  /**
-   * The row for an event now; for units of work that commit it together with their change.
-   * `requestId`: the request it came in, so an id a person reports leads to its event.
-   */
-  entry(action: AuditAction, actor: string | null, target: string | null, detail?: AuditEvent['detail'], requestId?: string): AuditRecord {
+  /** The row for an event now; for units of work that commit it together with their change. */
+  entry(event: NewAuditEvent): AuditRecord {
     return {
       at: new Date(this.clock.now()).toISOString(),
-      action,
-      actor: storable(actor),
-      target: storable(target),
-      detail: detail ? JSON.stringify(detail) : null,
-      request_id: requestId ?? null,
+      action: event.action,
+      actor: storable(event.actor),
+      target: storable(event.target),
+      detail: event.detail ? JSON.stringify(event.detail) : null,
+      request_id: event.requestId ?? null,
     }
   }
 
   /** Appends one event; its own statement, so it commits with or after the change it describes. */
-  record(action: AuditAction, actor: string | null, target: string | null, detail?: AuditEvent['detail'], requestId?: string): Promise<void> {
-    return this.storage.audit.append(this.entry(action, actor, target, detail, requestId))
+  record(event: NewAuditEvent): Promise<void> {
+    return this.storage.audit.append(this.entry(event))
   }
 
   /**
    * `record` for an event that must not fail what it describes (the change is made, or a refusal
    * stands): a failure to write it is logged loudly, as `audit_write_failed`, and goes no further.
    */
-  async recordOrLog(log: Logger, event: { action: AuditAction; actor: string | null; target: string | null; detail?: AuditEvent['detail']; requestId?: string }, fields: LogFields = {}): Promise<void> {
+  async recordOrLog(log: Logger, event: NewAuditEvent, fields: LogFields = {}): Promise<void> {
     try {
-      await this.record(event.action, event.actor, event.target, event.detail, event.requestId)
+      await this.record(event)
     } catch (error) {
       log.error('audit_write_failed', { request_id: event.requestId, action: event.action, ...fields, ...describeError(error) })
     }

@@ -131,7 +131,7 @@ export function authRoutes(
     const lifetime = sessionLifetime(outcome.expiresIn)
     const session = { v: 1 as const, sid: newSessionId(), sub: outcome.subject, email, role: role as Role, iat, iatMs, exp: iat + lifetime }
     verifier.confirmIdentity(outcome.subject)
-    await audit.record('login', outcome.subject, null, { role }, requestIdOf(request))
+    await audit.record({ action: 'login', actor: outcome.subject, target: null, detail: { role }, requestId: requestIdOf(request) })
     return redirect(landingPath(returnToCookie), [...clearFlowCookies, sessionSetCookie(secure, signSessionCookie(config.sessionSigningKey, session), lifetime)])
   }
 
@@ -186,7 +186,7 @@ export function authRoutes(
         // The revocation and its audit event are one transaction: when it cannot be committed
         // (database unavailable) neither is done, the answer is 503 and the cookie stays, so it can
         // be tried again; a 204 means both.
-        await revocations.revokeSession(result.session.sid, result.session.exp, audit.entry('logout', result.session.sub, null, undefined, requestIdOf(request)))
+        await revocations.revokeSession(result.session.sid, result.session.exp, audit.entry({ action: 'logout', actor: result.session.sub, target: null, requestId: requestIdOf(request) }))
       }
       return new Response(null, { status: 204, headers: { 'set-cookie': sessionClearCookie(secure) } })
     })

@@ -8,7 +8,7 @@ import { Database } from 'bun:sqlite'
 import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { MIGRATIONS } from './migrations.ts'
-import { errorCodeOf, errorLabel } from '../log.ts'
+import { systemCodeOf, errorLabel } from '../log.ts'
 
 type OpenResult = { ok: true; db: Database } | { ok: false; error: string }
 
@@ -87,7 +87,7 @@ const CORRUPT = 'DATABASE_PATH: the file is not a usable SQLite database (corrup
 
 /** What went wrong opening the database, in words; corruption only when SQLite says so. */
 function openFailure(error: unknown): string {
-  const code = errorCodeOf(error) ?? ''
+  const code = systemCodeOf(error) ?? ''
   if (code.startsWith('SQLITE_READONLY') || code === 'NOT_WRITABLE' || code === 'EROFS') return CANNOT_WRITE
   if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_PERM') || code === 'EACCES' || code === 'EPERM') return CANNOT_OPEN
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB' || code === 'QUICK_CHECK') return CORRUPT

@@ -31,7 +31,7 @@
 
 import { SQL, type TransactionSQL } from 'bun'
 import { accessSync, constants as fsConstants } from 'node:fs'
-import { errorCodeOf, sqlstateOf, type Logger } from '../log.ts'
+import { systemCodeOf, sqlstateOf, type Logger } from '../log.ts'
 import { ReplaceablePool } from './postgres-pool.ts'
 import { ReplaceableListener, type ListenLoss } from './postgres-listen.ts'
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './postgres-migrations.ts'
@@ -98,7 +98,7 @@ export function isUnavailable(error: unknown): boolean {
 }
 
 function unavailableReason(error: unknown): string {
-  return sqlstateOf(error) ?? errorCodeOf(error) ?? 'unknown'
+  return sqlstateOf(error) ?? systemCodeOf(error) ?? 'unknown'
 }
 
 /** SQLSTATEs of a session the server ended: pg_terminate_backend or a shutdown, a crash of another backend, idle_session_timeout. */

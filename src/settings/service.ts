@@ -172,7 +172,7 @@ export class SettingsService {
     const setting = await this.deps.storage.settings.get(key)
     if (setting === null || !options.decrypt || !setting.encrypted) return setting
     const result = this.deps.cipher.tryDecrypt(setting.value, settingAad(key))
-    await this.deps.audit.record('settings_decrypt_read', options.actor, key, { ok: result.ok }, options.requestId)
+    await this.deps.audit.record({ action: 'settings_decrypt_read', actor: options.actor, target: key, detail: { ok: result.ok }, requestId: options.requestId })
     if (!result.ok) throw new ApiError(result.reason === 'unavailable' ? 'encryption_unavailable' : 'decryption_failed')
     return { ...setting, value: result.plaintext }
   }
@@ -193,7 +193,7 @@ export class SettingsService {
     const value = encrypted ? this.deps.cipher.encryptSetting(input.key, input.value) : input.value
     const { storage, audit, clock } = this.deps
     const setting: Setting = { key: input.key, value, encrypted, category: input.category ?? null, updated_at: new Date(clock.now()).toISOString() }
-    const outcome = await storage.settings.upsert(setting, (outcome) => audit.entry('settings_write', actor, input.key, { outcome, encrypted }, requestId), condition)
+    const outcome = await storage.settings.upsert(setting, (outcome) => audit.entry({ action: 'settings_write', actor, target: input.key, detail: { outcome, encrypted }, requestId }), condition)
     if (outcome === 'refused') {
       throw new ApiError('precondition_failed', { message: condition === 'absent' ? 'A setting with this key exists.' : 'No setting with this key.' })
     }
@@ -203,7 +203,7 @@ export class SettingsService {
 
   /** True when the key existed. */
   async remove(key: string, actor: Actor, requestId?: string): Promise<boolean> {
-    const removed = await this.deps.storage.settings.delete(key, this.deps.audit.entry('settings_delete', actor, key, undefined, requestId))
+    const removed = await this.deps.storage.settings.delete(key, this.deps.audit.entry({ action: 'settings_delete', actor, target: key, requestId }))
     this.invalidate(key)
     return removed
   }
@@ -230,7 +230,7 @@ export class SettingsService {
         const opened = cipher.tryDecrypt(setting.value, settingAad(setting.key))
         return opened.ok ? cipher.encryptSetting(setting.key, opened.plaintext) : null
       },
-      (count) => audit.entry('settings_reencrypt', actor, null, { count }),
+      (count) => audit.entry({ action: 'settings_reencrypt', actor, target: null, detail: { count } }),
     )
     this.invalidate(null)
     return outcome.ok ? { ok: true, reencrypted: outcome.count } : { ok: false, reason: 'undecryptable', keys: outcome.keys }
