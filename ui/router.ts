@@ -205,3 +205,18 @@ export function useQueryText(value: string): [string, (text: string) => void] {
   }, [value])
   return [text, setText]
 }
+
+/**
+ * State about the list as it was read for the query it was set on (a notice about that list, a
+ * row's failure): another search or page, Back, Forward included, lets go of it. Hidden from the
+ * render that shows the other list, and dropped for good, so coming back does not bring it back.
+ */
+export function useQueryState<T extends object>(): [T | null, (value: T | null) => void] {
+  const [held, setHeld] = useState<{ value: T; search: string } | null>(null)
+  const current = held !== null && held.search === location.value.search ? held.value : null
+  useEffect(() => {
+    if (held !== null && current === null) setHeld(null)
+  }, [held, current])
+  const set = useCallback((value: T | null) => setHeld(value === null ? null : { value, search: location.peek().search }), [])
+  return [current, set]
+}

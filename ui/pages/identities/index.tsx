@@ -9,7 +9,7 @@ import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { UnreadableRows } from '../../components/unreadable.tsx'
 import { readTrail, writeTrail } from '../../components/trail.ts'
-import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
+import { location, navigate, queryParam, useQueryState, useQueryText, withQuery } from '../../router.ts'
 import { CreateIdentity, keptCreateIdentity } from './create.tsx'
 import { takeDraft } from '../../drafts.ts'
 import { displayName, primaryIdentifier } from './describe.ts'
@@ -59,13 +59,7 @@ export function IdentitiesPage() {
   }, [creating])
   // A create whose outcome is unknown (Kratos did not answer in time): said above the list, read again.
   // It belongs to the list as it was then: another search or page (Back and Forward included) lets go of it.
-  const [unknownAt, setUnknownAt] = useState<{ failure: ApiFailure; search: string } | null>(null)
-  const createUnknown = unknownAt !== null && unknownAt.search === location.value.search ? unknownAt.failure : null
-  // Hidden from the render that shows the other list; dropped for good, so coming back does not bring it back.
-  useEffect(() => {
-    if (unknownAt !== null && createUnknown === null) setUnknownAt(null)
-  }, [unknownAt, createUnknown])
-  const setCreateUnknown = (failure: ApiFailure | null) => setUnknownAt(failure && { failure, search: location.peek().search })
+  const [createUnknown, setCreateUnknown] = useQueryState<ApiFailure>()
   const [query, setQuery] = useQueryText(filter)
 
   const rows: Identity[] = loaded.state === 'ready' ? loaded.data.identities : []

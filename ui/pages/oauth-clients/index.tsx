@@ -15,7 +15,7 @@ import { Time } from '../../components/time.tsx'
 import { revealHidden } from '../../reveal.ts'
 import { announce } from '../../components/status.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
-import { location, navigate, navigateFrom, queryParam, useLeaveGuard, useQueryText } from '../../router.ts'
+import { location, navigate, navigateFrom, queryParam, useLeaveGuard, useQueryState, useQueryText } from '../../router.ts'
 import { ChangedNotice, useChangedNotice, whatStopsSave, type Members } from '../../components/changed-meanwhile.tsx'
 import { same, staleMembers } from '../../components/json-patch.ts'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
@@ -118,25 +118,20 @@ export function OAuthClientsPage() {
   // A create whose outcome is unknown (Hydra did not answer in time): said above the list, read again,
   // and Create client opens with its draft. Both belong to the list as it was then: another search or
   // page (Back included) lets go of them, as the Identities page's go() does.
-  const [unknownAt, setUnknownAt] = useState<{ failure: ApiFailure; search: string } | null>(null)
-  const unknown = unknownAt !== null && unknownAt.search === location.value.search ? unknownAt.failure : null
-  // Hidden from the render that shows the other list; dropped for good, so Back does not bring it back.
-  useEffect(() => {
-    if (unknownAt !== null && unknown === null) setUnknownAt(null)
-  }, [unknownAt, unknown])
+  const [unknown, setUnknown] = useQueryState<ApiFailure>()
   const unsaved = useUnsavedChanges(creating && !same(draft, draftOf(null)) ? 'the new client' : null, { form: 'client-create', data: { draft } satisfies CreateDraft })
   const [loaded, retry] = useLoad(() => api.clients({ page_size: paging.size, page_token: paging.token || undefined, client_name: name || undefined }), [location.value.search])
   const none = paging.token ? 'No more clients.' : name ? 'No client has this name.' : 'There are no OAuth clients yet.'
   useResultsAnnounced(loaded, location.value.search, ({ items }) => (items.length === 0 ? none : `${items.length} ${items.length === 1 ? 'client' : 'clients'} shown.`))
   const create = (draft: ClientDraft) =>
     oneAtATime(async () => {
-      setUnknownAt(null)
+      setUnknown(null)
       const result = await unsaved.send(() => api.createClient(clientBody(draft)))
       if (!result.ok && result.failure.maybeDone) {
         // Another Create could make a second client: the dialog closes (the draft is kept for
         // Create client) and the list is read again, so the operator sees whether it is there.
         const secret = draft.token_endpoint_auth_method === 'none' ? '' : ' If it is, its secret cannot be shown any more: delete it and create it again.'
-        setUnknownAt({ failure: unknownOutcomeSaid(result.failure, `The client may have been created: check the list before creating it again.${secret}`), search: location.peek().search })
+        setUnknown(unknownOutcomeSaid(result.failure, `The client may have been created: check the list before creating it again.${secret}`))
         setCreating(false)
         retry()
         return

@@ -1,6 +1,6 @@
 // Sessions (admin): active Kratos sessions across identities, paged with Kratos's page tokens;
 // revoke or extend one, the list updating and the outcome announced.
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import { api, type ApiFailure, type KratosSession } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, useLoad } from '../../components/load.tsx'
@@ -9,7 +9,7 @@ import { Dialog } from '../../components/dialog.tsx'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { announce, clearEarlierAnnouncement } from '../../components/status.ts'
 import { UnreadableRows } from '../../components/unreadable.tsx'
-import { location } from '../../router.ts'
+import { location, useQueryState } from '../../router.ts'
 import { DeviceCells, TimeCells } from '../../components/session-cells.tsx'
 import { primaryIdentifier } from '../identities/describe.ts'
 
@@ -21,11 +21,7 @@ export function SessionsPage() {
   // person is (focus stays on Extend), naming the session.
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   // It is about the list as it was read: another page, Back, Forward or Retry lets go of it.
-  const [extendFailure, setExtendFailure] = useState<{ sessionId: string; message: string; search: string } | null>(null)
-  const rowFailure = extendFailure !== null && extendFailure.search === location.value.search ? extendFailure : null
-  useEffect(() => {
-    if (extendFailure !== null && rowFailure === null) setExtendFailure(null)
-  }, [extendFailure, rowFailure])
+  const [rowFailure, setExtendFailure] = useQueryState<{ sessionId: string; message: string }>()
   const retry = () => {
     setExtendFailure(null)
     readAgain()
@@ -54,7 +50,7 @@ export function SessionsPage() {
     if (!result.ok) {
       // In place of an earlier outcome in the status region, as a failure shown elsewhere does.
       clearEarlierAnnouncement()
-      return setExtendFailure({ sessionId: session.id, message: `The session of ${who} was not extended. ${result.failure.message}`, search: location.peek().search })
+      return setExtendFailure({ sessionId: session.id, message: `The session of ${who} was not extended. ${result.failure.message}` })
     }
     setExtendFailure(null)
     // Kratos answers the extended session (with faster_session_extend: 204, then read it again). It
