@@ -203,6 +203,65 @@ describe('a stored API key the service cannot read', () => {
   })
 })
 
+describe('an API key that cannot go in a header', () => {
+  // A line break in a key would end the Authorization header and start another header, or a whole
+  // second request on the pooled upstream connection (whose answer would go to the next caller).
+  // U+010A and U+010D are there too: as latin1 they would be LF and CR on the wire.
+  const hostile = ['KEY-123\r\n\r\nGET /smuggled HTTP/1.1\r\nhost: x\r\nx-pad: y', 'KEY\u010d\u010ax-injected: yes', 'trailing-newline\n', 'with space', 'tab\there', 'nul\u0001byte', 'é-accented']
+
+  test('is refused when stored, through the API and the settings service, naming none of it', async () => {
+    markSensitive(hostile[0]!, hostile[1]!)
+    const cookie = `admin-session=${stack.service.sign({ sub: stack.admin.id, role: 'admin' })}`
+    for (const value of hostile) {
+      const response = await fetch(`${stack.service.url}/api/settings`, {
+        method: 'POST',
+        headers: { cookie, origin: ORIGIN, 'content-type': 'application/json' },
+        body: JSON.stringify({ key: 'proxy.idp.api_key', value, encrypted: true }),
+      })
+      expect(response.status).toBe(400)
+      expect(await response.json()).toEqual({
+        error: 'bad_request',
+        message: 'An API key is sent in an HTTP header: it may hold only visible ASCII characters, without spaces or line breaks.',
+      })
+      await expect(stack.service.services.settings.write({ key: 'proxy.oauth-admin.api_key', value, encrypted: true }, null)).rejects.toMatchObject({ code: 'bad_request' })
+    }
+    expect(await stack.service.services.settings.getSetting('proxy.idp.api_key')).toBeNull()
+    expect(await stack.service.services.settings.apiKeyFor('oauth-admin')).toBe(ADMIN_KEY)
+    // Any other setting may hold them; an empty key means none.
+    await stack.service.services.settings.write({ key: 'notes.multiline', value: hostile[0]! }, null)
+    await stack.service.services.settings.write({ key: 'proxy.idp.api_key', value: '' }, null)
+    expect(await stack.service.services.settings.apiKeyFor('idp')).toBeNull()
+  })
+
+  test('stored before (or into the database directly): 500 proxy_error, nothing sent upstream, logged as api_key_unreadable', async () => {
+    const service = await startService({ env: { IDP_PUBLIC_URL: upstream.url, OAUTH_ADMIN_URL: upstream.url, IDP_ADMIN_URL: stack.kratos.url } })
+    try {
+      const cipher = service.services.settings.cipher
+      const write = service.db!.query('INSERT OR REPLACE INTO settings (key, value, encrypted, category, updated_at) VALUES (?, ?, ?, NULL, ?)')
+      write.run('proxy.idp.api_key', hostile[0]!, 0, new Date().toISOString())
+      write.run('proxy.oauth-admin.api_key', cipher.encryptSetting('proxy.oauth-admin.api_key', hostile[1]!), 1, new Date().toISOString())
+      const before = upstream.received.length
+      const cookie = `admin-session=${service.sign({ sub: stack.admin.id, role: 'admin' })}`
+      // Twice each: the first read and a read through memory both refuse it.
+      for (let round = 0; round < 2; round++) {
+        const anonymous = await fetch(`${service.url}/api/idp/self-service/login/browser`)
+        const admin = await fetch(`${service.url}/api/oauth-admin/admin/clients`, { headers: { cookie } })
+        for (const response of [anonymous, admin]) {
+          expect(response.status).toBe(500)
+          expect(await response.json()).toEqual({ error: 'proxy_error', message: 'An unexpected error occurred.' })
+        }
+      }
+      expect(upstream.received.length).toBe(before)
+      const refused = service.logLines.filter((line) => line.includes('"event":"api_key_unreadable"'))
+      expect(refused.length).toBe(4)
+      for (const line of refused) expect(JSON.parse(line)).toMatchObject({ level: 'error', error_name: 'ApiKeyNotSendable' })
+      expect(service.logLines.filter((line) => line.includes('"event":"request"') && line.includes('"upstream_failure":"api_key_unreadable"')).length).toBe(4)
+    } finally {
+      await service.stop()
+    }
+  })
+})
+
 describe('paths that would leave the upstream', () => {
   const tricks = [
     `//127.0.0.2:${0}/steal`,

@@ -215,8 +215,14 @@ describe('key rotation', () => {
       const child = Bun.spawnSync(['bun', 'src/main.ts', 'settings', ...args], { env, stdin: stdin === undefined ? 'ignore' : Buffer.from(stdin), cwd: join(import.meta.dir, '..') })
       return { status: child.exitCode, out: child.stdout.toString(), err: child.stderr.toString() }
     }
-    expect(run(['set', 'proxy.iam-idp-admin.api_key', '--encrypted'], 'bootstrap-key\n\n')).toMatchObject({ status: 0, out: 'created proxy.iam-idp-admin.api_key (encrypted)\n' })
-    expect(run(['get', 'proxy.iam-idp-admin.api_key', '--decrypt']).out).toBe('bootstrap-key\n\n')
+    // One newline is stripped, the next one kept: an API key cannot hold it (it goes in a header).
+    const refused = run(['set', 'proxy.iam-idp-admin.api_key', '--encrypted'], 'bootstrap-key\n\n')
+    expect(refused).toMatchObject({ status: 1, out: '' })
+    expect(refused.err).toContain('An API key is sent in an HTTP header: it may hold only visible ASCII characters, without spaces or line breaks.')
+    expect(run(['set', 'proxy.iam-idp-admin.api_key', '--encrypted'], 'bootstrap-key\n')).toMatchObject({ status: 0, out: 'created proxy.iam-idp-admin.api_key (encrypted)\n' })
+    expect(run(['get', 'proxy.iam-idp-admin.api_key', '--decrypt']).out).toBe('bootstrap-key\n')
+    expect(run(['set', 'mail.footer', '--encrypted'], 'two lines\n\n')).toMatchObject({ status: 0, out: 'created mail.footer (encrypted)\n' })
+    expect(run(['get', 'mail.footer', '--decrypt']).out).toBe('two lines\n\n')
     expect(run(['get']).status).toBe(2)
     expect(run(['set', 'a', '--bogus'], '').status).toBe(2)
     expect(run(['delete', 'proxy.iam-idp-admin.api_key'])).toMatchObject({ status: 0, out: 'deleted proxy.iam-idp-admin.api_key\n' })

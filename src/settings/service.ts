@@ -34,6 +34,8 @@ interface CachedSetting {
   setting: Readonly<Setting> | null
   /** Filled on the first decrypted read. */
   plaintext?: string
+  /** Read as an API key (`apiKeyFor`): the value to send, null for none; filled once checked. */
+  apiKey?: string | null
 }
 
 interface SettingsServiceDeps {
@@ -50,6 +52,31 @@ const API_KEY_SETTINGS = new Map(UPSTREAM_NAMES.map((name) => [name, `proxy.${na
 
 export function apiKeySetting(prefix: UpstreamName): string {
   return API_KEY_SETTINGS.get(prefix)!
+}
+
+const API_KEY_SETTING_NAMES: ReadonlySet<string> = new Set(API_KEY_SETTINGS.values())
+
+/**
+ * What an API key may hold: it is sent as `Authorization: Bearer <key>`, so visible ASCII only (a
+ * bearer token has no spaces). A line break in it would end the header and start another, or a
+ * second request on the upstream connection.
+ */
+const SENDABLE_API_KEY = /^[\x21-\x7E]+$/
+const API_KEY_REFUSED = 'An API key is sent in an HTTP header: it may hold only visible ASCII characters, without spaces or line breaks.'
+
+/** A stored API key that cannot go in a header (written before keys were checked, or into the database directly). */
+export class ApiKeyNotSendable extends Error {
+  override readonly name = 'ApiKeyNotSendable'
+  constructor() {
+    super('the stored API key cannot be sent in a header')
+  }
+}
+
+/** The key to send for a stored value: null for none (unset or empty); refused when it cannot go in a header. */
+function sendableApiKey(value: string | null): string | null {
+  if (value === null || value === '') return null
+  if (!SENDABLE_API_KEY.test(value)) throw new ApiKeyNotSendable()
+  return value
 }
 
 export class SettingsService {
@@ -122,7 +149,10 @@ export class SettingsService {
    * `encryption_unavailable` or `decryption_failed` when an encrypted value cannot be read.
    */
   async getDecrypted(key: string): Promise<string | null> {
-    const entry = this.cacheHit(key) ?? (await this.load(key))
+    return this.plaintextOf(this.cacheHit(key) ?? (await this.load(key)))
+  }
+
+  private plaintextOf(entry: CachedSetting): string | null {
     const { setting } = entry
     if (setting === null) return null
     if (!setting.encrypted) return setting.value
@@ -132,16 +162,18 @@ export class SettingsService {
 
   /**
    * The API key for an upstream prefix: setting `proxy.<prefix>.api_key`, decrypted when stored
-   * encrypted (decisions §6). Null when unset. A stored key that cannot be decrypted throws
-   * (fail closed: no request goes out without the key it should carry).
+   * encrypted (decisions §6). Null when unset. A stored key that cannot be decrypted, or cannot go
+   * in a header (ApiKeyNotSendable), throws (fail closed: no request goes out without the key it
+   * should carry, nor with one that would break its framing).
    */
   async apiKeyFor(prefix: UpstreamName): Promise<string | null> {
     const key = apiKeySetting(prefix)
     const generation = this.apiKeyGenerations.get(prefix) ?? 0
     if (generation === 0) this.apiKeyGenerations.set(prefix, 0)
     try {
-      const value = await this.getDecrypted(key)
-      const apiKey = value === null || value === '' ? null : value
+      const entry = this.cacheHit(key) ?? (await this.load(key))
+      if (entry.apiKey === undefined) entry.apiKey = sendableApiKey(this.plaintextOf(entry))
+      const apiKey = entry.apiKey
       // A read that started before a change does not record what it read.
       if (this.apiKeyGenerations.get(prefix) === generation) this.lastApiKeys.set(prefix, apiKey)
       return apiKey
@@ -155,16 +187,10 @@ export class SettingsService {
   /**
    * The API key for an upstream prefix when memory can answer at once: what `apiKeyFor` would
    * answer, or undefined when only `apiKeyFor` can (the cache cannot be trusted now, holds no entry,
-   * or holds an encrypted value not yet decrypted: its failure is `apiKeyFor`'s to report).
+   * or holds one `apiKeyFor` has not read: its failures are its own to report).
    */
   cachedApiKey(prefix: UpstreamName): string | null | undefined {
-    const entry = this.cacheHit(apiKeySetting(prefix))
-    if (entry === undefined) return undefined
-    const { setting } = entry
-    if (setting === null) return null
-    const value = setting.encrypted ? entry.plaintext : setting.value
-    if (value === undefined) return undefined
-    return value === '' ? null : value
+    return this.cacheHit(apiKeySetting(prefix))?.apiKey
   }
 
   /**
@@ -222,6 +248,7 @@ export class SettingsService {
     if (problem) throw new ApiError('bad_request', { message: `Invalid or missing field: ${problem}.` })
     const withNul = fieldWithNul(input)
     if (withNul) throw new ApiError('bad_request', { message: `Invalid field: ${withNul} (U+0000 is not allowed).` })
+    if (API_KEY_SETTING_NAMES.has(input.key) && input.value !== '' && !SENDABLE_API_KEY.test(input.value)) throw new ApiError('bad_request', { message: API_KEY_REFUSED })
     const encrypted = input.encrypted === true
     // Encrypt before the transaction: no crypto work while holding the write lock.
     const value = encrypted ? this.deps.cipher.encryptSetting(input.key, input.value) : input.value
