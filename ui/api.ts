@@ -34,7 +34,8 @@ export interface ApiFailure {
    */
   requestId?: string
 }
-export type ApiResult<T> = { ok: true; data: T } | { ok: false; failure: ApiFailure }
+/** `requestId` on an answer: the id this service gave its request, for a page that finds the data unusable. */
+export type ApiResult<T> = { ok: true; data: T; requestId?: string } | { ok: false; failure: ApiFailure }
 
 /**
  * A delete's outcome: done, with `already` when the service answered 404 (deleted elsewhere first:
@@ -176,9 +177,9 @@ export type UpstreamService = 'Kratos' | 'Hydra'
 const KRATOS_ANSWERS: UpstreamService = 'Kratos'
 const HYDRA_ANSWERS: UpstreamService = 'Hydra'
 
-/** A 200 whose body is not what the page reads: as unusable as a 502, and told as such. */
-function unreadable(from: UpstreamService): ApiResult<never> {
-  return { ok: false, failure: { error: 'invalid_response', message: `${from} answered with data this page cannot show.`, status: 200 } }
+/** A 200 whose body is not what the page reads: as unusable as a 502, and told as such (with its request's id, to report). */
+export function unreadable(from: UpstreamService, requestId: string | undefined, message = `${from} answered with data this page cannot show.`): { ok: false; failure: ApiFailure } {
+  return { ok: false, failure: { error: 'invalid_response', message, status: 200, requestId } }
 }
 
 /** An upstream record through its reader (ory-records.ts): refused when it is not one. */
@@ -186,7 +187,7 @@ async function requestRecord<T>(from: UpstreamService, read: (value: unknown) =>
   const { result } = await send<unknown>(method, path, body, { readFor })
   if (!result.ok) return result
   const record = read(result.data)
-  return record === null ? unreadable(from) : { ok: true, data: record }
+  return record === null ? unreadable(from, result.requestId) : { ok: true, data: record, requestId: result.requestId }
 }
 
 /** The records of a list that can be read, and how many cannot; refused when the answer is no list. */
@@ -198,7 +199,7 @@ function readRows<T>(rows: unknown[], read: (value: unknown) => T | null): { ite
 async function requestList<T>(from: UpstreamService, read: (value: unknown) => T | null, path: string): Promise<ApiResult<Paged<T>>> {
   const { result, headers } = await send<unknown>('GET', path)
   if (!result.ok) return result
-  if (!Array.isArray(result.data)) return unreadable(from)
+  if (!Array.isArray(result.data)) return unreadable(from, result.requestId)
   return { ok: true, data: { ...readRows(result.data, read), next: nextPageToken(headers?.get('link') ?? null) } }
 }
 
@@ -228,7 +229,7 @@ async function identitySessions(identityId: string, count: number): Promise<ApiR
   const perPage = Math.max(1, Math.min(count, MOST_IDENTITY_SESSIONS))
   const read = await send<unknown>('GET', `${KRATOS}/identities/${id(identityId)}/sessions${q({ active: 'true', page: 1, per_page: perPage })}`)
   if (!read.result.ok) return read.result
-  if (!Array.isArray(read.result.data)) return unreadable(KRATOS_ANSWERS)
+  if (!Array.isArray(read.result.data)) return unreadable(KRATOS_ANSWERS, read.result.requestId)
   const rows = read.result.data.slice(0, perPage)
   return { ok: true, data: { ...readRows(rows, readSession), total: totalCount(read.headers), end: rows.length < perPage } }
 }
@@ -249,7 +250,7 @@ async function identitySchemas(from: 'idp' | 'idp-admin'): Promise<ApiResult<Ide
   const { result } = await send<unknown>('GET', `/api/${from}/schemas`, undefined, { redirect: 'manual' })
   if (result.ok) {
     const schemas = readSchemas(result.data)
-    return schemas ? { ok: true, data: schemas } : unreadable(KRATOS_ANSWERS)
+    return schemas ? { ok: true, data: schemas } : unreadable(KRATOS_ANSWERS, result.requestId)
   }
   if (result.failure.error !== 'redirected') return result
   return { ok: false, failure: { ...result.failure, message: 'Kratos sends the identity schemas to its public API. Set IDP_PUBLIC_URL to the address of Kratos’s public API.' } }
@@ -287,9 +288,9 @@ async function send<T>(method: string, path: string, body?: unknown, options: Se
   const headers = response.headers
   const requestId = requestIdOf(headers)
   if (response.ok) {
-    if (response.status === 204) return { result: { ok: true, data: undefined as T }, headers }
+    if (response.status === 204) return { result: { ok: true, data: undefined as T, requestId }, headers }
     try {
-      return { result: { ok: true, data: (await response.json()) as T }, headers }
+      return { result: { ok: true, data: (await response.json()) as T, requestId }, headers }
     } catch {
       return { result: { ok: false, failure: { error: 'invalid_response', message: 'The service sent an answer the page cannot read.', status: response.status, requestId } }, headers }
     }

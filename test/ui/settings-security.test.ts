@@ -591,6 +591,13 @@ test('a failure keeps its request ID under Details, closed so that it is not rea
   await alert.getByText(`Request ID: ${requestId}`).waitFor()
   expect(await details.evaluate((element) => (element as HTMLDetailsElement).open)).toBe(true)
   expect(stored()).toBe('Traced Failure')
+  // Copied with its own button, from the keyboard.
+  await admin.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: admin.harness.sandbox.url })
+  await page.keyboard.press('Tab')
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Copy the request ID')
+  await page.keyboard.press('Enter')
+  await page.getByRole('status').getByText('Copied.').waitFor()
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(requestId)
   // Opened, in both themes, on a desktop and a phone: the id wraps rather than scroll sideways.
   expect(await sweep(page, 'failure-details', () => alert.getByText(`Request ID: ${requestId}`).waitFor())).toEqual([])
 
@@ -603,8 +610,10 @@ test('a failure keeps its request ID under Details, closed so that it is not rea
   await page.keyboard.press('Enter')
   await page.getByText("Enter a request ID (a UUID, as a failure's Details show it), or leave it empty for every request.").waitFor()
   expect(await page.evaluate(() => [document.activeElement?.id, document.activeElement?.getAttribute('aria-describedby')])).toEqual(['audit-request-id', 'audit-request-id-error'])
+  // Pasted after its label, as Details show it: the id is what counts.
   await page.getByRole('textbox', { name: 'Request ID' }).fill('')
-  await page.keyboard.type(requestId.toUpperCase())
+  await page.keyboard.type('Request ID: ')
+  await page.keyboard.press('Control+V')
   await page.keyboard.press('Enter')
   await page.waitForURL((address) => address.searchParams.get('request_id') === requestId)
   await page.getByRole('status').getByText('1 audit event shown.').waitFor()
@@ -617,11 +626,84 @@ test('a failure keeps its request ID under Details, closed so that it is not rea
   await page.keyboard.press('Enter')
   await page.waitForURL((address) => !address.searchParams.has('request_id'))
   await table.locator('tbody tr').nth(1).waitFor()
+  // Typed in capitals, it is the same id.
+  await page.getByRole('textbox', { name: 'Request ID' }).fill(requestId.toUpperCase())
+  await page.keyboard.press('Enter')
+  await page.waitForURL((address) => address.searchParams.get('request_id') === requestId)
+  await page.getByRole('status').getByText('1 audit event shown.').waitFor()
   expect(admin.problems.splice(0).filter((problem) => !/status of 500\b/.test(problem))).toEqual([])
 
   function stored() {
     return kratos.identities.get(person.id)!.traits.name
   }
+})
+
+test('the request ID is under Details for every failure to report: an unreadable record, a bulk change and an Extend Kratos refused', async () => {
+  const { kratos } = admin.harness.sandbox
+  const page = admin.page
+  const idOf = async (answer: Promise<import('playwright-core').Response>) => (await (await answer).headerValue('x-request-id'))!
+  const opened = async (alert: import('playwright-core').Locator, requestId: string) => {
+    await alert.getByText('Details', { exact: true }).click()
+    await alert.getByText(`Request ID: ${requestId}`).waitFor()
+  }
+
+  // A record Kratos answers 200 with, in a shape the page cannot read (the page reads it for more
+  // than one section: the ID is one of those answers').
+  const odd = kratos.addIdentity({ email: 'unreadable.record@example.test', name: 'Odd Record' })
+  kratos.malformedRecords.set(odd.id, () => null)
+  const answers: string[] = []
+  const record = (response: import('playwright-core').Response) => {
+    if (new URL(response.url()).pathname.endsWith(`/identities/${odd.id}`)) void response.headerValue('x-request-id').then((id) => answers.push(id!))
+  }
+  page.on('response', record)
+  try {
+    await page.goto(admin.url(`/dashboard/identities/${odd.id}`))
+    const alert = page.getByRole('alert').filter({ hasText: 'Kratos answered with data this page cannot show.' }).first()
+    await alert.waitFor()
+    await alert.getByText('Details', { exact: true }).click()
+    const shown = /Request ID: ([0-9a-f-]{36})/.exec((await alert.textContent())!)![1]!
+    expect(answers).toContain(shown)
+  } finally {
+    page.off('response', record)
+    kratos.malformedRecords.delete(odd.id)
+  }
+
+  // A bulk change Kratos refused: the first refused request's ID.
+  const chosen = kratos.addIdentity({ email: 'bulk.refused@example.test', name: 'Bulk Refused' })
+  await page.goto(admin.url('/dashboard/identities?search=bulk.refused%40example.test'))
+  await page.getByRole('checkbox', { name: 'Select bulk.refused@example.test' }).check()
+  kratos.failWith = 500
+  try {
+    const answer = page.waitForResponse((response) => response.request().method() === 'PATCH')
+    await page.getByRole('button', { name: 'Deactivate', exact: true }).click()
+    await page.getByRole('dialog', { name: 'Deactivate 1 identity?' }).getByRole('button', { name: 'Deactivate' }).click()
+    const alert = page.getByRole('alert').filter({ hasText: 'Not deactivated: bulk.refused@example.test.' })
+    await alert.waitFor()
+    await opened(alert, await idOf(answer))
+  } finally {
+    kratos.failWith = null
+  }
+  expect(kratos.identities.get(chosen.id)!.state).toBe('active')
+
+  // An Extend Kratos refused: in its row.
+  await page.goto(admin.url('/dashboard/sessions'))
+  const sessions = page.getByRole('table', { name: 'Active sessions' })
+  await sessions.waitFor()
+  const email = (await sessions.locator('tbody tr td:first-child a').allTextContents())[0]!
+  const button = page.getByRole('button', { name: `Extend session of ${email}` })
+  kratos.failWith = 500
+  try {
+    const answer = page.waitForResponse((response) => response.request().method() === 'PATCH')
+    await button.click()
+    const alert = page.getByRole('row').filter({ has: button }).getByRole('alert')
+    await alert.getByText(`The session of ${email} was not extended.`, { exact: false }).waitFor()
+    await opened(alert, await idOf(answer))
+    expect(await sweep(page, 'extend-refused-details', () => alert.waitFor())).toEqual([])
+  } finally {
+    kratos.failWith = null
+  }
+  // The refused writes (500), and the list read again after the bulk change while Kratos still failed (502).
+  expect(admin.problems.splice(0).filter((problem) => !/status of 50[02]\b/.test(problem))).toEqual([])
 })
 
 test('the audit log filters to writes through the proxies, stepped to with the arrow keys, and says which method each was', async () => {

@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import type { ApiFailure, ApiResult } from '../api.ts'
-import { announce, clearEarlierAnnouncement } from './status.ts'
+import { announce, clearEarlierAnnouncement, copyText } from './status.ts'
 
 type Loaded<T> = { state: 'loading' } | { state: 'failed'; failure: ApiFailure } | { state: 'ready'; data: T; refreshing?: boolean }
 
@@ -145,6 +145,31 @@ function LinkRefused({ place, retry }: { place: LinkPlace; retry: () => void }) 
  */
 const toReport = (failure: ApiFailure) => failure.status >= 500 || failure.error === 'invalid_response'
 
+/**
+ * A failure's request ID, when it is one to report (`toReport`): for whoever reads the service's
+ * log (and its audit trail, for a change). Closed, so that it is not read out with the message, and
+ * closed again for the next failure.
+ */
+export function FailureDetails({ failure }: { failure: ApiFailure }) {
+  if (!failure.requestId || !toReport(failure)) return null
+  return <RequestIdDetails key={failure.requestId} requestId={failure.requestId} />
+}
+
+function RequestIdDetails({ requestId }: { requestId: string }) {
+  return (
+    <details class="failure-details">
+      <summary>Details</summary>
+      <p>
+        Request ID: <code class="request-id">{requestId}</code>{' '}
+        <button type="button" aria-label="Copy the request ID" onClick={() => copyText(requestId)}>
+          Copy
+        </button>
+      </p>
+      <p class="hint">The service's log line for this request carries it; so does its audit event, for a change.</p>
+    </details>
+  )
+}
+
 export function ErrorView({
   failure,
   retry,
@@ -172,16 +197,7 @@ export function ErrorView({
   return (
     <div class="error-view" role="alert" ref={ref}>
       <p>{failure.message}</p>
-      {/* For whoever reads the logs and the audit trail, when there is something for them to find;
-          closed, so that it is not read out with the message. */}
-      {failure.requestId && toReport(failure) && (
-        <details class="failure-details">
-          <summary>Details</summary>
-          <p>
-            Request ID: <code>{failure.requestId}</code>
-          </p>
-        </details>
-      )}
+      <FailureDetails failure={failure} />
       {retry && (
         <button type="button" onClick={retry} disabled={busy}>
           Retry

@@ -61,7 +61,9 @@ function IdFilter({ param, name, label, invalid, clear }: { param: string; name:
   const id = `audit-${param.replace(/_/g, '-')}`
   const submit = (event: Event) => {
     event.preventDefault()
-    const typed = text.trim()
+    // Pasted with its label before it ("Request ID: …", as a failure's Details show it), the id is what counts.
+    const trimmed = text.trim()
+    const typed = trimmed.toLowerCase().startsWith(`${label.toLowerCase()}:`) ? trimmed.slice(label.length + 1).trim() : trimmed
     if (typed !== '' && !UUID.test(typed)) {
       setError(invalid)
       return focusFirstInvalid(event.currentTarget as HTMLFormElement)

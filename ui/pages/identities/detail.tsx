@@ -14,7 +14,7 @@ import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { membersPatch, rebaseMembers, same, staleMembers, valuePatch } from '../../components/json-patch.ts'
 import { Time } from '../../components/time.tsx'
-import { announce } from '../../components/status.ts'
+import { announce, copyText } from '../../components/status.ts'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
 import { takeDraft } from '../../drafts.ts'
@@ -733,15 +733,7 @@ function RecoverySection({ identity }: { identity: Identity }) {
     setFailure(null)
     announce(kind === 'link' ? 'Recovery link created.' : 'Recovery code created.')
   }
-  const copy = async () => {
-    if (!result) return
-    try {
-      await navigator.clipboard.writeText(result.value)
-      announce('Copied.')
-    } catch {
-      announce('Copying is not allowed here; select the text and copy it.')
-    }
-  }
+  const copy = () => result && copyText(result.value)
   return (
     <section aria-labelledby="recovery-h" class="card">
       <h2 id="recovery-h" tabIndex={-1}>

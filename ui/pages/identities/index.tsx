@@ -120,7 +120,9 @@ export function IdentitiesPage() {
       const which = unknown.map(({ identity }) => primaryIdentifier(identity)).join(', ')
       sentences.push(`${notAnsweredInTime(upstreamName(late.failure), which)}: they may have been ${past}. The list below has been read again: check it before trying again.`)
     }
-    setBulkFailure(sentences.length ? { error: first?.failure.error ?? 'gateway_timeout', status: first?.failure.status ?? 504, message: sentences.join(' ') } : null)
+    // Its Details give the first failed request's ID (each is in the log and the audit trail).
+    const firstFailure = first?.failure ?? late?.failure
+    setBulkFailure(sentences.length ? { error: first?.failure.error ?? 'gateway_timeout', status: first?.failure.status ?? 504, message: sentences.join(' '), requestId: firstFailure?.requestId } : null)
     retry()
   }
 

@@ -1,6 +1,6 @@
 // The identity read again before a save that sets a list or an object whole, and on Reload (see
 // components/changed-meanwhile.tsx).
-import { api, type ApiFailure, type Identity } from '../../api.ts'
+import { api, unreadable, type ApiFailure, type Identity } from '../../api.ts'
 import type { Members } from '../../components/changed-meanwhile.tsx'
 
 /**
@@ -20,6 +20,6 @@ export async function readAgain(
     return { ok: false, failure: { ...read.failure, message: `${before} ${message}` } }
   }
   const now = pick(read.data)
-  if (now === undefined) return { ok: false, failure: { error: 'invalid_response', message: `${before} Kratos answered it without its traits.`, status: 200 } }
+  if (now === undefined) return unreadable('Kratos', read.requestId, `${before} Kratos answered it without its traits.`)
   return { ok: true, identity: read.data, now }
 }

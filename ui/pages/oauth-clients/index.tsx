@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import type { ComponentChildren } from 'preact'
-import { api, deleteOutcome, unknownOutcomeSaid, type ApiFailure, type OAuthClient } from '../../api.ts'
+import { api, deleteOutcome, unknownOutcomeSaid, unreadable, type ApiFailure, type OAuthClient } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Cell, DataTable, Row } from '../../components/data-table.tsx'
@@ -13,7 +13,7 @@ import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { revealHidden } from '../../reveal.ts'
-import { announce } from '../../components/status.ts'
+import { announce, copyText } from '../../components/status.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { location, navigate, navigateFrom, queryParam, useLeaveGuard, useQueryState, useQueryText } from '../../router.ts'
 import { ChangedNotice, useChangedNotice, whatStopsSave, type Members } from '../../components/changed-meanwhile.tsx'
@@ -66,7 +66,7 @@ async function readClientAgain(clientId: string, doing: 'save' | 'reload'): Prom
     const message = read.failure.status === 404 ? 'Hydra has no client with this ID any more: it has been deleted, perhaps elsewhere.' : read.failure.message
     return { ok: false, failure: { ...read.failure, message: `${before} ${message}` } }
   }
-  if (isUnreadable(read.data, ...FORM_FIELDS)) return { ok: false, failure: { error: 'invalid_response', message: `${before} Hydra answered it with fields this page cannot show.`, status: 200 } }
+  if (isUnreadable(read.data, ...FORM_FIELDS)) return unreadable('Hydra', read.requestId, `${before} Hydra answered it with fields this page cannot show.`)
   return { ok: true, client: read.data, now: formMembers(read.data) }
 }
 
@@ -230,14 +230,7 @@ function OneTimeSecret({ clientId }: { clientId: string }) {
     setSecret(null)
     document.getElementById('page-title')?.focus()
   }
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(secret)
-      announce('Copied.')
-    } catch {
-      announce('Copying is not allowed here; select the text and copy it.')
-    }
-  }
+  const copy = () => copyText(secret)
   return (
     <section class="card one-time" aria-labelledby="secret-h">
       <h2 id="secret-h">Client secret</h2>

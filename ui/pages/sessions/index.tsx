@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks'
 import { api, type ApiFailure, type KratosSession } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
-import { EmptyList, ErrorView, Region, useLoad } from '../../components/load.tsx'
+import { EmptyList, ErrorView, FailureDetails, Region, useLoad } from '../../components/load.tsx'
 import { ActionsCell, Cell, DataTable, Row, Wrappable } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
@@ -21,7 +21,7 @@ export function SessionsPage() {
   // person is (focus stays on Extend), naming the session.
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   // It is about the list as it was read: another page, Back, Forward or Retry lets go of it.
-  const [rowFailure, setExtendFailure] = useQueryState<{ sessionId: string; message: string }>()
+  const [rowFailure, setExtendFailure] = useQueryState<{ sessionId: string; failure: ApiFailure }>()
   const retry = () => {
     setExtendFailure(null)
     readAgain()
@@ -50,7 +50,7 @@ export function SessionsPage() {
     if (!result.ok) {
       // In place of an earlier outcome in the status region, as a failure shown elsewhere does.
       clearEarlierAnnouncement()
-      return setExtendFailure({ sessionId: session.id, message: `The session of ${who} was not extended. ${result.failure.message}` })
+      return setExtendFailure({ sessionId: session.id, failure: { ...result.failure, message: `The session of ${who} was not extended. ${result.failure.message}` } })
     }
     setExtendFailure(null)
     // Kratos answers the extended session (with faster_session_extend: 204, then read it again). It
@@ -95,9 +95,10 @@ export function SessionsPage() {
                         Revoke
                       </button>
                       {rowFailure?.sessionId === session.id && (
-                        <p class="row-error" role="alert">
-                          {rowFailure.message}
-                        </p>
+                        <div class="row-error" role="alert">
+                          <p>{rowFailure.failure.message}</p>
+                          <FailureDetails failure={rowFailure.failure} />
+                        </div>
                       )}
                     </ActionsCell>
                   </Row>
