@@ -68,6 +68,49 @@ test('an admin adds a setting in a category, edits it and deletes it after confi
   expect(await admin.page.getByRole('region', { name: 'mail' }).count()).toBe(0)
 })
 
+test('a long value (up to 64 KiB) is shown cut after its first lines, with Show all and Show less, from the keyboard too; a revealed one as well', async () => {
+  const { settings } = admin.harness.sandbox.services
+  const lines = Array.from({ length: 1000 }, (_, n) => `line ${n + 1}: ${'x'.repeat(40)} 😀`)
+  const value = lines.join('\n')
+  await settings.write({ key: 'templates.long', value, category: 'long values' }, null)
+  await settings.write({ key: 'templates.long_secret', value, encrypted: true, category: 'long values' }, null)
+  try {
+    const page = admin.page
+    await page.goto(admin.url('/dashboard/settings'))
+    const row = settingsRow('templates.long')
+    const shown = row.locator('td.value .multiline')
+    await shown.waitFor()
+    const cut = await shown.evaluate((element) => (element as HTMLElement).innerText)
+    expect(cut.endsWith('…')).toBe(true)
+    expect(cut.split('\n')).toHaveLength(6)
+    expect(value.startsWith(cut.slice(0, -1))).toBe(true)
+    expect((await row.boundingBox())!.height).toBeLessThan(300)
+    const more = page.getByRole('button', { name: `Show all of templates.long (${Array.from(value).length.toLocaleString('en')} characters)` })
+    expect(await more.getAttribute('aria-expanded')).toBe('false')
+    await more.focus()
+    await page.keyboard.press('Enter')
+    const less = page.getByRole('button', { name: 'Show less of templates.long' })
+    await less.waitFor()
+    expect(await less.getAttribute('aria-expanded')).toBe('true')
+    expect(await shown.evaluate((element) => (element as HTMLElement).innerText)).toBe(value)
+    // Focus stays on the button, for the way back.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Show less of templates.long')
+    await page.keyboard.press('Enter')
+    await more.waitFor()
+    expect(await shown.evaluate((element) => (element as HTMLElement).innerText)).toBe(cut)
+    // Revealed through the audited read: cut the same way.
+    await page.getByRole('button', { name: 'Reveal templates.long_secret' }).click()
+    const revealed = settingsRow('templates.long_secret').getByTestId('revealed')
+    await revealed.getByRole('button', { name: /^Show all of templates\.long_secret/ }).waitFor()
+    expect(await revealed.locator('.multiline').evaluate((element) => (element as HTMLElement).innerText)).toBe(cut)
+    expect(await sweep(page, 'settings-long-value', () => more.waitFor())).toEqual([])
+    expect(admin.problems).toEqual([])
+  } finally {
+    await settings.remove('templates.long', null)
+    await settings.remove('templates.long_secret', null)
+  }
+})
+
 test('a value of several lines keeps its lines in the list; Edit opens with focus on Value, the key being fixed', async () => {
   const value = '{\n  "plan": "team",\n  "seats": 25\n}'
   await admin.page.goto(admin.url('/dashboard/settings'))

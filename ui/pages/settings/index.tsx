@@ -28,6 +28,9 @@ const PREFIXES: { name: UpstreamName; label: string }[] = [
 const API_KEY = /^proxy\.([a-z-]+)\.api_key$/
 const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$/
 const NO_CATEGORY = 'Uncategorized'
+/** A value longer than this (characters, or lines) is shown cut, with Show all: a 64 KiB value would fill pages of the table. */
+const SHOWN_CHARACTERS = 300
+const SHOWN_LINES = 6
 const SETTING_EXISTS = 'A setting with this key exists; edit it instead.'
 const DELETED_MEANWHILE = 'Not saved: this setting was deleted since the page loaded. To keep it, add it again with Add setting.'
 
@@ -130,7 +133,7 @@ function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (se
                 </RowHeader>
                 <Cell label="Value" class="mono value">
                   {/* Every write makes a new ciphertext: what was revealed of the value before it goes. */}
-                  {setting.encrypted ? <Masked key={setting.value} setting={setting} /> : <span class="multiline">{setting.value}</span>}
+                  {setting.encrypted ? <Masked key={setting.value} setting={setting} /> : <LongValue name={setting.key} value={setting.value} />}
                 </Cell>
                 <Cell label="Updated">
                   <Time value={setting.updated_at} />
@@ -193,8 +196,8 @@ function Masked({ setting }: { setting: Setting }) {
       {plain === null ? (
         <span aria-label="Encrypted value, hidden">{MASK}</span>
       ) : (
-        <span class="revealed multiline" data-testid="revealed">
-          {plain}
+        <span class="revealed" data-testid="revealed">
+          <LongValue name={setting.key} value={plain} />
         </span>
       )}{' '}
       {plain === null ? (
@@ -480,5 +483,27 @@ function SettingDialog(props: {
         </div>
       </form>
     </Dialog>
+  )
+}
+
+/**
+ * A value as stored, its lines kept; a long one cut after its first lines (or characters), with a
+ * button that shows all of it and then less again.
+ */
+function LongValue({ name, value }: { name: string; value: string }) {
+  const [whole, setWhole] = useState(false)
+  // By code points: a cut never splits a character in two.
+  const characters = Array.from(value)
+  const lines = value.split('\n')
+  if (characters.length <= SHOWN_CHARACTERS && lines.length <= SHOWN_LINES) return <span class="multiline">{value}</span>
+  const cut = Array.from(lines.slice(0, SHOWN_LINES).join('\n')).slice(0, SHOWN_CHARACTERS).join('')
+  const size = `${characters.length.toLocaleString('en')} characters`
+  return (
+    <>
+      <span class="multiline">{whole ? value : `${cut}…`}</span>{' '}
+      <button type="button" aria-expanded={whole} aria-label={whole ? `Show less of ${name}` : `Show all of ${name} (${size})`} onClick={() => setWhole(!whole)}>
+        {whole ? 'Show less' : `Show all (${size})`}
+      </button>
+    </>
   )
 }
