@@ -176,6 +176,27 @@ test('an edit of an encrypted setting refused because the session ended is never
   }
 })
 
+test('an API key refused because the session ended is never kept, and the notice says once to type it again', async () => {
+  const other = await signedInPage(admin.harness, 'admin', '/dashboard/settings')
+  try {
+    const { page: tab, context } = other
+    const keys = tab.getByRole('region', { name: 'Upstream API keys' })
+    await keys.getByRole('button', { name: 'Set key for oauth', exact: true }).click()
+    const dialog = tab.getByRole('dialog', { name: 'API key for /api/oauth' })
+    await dialog.getByLabel('API key').fill('ory_pat_never_kept_0123')
+    await context.clearCookies({ name: 'admin-session' })
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    const said = 'Your session ended before your last change reached the server: it was not saved. The API key is never kept in the browser, so the draft was not kept: make the change again.'
+    const notice = tab.getByRole('alert').filter({ hasText: said })
+    await backThroughSignIn(tab, admin.harness.sandbox, notice)
+    expect(await notice.locator('p').first().textContent()).toBe(said)
+    expect(JSON.stringify(await tab.evaluate(() => ({ ...sessionStorage })))).not.toContain('ory_pat_never_kept_0123')
+    expect(await admin.harness.sandbox.services.settings.getSetting('proxy.oauth.api_key')).toBeNull()
+  } finally {
+    await other.context.close()
+  }
+})
+
 test('Save with a recovery link shown after the session ended asks first; Stay keeps the page and writes no draft (nothing old for a later reload to bring back); OK goes and keeps the draft', async () => {
   const person = admin.harness.sandbox.kratos.addIdentity({ email: 'stay.here@example.test', name: 'Before' })
   const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)

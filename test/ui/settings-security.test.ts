@@ -433,7 +433,16 @@ test('an API key for idp-admin is stored encrypted, sent on the next Kratos call
   const dialog = admin.page.getByRole('dialog', { name: 'API key for /api/idp-admin' })
   await dialog.getByRole('button', { name: 'Save' }).click()
   await dialog.getByText('Enter the API key.').waitFor()
-  await dialog.getByLabel('API key').fill(apiKey)
+  // Pasted with a space in it: said at the field, which keeps what was pasted and has the focus; nothing is sent.
+  const writes = (await admin.harness.sandbox.services.audit.list({ limit: 1000, action: 'settings_write' })).length
+  await dialog.getByLabel('API key').fill('ory_pat_half key')
+  await dialog.getByRole('button', { name: 'Save' }).click()
+  await dialog.getByText('An API key is sent in an HTTP header: it may hold only visible ASCII characters, without spaces or line breaks. Check what was pasted.').waitFor()
+  expect(await admin.page.evaluate(() => [document.activeElement?.id, document.activeElement?.getAttribute('aria-invalid')])).toEqual(['api-key-value', 'true'])
+  expect(await dialog.getByLabel('API key').inputValue()).toBe('ory_pat_half key')
+  expect((await admin.harness.sandbox.services.audit.list({ limit: 1000, action: 'settings_write' })).length).toBe(writes)
+  // White space a paste brought around the key goes.
+  await dialog.getByLabel('API key').fill(`  ${apiKey}\n`)
   await dialog.getByRole('button', { name: 'Save' }).click()
   await admin.page.getByRole('status').getByText('API key for idp-admin saved.').waitFor()
   await row.getByText('Key set').waitFor()
@@ -441,6 +450,7 @@ test('an API key for idp-admin is stored encrypted, sent on the next Kratos call
   await row.getByRole('button', { name: 'Replace key for idp-admin' }).waitFor()
   const stored = (await admin.harness.sandbox.services.settings.list()).find((s) => s.key === 'proxy.idp-admin.api_key')!
   expect(stored.encrypted).toBe(true)
+  expect(await admin.harness.sandbox.services.settings.apiKeyFor('idp-admin')).toBe(apiKey)
   // The generic list does not show the key's row at all (not even its ciphertext).
   expect(await admin.page.getByRole('rowheader', { name: 'proxy.idp-admin.api_key' }).count()).toBe(0)
   expect(await admin.page.content()).not.toContain(stored.value)
@@ -601,6 +611,18 @@ test('the audit log filters by action and by actor; an actor links to its identi
   const actors = await table.locator('tbody tr td:nth-child(2)').allTextContents()
   expect(actors.length).toBeGreaterThan(2)
   expect(new Set(actors)).toEqual(new Set([adminId]))
+  // An actor is matched as the events record it: one recorded in capitals (a provider's own subject) is found as typed.
+  const capitals = '0A1B2C3D-0000-4000-8000-00000000ABCD'
+  await admin.harness.sandbox.services.audit.record({ action: 'login', actor: capitals, target: null, detail: { outcome: 'refused' } })
+  await admin.page.getByRole('textbox', { name: 'Actor (identity ID)' }).fill(capitals)
+  await byActor.getByRole('button', { name: 'Filter' }).click()
+  await admin.page.waitForURL((address) => address.searchParams.get('actor') === capitals)
+  await admin.page.getByRole('status').getByText('1 audit event shown.').waitFor()
+  await byActor.getByRole('button', { name: 'Show everyone' }).click()
+  await admin.page.waitForURL((address) => !address.searchParams.has('actor'))
+  await admin.page.getByRole('textbox', { name: 'Actor (identity ID)' }).fill(adminId)
+  await byActor.getByRole('button', { name: 'Filter' }).click()
+  await admin.page.waitForURL((address) => address.searchParams.get('actor') === adminId)
   expect(await table.locator('tbody tr td:nth-child(5)').first().textContent()).toBeTruthy()
   expect(await table.getByRole('link', { name: adminId }).first().getAttribute('href')).toBe(`/dashboard/identities/${adminId}`)
 })

@@ -4,7 +4,8 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import type { ApiFailure, ApiResult } from '../api.ts'
-import { announce, clearEarlierAnnouncement, copyText } from './status.ts'
+import { announce, clearEarlierAnnouncement } from './status.ts'
+import { copyText } from './clipboard.ts'
 
 type Loaded<T> = { state: 'loading' } | { state: 'failed'; failure: ApiFailure } | { state: 'ready'; data: T; refreshing?: boolean }
 
@@ -143,7 +144,7 @@ function LinkRefused({ place, retry }: { place: LinkPlace; retry: () => void }) 
  * failed; an answer the page cannot read): one to report, with its request ID. A refusal of what was
  * sent (4xx) says what to change instead.
  */
-const toReport = (failure: ApiFailure) => failure.status >= 500 || failure.error === 'invalid_response'
+export const toReport = (failure: ApiFailure) => failure.status >= 500 || failure.error === 'invalid_response'
 
 /**
  * A failure's request ID, when it is one to report (`toReport`): for whoever reads the service's

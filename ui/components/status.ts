@@ -37,13 +37,3 @@ export function announce(message: string): void {
     hide = setTimeout(() => (statusMessage.value = ''), SHOWN_MS)
   })
 }
-
-/** Puts `text` on the clipboard and says so; where the browser refuses, says to select and copy it. */
-export async function copyText(text: string): Promise<void> {
-  try {
-    await navigator.clipboard.writeText(text)
-    announce('Copied.')
-  } catch {
-    announce('Copying is not allowed here; select the text and copy it.')
-  }
-}

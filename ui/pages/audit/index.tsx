@@ -51,9 +51,10 @@ function IdentityRef({ value }: { value: string | null }) {
 
 /**
  * A filter by one id (a UUID) kept in the query as `param`: checked before it is sent, with the
- * button that takes it away once it is set.
+ * button that takes it away once it is set. `anyCase`: the service matches it in any case (a request
+ * ID), so it is sent in lower case; an actor is matched exactly as the events record it.
  */
-function IdFilter({ param, name, label, invalid, clear }: { param: string; name: string; label: string; invalid: string; clear: string }) {
+function IdFilter({ param, name, label, invalid, clear, anyCase = false }: { param: string; name: string; label: string; invalid: string; clear: string; anyCase?: boolean }) {
   const value = queryParam(param) ?? ''
   const [text, setText] = useQueryText(value)
   const [error, setError] = useState<string | null>(null)
@@ -69,7 +70,7 @@ function IdFilter({ param, name, label, invalid, clear }: { param: string; name:
       return focusFirstInvalid(event.currentTarget as HTMLFormElement)
     }
     setError(null)
-    navigate(withQuery({ [param]: typed.toLowerCase() || null, before: null, trail: null }))
+    navigate(withQuery({ [param]: (anyCase ? typed.toLowerCase() : typed) || null, before: null, trail: null }))
   }
   return (
     <form class="search" onSubmit={submit} noValidate role="search" aria-label={name}>
@@ -124,6 +125,7 @@ export function AuditPage() {
           label="Request ID"
           invalid="Enter a request ID (a UUID, as a failure's Details show it), or leave it empty for every request."
           clear="Show every request"
+          anyCase
         />
         <FilterSelect
           label="Action"

@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, deleteOutcome, notAnsweredInTime, unknownOutcomeSaid, upstreamName, type ApiFailure, type Identity } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
-import { EmptyList, ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
+import { EmptyList, ErrorView, Region, toReport, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Cell, DataTable, Row, SelectCell, Wrappable } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { Time } from '../../components/time.tsx'
@@ -120,9 +120,11 @@ export function IdentitiesPage() {
       const which = unknown.map(({ identity }) => primaryIdentifier(identity)).join(', ')
       sentences.push(`${notAnsweredInTime(upstreamName(late.failure), which)}: they may have been ${past}. The list below has been read again: check it before trying again.`)
     }
-    // Its Details give the first failed request's ID (each is in the log and the audit trail).
-    const firstFailure = first?.failure ?? late?.failure
-    setBulkFailure(sentences.length ? { error: first?.failure.error ?? 'gateway_timeout', status: first?.failure.status ?? 504, message: sentences.join(' '), requestId: firstFailure?.requestId } : null)
+    // Its Details give the ID of the first failure there is to report (a 5xx, a timeout), not of a
+    // refusal the message already explains; each is in the log and the audit trail.
+    const reported = [...refused, ...unknown].map(({ failure }) => failure).find(toReport)
+    const shown = reported ?? first?.failure ?? late?.failure
+    setBulkFailure(sentences.length && shown ? { error: shown.error, status: shown.status, message: sentences.join(' '), requestId: shown.requestId } : null)
     retry()
   }
 

@@ -28,6 +28,8 @@ const PREFIXES: { name: UpstreamName; label: string }[] = [
 const API_KEY = /^proxy\.([a-z-]+)\.api_key$/
 const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$/
 const NO_CATEGORY = 'Uncategorized'
+/** The service's rule for an API key (it goes in a header): visible ASCII, no spaces. */
+const SENDABLE_API_KEY = /^[\x21-\x7E]+$/
 /** A value longer than this (characters, or lines) is shown cut, with Show all: a 64 KiB value would fill pages of the table. */
 const SHOWN_CHARACTERS = 300
 const SHOWN_LINES = 6
@@ -281,7 +283,9 @@ function ApiKeyDialog({ prefix, onClose, onSaved }: { prefix: { name: UpstreamNa
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, setBusy] = useState(false)
   const opening = useRef(0)
-  useUnsavedChanges(prefix !== null && value !== '' ? `the API key for /api/${prefix.name}` : null)
+  const focusFirstInvalid = useFocusFirstInvalid()
+  // Never kept in the browser: a Save refused because the session ended asks for it again.
+  const unsaved = useUnsavedChanges(prefix !== null && value !== '' ? `the API key for /api/${prefix.name}` : null, { form: 'api-key', data: null, unkept: 'the API key' })
   // As the dialog opens, in the same render (see Dialog).
   useLayoutEffect(() => {
     opening.current++
@@ -292,11 +296,18 @@ function ApiKeyDialog({ prefix, onClose, onSaved }: { prefix: { name: UpstreamNa
   const save = async (event: Event) => {
     event.preventDefault()
     if (!prefix) return
-    if (value.trim() === '') return setError('Enter the API key.')
+    // A key holds no white space: what a paste brought around it goes.
+    const key = value.trim()
+    const problem = key === '' ? 'Enter the API key.' : SENDABLE_API_KEY.test(key) ? null : 'An API key is sent in an HTTP header: it may hold only visible ASCII characters, without spaces or line breaks. Check what was pasted.'
+    if (problem) {
+      setError(problem)
+      return focusFirstInvalid(event.currentTarget as HTMLFormElement)
+    }
+    setError(null)
     const asked = opening.current
     setBusy(true)
     // Setting or replacing, the key typed here is the one wanted, whatever was stored meanwhile.
-    const result = await api.saveSetting({ key: `proxy.${prefix.name}.api_key`, value, encrypted: true, category: 'proxy' }, 'either')
+    const result = await unsaved.send(() => api.saveSetting({ key: `proxy.${prefix.name}.api_key`, value: key, encrypted: true, category: 'proxy' }, 'either'))
     setBusy(false)
     if (opening.current !== asked) return answeredLate(`API key for ${prefix.name}`, result, onSaved)
     // The key leaves the page's memory whatever happened.
