@@ -289,6 +289,14 @@ export class KratosFixture {
   readonly extraSchemas = new Map<string, Record<string, unknown>>()
   /** Kratos's `feature_flags.faster_session_extend` (off by default): extending answers 204 without the session. */
   fasterSessionExtend = false
+  /** Kratos's `session.earliest_possible_extend` in ms; null: unset, the session's lifespan (any session may be extended). */
+  earliestPossibleExtendMs: number | null = null
+  /**
+   * The recovery methods turned on (`selfservice.methods.<method>.enabled`; the link method is off
+   * in Kratos's own defaults, here both are on, as a deployment that uses them has them). A method
+   * turned off answers its admin route 404 (selfservice/strategy/handler.go IsDisabled).
+   */
+  readonly recoveryMethods = { link: true, code: true }
   /**
    * Whether Kratos runs in dev mode. On by default: the sandbox stands in for `kratos serve --dev`.
    * Off, a courier message's subject and body are served as Kratos serves them outside dev mode,
@@ -518,8 +526,12 @@ export class KratosFixture {
     if (parts[1] === 'identities' && parts.length === 4 && parts[3] === 'sessions' && method === 'DELETE') {
       const id = kratosId(parts[2]!)
       if (id === null) return badRequest('The identity id is not a valid UUID')
-      if (!this.identities.has(id)) return notFound()
-      for (const session of this.sessions) if (session.identityId === id) session.active = false
+      // session/handler.go deleteIdentitySessions → DeleteSessionsByIdentity: the identity's session
+      // rows are deleted (active or not), and none to delete is 404 (sqlcon.ErrNoRows), whether or
+      // not the identity exists.
+      const kept = this.sessions.filter((session) => session.identityId !== id)
+      if (kept.length === this.sessions.length) return notFound()
+      this.sessions.splice(0, this.sessions.length, ...kept)
       return new Response(null, { status: 204 })
     }
     if (parts[1] === 'sessions' && parts.length >= 3) {
@@ -535,9 +547,12 @@ export class KratosFixture {
         return new Response(null, { status: 204 })
       }
       if (parts.length === 4 && parts[3] === 'extend' && method === 'PATCH') {
-        if (!session || !session.active) return notFound()
+        // persister_session.go ExtendSession: any session it has (active or not); one not yet within
+        // `earliest_possible_extend` of its expiry is left as it is, and the answer is the same.
+        if (!session) return notFound()
+        const early = this.earliestPossibleExtendMs !== null && Date.parse(session.expires_at) - this.earliestPossibleExtendMs > Date.now()
         // Kratos extends by the configured session lifespan from now (here 30 days).
-        session.expires_at = new Date(Date.now() + 30 * 86_400_000).toISOString()
+        if (!early) session.expires_at = new Date(Date.now() + 30 * 86_400_000).toISOString()
         if (this.fasterSessionExtend) return new Response(null, { status: 204 })
         // Read again with `ExpandDefault`: the identity, and no devices.
         return Response.json(this.renderSession(session, { identity: true, devices: false }))
@@ -546,7 +561,14 @@ export class KratosFixture {
     if (parts[1] === 'recovery' && parts.length === 3 && method === 'POST' && (parts[2] === 'link' || parts[2] === 'code')) {
       const body = (await request.json().catch(() => null)) as { identity_id?: unknown; expires_in?: unknown } | null
       if (!body || typeof body.identity_id !== 'string') return badRequest('identity_id is required')
-      if (!this.identities.has(body.identity_id)) return kratosError(404, 'Not Found', 'Unable to locate the resource', 'The requested identity id does not exist.')
+      const recoveryMethod = parts[2] === 'link' ? 'link' : 'code'
+      if (!this.recoveryMethods[recoveryMethod]) {
+        return kratosError(404, 'Not Found', 'Unable to locate the resource', 'This endpoint was disabled by system administrator. Please check your url or contact the system administrator to enable it.')
+      }
+      // link/strategy_recovery.go: 400 for an identity it cannot find; code/strategy_recovery_admin.go: 404.
+      if (!this.identities.has(body.identity_id)) {
+        return recoveryMethod === 'link' ? badRequest('The requested identity id does not exist.') : kratosError(404, 'Not Found', 'Unable to locate the resource', 'could not find identity')
+      }
       const seconds = typeof body.expires_in === 'string' && /^\d+[hms]$/.test(body.expires_in) ? durationSeconds(body.expires_in) : 3600
       const expires_at = new Date(Date.now() + seconds * 1000).toISOString()
       const flow = randomUUID()

@@ -186,6 +186,34 @@ test('an admin creates a recovery link, shown once with a Copy button', async ()
   await admin.page.getByRole('button', { name: 'Copy' }).waitFor()
 })
 
+test('a recovery method turned off in Kratos says so, with the setting that turns it on, instead of "not found"', async () => {
+  const { kratos } = admin.harness.sandbox
+  await openIdentity('user07@example.test')
+  const recovery = admin.page.getByRole('region', { name: 'Account recovery' })
+  kratos.recoveryMethods.link = false
+  try {
+    await recovery.getByRole('button', { name: 'Create recovery link' }).click()
+    await recovery
+      .getByRole('alert')
+      .getByText("Kratos did not create a recovery link: the link recovery method is turned off in Kratos's configuration (selfservice.methods.link.enabled, off by default). A recovery code may still be created.")
+      .waitFor()
+    // The code method, still on, works.
+    await recovery.getByRole('button', { name: 'Create recovery code' }).click()
+    await recovery.locator('output[aria-label="Recovery code"]').waitFor()
+    await recovery.getByRole('button', { name: 'Dismiss the recovery code' }).click()
+    kratos.recoveryMethods.code = false
+    await recovery.getByRole('button', { name: 'Create recovery code' }).click()
+    await recovery
+      .getByRole('alert')
+      .getByText("Kratos did not create a recovery code: the code recovery method is turned off in Kratos's configuration (selfservice.methods.code.enabled), or the identity was deleted meanwhile.")
+      .waitFor()
+  } finally {
+    kratos.recoveryMethods.link = true
+    kratos.recoveryMethods.code = true
+  }
+  expect(admin.problems.splice(0).every((problem) => /status of 404\b/.test(problem))).toBe(true)
+})
+
 test('a recovery link shown once is not lost without a question: a menu link, Back and a reload ask first; Cancel stays, OK leaves, Dismiss lets go', async () => {
   const page = admin.page
   await openIdentity('user07@example.test')

@@ -101,6 +101,27 @@ test('Revoke all sessions signs the identity out of every one, shown or not', as
   expect(admin.problems).toEqual([])
 })
 
+test('Revoke all sessions where Kratos has none (its 404) says there was none left; a session revoked that way elsewhere says it already was', async () => {
+  // Another tab (or Kratos's own tools) revoked every session of this identity first: Kratos deleted them.
+  const person = identityWithSessions('revoked.elsewhere@example.test', 0, 2)
+  await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await rowsShown(2)
+  const elsewhere = await admin.page.request.delete(admin.url(`/api/idp-admin/admin/identities/${person.id}/sessions`), { headers: { origin: new URL(admin.url('/')).origin } })
+  expect(elsewhere.status()).toBe(204)
+  expect(admin.harness.sandbox.kratos.sessions.filter((session) => session.identityId === person.id)).toEqual([])
+  // One still shown here: Kratos no longer has it.
+  await sessions().getByRole('button', { name: 'Revoke session 1', exact: true }).click()
+  await admin.page.getByRole('status').getByText('Session had already been revoked.').waitFor()
+  await rowsShown(1)
+  // All of them: none left.
+  await sessions().getByRole('button', { name: 'Revoke all sessions' }).click()
+  await admin.page.getByRole('dialog', { name: 'Revoke all sessions?' }).getByRole('button', { name: 'Revoke' }).click()
+  await admin.page.getByRole('status').getByText('This identity had no session left to revoke.').waitFor()
+  await sessions().getByText('This identity has no active session.').waitFor()
+  expect(await admin.page.getByRole('alert').count()).toBe(0)
+  expect(admin.problems.splice(0).every((problem) => /status of 404\b/.test(problem))).toBe(true)
+})
+
 test('the section with more to show passes the sweep, and on a phone Show more sessions is there without sideways scrolling', async () => {
   const person = identityWithSessions('swept.sessions@example.test', 5, 28)
   await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))

@@ -377,7 +377,7 @@ describe('in the browser', () => {
       await revokeDialog.getByRole('button', { name: 'Revoke' }).focus()
       await admin.page.keyboard.press('Enter')
       await admin.page.keyboard.press('Enter')
-      await admin.page.getByRole('status').getByText('Every token of Legacy kiosk was revoked.').waitFor()
+      await admin.page.getByRole('status').getByText('The access tokens of Legacy kiosk were revoked.').waitFor()
       expect(hydra.revokedTokens.filter((id) => id === client.client_id)).toEqual([client.client_id])
 
       await admin.page.getByRole('button', { name: 'Delete client' }).click()

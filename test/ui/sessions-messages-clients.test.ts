@@ -109,6 +109,25 @@ test('Sessions: an Extend Kratos refuses is said beside its row, naming the sess
   expect(admin.problems.splice(0).every((problem) => /status of 503\b/.test(problem))).toBe(true)
 })
 
+test('Sessions: an Extend Kratos leaves as it was (not yet near its expiry, session.earliest_possible_extend) says so, not "extended"', async () => {
+  const { kratos } = admin.harness.sandbox
+  await admin.page.goto(admin.url('/dashboard/sessions'))
+  const table = admin.page.getByRole('table', { name: 'Active sessions' })
+  await table.waitFor()
+  const email = (await table.locator('tbody tr td:first-child a').allTextContents())[3]!
+  const session = kratos.sessions.find((s) => s.active && [...kratos.identities.values()].find((identity) => identity.id === s.identityId)?.traits.email === email)!
+  const before = session.expires_at
+  kratos.earliestPossibleExtendMs = 60 * 60 * 1000
+  try {
+    await admin.page.getByRole('button', { name: `Extend session of ${email}` }).click()
+    await admin.page.getByRole('status').getByText(`Kratos did not extend the session of ${email}: it extends a session only near its expiry (session.earliest_possible_extend), and this one is not there yet.`).waitFor()
+  } finally {
+    kratos.earliestPossibleExtendMs = null
+  }
+  expect(session.expires_at).toBe(before)
+  expect(admin.problems).toEqual([])
+})
+
 test('Sessions: each refused Extend is said anew, the same words twice too; the row\'s message goes when the list is read again (another page and Back)', async () => {
   const { kratos } = admin.harness.sandbox
   await admin.page.goto(admin.url('/dashboard/sessions'))
@@ -308,8 +327,12 @@ test('OAuth clients: create a confidential client, copy its secret once, reload 
   expect(hydra.clients.get(created.client_id)!.secret).toBe(created.secret)
 
   await admin.page.getByRole('button', { name: 'Revoke tokens' }).click()
-  await admin.page.getByRole('dialog', { name: 'Revoke tokens?' }).getByRole('button', { name: 'Revoke' }).click()
-  await admin.page.getByRole('status').getByText('Every token of Reporting dashboard was revoked.').waitFor()
+  const revoking = admin.page.getByRole('dialog', { name: 'Revoke tokens?' })
+  // What Hydra does, said before it is done: the access tokens, not the refresh tokens.
+  await revoking.getByText('Every access token Hydra issued to Reporting dashboard stops working. The client itself stays.').waitFor()
+  await revoking.getByText(/^Its refresh tokens are not revoked: they can still get new access tokens\. To cut the client off entirely, delete it\./).waitFor()
+  await revoking.getByRole('button', { name: 'Revoke' }).click()
+  await admin.page.getByRole('status').getByText('The access tokens of Reporting dashboard were revoked.').waitFor()
   expect(hydra.revokedTokens).toEqual([created.client_id])
 
   await admin.page.getByRole('button', { name: 'Delete client' }).click()

@@ -590,11 +590,12 @@ function SessionsSection({ identity }: { identity: Identity }) {
   const revoke = (session: KratosSession, index: number) =>
     listAction(async () => {
       setBusy(session.id)
-      const result = await api.revokeSession(session.id)
+      // A 404: Kratos no longer has it (revoked elsewhere first: Revoke all sessions deletes them).
+      const result = deleteOutcome(await api.revokeSession(session.id))
       setBusy(null)
       if (!result.ok) return setFailure(result.failure)
       setFailure(null)
-      announce('Session revoked.')
+      announce(result.already ? 'Session had already been revoked.' : 'Session revoked.')
       const shown = shownNow()
       if (!shown) return
       const left = { ...shown, items: shown.items.filter((s) => s.id !== session.id), total: shown.total === null ? null : Math.max(0, shown.total - 1) }
@@ -606,11 +607,13 @@ function SessionsSection({ identity }: { identity: Identity }) {
 
   const revokeAll = () =>
     listAction(async () => {
-      const result = await api.revokeAllSessions(identity.id)
+      // Kratos deletes the identity's sessions, and answers 404 when it had none (session/handler.go
+      // deleteIdentitySessions, DeleteSessionsByIdentity): nothing was left to revoke.
+      const result = deleteOutcome(await api.revokeAllSessions(identity.id))
       setConfirmAll(false)
       if (!result.ok) return setFailure(result.failure)
       setFailure(null)
-      announce('All sessions of this identity were revoked.')
+      announce(result.already ? 'This identity had no session left to revoke.' : 'All sessions of this identity were revoked.')
       // Read again within this action: until the list is back, its buttons stay disabled.
       await reread(SESSIONS_AT_A_TIME)
     })
@@ -720,15 +723,24 @@ function RecoverySection({ identity }: { identity: Identity }) {
     setResult(null)
     document.getElementById('recovery-h')?.focus()
   }
+  // A 404: the method is turned off in Kratos's configuration (its admin route then answers 404:
+  // selfservice/strategy/handler.go IsDisabled), or, for a code, the identity is gone (the link
+  // route answers an unknown identity 400).
+  const refused = (kind: 'link' | 'code', failure: ApiFailure) => {
+    if (failure.status !== 404) return setFailure(failure)
+    const off = `the ${kind} recovery method is turned off in Kratos's configuration (selfservice.methods.${kind}.enabled${kind === 'link' ? ', off by default' : ''})`
+    const why = kind === 'link' ? `${off}. A recovery code may still be created.` : `${off}, or the identity was deleted meanwhile.`
+    setFailure({ ...failure, message: `Kratos did not create a recovery ${kind}: ${why}` })
+  }
   const create = async (kind: 'link' | 'code') => {
     setResult(null)
     if (kind === 'link') {
       const r = await api.recoveryLink(identity.id)
-      if (!r.ok) return setFailure(r.failure)
+      if (!r.ok) return refused(kind, r.failure)
       setResult({ kind, value: r.data.recovery_link, expires: r.data.expires_at })
     } else {
       const r = await api.recoveryCode(identity.id)
-      if (!r.ok) return setFailure(r.failure)
+      if (!r.ok) return refused(kind, r.failure)
       setResult({ kind, value: r.data.recovery_code, link: r.data.recovery_link, expires: r.data.expires_at })
     }
     setFailure(null)

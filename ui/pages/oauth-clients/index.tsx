@@ -336,7 +336,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       if (!result.ok) return setFailure(result.failure)
       setConfirm(null)
       setFailure(null)
-      announce(`Every token of ${name} was revoked.`)
+      announce(`The access tokens of ${name} were revoked.`)
     })
   // A refusal is shown in the dialog it answers; closing the dialog dismisses it.
   const closeConfirm = () => (setConfirm(null), setFailure(null))
@@ -426,7 +426,13 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
         </div>
       </section>
       <Dialog open={confirm === 'revoke'} title="Revoke tokens?" onClose={closeConfirm}>
-        <p>Every access and refresh token issued to {name} stops working. The client itself stays.</p>
+        {/* Hydra's DELETE /admin/oauth2/tokens deletes the client's access tokens only (oauth2/handler.go
+            deleteOAuth2Token, DeleteAccessTokens); its refresh tokens go with the client (ON DELETE CASCADE). */}
+        <p>Every access token Hydra issued to {name} stops working. The client itself stays.</p>
+        <p>
+          Its refresh tokens are not revoked: they can still get new access tokens. To cut the client off entirely, delete it. An access token issued as a JWT stays
+          valid until it expires wherever it is checked without asking Hydra.
+        </p>
         {failure && <ErrorView failure={failure} />}
         <div class="actions">
           <button type="button" class="danger" disabled={busy} onClick={revoke}>

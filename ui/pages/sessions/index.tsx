@@ -1,7 +1,7 @@
 // Sessions (admin): active Kratos sessions across identities, paged with Kratos's page tokens;
 // revoke or extend one, the list updating and the outcome announced.
 import { useState } from 'preact/hooks'
-import { api, type ApiFailure, type KratosSession } from '../../api.ts'
+import { api, deleteOutcome, type ApiFailure, type KratosSession } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, FailureDetails, Region, useLoad } from '../../components/load.tsx'
 import { ActionsCell, Cell, DataTable, Row, Wrappable } from '../../components/data-table.tsx'
@@ -32,13 +32,14 @@ export function SessionsPage() {
     if (!revoking || loaded.state !== 'ready' || busy !== null) return
     const { session, who } = revoking
     setBusy(session.id)
-    const result = await api.revokeSession(session.id)
+    // A 404: Kratos no longer has it (revoked elsewhere first: Revoke all sessions deletes them).
+    const result = deleteOutcome(await api.revokeSession(session.id))
     setBusy(null)
     if (!result.ok) return setFailure(result.failure)
     setFailure(null)
     setRevoking(null)
     replace({ ...loaded.data, items: loaded.data.items.filter((s) => s.id !== session.id) })
-    announce(`Session of ${who} revoked.`)
+    announce(result.already ? `Session of ${who} had already been revoked.` : `Session of ${who} revoked.`)
   }
   const extend = async (session: KratosSession, who: string) => {
     if (loaded.state !== 'ready' || busy !== null) return
@@ -56,7 +57,13 @@ export function SessionsPage() {
     // Kratos answers the extended session (with faster_session_extend: 204, then read it again). It
     // reads that session without its devices, so the row keeps the devices and identity it listed.
     if (result.data && typeof result.data === 'object' && result.data.id === session.id) {
-      replace({ ...loaded.data, items: loaded.data.items.map((s) => (s.id === session.id ? { ...s, ...result.data, identity: s.identity, devices: s.devices } : s)) })
+      const extended = result.data
+      replace({ ...loaded.data, items: loaded.data.items.map((s) => (s.id === session.id ? { ...s, ...extended, identity: s.identity, devices: s.devices } : s)) })
+      // Kratos extends a session only once it is within `session.earliest_possible_extend` of its
+      // expiry; before, it answers 200 with the session unchanged (persister_session.go ExtendSession).
+      if (!(Date.parse(extended.expires_at ?? '') > Date.parse(session.expires_at ?? ''))) {
+        return announce(`Kratos did not extend the session of ${who}: it extends a session only near its expiry (session.earliest_possible_extend), and this one is not there yet.`)
+      }
     } else retry()
     announce(`Session of ${who} extended.`)
   }
