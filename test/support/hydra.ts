@@ -1,10 +1,10 @@
 // A stand-in for Ory Hydra's admin API (v2 / v26), as Ory's API reference and sources describe it:
 // OAuth 2.0 clients with keyset paging (`page_size`, `page_token`, a `Link` header with
 // rel="first" and rel="next"), `client_name` and `owner` filters, a generated secret returned only
-// by the create call, client metadata checked as Hydra does (absolute redirect URIs without "#",
-// post-logout redirect URIs on the scheme, host and port of a redirect URI, a public client has no
-// secret), JSON Patch, lifespans, and revoking a client's tokens. Errors in Hydra's OAuth shape
-// `{error, error_description}`. Used by the tests and by `bun run dev`.
+// by the create call (a public client gets one too, never returned), client metadata checked as
+// Hydra does (absolute redirect URIs without "#", post-logout redirect URIs on the scheme, host and
+// port of a redirect URI), JSON Patch, lifespans, and revoking a client's tokens. Errors in Hydra's
+// OAuth shape `{error, error_description}`. Used by the tests and by `bun run dev`.
 //
 // `PUT /admin/clients/{id}` replaces the whole client, as Hydra's `setOAuth2Client` does: it decodes
 // the body into a fresh client, so every field the body leaves out is reset (metadata to `{}`,
@@ -52,8 +52,11 @@ const WEB_URI_FIELDS = ['client_uri', 'logo_uri', 'policy_uri', 'tos_uri'] as co
 export interface FixtureClient extends Record<StringField, string> {
   client_id: string
   client_name: string
-  /** What the client was created with; Hydra keeps only a hash and never answers it again. */
-  secret: string | null
+  /**
+   * The secret as last set (at create, or sent in a PUT or PATCH); Hydra keeps only a hash and never
+   * answers it again. A public client has one too: Hydra makes one at create and tells nobody.
+   */
+  secret: string
   redirect_uris: string[]
   post_logout_redirect_uris: string[]
   grant_types: string[]
@@ -235,8 +238,9 @@ export class HydraFixture {
     const built = this.build(body, null)
     if (typeof built === 'string') return invalidMetadata(built)
     this.clients.set(built.client_id, built)
-    // The secret is in this answer and never again.
-    return Response.json({ ...this.render(built), ...(built.secret ? { client_secret: built.secret } : {}) }, { status: 201 })
+    // The secret is in this answer and never again; a public client's not even here (client/handler.go
+    // CreateClient: `if !c.IsPublic() { c.Secret = secret }`).
+    return Response.json({ ...this.render(built), ...(built.token_endpoint_auth_method === 'none' ? {} : { client_secret: built.secret }) }, { status: 201 })
   }
 
   private async replace(client: FixtureClient, request: Request): Promise<Response> {
@@ -253,7 +257,12 @@ export class HydraFixture {
   private async patch(client: FixtureClient, request: Request): Promise<Response> {
     const ops = (await request.json().catch(() => null)) as { op?: unknown; path?: unknown; value?: unknown }[] | null
     if (!Array.isArray(ops)) return badRequest('The JSON Patch document must be an array')
-    const doc = { ...this.render(client), ...(client.secret ? { client_secret: undefined } : {}) } as Record<string, unknown>
+    // Hydra patches the client as stored, its secret's hash in `client_secret`; a secret the patch
+    // leaves as it was is kept, one it sets is hashed, stored and answered, this once (client/handler.go
+    // patchOAuth2Client and updateClient, persistence/sql/persister_client.go UpdateClient). A patch
+    // that removes it keeps the stored one too: UpdateClient takes "" for "unchanged".
+    const stored = `$hash$${client.secret}`
+    const doc = { ...this.render(client), client_secret: stored } as Record<string, unknown>
     for (const op of ops) {
       if (typeof op.path !== 'string' || !/^\/[a-z_]+(\/\d+|\/-)?$/.test(op.path)) return badRequest('invalid JSON Patch path')
       const [, key, index] = /^\/([a-z_]+)(?:\/(\d+|-))?$/.exec(op.path)!
@@ -269,10 +278,11 @@ export class HydraFixture {
       else if (op.op === 'remove') delete doc[key!]
       else return badRequest('unsupported JSON Patch operation')
     }
-    const built = this.build(doc, client)
+    const sent = typeof doc.client_secret === 'string' && doc.client_secret !== stored && doc.client_secret !== '' ? doc.client_secret : null
+    const built = this.build({ ...doc, client_secret: sent ?? undefined }, client)
     if (typeof built === 'string') return invalidMetadata(built)
     this.clients.set(client.client_id, built)
-    return Response.json(this.render(built))
+    return Response.json({ ...this.render(built), ...(sent === null ? {} : { client_secret: sent }) })
   }
 
   private async setLifespans(client: FixtureClient, request: Request): Promise<Response> {
@@ -317,7 +327,6 @@ export class HydraFixture {
     if (typeof audience === 'string') return audience
     const grantTypes = grants.length > 0 ? grants : ['authorization_code']
     if ((grantTypes.includes('authorization_code') || grantTypes.includes('implicit')) && redirects.length === 0) return 'A redirect URI is required for the authorization code and implicit grants.'
-    if (method === 'none' && typeof body.client_secret === 'string' && body.client_secret !== '') return 'A public client (token_endpoint_auth_method "none") must not have a secret.'
     if (method === 'none' && grantTypes.includes('client_credentials')) return 'A public client cannot use the client_credentials grant.'
     if (typeof body.client_secret === 'string' && body.client_secret !== '' && body.client_secret.length < 6) return 'The client secret must be at least 6 characters long.'
     // Every lifespan comes from the body: one left out is reset to Hydra's default (null).
@@ -361,12 +370,9 @@ export class HydraFixture {
     const now = new Date().toISOString()
     // Hydra writes every column on update; a created_at left out of the body becomes "now".
     const createdAt = existing && typeof body.created_at === 'string' && !Number.isNaN(Date.parse(body.created_at)) ? new Date(body.created_at).toISOString() : now
-    const secret =
-      method === 'none'
-        ? null
-        : typeof body.client_secret === 'string' && body.client_secret !== ''
-          ? body.client_secret
-          : (existing?.secret ?? randomBytes(24).toString('base64url'))
+    // Whatever the method: Hydra makes a secret for any client created without one, a public client
+    // included, and keeps the stored one on update (client/handler.go CreateClient, UpdateClient).
+    const secret = typeof body.client_secret === 'string' && body.client_secret !== '' ? body.client_secret : (existing?.secret ?? randomBytes(24).toString('base64url'))
     return {
       client_id: typeof body.client_id === 'string' && body.client_id !== '' ? body.client_id : (existing?.client_id ?? this.newId()),
       client_name: typeof body.client_name === 'string' ? body.client_name : '',

@@ -78,6 +78,32 @@ describe('the Hydra stand-in', () => {
     expect(hydra.clients.get(id)!.secret).toBe('a-brand-new-secret')
   })
 
+  test('a public client gets a secret nobody is told, as Hydra gives it; PATCH keeps the stored secret unless it sets one, which it answers once', async () => {
+    const created = (await (await call('POST', '/admin/clients', { client_name: 'Kiosk', token_endpoint_auth_method: 'none', redirect_uris: ['com.example.kiosk:/cb'] })).json()) as Record<string, unknown>
+    const id = created.client_id as string
+    expect(created.client_secret).toBeUndefined()
+    const hidden = hydra.clients.get(id)!.secret
+    expect(hidden.length).toBeGreaterThanOrEqual(26)
+
+    // Made confidential without a secret: the one nobody knows stays.
+    const confidential = await call('PATCH', `/admin/clients/${id}`, [{ op: 'replace', path: '/token_endpoint_auth_method', value: 'client_secret_basic' }])
+    expect(confidential.status).toBe(200)
+    expect(((await confidential.json()) as Record<string, unknown>).client_secret).toBeUndefined()
+    expect(hydra.clients.get(id)!.secret).toBe(hidden)
+    // Removing it is "unchanged" too.
+    expect((await call('PATCH', `/admin/clients/${id}`, [{ op: 'remove', path: '/client_secret' }])).status).toBe(200)
+    expect(hydra.clients.get(id)!.secret).toBe(hidden)
+
+    // Shorter than Hydra's six characters: refused, nothing changes.
+    expect((await call('PATCH', `/admin/clients/${id}`, [{ op: 'add', path: '/client_secret', value: 'short' }])).status).toBe(400)
+    expect(hydra.clients.get(id)!.secret).toBe(hidden)
+    const set = await call('PATCH', `/admin/clients/${id}`, [{ op: 'add', path: '/client_secret', value: 'a-secret-set-by-patch' }])
+    expect(set.status).toBe(200)
+    expect(((await set.json()) as Record<string, unknown>).client_secret).toBe('a-secret-set-by-patch')
+    expect(hydra.clients.get(id)!.secret).toBe('a-secret-set-by-patch')
+    expect(((await (await call('GET', `/admin/clients/${id}`)).json()) as Record<string, unknown>).client_secret).toBeUndefined()
+  })
+
   test('redirect URIs as Hydra checks them: no "#" at all, and each post-logout URI on the scheme, host and port of a redirect URI', async () => {
     const base = { client_name: 'Checked', redirect_uris: ['https://app.example.com/callback'] }
     for (const [fields, status] of [
