@@ -630,6 +630,58 @@ describe('in the browser', () => {
     expect(admin.problems).toEqual([])
   })
 
+  test('an admin makes a public client confidential (client_secret_basic): the new secret is shown once, Hydra holds that very secret, and leaving the page while it is shown asks first', async () => {
+    const { hydra } = admin.harness.sandbox
+    const page = admin.page
+    await admin.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: admin.harness.sandbox.url })
+    const client = await openNewClient({ client_name: 'Kiosk backend', token_endpoint_auth_method: 'none', redirect_uris: ['com.example.kiosk:/callback'] })
+    // Hydra gave it a secret at create and told nobody.
+    const hidden = hydra.clients.get(client.client_id)!.secret
+    const secret = page.locator('output[aria-label="Client secret"]')
+    const form = page.getByRole('region', { name: 'Edit client' })
+
+    // An edit that keeps it public sends no secret.
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await form.getByRole('textbox', { name: 'Client name' }).fill('Kiosk server')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Client Kiosk server saved.').waitFor()
+    expect(hydra.clients.get(client.client_id)!.secret).toBe(hidden)
+    expect(await secret.count()).toBe(0)
+
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await form.getByRole('combobox', { name: 'Token endpoint authentication' }).selectOption('client_secret_basic')
+    const patches = clientCalls(client.client_id, 'PATCH')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Client Kiosk server saved with a new secret, shown once: copy it now.').waitFor()
+    const stored = hydra.clients.get(client.client_id)!
+    expect(stored.token_endpoint_auth_method).toBe('client_secret_basic')
+    expect(stored.secret).not.toBe(hidden)
+    expect(await secret.textContent()).toBe(stored.secret)
+    expect(stored.secret).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    // One request set the method and the secret.
+    expect(clientCalls(client.client_id, 'PATCH')).toBe(patches + 1)
+    await page.getByRole('region', { name: 'Client', exact: true }).getByText('Confidential').waitFor()
+    await page.getByRole('button', { name: 'Copy' }).click()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(stored.secret)
+    expect(await sweep(page, 'client-secret-after-edit', () => secret.waitFor())).toEqual([])
+
+    // Leaving asks first; answered Cancel, the secret stays.
+    const questions = answerQuestions(page)
+    try {
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'OAuth clients' }).click()
+      expect(questions.asked.splice(0)).toEqual(['confirm: The client secret is shown only once: leaving this page loses it for good. Leave anyway?'])
+      expect(await secret.textContent()).toBe(stored.secret)
+      await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
+      await secret.waitFor({ state: 'detached' })
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'OAuth clients' }).click()
+      await page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
+      expect(questions.asked).toEqual([])
+    } finally {
+      questions.stop()
+    }
+    expect(admin.problems).toEqual([])
+  })
+
   test('a half-filled Create client and an unsaved client edit ask before the page is left; Cancel lets go, a successful Create opens the client without asking', async () => {
     const page = admin.page
     const menu = page.getByRole('navigation', { name: 'Main' })

@@ -180,6 +180,35 @@ export function clientPatch(loaded: OAuthClient, draft: ClientDraft): PatchOp[] 
   return [...fields].flatMap((field) => (isEmpty(before[field]) && isEmpty(after[field]) ? [] : valuePatch([field], before[field], after[field])))
 }
 
+/** Whether a client of this method authenticates with its secret ("" and missing are Hydra's default, client_secret_basic). */
+export const usesSecret = (method: string | undefined) => method === undefined || method === '' || method === 'client_secret_basic' || method === 'client_secret_post'
+
+/**
+ * Whether saving `draft` must give the client a new secret: it moves to a method that needs one
+ * from a method that did not use it. Hydra made a public client a random secret at create and told
+ * nobody (client/handler.go CreateClient answers it only `if !c.IsPublic()`), and a PATCH without a
+ * secret keeps the stored one (persistence/sql/persister_client.go UpdateClient): the client would
+ * be confidential with a secret nobody knows. A `private_key_jwt` client's secret, shown at create,
+ * was never used, so it is as good as unknown.
+ */
+export const needsNewSecret = (loaded: OAuthClient, draft: ClientDraft) => !usesSecret(loaded.token_endpoint_auth_method) && usesSecret(draft.token_endpoint_auth_method)
+
+/**
+ * A new client secret, made here and sent in the PATCH (`/client_secret`): Hydra v26 has no call
+ * that makes one for an existing client (POST /admin/clients/{id}/secrets/rotate came after
+ * v26.2.0), and its PATCH takes a secret, hashes it and answers it this once (client/handler.go
+ * patchOAuth2Client, updateClient). 32 random bytes in base64url: 43 characters of Hydra's own
+ * secret alphabet (x/secret.go), over its minimum of 6 (client/validator.go) and under bcrypt's 72
+ * bytes (oryx/hasherx/hasher_bcrypt.go).
+ */
+export function newClientSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32))
+  return btoa(String.fromCharCode(...bytes)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')
+}
+
+/** The patch operation that sets the client's secret. */
+export const secretPatch = (secret: string): PatchOp => ({ op: 'add', path: '/client_secret', value: secret })
+
 const scopeTokens = (scope: unknown) => (typeof scope === 'string' ? scope.split(/\s+/).filter(Boolean) : scope)
 
 /**

@@ -1,6 +1,6 @@
 // OAuth clients (admin, needs the Hydra admin API): the list with Hydra's `Link` paging and a
-// search by name; create (the secret shown once, with Copy); a client's page edits it, revokes its
-// tokens and deletes it.
+// search by name; create (the secret shown once, with Copy); a client's page edits it (a client made
+// to use a secret gets a new one, shown once), revokes its tokens and deletes it.
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import type { ComponentChildren } from 'preact'
@@ -32,7 +32,10 @@ import {
   FORM_FIELDS,
   formMembers,
   grantName,
+  needsNewSecret,
+  newClientSecret,
   rebaseDraft,
+  secretPatch,
   WHOLE_FIELD_NAMES,
   type ClientDraft,
 } from './form.tsx'
@@ -219,16 +222,11 @@ export function OAuthClientPage({ params }: { params: Record<string, string> }) 
   )
 }
 
-function OneTimeSecret({ clientId }: { clientId: string }) {
-  // Read once: leaving the page or reloading forgets it.
-  const [secret, setSecret] = useState(() => (createdSecret.value?.clientId === clientId ? createdSecret.value.secret : null))
-  useEffect(() => {
-    createdSecret.value = null
-  }, [])
+function OneTimeSecret({ secret, onDismiss }: { secret: string | null; onDismiss: () => void }) {
   useLeaveGuard(secret ? 'The client secret is shown only once: leaving this page loses it for good.' : null)
   if (!secret) return null
   const dismiss = () => {
-    setSecret(null)
+    onDismiss()
     document.getElementById('page-title')?.focus()
   }
   const copy = () => copyText(secret)
@@ -258,6 +256,12 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   const [busy, oneAtATime] = useOneAtATime()
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [confirm, setConfirm] = useState<'delete' | 'revoke' | null>(null)
+  // The secret shown once: the one of the client just created (read once: leaving the page or
+  // reloading forgets it), or one this page has just set.
+  const [secret, setSecret] = useState(() => (createdSecret.value?.clientId === client.client_id ? createdSecret.value.secret : null))
+  useEffect(() => {
+    createdSecret.value = null
+  }, [])
   const [draft, setDraft] = useState<ClientDraft>(() => kept?.draft ?? draftOf(client))
   // The client as it was when the form was filled: what the edit is measured against.
   const [base, setBase] = useState<OAuthClient>(() => kept?.base ?? client)
@@ -292,13 +296,17 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
           text: fieldText,
         })
         if (stop) return stopped(stop)
-        const result = await api.patchClient(client.client_id, patch)
+        // Made to use a secret: a new one in the same patch, shown once (see needsNewSecret).
+        const newSecret = needsNewSecret(base, draft) ? newClientSecret() : null
+        const result = await api.patchClient(client.client_id, newSecret === null ? patch : [...patch, secretPatch(newSecret)])
         if (!result.ok) return setFailure(clientFailure(result.failure))
         setFailure(null)
         stopEditing()
         const updated = withoutSecrets(result.data)
         onChange(updated)
-        announce(`Client ${clientName(updated)} saved.`)
+        if (newSecret === null) return announce(`Client ${clientName(updated)} saved.`)
+        setSecret(newSecret)
+        announce(`Client ${clientName(updated)} saved with a new secret, shown once: copy it now.`)
       }),
     )
   // Reload: the client as stored now, with the edit's other changes kept (the fields that changed
@@ -347,7 +355,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   const shown = (field: string, value: ComponentChildren) => (isUnreadable(client, field) ? <span class="muted unreadable-value">Cannot be shown</span> : value)
   return (
     <div class="sections">
-      <OneTimeSecret clientId={client.client_id} />
+      <OneTimeSecret secret={secret} onDismiss={() => setSecret(null)} />
       {failure && confirm === null && <ErrorView failure={failure} />}
       {editing ? (
         <section class="card" aria-labelledby="edit-client-h">
