@@ -682,6 +682,35 @@ describe('in the browser', () => {
     expect(admin.problems).toEqual([])
   })
 
+  test('an admin replaces a confidential client’s secret: Cancel keeps it, Replace sets a new one in Hydra and shows it once', async () => {
+    const { hydra } = admin.harness.sandbox
+    const page = admin.page
+    const client = await openNewClient({ client_name: 'Leaked secret app', client_secret: 'leaked-secret-0123', redirect_uris: ['https://leaked.example.com/callback'] })
+    const secret = page.locator('output[aria-label="Client secret"]')
+    const dialog = page.getByRole('dialog', { name: 'Replace the client secret?' })
+    await page.getByRole('button', { name: 'Replace secret' }).click()
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    expect(hydra.clients.get(client.client_id)!.secret).toBe('leaked-secret-0123')
+
+    // Keyboard: the button, then Enter on Replace.
+    await page.getByRole('button', { name: 'Replace secret' }).press('Enter')
+    await dialog.getByRole('button', { name: 'Replace' }).focus()
+    await page.keyboard.press('Enter')
+    await page.getByRole('status').getByText('Leaked secret app has a new secret, shown once: copy it now.').waitFor()
+    const stored = hydra.clients.get(client.client_id)!.secret
+    expect(stored).not.toBe('leaked-secret-0123')
+    expect(await secret.textContent()).toBe(stored)
+    expect(clientCalls(client.client_id, 'PATCH')).toBe(1)
+    await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
+
+    // A public client has no secret to replace.
+    await openNewClient({ client_name: 'Public app', token_endpoint_auth_method: 'none', redirect_uris: ['com.example.public:/callback'] })
+    await page.getByRole('button', { name: 'Edit client' }).waitFor()
+    expect(await page.getByRole('button', { name: 'Replace secret' }).count()).toBe(0)
+    expect(admin.problems).toEqual([])
+  })
+
   test('a half-filled Create client and an unsaved client edit ask before the page is left; Cancel lets go, a successful Create opens the client without asking', async () => {
     const page = admin.page
     const menu = page.getByRole('navigation', { name: 'Main' })

@@ -1,6 +1,6 @@
 // OAuth clients (admin, needs the Hydra admin API): the list with Hydra's `Link` paging and a
 // search by name; create (the secret shown once, with Copy); a client's page edits it (a client made
-// to use a secret gets a new one, shown once), revokes its tokens and deletes it.
+// to use a secret gets a new one, shown once), replaces its secret, revokes its tokens and deletes it.
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import type { ComponentChildren } from 'preact'
@@ -36,6 +36,7 @@ import {
   newClientSecret,
   rebaseDraft,
   secretPatch,
+  usesSecret,
   WHOLE_FIELD_NAMES,
   type ClientDraft,
 } from './form.tsx'
@@ -255,7 +256,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   const [editing, setEditing] = useState(kept !== null)
   const [busy, oneAtATime] = useOneAtATime()
   const [failure, setFailure] = useState<ApiFailure | null>(null)
-  const [confirm, setConfirm] = useState<'delete' | 'revoke' | null>(null)
+  const [confirm, setConfirm] = useState<'delete' | 'revoke' | 'secret' | null>(null)
   // The secret shown once: the one of the client just created (read once: leaving the page or
   // reloading forgets it), or one this page has just set.
   const [secret, setSecret] = useState(() => (createdSecret.value?.clientId === client.client_id ? createdSecret.value.secret : null))
@@ -346,6 +347,18 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       setFailure(null)
       announce(`The access tokens of ${name} were revoked.`)
     })
+  // The old secret stops working at once: Hydra v26 keeps no rotated secrets (see newClientSecret).
+  const replaceSecret = () =>
+    oneAtATime(async () => {
+      const newSecret = newClientSecret()
+      const result = await api.patchClient(client.client_id, [secretPatch(newSecret)])
+      if (!result.ok) return setFailure(clientFailure(result.failure))
+      setConfirm(null)
+      setFailure(null)
+      setSecret(newSecret)
+      onChange(withoutSecrets(result.data))
+      announce(`${name} has a new secret, shown once: copy it now.`)
+    })
   // A refusal is shown in the dialog it answers; closing the dialog dismisses it.
   const closeConfirm = () => (setConfirm(null), setFailure(null))
   const list = (values: string[] | null | undefined) => (values && values.length > 0 ? values.join(', ') : '—')
@@ -418,6 +431,11 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
               <button type="button" class="primary" onClick={startEditing}>
                 Edit client
               </button>
+              {usesSecret(client.token_endpoint_auth_method) && (
+                <button type="button" onClick={() => (setFailure(null), setConfirm('secret'))}>
+                  Replace secret
+                </button>
+              )}
             </div>
           )}
         </section>
@@ -445,6 +463,18 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
         <div class="actions">
           <button type="button" class="danger" disabled={busy} onClick={revoke}>
             Revoke
+          </button>
+          <button type="button" onClick={closeConfirm}>
+            Cancel
+          </button>
+        </div>
+      </Dialog>
+      <Dialog open={confirm === 'secret'} title="Replace the client secret?" onClose={closeConfirm}>
+        <p>{name} gets a new secret, shown once. The current secret stops working at once: applications using it cannot get tokens until they have the new one.</p>
+        {failure && <ErrorView failure={failure} />}
+        <div class="actions">
+          <button type="button" class="danger" disabled={busy} onClick={replaceSecret}>
+            Replace
           </button>
           <button type="button" onClick={closeConfirm}>
             Cancel
