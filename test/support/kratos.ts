@@ -49,7 +49,23 @@ export interface FixtureIdentity {
   /** Login identifiers (not part of the JSON unless requested, as in Kratos). */
   identifiers: string[]
   /** Credentials by type (the password's hash never leaves). */
-  credentials?: Record<string, { type: string; identifiers: string[]; version: number }>
+  credentials?: Record<string, FixtureCredential>
+}
+
+/**
+ * A credential as Kratos stores it, with only as much of its config as the stand-in acts on
+ * (never served: `render` puts Kratos's declassified config in its place).
+ */
+export interface FixtureCredential {
+  type: string
+  identifiers: string[]
+  version: number
+  /**
+   * `password`: whether a hash is set (absent: it is; Kratos's delete empties the config, see
+   * `deleteCredential`). `webauthn` and `passkey`: the keys, each passwordless or a second factor
+   * (absent: one key, passwordless for a passkey, a second factor for webauthn).
+   */
+  config?: { hashed?: boolean; keys?: { id: string; passwordless: boolean }[] }
 }
 
 export interface FixtureSession {
@@ -123,6 +139,9 @@ function validatorFor(schema: Record<string, unknown>): ValidateFunction {
   if (!check) validators.set(schema, (check = addFormats(new Ajv({ strict: false })).compile(schema)))
   return check
 }
+/** A webauthn credential's keys; one second-factor key when the fixture says nothing of them. */
+const webauthnKeys = (credential: FixtureCredential) => credential.config?.keys ?? [{ id: 'key-1', passwordless: false }]
+
 /** The credentials types `include_credential` takes (`identity.ParseCredentialsType`). */
 const CREDENTIAL_TYPES = ['password', 'oidc', 'saml', 'totp', 'lookup_secret', 'webauthn', 'code', 'link_recovery', 'code_recovery', 'passkey']
 
@@ -192,6 +211,8 @@ function kratosError(code: number, status: string, message: string, reason?: str
 const badRequest = (reason: string) =>
   kratosError(400, 'Bad Request', 'The request was malformed or contained invalid parameters', reason)
 const notFound = () => kratosError(404, 'Not Found', 'Unable to locate the resource')
+/** herodot's `ErrNotFound`, which Kratos's own 404s (not a missing row) start from. */
+const NOT_FOUND = 'The requested resource could not be found'
 
 /**
  * What the lists answer for a page token they cannot use. The identities and sessions lists check
@@ -287,6 +308,11 @@ export class KratosFixture {
    * its `ory.sh/kratos` identifiers (a text or a list of texts) taken as login identifiers.
    */
   readonly extraSchemas = new Map<string, Record<string, unknown>>()
+  /**
+   * Kratos's `selfservice.methods.code.passwordless_enabled` (off by default): on, the code
+   * strategy counts one first factor for every identity, which a credential delete takes into account.
+   */
+  passwordlessCode = false
   /** Kratos's `feature_flags.faster_session_extend` (off by default): extending answers 204 without the session. */
   fasterSessionExtend = false
   /** Kratos's `session.earliest_possible_extend` in ms; null: unset, the session's lifespan (any session may be extended). */
@@ -516,12 +542,7 @@ export class KratosFixture {
     const method = request.method
     if (parts[1] === 'identities' && parts.length === 5 && parts[3] === 'credentials' && method === 'DELETE') {
       const identity = this.identities.get(kratosId(parts[2]!) ?? '')
-      if (!identity) return notFound()
-      const type = parts[4]!
-      if (type === 'password' || type === 'code') return badRequest(`You cannot remove ${type} credentials using this API.`)
-      if (!identity.credentials?.[type]) return notFound()
-      delete identity.credentials[type]
-      return new Response(null, { status: 204 })
+      return identity ? this.deleteCredential(identity, parts[4]!, url.searchParams.get('identifier') ?? '') : notFound()
     }
     if (parts[1] === 'identities' && parts.length === 4 && parts[3] === 'sessions' && method === 'DELETE') {
       const id = kratosId(parts[2]!)
@@ -637,6 +658,73 @@ export class KratosFixture {
     const unknown = Object.keys(t).find((key) => !['email', 'name', 'role'].includes(key))
     if (unknown) return `I[#/traits] additionalProperties "${unknown}" not allowed`
     return null
+  }
+
+  /**
+   * DELETE /admin/identities/{id}/credentials/{type} as Kratos's identity/handler.go
+   * `deleteIdentityCredentials` does it: `lookup_secret` and `totp` go whole; `webauthn` loses its
+   * second-factor keys and stays while it has passwordless ones (identity.go
+   * `deleteCredentialWebAuthFromIdentity`); `password`, `oidc` and `saml` only while the identity has
+   * at least 2 first factors, the one deleted among them (400 otherwise), the password by emptying
+   * its config (the credential stays, identifiers and all: `deleteCredentialPassword`), an oidc or
+   * saml link one per call, named by `?identifier=<provider>:<subject>` (400 without it, 404 for one
+   * it does not have; the credential stays when its last link goes:
+   * `deleteCredentialOIDCSAMLFromIdentity`). Any other type (passkey, code) is refused with 400.
+   */
+  private deleteCredential(identity: FixtureIdentity, type: string, identifier: string): Response {
+    // An identity stored without credentials has the password `render` shows.
+    const credentials = (identity.credentials ??= { password: { type: 'password', identifiers: identity.identifiers, version: 0 } })
+    const credential = credentials[type]
+    if (!credential) return kratosError(404, 'Not Found', NOT_FOUND, `You tried to remove a ${type} but this user have no ${type} set up.`)
+    switch (type) {
+      case 'lookup_secret':
+      case 'totp':
+        delete credentials[type]
+        break
+      case 'webauthn': {
+        const kept = webauthnKeys(credential).filter((key) => key.passwordless)
+        if (kept.length === 0) delete credentials[type]
+        else credential.config = { ...credential.config, keys: kept }
+        break
+      }
+      case 'password':
+      case 'oidc':
+      case 'saml': {
+        if (this.firstFactors(credentials) < 2) return badRequest('You cannot remove the last first factor credential.')
+        if (type === 'password') {
+          credential.config = { hashed: false }
+          break
+        }
+        if (identifier === '') return badRequest('You must provide an identifier to delete this credential.')
+        // Each link's identifier is `OIDCUniqueID(provider, subject)`: `<provider>:<subject>`.
+        if (!credential.identifiers.includes(identifier)) return kratosError(404, 'Not Found', NOT_FOUND, `The identifier \`${identifier}\` was not found among OIDC credentials.`)
+        credential.identifiers = credential.identifiers.filter((link) => link !== identifier)
+        break
+      }
+      default:
+        return badRequest(`Credentials type ${type} cannot be deleted.`)
+    }
+    identity.updated_at = new Date().toISOString()
+    return new Response(null, { status: 204 })
+  }
+
+  /**
+   * Kratos's `CountActiveFirstFactorCredentials`, summed over its strategies (all enabled here): a
+   * password with an identifier and a hash; each oidc link with a provider and a subject (the SAML
+   * strategy, Ory Network's, is taken to count its links the same way); each passwordless webauthn
+   * key, when the credential has an identifier; each passkey, likewise; and one for `code` when
+   * `passwordlessCode` is on, whatever the identity has. TOTP and lookup secrets count none.
+   */
+  private firstFactors(credentials: Record<string, FixtureCredential>): number {
+    const identified = (credential: FixtureCredential) => credential.identifiers.join('') !== ''
+    let count = this.passwordlessCode ? 1 : 0
+    for (const credential of Object.values(credentials)) {
+      if (credential.type === 'password' && identified(credential) && credential.config?.hashed !== false) count++
+      if (credential.type === 'oidc' || credential.type === 'saml') count += credential.identifiers.filter((link) => /^[^:]+:./.test(link)).length
+      if (credential.type === 'webauthn' && identified(credential)) count += webauthnKeys(credential).filter((key) => key.passwordless).length
+      if (credential.type === 'passkey' && identified(credential)) count += credential.config?.keys?.length ?? 1
+    }
+    return count
   }
 
   private identifierTaken(email: string, except?: string): boolean {
@@ -856,11 +944,13 @@ export class KratosFixture {
     }
     if (declassify === null) return { ...json, ...addresses }
     const all = credentials ?? { password: { type: 'password', identifiers, version: 0 } }
-    const config = (type: string) => (type === 'password' && (declassify === 'all' || declassify.includes(type)) ? { hashed_password: '$argon2id$v=19$secret-hash' } : {})
+    // A deleted password leaves `{}` (Kratos's deleteCredentialPassword).
+    const config = (type: string, stored: FixtureCredential['config']) =>
+      type === 'password' && stored?.hashed !== false && (declassify === 'all' || declassify.includes(type)) ? { hashed_password: '$argon2id$v=19$secret-hash' } : {}
     return {
       ...json,
       ...addresses,
-      credentials: Object.fromEntries(Object.entries(all).map(([type, credential]) => [type, { ...credential, config: config(type) }])),
+      credentials: Object.fromEntries(Object.entries(all).map(([type, { config: stored, ...credential }]) => [type, { ...credential, config: config(type, stored) }])),
     }
   }
 
