@@ -442,7 +442,9 @@ export const api = {
   setState: (identityId: string, state: 'active' | 'inactive') =>
     requestRecord(KRATOS_ANSWERS, readIdentity, 'PATCH', `${KRATOS}/identities/${id(identityId)}`, [{ op: 'replace', path: '/state', value: state }]),
   deleteIdentity: (identityId: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}`),
-  deleteCredential: (identityId: string, type: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}/credentials/${id(type)}`),
+  /** `identifier`: the one oidc or saml link to delete (`<provider>:<subject>`), which Kratos requires for those types. */
+  deleteCredential: (identityId: string, type: string, identifier?: string) =>
+    request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}/credentials/${id(type)}${q({ identifier })}`),
   identitySessions,
   revokeSession: (sessionId: string) => request<void>('DELETE', `${KRATOS}/sessions/${id(sessionId)}`),
   revokeAllSessions: (identityId: string) => request<void>('DELETE', `${KRATOS}/identities/${id(identityId)}/sessions`),

@@ -96,7 +96,7 @@ test('Identity with credentials and addresses of the wrong shape: each part says
       const credentials = admin.page.getByRole('region', { name: 'Credentials' })
       await credentials.getByText(`${credentialsNote} Those below could be read.`).waitFor()
       await credentials.getByText('google:4711').waitFor()
-      await credentials.getByRole('button', { name: 'Delete oidc credential' }).waitFor()
+      await credentials.getByRole('button', { name: 'Delete oidc identifier google:4711' }).waitFor()
       expect(await credentials.getByRole('button', { name: 'Delete totp credential' }).count()).toBe(0)
     },
   )

@@ -27,8 +27,20 @@ import { identityWriteFailure, primaryIdentifier, unshowableSchema } from './des
 import { ChangedNotice, useChangedNotice, valueText, whatStopsSave, type Members } from '../../components/changed-meanwhile.tsx'
 import { readAgain } from './read-again.ts'
 
-// Kratos refuses to delete the password credential and the like through this endpoint.
-const REMOVABLE_CREDENTIALS = new Set(['oidc', 'saml', 'totp', 'lookup_secret', 'webauthn', 'passkey'])
+/**
+ * What Kratos's DELETE /admin/identities/{id}/credentials/{type} does with each type
+ * (identity/handler.go deleteIdentityCredentials): `whole` removes the credential; `password`
+ * empties it (the credential stays, with its identifiers); `link` removes one oidc or saml
+ * identifier per call, named by `?identifier=` (400 without it); `second-factor-keys` removes the
+ * webauthn keys that are not passwordless, and the credential only when no key is left. The
+ * password and a link go only while the identity keeps another first factor (400 otherwise), which
+ * Kratos counts from what this page cannot see (key types, hashes, passwordless login by code), so
+ * their Delete is offered and a refusal said. Kratos deletes no other type (passkey, code: 400).
+ */
+type Deletion = 'whole' | 'password' | 'link' | 'second-factor-keys'
+const DELETION: Partial<Record<string, Deletion>> = { totp: 'whole', lookup_secret: 'whole', password: 'password', oidc: 'link', saml: 'link', webauthn: 'second-factor-keys' }
+/** Types Kratos's admin API never deletes: the page says so beside them. */
+const NOT_DELETED = new Set(['passkey', 'code'])
 
 export function IdentityPage({ params }: { params: Record<string, string> }) {
   const identityId = params.id!
@@ -484,18 +496,28 @@ function AddressesSection({ identity }: { identity: Identity }) {
 
 function CredentialsSection({ identity, onChange }: { identity: Identity; onChange: (identity: Identity) => void }) {
   const [failure, setFailure] = useState<ApiFailure | null>(null)
-  const [pending, setPending] = useState<string | null>(null)
+  const [pending, setPending] = useState<CredentialDelete | null>(null)
   const [busy, oneAtATime] = useOneAtATime()
   const credentials = Object.values(identity.credentials ?? {})
-  const remove = async (type: string) => {
-    const result = await api.deleteCredential(identity.id, type)
+  const remove = async (asked: CredentialDelete) => {
+    const result = deleteOutcome(await api.deleteCredential(identity.id, asked.type, asked.identifier))
+    if (!result.ok) {
+      setPending(null)
+      return setFailure(refusalSaid(asked, result.failure))
+    }
+    // What Kratos has now: a webauthn delete keeps the passwordless keys, a password delete the
+    // credential, and someone else may have changed the list meanwhile. Only this list changes: the
+    // rest of the page (unsaved edits, a recovery link shown once) stays.
+    const read = await api.identity(identity.id)
     setPending(null)
-    if (!result.ok) return setFailure(result.failure)
+    if (!read.ok) {
+      onChange({ ...identity, credentials: withoutDeleted(identity.credentials ?? {}, asked) })
+      const message = read.failure.status === 404 ? 'Kratos no longer has this identity.' : read.failure.message
+      return setFailure({ ...read.failure, message: `${deletedSaid(asked, result.already, null)} The credentials could not be read again to show what Kratos has now. ${message}` })
+    }
     setFailure(null)
-    // Only this list changes: the rest of the page (unsaved edits, a recovery link shown once) stays.
-    const { [type]: _removed, ...rest } = identity.credentials ?? {}
-    onChange({ ...identity, credentials: rest })
-    announce(`The ${type} credential was deleted.`)
+    onChange(withCredentialsOf(identity, read.data))
+    announce(deletedSaid(asked, result.already, read.data.credentials ?? null))
   }
   return (
     <section aria-labelledby="credentials-h" class="card">
@@ -505,21 +527,42 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
         !isUnreadable(identity, 'credentials') && <p class="empty">No credentials.</p>
       ) : (
         <ul class="plain">
-          {credentials.map((credential) => (
-            <li key={credential.type}>
-              <strong>{credential.type}</strong>: {revealHidden((credential.identifiers ?? []).join(', ')) || <span class="muted">no identifier</span>}{' '}
-              {REMOVABLE_CREDENTIALS.has(credential.type) && (
-                <button type="button" class="danger" aria-label={`Delete ${credential.type} credential`} onClick={() => setPending(credential.type)}>
-                  Delete
-                </button>
-              )}
-            </li>
-          ))}
+          {credentials.map((credential) => {
+            const { type } = credential
+            const identifiers = credential.identifiers ?? []
+            const deletion = DELETION[type]
+            const button = (asked: CredentialDelete) => (
+              <button type="button" class="danger" aria-label={`Delete ${deletedWhat(asked).slice('the '.length)}`} onClick={() => setPending(asked)}>
+                Delete
+              </button>
+            )
+            return (
+              <li key={type}>
+                <strong>{type}</strong>:{' '}
+                {deletion === 'link' && identifiers.length > 0 ? (
+                  // One link per call: each identifier (`<provider>:<subject>`) has its own Delete.
+                  <ul class="plain credential-links">
+                    {identifiers.map((identifier) => (
+                      <li key={identifier}>
+                        {revealHidden(identifier)} {button({ type, deletion, identifier })}
+                      </li>
+                    ))}
+                  </ul>
+                ) : (
+                  <>
+                    {revealHidden(identifiers.join(', ')) || <span class="muted">no identifier</span>}{' '}
+                    {deletion !== undefined && deletion !== 'link' && button({ type, deletion })}
+                    {NOT_DELETED.has(type) && <span class="muted">Kratos’s admin API cannot delete {type} credentials.</span>}
+                  </>
+                )}
+              </li>
+            )
+          })}
         </ul>
       )}
       {failure && <ErrorView failure={failure} />}
-      <Dialog open={pending !== null} title={`Delete the ${pending ?? ''} credential?`} onClose={() => setPending(null)}>
-        <p>The identity can no longer sign in with it.</p>
+      <Dialog open={pending !== null} title={pending ? `Delete ${deletedWhat(pending)}?` : ''} onClose={() => setPending(null)}>
+        <p>{pending && DELETION_SAID[pending.deletion](pending.type)}</p>
         <div class="actions">
           <button type="button" class="danger" disabled={busy} onClick={() => pending && oneAtATime(() => remove(pending))}>
             Delete
@@ -531,6 +574,71 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
       </Dialog>
     </section>
   )
+}
+
+/** A delete asked for: a credential type, how Kratos deletes it, and for an oidc or saml link, its identifier. */
+interface CredentialDelete {
+  type: string
+  deletion: Deletion
+  identifier?: string
+}
+
+/** What a delete is of, as a sentence names it ("the totp credential", "the oidc identifier google:1234"). */
+function deletedWhat({ type, deletion, identifier }: CredentialDelete): string {
+  switch (deletion) {
+    case 'whole':
+      return `the ${type} credential`
+    case 'password':
+      return 'the password'
+    case 'link':
+      return `the ${type} identifier ${revealHidden(identifier ?? '')}`
+    case 'second-factor-keys':
+      return `the ${type} second-factor keys`
+  }
+}
+
+const FIRST_FACTOR_KEPT = 'Kratos refuses if the identity would be left with no other way to sign in.'
+/** What the dialog says a delete does. */
+const DELETION_SAID: Record<Deletion, (type: string) => string> = {
+  whole: () => 'The identity can no longer sign in with it.',
+  password: () => `The identity can no longer sign in with a password; Kratos keeps the credential and its identifiers. ${FIRST_FACTOR_KEPT}`,
+  link: (type) => `The identity can no longer sign in with this account; its other ${type} identifiers stay. ${FIRST_FACTOR_KEPT}`,
+  'second-factor-keys': () => 'Kratos deletes the security keys used as a second factor, and the credential when no other key is left. Passwordless keys stay: Kratos does not delete them here.',
+}
+
+/** What a delete did, said once Kratos's credentials have been read again (`now`; null when they could not be read). */
+function deletedSaid(asked: CredentialDelete, already: boolean, now: Record<string, unknown> | null): string {
+  const what = deletedWhat(asked)
+  const What = what.charAt(0).toUpperCase() + what.slice(1)
+  if (already) return `${What} had already been deleted.`
+  if (asked.deletion === 'second-factor-keys') {
+    if (now === null) return `Kratos deleted the ${asked.type} second-factor keys, if there were any.`
+    return now[asked.type] === undefined
+      ? `The ${asked.type} credential was deleted: it had no passwordless keys.`
+      : `Kratos deleted the ${asked.type} second-factor keys, if there were any. The ${asked.type} credential stays with its passwordless keys, which Kratos does not delete here.`
+  }
+  if (asked.deletion === 'password' && now?.password !== undefined) return 'The password was deleted. Kratos keeps the password credential, with its identifiers and no password.'
+  return `${What} was deleted.`
+}
+
+/** A refused delete in words: Kratos's 400 for a first factor is its rule that one must be left (its body is never shown). */
+function refusalSaid(asked: CredentialDelete, failure: ApiFailure): ApiFailure {
+  if (failure.status !== 400 || (asked.deletion !== 'password' && asked.deletion !== 'link')) return failure
+  return { ...failure, message: `Kratos refused to delete ${deletedWhat(asked)} (HTTP 400): it is the identity’s last way to sign in, which Kratos always keeps.` }
+}
+
+/** The credentials without what a delete is known to remove, for when they cannot be read again (webauthn's outcome is unknown then). */
+function withoutDeleted(credentials: NonNullable<Identity['credentials']>, asked: CredentialDelete): NonNullable<Identity['credentials']> {
+  const { [asked.type]: credential, ...rest } = credentials
+  if (!credential || asked.deletion === 'password' || asked.deletion === 'second-factor-keys') return credentials
+  if (asked.deletion === 'whole') return rest
+  return { ...credentials, [asked.type]: { ...credential, identifiers: (credential.identifiers ?? []).filter((identifier) => identifier !== asked.identifier) } }
+}
+
+/** The identity with its credentials as read again (and whether they could be), the rest of the page as it was. */
+function withCredentialsOf(identity: Identity, now: Identity): Identity {
+  const unreadable = [...(identity.unreadable ?? []).filter((field) => field !== 'credentials'), ...(now.unreadable ?? []).filter((field) => field === 'credentials')]
+  return { ...identity, credentials: now.credentials, unreadable: unreadable.length > 0 ? unreadable : undefined }
 }
 
 function SessionsSection({ identity }: { identity: Identity }) {

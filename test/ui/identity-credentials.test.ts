@@ -1,0 +1,189 @@
+// An administrator deletes an identity's credentials as Kratos allows it (identity/handler.go
+// deleteIdentityCredentials): an oidc link one at a time by its identifier, webauthn's
+// second-factor keys only, the password and a link only while another way to sign in is left, and
+// never a passkey or a code credential. The page shows what Kratos has afterwards, and the stand-in
+// is checked for what it holds.
+import { expect, test } from 'bun:test'
+import type { FixtureCredential, FixtureIdentity } from '../support/kratos.ts'
+import { sweep, tabTo, useSignedInBrowser } from './harness.ts'
+
+const admin = useSignedInBrowser('admin')
+
+const credentialsRegion = () => admin.page.getByRole('region', { name: 'Credentials' })
+const focusedSection = () => admin.page.evaluate(() => document.activeElement?.closest('section')?.getAttribute('aria-labelledby'))
+const deletes = (identity: FixtureIdentity, type: string) =>
+  admin.harness.sandbox.kratos.calls.filter((call) => call.method === 'DELETE' && call.path === `/admin/identities/${identity.id}/credentials/${type}`)
+
+/** A new identity with these credentials (the password: its e-mail as identifier, with a hash). */
+function identityWith(email: string, credentials: Record<string, Omit<FixtureCredential, 'type' | 'version'> | 'password'>): FixtureIdentity {
+  const identity = admin.harness.sandbox.kratos.addIdentity({ email })
+  identity.credentials = Object.fromEntries(
+    Object.entries(credentials).map(([type, credential]) => [type, credential === 'password' ? { type, identifiers: identity.identifiers, version: 0 } : { type, version: 0, ...credential }]),
+  )
+  return identity
+}
+async function open(identity: FixtureIdentity) {
+  await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
+  await admin.page.getByRole('heading', { level: 1, name: identity.traits.email as string }).waitFor()
+  await credentialsRegion().getByRole('heading', { name: 'Credentials' }).waitFor()
+}
+/** The browser reports each refused request in the console: those are expected, and only those. */
+async function refusedRequestsReported(count: number, status: RegExp) {
+  for (let waited = 0; admin.problems.length < count && waited < 2000; waited += 50) await Bun.sleep(50)
+  const reported = admin.problems.splice(0)
+  expect(reported.length).toBe(count)
+  expect(reported.every((problem) => status.test(problem))).toBe(true)
+}
+
+test('an admin deletes one oidc link of two: Kratos is told which, and the other link stays, on the page and in Kratos', async () => {
+  const person = identityWith('two.links@example.test', { password: 'password', oidc: { identifiers: ['google:1234', 'github:99'] } })
+  await open(person)
+  const credentials = credentialsRegion()
+  await credentials.getByText('google:1234').waitFor()
+  // One Delete per link, each named after it; none for the oidc credential as a whole.
+  await credentials.getByRole('button', { name: 'Delete oidc identifier github:99' }).waitFor()
+  expect(await credentials.getByRole('button', { name: 'Delete oidc credential' }).count()).toBe(0)
+
+  await credentials.getByRole('button', { name: 'Delete oidc identifier google:1234' }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Delete the oidc identifier google:1234?' })
+  await dialog.getByText('its other oidc identifiers stay').waitFor()
+  await dialog.getByRole('button', { name: 'Delete' }).click()
+  await admin.page.getByRole('status').getByText('The oidc identifier google:1234 was deleted.').waitFor()
+  expect(deletes(person, 'oidc').map((call) => call.query.get('identifier'))).toEqual(['google:1234'])
+  expect(person.credentials!.oidc!.identifiers).toEqual(['github:99'])
+  await credentials.getByText('google:1234').waitFor({ state: 'detached' })
+  await credentials.getByRole('button', { name: 'Delete oidc identifier github:99' }).waitFor()
+  // The button that opened the dialog is gone: focus is on its section, not lost.
+  expect(await focusedSection()).toBe('credentials-h')
+  expect(admin.problems).toEqual([])
+})
+
+test('with the keyboard alone, an admin deletes an oidc link by its own Delete', async () => {
+  const person = identityWith('keyboard.links@example.test', { password: 'password', oidc: { identifiers: ['google:1234', 'github:99'] } })
+  await open(person)
+  await admin.page.getByRole('heading', { level: 1 }).focus()
+  await tabTo(admin.page, 'Delete oidc identifier github:99')
+  await admin.page.keyboard.press('Enter')
+  const dialog = admin.page.getByRole('dialog', { name: 'Delete the oidc identifier github:99?' })
+  await dialog.waitFor()
+  // The dialog's first control, its Delete, has focus.
+  expect(await admin.page.evaluate(() => document.activeElement?.closest('dialog') !== null && document.activeElement?.textContent)).toBe('Delete')
+  await admin.page.keyboard.press('Enter')
+  await admin.page.getByRole('status').getByText('The oidc identifier github:99 was deleted.').waitFor()
+  expect(person.credentials!.oidc!.identifiers).toEqual(['google:1234'])
+  expect(deletes(person, 'oidc').map((call) => call.query.get('identifier'))).toEqual(['github:99'])
+  expect(await focusedSection()).toBe('credentials-h')
+  // Tab goes on from there to the Delete of the link that is left.
+  await tabTo(admin.page, 'Delete oidc identifier google:1234')
+  expect(admin.problems).toEqual([])
+})
+
+test('the last way to sign in is not deleted: Kratos refuses, and the page says why and keeps the list as it was', async () => {
+  const person = identityWith('last.link@example.test', { oidc: { identifiers: ['google:4711'] }, totp: { identifiers: [] } })
+  await open(person)
+  const credentials = credentialsRegion()
+  await credentials.getByRole('button', { name: 'Delete oidc identifier google:4711' }).click()
+  await admin.page.getByRole('dialog', { name: 'Delete the oidc identifier google:4711?' }).getByRole('button', { name: 'Delete' }).click()
+  await credentials
+    .getByRole('alert')
+    .getByText('Kratos refused to delete the oidc identifier google:4711 (HTTP 400): it is the identity’s last way to sign in, which Kratos always keeps.')
+    .waitFor()
+  expect(person.credentials!.oidc!.identifiers).toEqual(['google:4711'])
+  await credentials.getByRole('button', { name: 'Delete oidc identifier google:4711' }).waitFor()
+  await refusedRequestsReported(1, /status of 400\b/)
+
+  // An identity with only its password: the same rule.
+  const passwordOnly = admin.harness.sandbox.kratos.addIdentity({ email: 'password.only@example.test' })
+  await open(passwordOnly)
+  await credentials.getByRole('button', { name: 'Delete password' }).click()
+  await admin.page.getByRole('dialog', { name: 'Delete the password?' }).getByRole('button', { name: 'Delete' }).click()
+  await credentials.getByRole('alert').getByText('Kratos refused to delete the password (HTTP 400): it is the identity’s last way to sign in, which Kratos always keeps.').waitFor()
+  expect(deletes(passwordOnly, 'password').length).toBe(1)
+  await refusedRequestsReported(1, /status of 400\b/)
+})
+
+test('the password is deleted while a social sign-in is left; Kratos keeps the credential without a password, and the page says so', async () => {
+  const person = identityWith('password.and.link@example.test', { password: 'password', oidc: { identifiers: ['google:555'] } })
+  await open(person)
+  const credentials = credentialsRegion()
+  await credentials.getByRole('button', { name: 'Delete password' }).click()
+  await admin.page.getByRole('dialog', { name: 'Delete the password?' }).getByRole('button', { name: 'Delete' }).click()
+  await admin.page.getByRole('status').getByText('The password was deleted. Kratos keeps the password credential, with its identifiers and no password.').waitFor()
+  expect(person.credentials!.password!.config).toEqual({ hashed: false })
+  expect(await credentials.textContent()).toContain('password: password.and.link@example.test')
+  expect(admin.problems).toEqual([])
+})
+
+test('passkey and code credentials offer no Delete, and the page says why; the section passes the sweep', async () => {
+  const person = identityWith('passkey.person@example.test', {
+    password: 'password',
+    oidc: { identifiers: ['google:1234', `github:${'9'.repeat(60)}`] },
+    passkey: { identifiers: ['passkey.person@example.test'] },
+    code: { identifiers: ['passkey.person@example.test'] },
+  })
+  await open(person)
+  const credentials = credentialsRegion()
+  await credentials.getByText('Kratos’s admin API cannot delete passkey credentials.').waitFor()
+  await credentials.getByText('Kratos’s admin API cannot delete code credentials.').waitFor()
+  expect(await credentials.getByRole('button', { name: /passkey|code/ }).count()).toBe(0)
+  // The password's Delete is there: with the passkey, it is not the last way to sign in.
+  await credentials.getByRole('button', { name: 'Delete password' }).waitFor()
+  expect(await sweep(admin.page, 'identity-credentials', () => credentials.getByText('Kratos’s admin API cannot delete passkey credentials.').waitFor())).toEqual([])
+  expect(admin.problems).toEqual([])
+})
+
+test('deleting webauthn removes only its second-factor keys: the page shows the credential Kratos keeps, and says so', async () => {
+  const person = identityWith('security.keys@example.test', {
+    password: 'password',
+    webauthn: { identifiers: ['security.keys@example.test'], config: { keys: [{ id: 'laptop', passwordless: false }, { id: 'phone', passwordless: true }] } },
+  })
+  await open(person)
+  const credentials = credentialsRegion()
+  await credentials.getByRole('button', { name: 'Delete webauthn second-factor keys' }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'Delete the webauthn second-factor keys?' })
+  await dialog.getByText('Passwordless keys stay: Kratos does not delete them here.', { exact: false }).waitFor()
+  const reads = admin.harness.sandbox.kratos.calls.length
+  await dialog.getByRole('button', { name: 'Delete' }).click()
+  await admin.page
+    .getByRole('status')
+    .getByText('Kratos deleted the webauthn second-factor keys, if there were any. The webauthn credential stays with its passwordless keys, which Kratos does not delete here.')
+    .waitFor()
+  expect(person.credentials!.webauthn!.config!.keys).toEqual([{ id: 'phone', passwordless: true }])
+  // The list is Kratos's, read again after the delete.
+  expect(admin.harness.sandbox.kratos.calls.slice(reads).map((call) => `${call.method} ${call.path}`)).toEqual([
+    `DELETE /admin/identities/${person.id}/credentials/webauthn`,
+    `GET /admin/identities/${person.id}`,
+  ])
+  expect(await credentials.textContent()).toContain('webauthn')
+  // Focus is back on the Delete that opened the dialog, which is still there.
+  expect(await admin.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Delete webauthn second-factor keys')
+
+  // Keys that are all second factors: the credential goes with them.
+  const secondFactorOnly = identityWith('second.factor.keys@example.test', { password: 'password', webauthn: { identifiers: [] } })
+  await open(secondFactorOnly)
+  await credentials.getByRole('button', { name: 'Delete webauthn second-factor keys' }).click()
+  await admin.page.getByRole('dialog', { name: 'Delete the webauthn second-factor keys?' }).getByRole('button', { name: 'Delete' }).click()
+  await admin.page.getByRole('status').getByText('The webauthn credential was deleted: it had no passwordless keys.').waitFor()
+  expect(Object.keys(secondFactorOnly.credentials!)).toEqual(['password'])
+  await credentials.getByText('webauthn').waitFor({ state: 'detached' })
+  expect(admin.problems).toEqual([])
+})
+
+test('when the identity cannot be read again after a delete, the page says the delete was made and shows what it knows went', async () => {
+  const person = identityWith('read.again.fails@example.test', { password: 'password', totp: { identifiers: [] } })
+  await open(person)
+  const credentials = credentialsRegion()
+  const identityRead = (url: URL) => url.pathname === `/api/idp-admin/admin/identities/${person.id}`
+  await admin.page.route(identityRead, (route) => (route.request().method() === 'GET' ? route.abort('connectionrefused') : route.continue()))
+  try {
+    await credentials.getByRole('button', { name: 'Delete totp credential' }).click()
+    await admin.page.getByRole('dialog', { name: 'Delete the totp credential?' }).getByRole('button', { name: 'Delete' }).click()
+    await credentials.getByRole('alert').getByText(/^The totp credential was deleted\. The credentials could not be read again to show what Kratos has now\. /).waitFor()
+  } finally {
+    await admin.page.unroute(identityRead)
+  }
+  expect(Object.keys(person.credentials!)).toEqual(['password'])
+  await credentials.getByRole('button', { name: 'Delete totp credential' }).waitFor({ state: 'detached' })
+  await credentials.getByRole('button', { name: 'Delete password' }).waitFor()
+  await refusedRequestsReported(1, /ERR_CONNECTION_REFUSED/)
+})
