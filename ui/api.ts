@@ -452,10 +452,16 @@ export const api = {
   recoveryLink: (identityId: string) => requestRecord(KRATOS_ANSWERS, readRecoveryLink, 'POST', `${KRATOS}/recovery/link`, { identity_id: identityId }),
   sessions: (params: { page_size: number; page_token?: string }) =>
     requestList(KRATOS_ANSWERS, readSession, `${KRATOS}/sessions${q({ ...params, active: 'true' })}&expand=identity&expand=devices`),
-  /** The extended session; undefined when Kratos answered none (204 with `feature_flags.faster_session_extend`) or none that can be read. */
+  /**
+   * The session after the extend: as Kratos answers it, or, when it answers none (204 with
+   * `feature_flags.faster_session_extend`), as read again; undefined when it cannot be read.
+   */
   extendSession: async (sessionId: string): Promise<ApiResult<KratosSession | undefined>> => {
     const result = await request<unknown>('PATCH', `${KRATOS}/sessions/${id(sessionId)}/extend`)
-    return result.ok ? { ok: true, data: readSession(result.data) ?? undefined } : result
+    if (!result.ok) return result
+    if (result.data !== undefined) return { ok: true, data: readSession(result.data) ?? undefined }
+    const read = await requestRecord(KRATOS_ANSWERS, readSession, 'GET', `${KRATOS}/sessions/${id(sessionId)}`)
+    return { ok: true, data: read.ok ? read.data : undefined }
   },
   messages: (params: { page_size: number; page_token?: string; status?: string; recipient?: string }) =>
     requestList(KRATOS_ANSWERS, readMessage, `${KRATOS}/courier/messages${q(params)}`),

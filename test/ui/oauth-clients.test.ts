@@ -653,6 +653,8 @@ describe('in the browser', () => {
     const patches = clientCalls(client.client_id, 'PATCH')
     await form.getByRole('button', { name: 'Save' }).click()
     await page.getByRole('status').getByText('Client Kiosk server saved with a new secret, shown once: copy it now.').waitFor()
+    // Focus is on the secret, for the person to copy it.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('secret-h')
     const stored = hydra.clients.get(client.client_id)!
     expect(stored.token_endpoint_auth_method).toBe('client_secret_basic')
     expect(stored.secret).not.toBe(hidden)
@@ -680,6 +682,57 @@ describe('in the browser', () => {
       questions.stop()
     }
     expect(admin.problems).toEqual([])
+  })
+
+  test('a new secret whose change Hydra did not answer in time stays on screen, said to be uncertain; one made meanwhile by someone else is not replaced', async () => {
+    const { hydra } = admin.harness.sandbox
+    const page = admin.page
+    const secret = page.locator('output[aria-label="Client secret"]')
+    const form = page.getByRole('region', { name: 'Edit client' })
+    const uncertain = "Hydra did not answer in time, so whether this is now the client's secret is not known. Keep it: if the client cannot authenticate with it, use Replace secret."
+    const patches = (url: URL) => url.pathname.startsWith('/api/oauth-admin/admin/clients/')
+
+    // The switch to a secret: Hydra makes it, the answer is lost.
+    const late = await openNewClient({ client_name: 'Late switch', token_endpoint_auth_method: 'none', redirect_uris: ['com.example.late:/callback'] })
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await form.getByRole('combobox', { name: 'Token endpoint authentication' }).selectOption('client_secret_basic')
+    let stop = await answerTooLate(page, 'PATCH', patches)
+    try {
+      await form.getByRole('button', { name: 'Save' }).click()
+      await page.getByText(uncertain).waitFor()
+    } finally {
+      await stop()
+    }
+    expect(hydra.clients.get(late.client_id)!.secret).toBe((await secret.textContent())!)
+    expect(await page.getByRole('alert').filter({ hasText: 'Hydra did not answer in time. The change may have been made' }).count()).toBe(1)
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('secret-h')
+    await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
+
+    // Replace secret: the same.
+    const replaced = await openNewClient({ client_name: 'Late replace', client_secret: 'late-replace-0123', redirect_uris: ['https://late.example.com/callback'] })
+    await page.getByRole('button', { name: 'Replace secret' }).click()
+    stop = await answerTooLate(page, 'PATCH', patches)
+    try {
+      await page.getByRole('dialog', { name: 'Replace the client secret?' }).getByRole('button', { name: 'Replace' }).click()
+      await page.getByText(uncertain).waitFor()
+    } finally {
+      await stop()
+    }
+    expect(hydra.clients.get(replaced.client_id)!.secret).toBe((await secret.textContent())!)
+    await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
+
+    // Someone else made the same switch meanwhile and handed out their secret: it stays.
+    const shared = await openNewClient({ client_name: 'Shared switch', token_endpoint_auth_method: 'none', redirect_uris: ['com.example.shared:/callback'] })
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await form.getByRole('combobox', { name: 'Token endpoint authentication' }).selectOption('client_secret_post')
+    hydra.clients.get(shared.client_id)!.token_endpoint_auth_method = 'client_secret_basic'
+    hydra.clients.get(shared.client_id)!.secret = 'someone-elses-secret-0123'
+    await form.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('alert').getByText(/^Nothing was saved: the client's token endpoint authentication was changed meanwhile/).waitFor()
+    expect(hydra.clients.get(shared.client_id)!.secret).toBe('someone-elses-secret-0123')
+    expect(hydra.clients.get(shared.client_id)!.token_endpoint_auth_method).toBe('client_secret_basic')
+    expect(await secret.count()).toBe(0)
+    expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
   })
 
   test('an admin replaces a confidential client’s secret: Cancel keeps it, Replace sets a new one in Hydra and shows it once', async () => {

@@ -47,8 +47,8 @@ test('Sessions: newest first; revoke one (the store ends it), extend one (its ex
   // Kratos answers the extended session without its devices; the row still shows the one listed.
   expect(await row.textContent()).toContain(extended!.devices[0]!.ip_address)
 
-  // With faster_session_extend Kratos answers 204: the list is read again (without the revoked
-  // session) and shows the new expiry.
+  // With faster_session_extend Kratos answers 204: the session is read again, and its row shows the
+  // new expiry.
   const [third] = sessionsOf(listed[2]!)
   kratos.fasterSessionExtend = true
   try {
@@ -66,11 +66,14 @@ test('Sessions: newest first; revoke one (the store ends it), extend one (its ex
     kratos.fasterSessionExtend = false
   }
 
-  // The second page holds the active sessions after the first page's 25, in Kratos's order.
+  // The second page holds the active sessions after the first page's 25 as they were listed (Kratos
+  // pages by the last one's position: the revoked one's place is not taken by a row from page 2),
+  // in Kratos's order.
   await admin.page.getByRole('button', { name: 'Next page' }).click()
   await admin.page.getByText('Page 2').waitFor()
   await admin.page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
-  const rest = kratos.sessions.filter((s) => s.active).sort(listOrder).slice(25)
+  const lastListed = firstPage[24]!
+  const rest = kratos.sessions.filter((s) => s.active && listOrder(lastListed, s) < 0).sort(listOrder)
   expect(rest.length).toBeGreaterThan(0)
   expect(await table.locator('tbody tr td:first-child a').allTextContents()).toEqual(rest.map(emailOf))
   await admin.page.getByRole('button', { name: 'Previous page' }).click()
@@ -118,13 +121,32 @@ test('Sessions: an Extend Kratos leaves as it was (not yet near its expiry, sess
   const session = kratos.sessions.find((s) => s.active && [...kratos.identities.values()].find((identity) => identity.id === s.identityId)?.traits.email === email)!
   const before = session.expires_at
   kratos.earliestPossibleExtendMs = 60 * 60 * 1000
+  const said = `Kratos did not extend the session of ${email}: it extends a session only near its expiry (session.earliest_possible_extend), and this one is not there yet.`
   try {
     await admin.page.getByRole('button', { name: `Extend session of ${email}` }).click()
-    await admin.page.getByRole('status').getByText(`Kratos did not extend the session of ${email}: it extends a session only near its expiry (session.earliest_possible_extend), and this one is not there yet.`).waitFor()
+    await admin.page.getByRole('status').getByText(said).waitFor()
+    // With faster_session_extend Kratos answers 204 either way: the session read again tells.
+    kratos.fasterSessionExtend = true
+    const readAgain = admin.page.waitForResponse((response) => response.request().method() === 'GET' && new URL(response.url()).pathname.endsWith(`/sessions/${session.id}`))
+    await admin.page.getByRole('button', { name: `Extend session of ${email}` }).click()
+    expect((await readAgain).status()).toBe(200)
+    await admin.page.getByRole('status').getByText(said).waitFor()
   } finally {
     kratos.earliestPossibleExtendMs = null
+    kratos.fasterSessionExtend = false
   }
   expect(session.expires_at).toBe(before)
+  // Near enough to its expiry, it is extended, and said so (204, read again).
+  kratos.fasterSessionExtend = true
+  try {
+    await admin.page.getByRole('button', { name: `Extend session of ${email}` }).click()
+    await admin.page.getByRole('status').getByText(`Session of ${email} extended.`).waitFor()
+  } finally {
+    kratos.fasterSessionExtend = false
+  }
+  expect(Date.parse(session.expires_at)).toBeGreaterThan(Date.parse(before))
+  const row = table.getByRole('row').filter({ has: admin.page.getByRole('link', { name: email }) })
+  expect(await row.locator('time').nth(1).getAttribute('datetime')).toBe(new Date(session.expires_at).toISOString())
   expect(admin.problems).toEqual([])
 })
 

@@ -1,7 +1,7 @@
 // OAuth clients (admin, needs the Hydra admin API): the list with Hydra's `Link` paging and a
 // search by name; create (the secret shown once, with Copy); a client's page edits it (a client made
 // to use a secret gets a new one, shown once), replaces its secret, revokes its tokens and deletes it.
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import type { ComponentChildren } from 'preact'
 import { api, deleteOutcome, unknownOutcomeSaid, unreadable, type ApiFailure, type OAuthClient } from '../../api.ts'
@@ -223,20 +223,37 @@ export function OAuthClientPage({ params }: { params: Record<string, string> }) 
   )
 }
 
-function OneTimeSecret({ secret, onDismiss }: { secret: string | null; onDismiss: () => void }) {
+/**
+ * A client secret to show once: `uncertain` when it was sent in a change Hydra did not answer in
+ * time (it may be the client's secret now, or not: Hydra keeps only a hash, so this page is the
+ * only place it can be seen).
+ */
+interface ShownSecret {
+  value: string
+  uncertain?: boolean
+}
+
+function OneTimeSecret({ secret, onDismiss }: { secret: ShownSecret | null; onDismiss: () => void }) {
   useLeaveGuard(secret ? 'The client secret is shown only once: leaving this page loses it for good.' : null)
   if (!secret) return null
   const dismiss = () => {
     onDismiss()
     document.getElementById('page-title')?.focus()
   }
-  const copy = () => copyText(secret)
+  const copy = () => copyText(secret.value)
   return (
     <section class="card one-time" aria-labelledby="secret-h">
-      <h2 id="secret-h">Client secret</h2>
+      <h2 id="secret-h" tabIndex={-1}>
+        Client secret
+      </h2>
       <p>Shown once: copy it now. Hydra stores only a hash of it.</p>
+      {secret.uncertain && (
+        <p>
+          Hydra did not answer in time, so whether this is now the client's secret is not known. Keep it: if the client cannot authenticate with it, use Replace secret.
+        </p>
+      )}
       <output class="mono secret" aria-label="Client secret">
-        {secret}
+        {secret.value}
       </output>
       <div class="actions">
         <button type="button" onClick={copy}>
@@ -259,10 +276,21 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   const [confirm, setConfirm] = useState<'delete' | 'revoke' | 'secret' | null>(null)
   // The secret shown once: the one of the client just created (read once: leaving the page or
   // reloading forgets it), or one this page has just set.
-  const [secret, setSecret] = useState(() => (createdSecret.value?.clientId === client.client_id ? createdSecret.value.secret : null))
+  const [secret, setSecret] = useState<ShownSecret | null>(() => (createdSecret.value?.clientId === client.client_id ? { value: createdSecret.value.secret } : null))
   useEffect(() => {
     createdSecret.value = null
   }, [])
+  // A secret this page has just set: focus goes to it, in the render that shows it.
+  const secretShown = useRef(false)
+  useLayoutEffect(() => {
+    if (!secret || !secretShown.current) return
+    secretShown.current = false
+    document.getElementById('secret-h')?.focus()
+  }, [secret])
+  const showSecret = (shown: ShownSecret) => {
+    secretShown.current = true
+    setSecret(shown)
+  }
   const [draft, setDraft] = useState<ClientDraft>(() => kept?.draft ?? draftOf(client))
   // The client as it was when the form was filled: what the edit is measured against.
   const [base, setBase] = useState<OAuthClient>(() => kept?.base ?? client)
@@ -297,16 +325,34 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
           text: fieldText,
         })
         if (stop) return stopped(stop)
-        // Made to use a secret: a new one in the same patch, shown once (see needsNewSecret).
-        const newSecret = needsNewSecret(base, draft) ? newClientSecret() : null
+        // Made to use a secret: a new one in the same patch, shown once (see needsNewSecret). Read
+        // again first: someone who made the same change meanwhile has a secret in use, which a new
+        // one would end.
+        let newSecret: string | null = null
+        if (needsNewSecret(base, draft)) {
+          const read = await readClientAgain(client.client_id, 'save')
+          if (!read.ok) return setFailure(read.failure)
+          if (usesSecret(read.client.token_endpoint_auth_method)) {
+            return setFailure({
+              error: 'conflict',
+              status: 409,
+              message: `Nothing was saved: the client's token endpoint authentication was changed meanwhile to one that uses a secret, perhaps by someone who is using it. Reload the page to see it; Replace secret gives the client a new one.`,
+            })
+          }
+          newSecret = newClientSecret()
+        }
         const result = await api.patchClient(client.client_id, newSecret === null ? patch : [...patch, secretPatch(newSecret)])
-        if (!result.ok) return setFailure(clientFailure(result.failure))
+        if (!result.ok) {
+          // Hydra may have set it: the only copy there will ever be is kept on screen.
+          if (newSecret !== null && result.failure.maybeDone) showSecret({ value: newSecret, uncertain: true })
+          return setFailure(clientFailure(result.failure))
+        }
         setFailure(null)
         stopEditing()
         const updated = withoutSecrets(result.data)
         onChange(updated)
         if (newSecret === null) return announce(`Client ${clientName(updated)} saved.`)
-        setSecret(newSecret)
+        showSecret({ value: newSecret })
         announce(`Client ${clientName(updated)} saved with a new secret, shown once: copy it now.`)
       }),
     )
@@ -352,10 +398,17 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
     oneAtATime(async () => {
       const newSecret = newClientSecret()
       const result = await api.patchClient(client.client_id, [secretPatch(newSecret)])
-      if (!result.ok) return setFailure(clientFailure(result.failure))
+      if (!result.ok) {
+        // Hydra may have set it: the only copy there will ever be is kept on screen.
+        if (result.failure.maybeDone) {
+          setConfirm(null)
+          showSecret({ value: newSecret, uncertain: true })
+        }
+        return setFailure(clientFailure(result.failure))
+      }
       setConfirm(null)
       setFailure(null)
-      setSecret(newSecret)
+      showSecret({ value: newSecret })
       onChange(withoutSecrets(result.data))
       announce(`${name} has a new secret, shown once: copy it now.`)
     })
