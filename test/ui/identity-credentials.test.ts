@@ -86,7 +86,7 @@ test('the last way to sign in is not deleted: Kratos refuses, and the page says 
   await admin.page.getByRole('dialog', { name: 'Delete the oidc identifier google:4711?' }).getByRole('button', { name: 'Delete' }).click()
   await credentials
     .getByRole('alert')
-    .getByText('Kratos refused to delete the oidc identifier google:4711 (HTTP 400): it is the identity’s last way to sign in, which Kratos always keeps.')
+    .getByText('Kratos refused to delete the oidc identifier google:4711 (HTTP 400): it keeps an identity’s last way to sign in.')
     .waitFor()
   expect(person.credentials!.oidc!.identifiers).toEqual(['google:4711'])
   await credentials.getByRole('button', { name: 'Delete oidc identifier google:4711' }).waitFor()
@@ -97,7 +97,10 @@ test('the last way to sign in is not deleted: Kratos refuses, and the page says 
   await open(passwordOnly)
   await credentials.getByRole('button', { name: 'Delete password' }).click()
   await admin.page.getByRole('dialog', { name: 'Delete the password?' }).getByRole('button', { name: 'Delete' }).click()
-  await credentials.getByRole('alert').getByText('Kratos refused to delete the password (HTTP 400): it is the identity’s last way to sign in, which Kratos always keeps.').waitFor()
+  await credentials
+    .getByRole('alert')
+    .getByText('Kratos refused to delete the password (HTTP 400): it keeps an identity’s last way to sign in, and a password it has already emptied, or any password before Kratos v25, cannot be deleted.')
+    .waitFor()
   expect(deletes(passwordOnly, 'password').length).toBe(1)
   await refusedRequestsReported(1, /status of 400\b/)
 })
@@ -111,6 +114,8 @@ test('the password is deleted while a social sign-in is left; Kratos keeps the c
   await admin.page.getByRole('status').getByText('The password was deleted. Kratos keeps the password credential, with its identifiers and no password.').waitFor()
   expect(person.credentials!.password!.config).toEqual({ hashed: false })
   expect(await credentials.textContent()).toContain('password: password.and.link@example.test')
+  // Deleted once: not offered again (Kratos's emptied credential looks like any other).
+  expect(await credentials.getByRole('button', { name: 'Delete password' }).count()).toBe(0)
   expect(admin.problems).toEqual([])
 })
 
@@ -126,7 +131,7 @@ test('passkey and code credentials offer no Delete, and the page says why; the s
   await credentials.getByText('Kratos’s admin API cannot delete passkey credentials.').waitFor()
   await credentials.getByText('Kratos’s admin API cannot delete code credentials.').waitFor()
   expect(await credentials.getByRole('button', { name: /passkey|code/ }).count()).toBe(0)
-  // The password's Delete is there: with the passkey, it is not the last way to sign in.
+  // The password's Delete is offered (whether it is the last way to sign in is Kratos's to say).
   await credentials.getByRole('button', { name: 'Delete password' }).waitFor()
   expect(await sweep(admin.page, 'identity-credentials', () => credentials.getByText('Kratos’s admin API cannot delete passkey credentials.').waitFor())).toEqual([])
   expect(admin.problems).toEqual([])

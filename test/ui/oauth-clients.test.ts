@@ -514,7 +514,7 @@ describe('in the browser', () => {
       await dialog.getByRole('button', { name: 'Create client' }).click()
       const unknown = page.getByRole('alert').filter({ hasText: 'Hydra did not answer in time. The client may have been created: check the list before creating it again.' })
       await unknown.waitFor()
-      await unknown.getByText('If it is, its secret cannot be shown any more: delete it and create it again.', { exact: false }).waitFor()
+      await unknown.getByText('If it is, its secret cannot be shown any more: Replace secret on its page gives it a new one.', { exact: false }).waitFor()
     } finally {
       await stop()
     }
@@ -689,7 +689,7 @@ describe('in the browser', () => {
     const page = admin.page
     const secret = page.locator('output[aria-label="Client secret"]')
     const form = page.getByRole('region', { name: 'Edit client' })
-    const uncertain = "Hydra did not answer in time, so whether this is now the client's secret is not known. Keep it: if the client cannot authenticate with it, use Replace secret."
+    const uncertain = "Hydra's answer did not come through, so whether this is now the client's secret is not known. Keep it: if the client cannot authenticate with it, use Replace secret."
     const patches = (url: URL) => url.pathname.startsWith('/api/oauth-admin/admin/clients/')
 
     // The switch to a secret: Hydra makes it, the answer is lost.
@@ -706,6 +706,13 @@ describe('in the browser', () => {
     expect(hydra.clients.get(late.client_id)!.secret).toBe((await secret.textContent())!)
     expect(await page.getByRole('alert').filter({ hasText: 'Hydra did not answer in time. The change may have been made' }).count()).toBe(1)
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('secret-h')
+    // Save again: the client read again shows the change was made, and the secret on screen is its own.
+    const patchesBefore = clientCalls(late.client_id, 'PATCH')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Hydra had made the change: Late switch uses a secret now, the one shown. Copy it now.').waitFor()
+    expect(clientCalls(late.client_id, 'PATCH')).toBe(patchesBefore)
+    expect(await page.getByText(uncertain).count()).toBe(0)
+    expect(hydra.clients.get(late.client_id)!.secret).toBe((await secret.textContent())!)
     await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
 
     // Replace secret: the same.
@@ -721,6 +728,23 @@ describe('in the browser', () => {
     expect(hydra.clients.get(replaced.client_id)!.secret).toBe((await secret.textContent())!)
     await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
 
+    // An answer cut short after Hydra made the change (502): the same.
+    const cut = async (route: import('playwright-core').Route) => {
+      if (route.request().method() !== 'PATCH') return route.continue()
+      await route.fetch()
+      await route.fulfill({ status: 502, contentType: 'application/json', body: JSON.stringify({ error: 'bad_gateway', message: 'The upstream service failed.' }) })
+    }
+    await page.route(patches, cut)
+    try {
+      await page.getByRole('button', { name: 'Replace secret' }).click()
+      await page.getByRole('dialog', { name: 'Replace the client secret?' }).getByRole('button', { name: 'Replace' }).click()
+      await page.getByText(uncertain).waitFor()
+    } finally {
+      await page.unroute(patches, cut)
+    }
+    expect(hydra.clients.get(replaced.client_id)!.secret).toBe((await secret.textContent())!)
+    await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
+
     // Someone else made the same switch meanwhile and handed out their secret: it stays.
     const shared = await openNewClient({ client_name: 'Shared switch', token_endpoint_auth_method: 'none', redirect_uris: ['com.example.shared:/callback'] })
     await page.getByRole('button', { name: 'Edit client' }).click()
@@ -732,7 +756,7 @@ describe('in the browser', () => {
     expect(hydra.clients.get(shared.client_id)!.secret).toBe('someone-elses-secret-0123')
     expect(hydra.clients.get(shared.client_id)!.token_endpoint_auth_method).toBe('client_secret_basic')
     expect(await secret.count()).toBe(0)
-    expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
+    expect(admin.problems.splice(0).every((problem) => /status of 50[24]\b/.test(problem))).toBe(true)
   })
 
   test('an admin replaces a confidential client’s secret: Cancel keeps it, Replace sets a new one in Hydra and shows it once', async () => {

@@ -498,6 +498,9 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [pending, setPending] = useState<CredentialDelete | null>(null)
   const [busy, oneAtATime] = useOneAtATime()
+  // Kratos keeps a deleted password's credential, emptied, with its identifiers, and sends nothing
+  // that tells it from a password in use: one deleted from this page is not offered again.
+  const [passwordDeleted, setPasswordDeleted] = useState(false)
   const credentials = Object.values(identity.credentials ?? {})
   const remove = async (asked: CredentialDelete) => {
     const result = deleteOutcome(await api.deleteCredential(identity.id, asked.type, asked.identifier))
@@ -505,6 +508,7 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
       setPending(null)
       return setFailure(refusalSaid(asked, result.failure))
     }
+    if (asked.deletion === 'password') setPasswordDeleted(true)
     // What Kratos has now: a webauthn delete keeps the passwordless keys, a password delete the
     // credential, and someone else may have changed the list meanwhile. Only this list changes: the
     // rest of the page (unsaved edits, a recovery link shown once) stays.
@@ -551,7 +555,7 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
                 ) : (
                   <>
                     {revealHidden(identifiers.join(', ')) || <span class="muted">no identifier</span>}{' '}
-                    {deletion !== undefined && deletion !== 'link' && button({ type, deletion })}
+                    {deletion !== undefined && deletion !== 'link' && !(deletion === 'password' && passwordDeleted) && button({ type, deletion })}
                     {NOT_DELETED.has(type) && <span class="muted">Kratos’s admin API cannot delete {type} credentials.</span>}
                   </>
                 )}
@@ -624,7 +628,12 @@ function deletedSaid(asked: CredentialDelete, already: boolean, now: Record<stri
 /** A refused delete in words: Kratos's 400 for a first factor is its rule that one must be left (its body is never shown). */
 function refusalSaid(asked: CredentialDelete, failure: ApiFailure): ApiFailure {
   if (failure.status !== 400 || (asked.deletion !== 'password' && asked.deletion !== 'link')) return failure
-  return { ...failure, message: `Kratos refused to delete ${deletedWhat(asked)} (HTTP 400): it is the identity’s last way to sign in, which Kratos always keeps.` }
+  // Kratos keeps an identity's last first factor; before v25 it deleted no password at all, and
+  // before v1.3 no social sign-in link either (identity/handler.go deleteIdentityCredentials).
+  return {
+    ...failure,
+    message: `Kratos refused to delete ${deletedWhat(asked)} (HTTP 400): it keeps an identity’s last way to sign in${asked.deletion === 'password' ? ', and a password it has already emptied, or any password before Kratos v25, cannot be deleted' : ''}.`,
+  }
 }
 
 /** The credentials without what a delete is known to remove, for when they cannot be read again (webauthn's outcome is unknown then). */

@@ -1,7 +1,8 @@
 // The create and edit form of an OAuth 2.0 client (Hydra's client fields), validated before it is
 // sent: redirect URIs are absolute URLs without "#", post-logout redirect URIs are on the scheme,
-// host and port of a redirect URI, a public client (`none`) has no secret and cannot use the
-// client-credentials grant, lifespans are Go durations as Hydra expects.
+// host and port of a redirect URI, a public client (`none`) is never told a secret (Hydra gives it
+// one it does not answer) and cannot use the client-credentials grant, lifespans are Go durations
+// as Hydra expects.
 import { useState } from 'preact/hooks'
 import type { ComponentChildren, Ref } from 'preact'
 import { CLIENT_LIFESPANS, type ClientLifespan, type OAuthClient } from '../../api.ts'

@@ -135,7 +135,7 @@ export function OAuthClientsPage() {
       if (!result.ok && result.failure.maybeDone) {
         // Another Create could make a second client: the dialog closes (the draft is kept for
         // Create client) and the list is read again, so the operator sees whether it is there.
-        const secret = draft.token_endpoint_auth_method === 'none' ? '' : ' If it is, its secret cannot be shown any more: delete it and create it again.'
+        const secret = draft.token_endpoint_auth_method === 'none' ? '' : ' If it is, its secret cannot be shown any more: Replace secret on its page gives it a new one.'
         setUnknown(unknownOutcomeSaid(result.failure, `The client may have been created: check the list before creating it again.${secret}`))
         setCreating(false)
         retry()
@@ -233,6 +233,14 @@ interface ShownSecret {
   uncertain?: boolean
 }
 
+/**
+ * Whether a change refused with this failure may still have been made by Hydra: anything but a
+ * refusal of the request itself (4xx). No answer in time (504), an answer cut short (502), one
+ * that cannot be read, or none at all may all follow a change Hydra made. A secret sent in such a
+ * change is kept on screen: Hydra keeps only its hash, so it is the only copy there will ever be.
+ */
+const mayHaveTakenEffect = (failure: ApiFailure) => failure.status === 0 || failure.status >= 500 || failure.error === 'invalid_response'
+
 function OneTimeSecret({ secret, onDismiss }: { secret: ShownSecret | null; onDismiss: () => void }) {
   useLeaveGuard(secret ? 'The client secret is shown only once: leaving this page loses it for good.' : null)
   if (!secret) return null
@@ -249,7 +257,7 @@ function OneTimeSecret({ secret, onDismiss }: { secret: ShownSecret | null; onDi
       <p>Shown once: copy it now. Hydra stores only a hash of it.</p>
       {secret.uncertain && (
         <p>
-          Hydra did not answer in time, so whether this is now the client's secret is not known. Keep it: if the client cannot authenticate with it, use Replace secret.
+          Hydra's answer did not come through, so whether this is now the client's secret is not known. Keep it: if the client cannot authenticate with it, use Replace secret.
         </p>
       )}
       <output class="mono secret" aria-label="Client secret">
@@ -333,6 +341,15 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
           const read = await readClientAgain(client.client_id, 'save')
           if (!read.ok) return setFailure(read.failure)
           if (usesSecret(read.client.token_endpoint_auth_method)) {
+            // This page's own earlier Save, whose answer never came, made it: the patch set the
+            // method and the secret together, so the secret on screen is the client's.
+            if (secret?.uncertain) {
+              setFailure(null)
+              stopEditing()
+              onChange(read.client)
+              showSecret({ value: secret.value })
+              return announce(`Hydra had made the change: ${clientName(read.client)} uses a secret now, the one shown. Copy it now.`)
+            }
             return setFailure({
               error: 'conflict',
               status: 409,
@@ -343,8 +360,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
         }
         const result = await api.patchClient(client.client_id, newSecret === null ? patch : [...patch, secretPatch(newSecret)])
         if (!result.ok) {
-          // Hydra may have set it: the only copy there will ever be is kept on screen.
-          if (newSecret !== null && result.failure.maybeDone) showSecret({ value: newSecret, uncertain: true })
+          if (newSecret !== null && mayHaveTakenEffect(result.failure)) showSecret({ value: newSecret, uncertain: true })
           return setFailure(clientFailure(result.failure))
         }
         setFailure(null)
@@ -399,8 +415,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       const newSecret = newClientSecret()
       const result = await api.patchClient(client.client_id, [secretPatch(newSecret)])
       if (!result.ok) {
-        // Hydra may have set it: the only copy there will ever be is kept on screen.
-        if (result.failure.maybeDone) {
+        if (mayHaveTakenEffect(result.failure)) {
           setConfirm(null)
           showSecret({ value: newSecret, uncertain: true })
         }

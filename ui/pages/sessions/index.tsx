@@ -64,8 +64,11 @@ export function SessionsPage() {
       if (!(Date.parse(extended.expires_at ?? '') > Date.parse(session.expires_at ?? ''))) {
         return announce(`Kratos did not extend the session of ${who}: it extends a session only near its expiry (session.earliest_possible_extend), and this one is not there yet.`)
       }
-    } else retry()
-    announce(`Session of ${who} extended.`)
+      return announce(`Session of ${who} extended.`)
+    }
+    // The session could not be read after the extend: what Kratos did is in the list read again.
+    retry()
+    announce(`Kratos accepted the extend of the session of ${who}; the list has been read again.`)
   }
 
   return (
