@@ -620,6 +620,8 @@ test('the audit log filters by action and by actor; an actor links to its identi
   await admin.page.getByRole('status').getByText('1 audit event shown.').waitFor()
   await byActor.getByRole('button', { name: 'Show everyone' }).click()
   await admin.page.waitForURL((address) => !address.searchParams.has('actor'))
+  // The field follows the link: emptied with it, before the next filter is typed.
+  await admin.page.waitForFunction(() => (document.getElementById('audit-actor') as HTMLInputElement | null)?.value === '')
   await admin.page.getByRole('textbox', { name: 'Actor (identity ID)' }).fill(adminId)
   await byActor.getByRole('button', { name: 'Filter' }).click()
   await admin.page.waitForURL((address) => address.searchParams.get('actor') === adminId)
@@ -692,6 +694,7 @@ test('a failure keeps its request ID under Details, closed so that it is not rea
   await page.keyboard.press('Enter')
   await page.waitForURL((address) => !address.searchParams.has('request_id'))
   await table.locator('tbody tr').nth(1).waitFor()
+  await page.waitForFunction(() => (document.getElementById('audit-request-id') as HTMLInputElement | null)?.value === '')
   // Typed in capitals, it is the same id.
   await page.getByRole('textbox', { name: 'Request ID' }).fill(requestId.toUpperCase())
   await page.keyboard.press('Enter')
