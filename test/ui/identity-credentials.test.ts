@@ -192,3 +192,35 @@ test('when the identity cannot be read again after a delete, the page says the d
   await credentials.getByRole('button', { name: 'Delete password' }).waitFor()
   await refusedRequestsReported(1, /ERR_CONNECTION_REFUSED/)
 })
+
+test('a Deactivate answered after a credential was deleted meanwhile keeps the delete on the page: each answer changes the identity as it is by then', async () => {
+  const person = identityWith('overlapping.changes@example.test', { password: 'password', totp: { identifiers: [] } })
+  await open(person)
+  const credentials = credentialsRegion()
+  // Kratos answers the Deactivate only once the test lets it go.
+  let release = () => {}
+  const held = new Promise<void>((resolve) => (release = resolve))
+  const stateChange = (url: URL) => url.pathname === `/api/idp-admin/admin/identities/${person.id}`
+  const hold = async (route: import('playwright-core').Route) => {
+    if (route.request().method() !== 'PATCH') return route.continue()
+    await held
+    await route.continue().catch(() => {})
+  }
+  await admin.page.route(stateChange, hold)
+  try {
+    await admin.page.getByRole('button', { name: 'Deactivate', exact: true }).click()
+    await credentials.getByRole('button', { name: 'Delete totp credential' }).click()
+    await admin.page.getByRole('dialog', { name: 'Delete the totp credential?' }).getByRole('button', { name: 'Delete' }).click()
+    await admin.page.getByRole('status').getByText('The totp credential was deleted.').waitFor()
+    release()
+    await admin.page.getByRole('status').getByText('Identity deactivated.').waitFor()
+  } finally {
+    release()
+    await admin.page.unroute(stateChange, hold)
+  }
+  expect(person.state).toBe('inactive')
+  expect(person.credentials!.totp).toBeUndefined()
+  expect(await credentials.getByText('totp', { exact: true }).count()).toBe(0)
+  expect(await credentials.getByRole('button', { name: 'Delete totp credential' }).count()).toBe(0)
+  expect(admin.problems).toEqual([])
+})

@@ -18,7 +18,11 @@ const sameDeps = (a: readonly unknown[], b: readonly unknown[]) => a.length === 
  * same place (after a change was saved) keeps showing what was there, marked as refreshing, so
  * nothing on it is torn down and rebuilt under the person's focus.
  */
-export function useLoad<T>(load: () => Promise<ApiResult<T>>, deps: unknown[]): [Loaded<T>, () => void, (data: T) => void] {
+/**
+ * `replace` takes the new data, or a change to make to the data as it is when the change is made
+ * (for answers that arrive while another change is under way: each keeps what the other did).
+ */
+export function useLoad<T>(load: () => Promise<ApiResult<T>>, deps: unknown[]): [Loaded<T>, () => void, (change: T | ((data: T) => T)) => void] {
   const [round, setRound] = useState(0)
   const key = [...deps, round]
   const [value, setValue] = useState<{ key: unknown[]; loaded: Loaded<T> }>({ key, loaded: { state: 'loading' } })
@@ -35,7 +39,15 @@ export function useLoad<T>(load: () => Promise<ApiResult<T>>, deps: unknown[]): 
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, key)
   const retry = useCallback(() => setRound((n) => n + 1), [])
-  const replace = useCallback((data: T) => setValue((previous) => ({ key: previous.key, loaded: { state: 'ready', data } })), [])
+  const replace = useCallback(
+    (change: T | ((data: T) => T)) =>
+      setValue((previous) => {
+        if (typeof change !== 'function') return { key: previous.key, loaded: { state: 'ready', data: change } }
+        if (previous.loaded.state !== 'ready') return previous
+        return { key: previous.key, loaded: { state: 'ready', data: (change as (data: T) => T)(previous.loaded.data) } }
+      }),
+    [],
+  )
   const shown = sameDeps(value.key, key) ? value.loaded : (refreshed(value, deps) ?? { state: 'loading' })
   return [shown, retry, replace]
 }

@@ -60,7 +60,13 @@ export function IdentityPage({ params }: { params: Record<string, string> }) {
 }
 
 /**
- * The identity after a write: Kratos's answer, with the credentials as loaded (a write's answer
+ * A change to the identity shown, made to it as it is when an answer arrives: a write's answer that
+ * comes after another change (a credential deleted meanwhile) keeps that change.
+ */
+type IdentityChange = (change: (identity: Identity) => Identity) => void
+
+/**
+ * The identity after a write: Kratos's answer, with the credentials as shown (a write's answer
  * carries none), and whether they could be read.
  */
 function afterWrite(identity: Identity, answer: Identity): Identity {
@@ -68,7 +74,7 @@ function afterWrite(identity: Identity, answer: Identity): Identity {
   return { ...identity, ...answer, credentials: identity.credentials, unreadable: unreadable.length > 0 ? unreadable : undefined }
 }
 
-function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: (identity: Identity) => void }) {
+function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: IdentityChange }) {
   const [schemas, retrySchemas] = useLoad(() => api.schemas(schemasFrom()), [])
   const entry = schemas.state === 'ready' ? schemas.data.find((s) => s.id === identity.schema_id) : undefined
   const schema: FormSchema | null = entry?.traits ?? null
@@ -104,7 +110,7 @@ function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: 
     setStateBusy(false)
     if (!result.ok) return setFailure(result.failure)
     setFailure(null)
-    onChange(afterWrite(identity, result.data))
+    onChange((current) => afterWrite(current, result.data))
     announce(inactive ? 'Identity activated.' : 'Identity deactivated.')
   }
 
@@ -165,7 +171,7 @@ function TraitsSection(props: {
   asJson: { schemaId: string; reason: AsJsonReason } | null
   schemaFailure: ApiFailure | null
   retry: () => void
-  onChange: (identity: Identity) => void
+  onChange: IdentityChange
 }) {
   const { identity, schema: traits, asJson, onChange } = props
   // Back from the sign-in after the session ended at a Save: the edit as it was, measured against
@@ -218,7 +224,7 @@ function TraitsSection(props: {
         setBase(result.data.traits ?? {})
         setValues(result.data.traits ?? {})
         setText(traitsText(result.data.traits ?? {}))
-        onChange(afterWrite(identity, result.data))
+        onChange((current) => afterWrite(current, result.data))
         announce('Traits saved.')
       }),
     )
@@ -241,7 +247,7 @@ function TraitsSection(props: {
       setText(traitsText(now))
       setErrors({})
       setChanged({ ...changed, stale, what: traitNames(stale), yours })
-      onChange(afterWrite(identity, read.identity))
+      onChange((current) => afterWrite(current, read.identity))
       announce(`Reloaded ${stale.length > 1 ? 'the stored traits' : `the stored “${stale[0]}”`}; your version is kept below to copy from.`)
     })
   /** After Reload: the first field of the first trait that changed meanwhile (the text box, for JSON). */
@@ -311,7 +317,7 @@ const CHANGED_BY = 'by another operator or by the person in their account settin
 const traitsOf = (identity: Identity): Members | undefined => identity.traits
 const traitNames = (keys: string[]) => (keys.length === 1 ? `The trait “${keys[0]}”` : `The traits ${keys.map((key) => `“${key}”`).join(', ').replace(/, ([^,]*)$/, ' and $1')}`)
 
-function MetadataSection({ identity, onChange }: { identity: Identity; onChange: (identity: Identity) => void }) {
+function MetadataSection({ identity, onChange }: { identity: Identity; onChange: IdentityChange }) {
   const text = (value: unknown) => (value === null || value === undefined ? '' : JSON.stringify(value, null, 2))
   // Back from the sign-in after the session ended at a Save: the boxes as typed, and what they were filled from.
   const [kept] = useState(() => keptMetadata(takeDraft('metadata')))
@@ -368,7 +374,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
         setBase({ public: result.data.metadata_public, admin: result.data.metadata_admin })
         setPub(text(result.data.metadata_public))
         setAdm(text(result.data.metadata_admin))
-        onChange(afterWrite(identity, result.data))
+        onChange((current) => afterWrite(current, result.data))
         announce('Metadata saved.')
       }),
     )
@@ -394,7 +400,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
       setAdm(next('metadata_admin'))
       setErrors({})
       setChanged({ ...changed, stale, what: metadataNames(stale), yours: stale.map((key) => ({ label: `Your ${METADATA[key]}, not saved`, text: typed[key] === '' ? '(not set)' : typed[key] })) })
-      onChange(afterWrite(identity, read.identity))
+      onChange((current) => afterWrite(current, read.identity))
       announce(`Reloaded the stored ${stale.length > 1 ? 'metadata' : METADATA[stale[0]!]}; your version is kept below to copy from.`)
     })
   const focusChangedField = () => document.getElementById(changed?.stale[0] === 'metadata_admin' ? 'metadata-admin' : 'metadata-public')?.focus()
@@ -494,7 +500,7 @@ function AddressesSection({ identity }: { identity: Identity }) {
   )
 }
 
-function CredentialsSection({ identity, onChange }: { identity: Identity; onChange: (identity: Identity) => void }) {
+function CredentialsSection({ identity, onChange }: { identity: Identity; onChange: IdentityChange }) {
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [pending, setPending] = useState<CredentialDelete | null>(null)
   const [busy, oneAtATime] = useOneAtATime()
@@ -515,12 +521,12 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
     const read = await api.identity(identity.id)
     setPending(null)
     if (!read.ok) {
-      onChange({ ...identity, credentials: withoutDeleted(identity.credentials ?? {}, asked) })
+      onChange((current) => ({ ...current, credentials: withoutDeleted(current.credentials ?? {}, asked) }))
       const message = read.failure.status === 404 ? 'Kratos no longer has this identity.' : read.failure.message
       return setFailure({ ...read.failure, message: `${deletedSaid(asked, result.already, null)} The credentials could not be read again to show what Kratos has now. ${message}` })
     }
     setFailure(null)
-    onChange(withCredentialsOf(identity, read.data))
+    onChange((current) => withCredentialsOf(current, read.data))
     announce(deletedSaid(asked, result.already, read.data.credentials ?? null))
   }
   return (
