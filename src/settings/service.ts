@@ -13,6 +13,7 @@ import { TtlCache } from './cache.ts'
 import { settingAad, SettingsCipher } from './cipher.ts'
 import { FRESHNESS_WINDOW_MS, StorageUnavailableError, type Setting, type SettingCondition, type Storage, type UpsertOutcome } from '../db/storage.ts'
 import { characterCount } from '../text.ts'
+import { API_KEY_REFUSED, SENDABLE_API_KEY } from './api-key-value.ts'
 
 export const SETTING_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$'
 const SETTING_KEY = new RegExp(SETTING_KEY_PATTERN)
@@ -56,13 +57,6 @@ export function apiKeySetting(prefix: UpstreamName): string {
 
 const API_KEY_SETTING_NAMES: ReadonlySet<string> = new Set(API_KEY_SETTINGS.values())
 
-/**
- * What an API key may hold: it is sent as `Authorization: Bearer <key>`, so visible ASCII only (a
- * bearer token has no spaces). A line break in it would end the header and start another, or a
- * second request on the upstream connection.
- */
-const SENDABLE_API_KEY = /^[\x21-\x7E]+$/
-const API_KEY_REFUSED = 'An API key is sent in an HTTP header: it may hold only visible ASCII characters, without spaces or line breaks.'
 
 /** A stored API key that cannot go in a header (written before keys were checked, or into the database directly). */
 export class ApiKeyNotSendable extends Error {

@@ -14,6 +14,7 @@ import { announce } from '../../components/status.ts'
 import { config } from '../../session.ts'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
 import { takeDraft, type Draft } from '../../drafts.ts'
+import { API_KEY_REFUSED, SENDABLE_API_KEY } from '../../../src/settings/api-key-value.ts'
 
 const REVEAL_MS = 30_000
 const MASK = '••••••••'
@@ -28,8 +29,6 @@ const PREFIXES: { name: UpstreamName; label: string }[] = [
 const API_KEY = /^proxy\.([a-z-]+)\.api_key$/
 const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$/
 const NO_CATEGORY = 'Uncategorized'
-/** The service's rule for an API key (it goes in a header): visible ASCII, no spaces. */
-const SENDABLE_API_KEY = /^[\x21-\x7E]+$/
 /** A value longer than this (characters, or lines) is shown cut, with Show all: a 64 KiB value would fill pages of the table. */
 const SHOWN_CHARACTERS = 300
 const SHOWN_LINES = 6
@@ -298,7 +297,7 @@ function ApiKeyDialog({ prefix, onClose, onSaved }: { prefix: { name: UpstreamNa
     if (!prefix) return
     // A key holds no white space: what a paste brought around it goes.
     const key = value.trim()
-    const problem = key === '' ? 'Enter the API key.' : SENDABLE_API_KEY.test(key) ? null : 'An API key is sent in an HTTP header: it may hold only visible ASCII characters, without spaces or line breaks. Check what was pasted.'
+    const problem = key === '' ? 'Enter the API key.' : SENDABLE_API_KEY.test(key) ? null : `${API_KEY_REFUSED} Check what was pasted.`
     if (problem) {
       setError(problem)
       return focusFirstInvalid(event.currentTarget as HTMLFormElement)
