@@ -275,6 +275,24 @@ function OneTimeSecret({ secret, onDismiss }: { secret: ShownSecret | null; onDi
   )
 }
 
+/** A question before a change that cannot be undone; a refusal is shown inside it, where the person is. */
+function ConfirmDialog(props: { open: boolean; title: string; action: string; busy: boolean; failure: ApiFailure | null; onConfirm: () => void; onClose: () => void; children: ComponentChildren }) {
+  return (
+    <Dialog open={props.open} title={props.title} onClose={props.onClose}>
+      {props.children}
+      {props.failure && <ErrorView failure={props.failure} />}
+      <div class="actions">
+        <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>
+          {props.action}
+        </button>
+        <button type="button" onClick={props.onClose}>
+          Cancel
+        </button>
+      </div>
+    </Dialog>
+  )
+}
+
 function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (client: OAuthClient) => void }) {
   // Back from the sign-in after the session ended at Save: the form opens again with its draft.
   const [kept] = useState(() => keptEdit(takeDraft('client-edit')))
@@ -519,7 +537,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
           </button>
         </div>
       </section>
-      <Dialog open={confirm === 'revoke'} title="Revoke tokens?" onClose={closeConfirm}>
+      <ConfirmDialog open={confirm === 'revoke'} title="Revoke tokens?" action="Revoke" busy={busy} failure={failure} onConfirm={revoke} onClose={closeConfirm}>
         {/* Hydra's DELETE /admin/oauth2/tokens deletes the client's access tokens only (oauth2/handler.go
             deleteOAuth2Token, DeleteAccessTokens); its refresh tokens go with the client (ON DELETE CASCADE). */}
         <p>Every access token Hydra issued to {name} stops working. The client itself stays.</p>
@@ -527,40 +545,13 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
           Its refresh tokens are not revoked: they can still get new access tokens. To cut the client off entirely, delete it. An access token issued as a JWT stays
           valid until it expires wherever it is checked without asking Hydra.
         </p>
-        {failure && <ErrorView failure={failure} />}
-        <div class="actions">
-          <button type="button" class="danger" disabled={busy} onClick={revoke}>
-            Revoke
-          </button>
-          <button type="button" onClick={closeConfirm}>
-            Cancel
-          </button>
-        </div>
-      </Dialog>
-      <Dialog open={confirm === 'secret'} title="Replace the client secret?" onClose={closeConfirm}>
+      </ConfirmDialog>
+      <ConfirmDialog open={confirm === 'secret'} title="Replace the client secret?" action="Replace" busy={busy} failure={failure} onConfirm={replaceSecret} onClose={closeConfirm}>
         <p>{name} gets a new secret, shown once. The current secret stops working at once: applications using it cannot get tokens until they have the new one.</p>
-        {failure && <ErrorView failure={failure} />}
-        <div class="actions">
-          <button type="button" class="danger" disabled={busy} onClick={replaceSecret}>
-            Replace
-          </button>
-          <button type="button" onClick={closeConfirm}>
-            Cancel
-          </button>
-        </div>
-      </Dialog>
-      <Dialog open={confirm === 'delete'} title="Delete client?" onClose={closeConfirm}>
+      </ConfirmDialog>
+      <ConfirmDialog open={confirm === 'delete'} title="Delete client?" action="Delete" busy={busy} failure={failure} onConfirm={remove} onClose={closeConfirm}>
         <p>{name} is deleted; applications using it can no longer sign anyone in.</p>
-        {failure && <ErrorView failure={failure} />}
-        <div class="actions">
-          <button type="button" class="danger" disabled={busy} onClick={remove}>
-            Delete
-          </button>
-          <button type="button" onClick={closeConfirm}>
-            Cancel
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </div>
   )
 }
