@@ -224,3 +224,46 @@ test('a Deactivate answered after a credential was deleted meanwhile keeps the d
   expect(await credentials.getByRole('button', { name: 'Delete totp credential' }).count()).toBe(0)
   expect(admin.problems).toEqual([])
 })
+
+test('an answer about one identity that arrives after the page moved to another changes nothing on it', async () => {
+  const first = identityWith('answer.arrives.late@example.test', { password: 'password', totp: { identifiers: [] } })
+  const other = identityWith('shown.meanwhile@example.test', { password: 'password' })
+  const page = admin.page
+  // In the app: the other identity, the list, a search, then the first one.
+  await open(other)
+  await page.getByRole('link', { name: 'Identities', exact: true }).first().click()
+  await page.getByRole('searchbox', { name: 'Search identities' }).fill('answer.arrives.late@example.test')
+  await page.getByRole('button', { name: 'Search', exact: true }).click()
+  await page.getByRole('link', { name: 'answer.arrives.late@example.test' }).click()
+  await page.getByRole('heading', { level: 1, name: 'answer.arrives.late@example.test' }).waitFor()
+  // Its Deactivate is answered only after the page has gone back to the other identity.
+  let release = () => {}
+  const held = new Promise<void>((resolve) => (release = resolve))
+  const stateChange = (url: URL) => url.pathname === `/api/idp-admin/admin/identities/${first.id}`
+  const hold = async (route: import('playwright-core').Route) => {
+    if (route.request().method() !== 'PATCH') return route.continue()
+    await held
+    await route.continue().catch(() => {})
+  }
+  await page.route(stateChange, hold)
+  const answered = page.waitForResponse((response) => response.request().method() === 'PATCH' && stateChange(new URL(response.url())))
+  try {
+    await page.getByRole('button', { name: 'Deactivate', exact: true }).click()
+    await page.evaluate(() => history.go(-3))
+    await page.getByRole('heading', { level: 1, name: 'shown.meanwhile@example.test' }).waitFor()
+    await credentialsRegion().getByText('password: shown.meanwhile@example.test').waitFor()
+    release()
+    await answered
+    await Bun.sleep(300)
+  } finally {
+    release()
+    await page.unroute(stateChange, hold)
+  }
+  expect(first.state).toBe('inactive')
+  // The page still shows the other identity, all of it.
+  await page.getByRole('heading', { level: 1, name: 'shown.meanwhile@example.test' }).waitFor()
+  expect(await page.getByRole('region', { name: 'Summary' }).getByText(other.id).count()).toBe(1)
+  expect(await page.getByRole('region', { name: 'Summary' }).getByText('Active', { exact: true }).count()).toBe(1)
+  expect(await credentialsRegion().getByText('totp').count()).toBe(0)
+  expect(admin.problems).toEqual([])
+})

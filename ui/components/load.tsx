@@ -18,11 +18,7 @@ const sameDeps = (a: readonly unknown[], b: readonly unknown[]) => a.length === 
  * same place (after a change was saved) keeps showing what was there, marked as refreshing, so
  * nothing on it is torn down and rebuilt under the person's focus.
  */
-/**
- * `replace` takes the new data, or a change to make to the data as it is when the change is made
- * (for answers that arrive while another change is under way: each keeps what the other did).
- */
-export function useLoad<T>(load: () => Promise<ApiResult<T>>, deps: unknown[]): [Loaded<T>, () => void, (change: T | ((data: T) => T)) => void] {
+export function useLoad<T extends object | null>(load: () => Promise<ApiResult<T>>, deps: unknown[]): [Loaded<T>, () => void, (change: T | ((data: T) => T)) => void] {
   const [round, setRound] = useState(0)
   const key = [...deps, round]
   const [value, setValue] = useState<{ key: unknown[]; loaded: Loaded<T> }>({ key, loaded: { state: 'loading' } })
@@ -39,14 +35,20 @@ export function useLoad<T>(load: () => Promise<ApiResult<T>>, deps: unknown[]): 
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, key)
   const retry = useCallback(() => setRound((n) => n + 1), [])
+  // The new data, or a change to make to the data as it is by then (an answer that arrives while
+  // another change is under way keeps what the other did). Made for these `deps`: once the page
+  // shows another place (another id), a late answer about the one before changes nothing.
   const replace = useCallback(
     (change: T | ((data: T) => T)) =>
       setValue((previous) => {
+        if (!sameDeps(previous.key.slice(0, -1), deps)) return previous
+        // Loaded data is never a function (T is a record, a list or null).
         if (typeof change !== 'function') return { key: previous.key, loaded: { state: 'ready', data: change } }
         if (previous.loaded.state !== 'ready') return previous
         return { key: previous.key, loaded: { state: 'ready', data: (change as (data: T) => T)(previous.loaded.data) } }
       }),
-    [],
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    deps,
   )
   const shown = sameDeps(value.key, key) ? value.loaded : (refreshed(value, deps) ?? { state: 'loading' })
   return [shown, retry, replace]

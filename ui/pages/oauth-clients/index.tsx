@@ -359,14 +359,16 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
           const read = await readClientAgain(client.client_id, 'save')
           if (!read.ok) return setFailure(read.failure)
           if (usesSecret(read.client.token_endpoint_auth_method)) {
-            // This page's own earlier Save, whose answer never came, made it: the patch set the
-            // method and the secret together, so the secret on screen is the client's.
+            // This page's own earlier Save, whose answer never came, may have made it, or someone
+            // else: Hydra keeps only a hash, so whether the secret on screen is the client's stays
+            // unknown (it stays marked so). Nothing is sent again.
             if (secret?.uncertain) {
               setFailure(null)
               stopEditing()
               onChange(read.client)
-              showSecret({ value: secret.value })
-              return announce(`Hydra had made the change: ${clientName(read.client)} uses a secret now, the one shown. Copy it now.`)
+              return announce(
+                `${clientName(read.client)} uses a secret now. Whether it is the one shown cannot be told: Hydra keeps only a hash of it. If the client cannot authenticate with it, use Replace secret.`,
+              )
             }
             return setFailure({
               error: 'conflict',
