@@ -3,6 +3,8 @@
 import { useLayoutEffect, useRef } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import { focusables, placeOf, returnFocusTo, type Place } from './focus.ts'
+import type { ApiFailure } from '../api.ts'
+import { ErrorView } from './load.tsx'
 
 let counter = 0
 
@@ -81,5 +83,36 @@ export function Dialog(props: { open: boolean; title: string; onClose: () => voi
         </>
       )}
     </dialog>
+  )
+}
+
+/**
+ * A question before a change that cannot be undone: what it does (`children`), the change's button
+ * (`action`, busy while it runs) and Cancel. A refusal of the change is shown inside it, where the
+ * person is, and the question stays open for another try.
+ */
+export function ConfirmDialog(props: {
+  open: boolean
+  title: string
+  action: string
+  busy: boolean
+  failure?: ApiFailure | null
+  onConfirm: () => void
+  onClose: () => void
+  children: ComponentChildren
+}) {
+  return (
+    <Dialog open={props.open} title={props.title} onClose={props.onClose}>
+      {props.children}
+      {props.failure && <ErrorView failure={props.failure} />}
+      <div class="actions">
+        <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>
+          {props.action}
+        </button>
+        <button type="button" onClick={props.onClose}>
+          Cancel
+        </button>
+      </div>
+    </Dialog>
   )
 }

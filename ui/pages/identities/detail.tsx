@@ -7,7 +7,7 @@ import { DeviceCells, TimeCells } from '../../components/session-cells.tsx'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { ActionsCell, DataTable, Row } from '../../components/data-table.tsx'
-import { Dialog } from '../../components/dialog.tsx'
+import { ConfirmDialog, Dialog } from '../../components/dialog.tsx'
 import { Guarded } from '../../components/guarded.tsx'
 import { revealHidden } from '../../reveal.ts'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
@@ -571,17 +571,16 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
         </ul>
       )}
       {failure && <ErrorView failure={failure} />}
-      <Dialog open={pending !== null} title={pending ? `Delete ${deletedWhat(pending)}?` : ''} onClose={() => setPending(null)}>
+      <ConfirmDialog
+        open={pending !== null}
+        title={pending ? `Delete ${deletedWhat(pending)}?` : ''}
+        action="Delete"
+        busy={busy}
+        onConfirm={() => pending && oneAtATime(() => remove(pending))}
+        onClose={() => setPending(null)}
+      >
         <p>{pending && DELETION_SAID[pending.deletion](pending.type)}</p>
-        <div class="actions">
-          <button type="button" class="danger" disabled={busy} onClick={() => pending && oneAtATime(() => remove(pending))}>
-            Delete
-          </button>
-          <button type="button" onClick={() => setPending(null)}>
-            Cancel
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </section>
   )
 }
@@ -807,32 +806,23 @@ function SessionsSection({ identity }: { identity: Identity }) {
           End dashboard sessions
         </button>
       </div>
-      <Dialog open={confirmDashboard} title="End dashboard sessions?" onClose={() => setConfirmDashboard(false)}>
+      <ConfirmDialog
+        open={confirmDashboard}
+        title="End dashboard sessions?"
+        action="End dashboard sessions"
+        busy={dashboardBusy}
+        failure={dashboardFailure}
+        onConfirm={endDashboard}
+        onClose={() => setConfirmDashboard(false)}
+      >
         <p>
           Every dashboard session of <strong>{primaryIdentifier(identity)}</strong> stops working now. Its Kratos sessions are not touched.
         </p>
         {own && <p>{OWN_SESSIONS_NOTE}</p>}
-        {dashboardFailure && <ErrorView failure={dashboardFailure} />}
-        <div class="actions">
-          <button type="button" class="danger" disabled={dashboardBusy} onClick={endDashboard}>
-            End dashboard sessions
-          </button>
-          <button type="button" onClick={() => setConfirmDashboard(false)}>
-            Cancel
-          </button>
-        </div>
-      </Dialog>
-      <Dialog open={confirmAll} title="Revoke all sessions?" onClose={() => setConfirmAll(false)}>
+      </ConfirmDialog>
+      <ConfirmDialog open={confirmAll} title="Revoke all sessions?" action="Revoke" busy={listBusy} onConfirm={revokeAll} onClose={() => setConfirmAll(false)}>
         <p>The identity is signed out everywhere.</p>
-        <div class="actions">
-          <button type="button" class="danger" disabled={listBusy} onClick={revokeAll}>
-            Revoke
-          </button>
-          <button type="button" onClick={() => setConfirmAll(false)}>
-            Cancel
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </section>
   )
 }

@@ -8,7 +8,7 @@ import { api, deleteOutcome, unknownOutcomeSaid, unreadable, type ApiFailure, ty
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Cell, DataTable, Row } from '../../components/data-table.tsx'
-import { Dialog } from '../../components/dialog.tsx'
+import { ConfirmDialog, Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
@@ -272,24 +272,6 @@ function OneTimeSecret({ secret, onDismiss }: { secret: ShownSecret | null; onDi
         </button>
       </div>
     </section>
-  )
-}
-
-/** A question before a change that cannot be undone; a refusal is shown inside it, where the person is. */
-function ConfirmDialog(props: { open: boolean; title: string; action: string; busy: boolean; failure: ApiFailure | null; onConfirm: () => void; onClose: () => void; children: ComponentChildren }) {
-  return (
-    <Dialog open={props.open} title={props.title} onClose={props.onClose}>
-      {props.children}
-      {props.failure && <ErrorView failure={props.failure} />}
-      <div class="actions">
-        <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>
-          {props.action}
-        </button>
-        <button type="button" onClick={props.onClose}>
-          Cancel
-        </button>
-      </div>
-    </Dialog>
   )
 }
 

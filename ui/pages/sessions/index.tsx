@@ -3,9 +3,9 @@
 import { useState } from 'preact/hooks'
 import { api, deleteOutcome, type ApiFailure, type KratosSession } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
-import { EmptyList, ErrorView, FailureDetails, Region, useLoad } from '../../components/load.tsx'
+import { EmptyList, FailureDetails, Region, useLoad } from '../../components/load.tsx'
 import { ActionsCell, Cell, DataTable, Row, Wrappable } from '../../components/data-table.tsx'
-import { Dialog } from '../../components/dialog.tsx'
+import { ConfirmDialog } from '../../components/dialog.tsx'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { announce, clearEarlierAnnouncement } from '../../components/status.ts'
 import { UnreadableRows } from '../../components/unreadable.tsx'
@@ -119,18 +119,17 @@ export function SessionsPage() {
         }
       </Region>
       <Pager paging={paging} next={loaded.state === 'ready' ? loaded.data.next : null} />
-      <Dialog open={revoking !== null} title="Revoke session?" onClose={() => (setRevoking(null), setFailure(null))}>
+      <ConfirmDialog
+        open={revoking !== null}
+        title="Revoke session?"
+        action="Revoke"
+        busy={busy !== null}
+        failure={failure}
+        onConfirm={revoke}
+        onClose={() => (setRevoking(null), setFailure(null))}
+      >
         <p>{revoking?.who} is signed out on this device.</p>
-        {failure && <ErrorView failure={failure} />}
-        <div class="actions">
-          <button type="button" class="danger" disabled={busy !== null} onClick={revoke}>
-            Revoke
-          </button>
-          <button type="button" onClick={() => setRevoking(null)}>
-            Cancel
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </>
   )
 }

@@ -6,7 +6,7 @@ import { api, deleteOutcome, type ApiFailure, type ApiResult, type Setting, type
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
 import { ActionsCell, Cell, DataTable, RowHeader, Row } from '../../components/data-table.tsx'
-import { Dialog } from '../../components/dialog.tsx'
+import { ConfirmDialog, Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { Time } from '../../components/time.tsx'
@@ -152,20 +152,11 @@ function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (se
           </DataTable>
         </section>
       ))}
-      <Dialog open={deleting !== null} title="Delete setting?" onClose={() => setDeleting(null)}>
+      <ConfirmDialog open={deleting !== null} title="Delete setting?" action="Delete" busy={busy} failure={failure} onConfirm={() => oneAtATime(remove)} onClose={() => setDeleting(null)}>
         <p>
           The setting <strong class="mono">{deleting?.key}</strong> will be removed. Services reading it see the change within the settings cache time.
         </p>
-        {failure && <ErrorView failure={failure} />}
-        <div class="actions">
-          <button type="button" class="danger" disabled={busy} onClick={() => oneAtATime(remove)}>
-            Delete
-          </button>
-          <button type="button" onClick={() => setDeleting(null)}>
-            Cancel
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </>
   )
 }
@@ -260,18 +251,9 @@ function ApiKeys({ settings, encryption, reload }: { settings: Setting[]; encryp
         })}
       </DataTable>
       <ApiKeyDialog prefix={setting} onClose={() => setSetting(null)} onSaved={reload} />
-      <Dialog open={removing !== null} title="Remove API key?" onClose={() => setRemoving(null)}>
+      <ConfirmDialog open={removing !== null} title="Remove API key?" action="Remove" busy={busy} failure={failure} onConfirm={() => oneAtATime(remove)} onClose={() => setRemoving(null)}>
         <p>Calls through /api/{removing?.name} will no longer carry a key.</p>
-        {failure && <ErrorView failure={failure} />}
-        <div class="actions">
-          <button type="button" class="danger" disabled={busy} onClick={() => oneAtATime(remove)}>
-            Remove
-          </button>
-          <button type="button" onClick={() => setRemoving(null)}>
-            Cancel
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </section>
   )
 }
