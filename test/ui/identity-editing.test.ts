@@ -898,6 +898,38 @@ test('a bulk Delete of an identity already deleted elsewhere counts it as delete
   expect(admin.problems.splice(0).filter((problem) => !/status of 404\b/.test(problem))).toEqual([])
 })
 
+test('a bulk change whose first failure is a refusal and whose second is a server failure gives the second one\'s request ID under Details', async () => {
+  const { kratos } = admin.harness.sandbox
+  const chosen = [1, 2].map((n) => kratos.addIdentity({ email: `bulk.report.${n}@example.test`, name: `Bulk Report ${n}` }).traits.email as string)
+  const page = admin.page
+  await page.goto(admin.url('/dashboard/identities?page_size=250'))
+  const table = page.getByRole('table', { name: /Identities/ })
+  for (const email of chosen) await table.getByRole('checkbox', { name: `Select ${email}` }).check()
+  // The first change refused (what the message explains), the second failing at the server (what to report).
+  const reported = '0b5c5e5e-1111-4222-8333-444455556666'
+  let patches = 0
+  const answer = async (route: import('playwright-core').Route) => {
+    if (route.request().method() !== 'PATCH') return route.continue()
+    const json = { contentType: 'application/json', headers: { 'x-request-id': ++patches === 1 ? 'aaaaaaaa-1111-4222-8333-444455556666' : reported } }
+    if (patches === 1) return route.fulfill({ ...json, status: 409, body: JSON.stringify({ error: { code: 409, status: 'Conflict', message: 'conflict' } }) })
+    return route.fulfill({ ...json, status: 500, body: JSON.stringify({ error: { code: 500, status: 'Internal Server Error', message: 'failed' } }) })
+  }
+  const changes = (url: URL) => url.pathname.startsWith('/api/idp-admin/admin/identities/')
+  await page.route(changes, answer)
+  try {
+    await page.getByRole('button', { name: 'Deactivate', exact: true }).click()
+    await page.getByRole('dialog', { name: 'Deactivate 2 identities?' }).getByRole('button', { name: 'Deactivate' }).click()
+    const alert = page.getByRole('alert').filter({ hasText: 'Not deactivated' })
+    await alert.waitFor()
+    await alert.getByText('Details', { exact: true }).click()
+    await alert.getByText(`Request ID: ${reported}`).waitFor()
+  } finally {
+    await page.unroute(changes, answer)
+  }
+  expect(patches).toBe(2)
+  expect(admin.problems.splice(0).every((problem) => /status of (409|500)\b/.test(problem))).toBe(true)
+})
+
 test('a bulk change Kratos refuses says why and for which identities, and leaves them selected for another try', async () => {
   await admin.page.goto(admin.url('/dashboard/identities'))
   const table = admin.page.getByRole('table', { name: /Identities/ })
