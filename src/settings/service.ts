@@ -57,7 +57,6 @@ export function apiKeySetting(prefix: UpstreamName): string {
 
 const API_KEY_SETTING_NAMES: ReadonlySet<string> = new Set(API_KEY_SETTINGS.values())
 
-
 /** A stored API key that cannot go in a header (written before keys were checked, or into the database directly). */
 export class ApiKeyNotSendable extends Error {
   override readonly name = 'ApiKeyNotSendable'
@@ -162,8 +161,9 @@ export class SettingsService {
    */
   async apiKeyFor(prefix: UpstreamName): Promise<string | null> {
     const key = apiKeySetting(prefix)
-    const generation = this.apiKeyGenerations.get(prefix) ?? 0
-    if (generation === 0) this.apiKeyGenerations.set(prefix, 0)
+    // Asked for from now on: a change to it is read again at once (invalidate).
+    if (!this.apiKeyGenerations.has(prefix)) this.apiKeyGenerations.set(prefix, 0)
+    const generation = this.apiKeyGenerations.get(prefix)
     try {
       const entry = this.cacheHit(key) ?? (await this.load(key))
       if (entry.apiKey === undefined) entry.apiKey = sendableApiKey(this.plaintextOf(entry))
