@@ -14,7 +14,8 @@ import { rewriteLocation } from '../src/proxy/index.ts'
 import { canonicalUuid } from '../src/text.ts'
 import { kratosId } from './support/kratos.ts'
 import { PROXY_PREFIXES } from '../src/proxy/upstreams.ts'
-import { foreignCookies } from '../src/proxy/headers.ts'
+import { foreignCookies, relayedResponseHeaders } from '../src/proxy/headers.ts'
+import { readCookieValues } from '../src/session/cookie.ts'
 
 const ORIGIN = 'http://admin.test'
 const ADMIN_KEY = 'ory_pat_oauth_admin_secret_key_0123456789'
@@ -532,6 +533,53 @@ describe('upstream behaviour', () => {
     expect(cookies).toEqual(['csrf_token=kratos; Path=/; HttpOnly'])
   })
 
+  test('an upstream Set-Cookie that a browser would send back as one of our cookies is dropped, with either client; look-alikes pass', async () => {
+    // As an upstream that wants to plant a session writes them. A nameless cookie goes back as its
+    // value alone (RFC 6265bis §5.6): `=admin-session=forged` returns as `Cookie: admin-session=forged`.
+    const planted = [
+      '=admin-session=forged; Path=/',
+      '   =admin-session=forged; Path=/',
+      '= admin-session =forged; Path=/',
+      '=\tadmin-session\t=forged',
+      '=admin-session=',
+      '=admin-session; Path=/',
+      'admin-session; Path=/',
+      'admin-session',
+      ' admin-session\t=forged',
+      '\xa0admin-session=forged',
+      '=oauth_state=forged; Path=/api/auth',
+      '=oauth_verifier=forged; Path=/api/auth',
+      '=oauth_return_to=%2Fdashboard%2Fplanted; Path=/api/auth',
+    ]
+    // Kratos's own (its session and its CSRF cookie, x/nosurfx/nosurf.go), and cookies our reader never takes for ours.
+    const passing = [
+      'ory_kratos_session=MTcwMDAwMDAwMHxkYXRh; Path=/; Expires=Fri, 01 Jan 2100 00:00:00 GMT; HttpOnly; SameSite=Lax',
+      'csrf_token_806060ca5bf70dff3caa0e5c860002aade9d470a5a4dce73bcfa7ba10778f481=c29tZS10b2tlbg==; Path=/; Domain=admin.test; HttpOnly; SameSite=Lax',
+      'Admin-Session=other; Path=/',
+      'admin-session2=x',
+      'xadmin-session=x',
+      '="admin-session=x"',
+      '"admin-session"=x',
+      '=theme=dark',
+      'session=admin-session=x',
+      '=x=admin-session',
+      'theme; admin-session=x',
+    ]
+    const head = ['HTTP/1.1 200 OK', ...[...planted, ...passing].map((cookie) => `Set-Cookie: ${cookie}`), 'Content-Length: 2', 'Connection: close', '', 'ok'].join('\r\n')
+    const answer = (socket: Socket) => socket.end(head, 'latin1')
+    for (const env of [{}, { HTTP_PROXY: 'http://127.0.0.1:9' }] as Record<string, string>[]) {
+      await behindRawUpstream(
+        answer,
+        async (service) => {
+          const response = await fetch(`${service.url}/api/idp/self-service/login/browser`)
+          expect(await response.text()).toBe('ok')
+          expect([env, response.headers.getSetCookie()]).toEqual([env, passing])
+        },
+        env,
+      )
+    }
+  })
+
   test('an upstream cannot loosen our headers: no-store, nosniff, DENY and a sandboxing CSP on every proxied answer, public or admin', async () => {
     upstream.answer = () =>
       new Response('<html><script>alert(1)</script></html>', {
@@ -670,5 +718,40 @@ describe('the Cookie header sent upstream', () => {
     }
     expect(foreignCookies('admin-session=abc')).toBeNull()
     expect(foreignCookies(' theme=dark ')).toBe('theme=dark')
+  })
+})
+
+describe('a Set-Cookie from an upstream', () => {
+  const OWN = ['admin-session', 'oauth_state', 'oauth_verifier', 'oauth_return_to']
+  const wsp = (text: string) => text.replace(/^[ \t]+|[ \t]+$/g, '')
+  /**
+   * The Cookie header a browser sends back for one Set-Cookie: as RFC 6265bis reads it (§5.6, a
+   * pair without a name is a nameless cookie, sent as its value alone), and as a parser that takes
+   * a pair without `=` for a name with an empty value. Null where it keeps nothing.
+   */
+  const sentBack = (setCookie: string): (string | null)[] => {
+    const pair = setCookie.split(';')[0]!
+    const eq = pair.indexOf('=')
+    const name = eq < 0 ? '' : wsp(pair.slice(0, eq))
+    const value = wsp(eq < 0 ? pair : pair.slice(eq + 1))
+    const nameless = name === '' && value === '' ? null : name === '' ? value : `${name}=${value}`
+    return [nameless, eq < 0 && value !== '' ? `${value}=` : null]
+  }
+
+  test('none is relayed that a browser would send back as a cookie our reader takes for ours; one whose cookie never names ours is: 20,000 random lines', () => {
+    const pieces = ['=', '=', ' ', '\t', '\xa0', '"', ';', 'admin-session', 'Admin-Session', 'oauth_state', 'oauth_return_to', 'ory_kratos_session', 'x', '=forged', ' Path=/']
+    const next = seededRandom(11)
+    let dropped = 0
+    for (let i = 0; i < 20_000; i++) {
+      const line = Array.from({ length: 1 + next(6) }, () => pieces[next(pieces.length)]!).join('')
+      const relayed = relayedResponseHeaders(['set-cookie', line], (location) => location).getSetCookie().length === 1
+      if (!relayed) dropped++
+      const readAsOurs = sentBack(wsp(line)).some((cookie) => cookie !== null && OWN.some((name) => readCookieValues(cookie, name).length > 0))
+      if (readAsOurs) expect([line, relayed]).toEqual([line, false])
+      if (!OWN.some((name) => line.split(';')[0]!.includes(name))) expect([line, relayed]).toEqual([line, true])
+    }
+    // Both kinds were tried.
+    expect(dropped).toBeGreaterThan(1_000)
+    expect(dropped).toBeLessThan(19_000)
   })
 })

@@ -39,6 +39,30 @@ export function foreignCookies(cookie: string): string | null {
   return kept.length > 0 ? kept.join('; ') : null
 }
 
+/** The name our cookie reader sees in a pair: the text before its first `=` (all of it without one), trimmed as readCookieValues trims. */
+function nameAsRead(pair: string): string {
+  const eq = pair.indexOf('=')
+  return (eq < 0 ? pair : pair.slice(0, eq)).trim()
+}
+
+/**
+ * Whether a Set-Cookie would come back from a browser as one of our cookies. Only its pair (up to
+ * the first `;`) is the cookie. A pair without a name (`=admin-session=x`, or no `=` at all) is a
+ * nameless cookie under RFC 6265bis (§5.6), and a nameless cookie is sent back as its value alone:
+ * `Cookie: admin-session=x`, which readCookieValues reads as ours (Chromium refuses such a cookie,
+ * other user agents have not always). A bare own name is refused too: a parser that takes it for a
+ * name with an empty value would replace our cookie. Names are compared as readCookieValues
+ * compares them: exactly (`Admin-Session` is not ours), after trim().
+ */
+function setsOwnCookie(setCookie: string): boolean {
+  const end = setCookie.indexOf(';')
+  const pair = end < 0 ? setCookie : setCookie.slice(0, end)
+  const name = nameAsRead(pair)
+  if (name !== '') return OWN_COOKIES.has(name)
+  const eq = pair.indexOf('=')
+  return eq >= 0 && OWN_COOKIES.has(nameAsRead(pair.slice(eq + 1)))
+}
+
 /** The fields sent upstream (names in lower case), built in one pass over the client's. */
 export function forwardedRequestHeaders(incoming: Headers, options: { apiKey: string | null; adminPrefix: boolean }): HeaderFields {
   const fields: HeaderFields = []
@@ -98,7 +122,7 @@ export function relayedResponseHeaders(upstream: HeaderFields, rewriteLocation: 
     const name = upstream[i]!
     const value = upstream[i + 1]!
     if (name === 'set-cookie') {
-      if (!OWN_COOKIES.has(value.slice(0, Math.max(0, value.indexOf('='))).trim())) headers.append('set-cookie', value)
+      if (!setsOwnCookie(value)) headers.append('set-cookie', value)
       continue
     }
     if (NOT_RELAYED.has(name) || HOP_BY_HOP.has(name) || named.has(name)) continue
