@@ -1,6 +1,7 @@
 // The compiled executable, run for real: starts, serves, refuses bad keys, drains on SIGTERM.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, chownSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KratosFixture } from './support/kratos.ts'
@@ -12,6 +13,7 @@ import { decodeBase64Key } from '../src/config.ts'
 import { leakProblems } from './support/leaks.ts'
 import { within } from './support/eventually.ts'
 import { rawRequest, rawSend } from './support/raw-http.ts'
+import { RawListener } from './support/upstream.ts'
 import { corpusCases, inPool, runCase } from './support/host-corpus.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-binary-'))
@@ -296,6 +298,43 @@ describe('the compiled binary and its log output', () => {
     } finally {
       service.child.kill('SIGTERM')
       await service.exited
+    }
+  })
+})
+
+describe('the compiled binary as a proxy', () => {
+  /** The field lines of the answer to a GET, read off the socket as the bytes they are (Latin-1: one character per byte). */
+  const answerFields = (base: string, path: string) =>
+    new Promise<string[]>((resolve, reject) => {
+      const url = new URL(base)
+      const socket = connect({ host: url.hostname, port: Number(url.port) }, () => socket.write(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\n\r\n`))
+      const chunks: Buffer[] = []
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk))
+      socket.on('error', reject)
+      socket.on('close', () => {
+        const text = Buffer.concat(chunks).toString('latin1')
+        resolve(text.slice(0, text.indexOf('\r\n\r\n')).split('\r\n').slice(1))
+      })
+    })
+
+  test('bytes above 0x7F in an upstream header reach the client as they came, with either proxy client; a nameless Set-Cookie for our session does not', async () => {
+    // obs-text (RFC 9110 §5.5): as UTF-8 of Latin-1 they would come out as C3 84 C2 8A and C3 BF.
+    const fields = ['X-Two: \xc4\x8a', 'X-Ff: a\xffb', 'Set-Cookie: t=\xc4\x8a\xff; Path=/', 'Set-Cookie: =admin-session=forged; Path=/']
+    const upstream = await RawListener.start('127.0.0.1', (socket) => void socket.once('data', () => socket.end(['HTTP/1.1 200 OK', ...fields, 'Content-Length: 2', 'Connection: close', '', 'ok'].join('\r\n'), 'latin1')))
+    try {
+      // HTTP_PROXY puts plain-HTTP upstreams on Bun's fetch; NO_PROXY has that fetch go straight to the upstream.
+      for (const [client, env] of [['http1', {}], ['fetch', { HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1' }]] as const) {
+        const service = await startProcess([binary], { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, `obs-text-${client}`, 'a.db'), IDP_PUBLIC_URL: `http://127.0.0.1:${upstream.port}`, ...env })
+        try {
+          const relayed = (await answerFields(service.url, '/api/idp/x')).filter((line) => /^(x-two|x-ff|set-cookie):/i.test(line)).sort()
+          expect([client, relayed]).toEqual([client, ['set-cookie: t=\xc4\x8a\xff; Path=/', 'x-ff: a\xffb', 'x-two: \xc4\x8a']])
+        } finally {
+          service.child.kill('SIGTERM')
+          await service.exited
+        }
+      }
+    } finally {
+      await upstream.stop()
     }
   })
 })
