@@ -7,7 +7,7 @@ import { createRequire } from 'node:module'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Dialog, type Locator, type Page, type Route } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Dialog, type Locator, type Page, type Request, type Route } from 'playwright-core'
 import { startSandbox, SANDBOX_USERS, type Sandbox } from '../../dev/sandbox.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -201,25 +201,36 @@ export async function tabTo(page: Page, name: string, limit = 80, key: 'Tab' | '
   throw new Error(`keyboard focus never reached "${name}"`)
 }
 
+/** How held requests are let go: on to the service, failed as when the service cannot be reached, or answered as given. */
+export type HeldAnswer = 'continue' | 'abort' | NonNullable<Parameters<Route['fulfill']>[0]>
+
 /**
- * Holds the page's GET requests whose URL `matches` until `release()` (a slow upstream, as the page
- * sees it); `stop()` lets everything through again. Call both in a `finally`.
+ * Holds the page's requests whose URL `matches` and that `held` picks (a method, GET unless said,
+ * or a test of the request) until `release()`: a slow upstream, as the page sees it. `release`
+ * lets them go on, or answers them with `answer`; those picked after it are answered the same way,
+ * without waiting. `stop()` lets everything through again. Call both in a `finally`.
  */
-export async function holdRequests(page: Page, matches: (url: URL) => boolean): Promise<{ release: () => void; stop: () => Promise<void> }> {
-  let release = () => {}
-  const held = new Promise<void>((resolve) => (release = resolve))
+export async function holdRequests(
+  page: Page,
+  matches: (url: URL) => boolean,
+  held: string | ((request: Request) => boolean) = 'GET',
+): Promise<{ release: (answer?: HeldAnswer) => void; stop: () => Promise<void> }> {
+  let release: (answer: HeldAnswer) => void = () => {}
+  const answered = new Promise<HeldAnswer>((resolve) => (release = resolve))
+  const picks = typeof held === 'string' ? (request: Request) => request.method() === held : held
   const handler = async (route: Route) => {
-    if (route.request().method() === 'GET') await held
+    const answer = picks(route.request()) ? await answered : 'continue'
+    const sent = answer === 'continue' ? route.continue() : answer === 'abort' ? route.abort('connectionrefused') : route.fulfill(answer)
     // The page may have given the request up meanwhile (a newer read of the same list replaced it).
-    await route.continue().catch((error: Error) => {
+    await sent.catch((error: Error) => {
       if (!/already handled/.test(error.message)) throw error
     })
   }
   await page.route(matches, handler)
   return {
-    release: () => release(),
+    release: (answer = 'continue') => release(answer),
     stop: async () => {
-      release()
+      release('continue')
       await page.unroute(matches, handler)
     },
   }

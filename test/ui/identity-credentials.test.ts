@@ -5,7 +5,7 @@
 // is checked for what it holds.
 import { expect, test } from 'bun:test'
 import type { FixtureCredential, FixtureIdentity } from '../support/kratos.ts'
-import { sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { holdRequests, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin')
 
@@ -198,25 +198,16 @@ test('a Deactivate answered after a credential was deleted meanwhile keeps the d
   await open(person)
   const credentials = credentialsRegion()
   // Kratos answers the Deactivate only once the test lets it go.
-  let release = () => {}
-  const held = new Promise<void>((resolve) => (release = resolve))
-  const stateChange = (url: URL) => url.pathname === `/api/idp-admin/admin/identities/${person.id}`
-  const hold = async (route: import('playwright-core').Route) => {
-    if (route.request().method() !== 'PATCH') return route.continue()
-    await held
-    await route.continue().catch(() => {})
-  }
-  await admin.page.route(stateChange, hold)
+  const deactivate = await holdRequests(admin.page, (url) => url.pathname === `/api/idp-admin/admin/identities/${person.id}`, 'PATCH')
   try {
     await admin.page.getByRole('button', { name: 'Deactivate', exact: true }).click()
     await credentials.getByRole('button', { name: 'Delete totp credential' }).click()
     await admin.page.getByRole('dialog', { name: 'Delete the totp credential?' }).getByRole('button', { name: 'Delete' }).click()
     await admin.page.getByRole('status').getByText('The totp credential was deleted.').waitFor()
-    release()
+    deactivate.release()
     await admin.page.getByRole('status').getByText('Identity deactivated.').waitFor()
   } finally {
-    release()
-    await admin.page.unroute(stateChange, hold)
+    await deactivate.stop()
   }
   expect(person.state).toBe('inactive')
   expect(person.credentials!.totp).toBeUndefined()
@@ -237,27 +228,19 @@ test('an answer about one identity that arrives after the page moved to another 
   await page.getByRole('link', { name: 'answer.arrives.late@example.test' }).click()
   await page.getByRole('heading', { level: 1, name: 'answer.arrives.late@example.test' }).waitFor()
   // Its Deactivate is answered only after the page has gone back to the other identity.
-  let release = () => {}
-  const held = new Promise<void>((resolve) => (release = resolve))
   const stateChange = (url: URL) => url.pathname === `/api/idp-admin/admin/identities/${first.id}`
-  const hold = async (route: import('playwright-core').Route) => {
-    if (route.request().method() !== 'PATCH') return route.continue()
-    await held
-    await route.continue().catch(() => {})
-  }
-  await page.route(stateChange, hold)
+  const deactivate = await holdRequests(page, stateChange, 'PATCH')
   const answered = page.waitForResponse((response) => response.request().method() === 'PATCH' && stateChange(new URL(response.url())))
   try {
     await page.getByRole('button', { name: 'Deactivate', exact: true }).click()
     await page.evaluate(() => history.go(-3))
     await page.getByRole('heading', { level: 1, name: 'shown.meanwhile@example.test' }).waitFor()
     await credentialsRegion().getByText('password: shown.meanwhile@example.test').waitFor()
-    release()
+    deactivate.release()
     await answered
     await Bun.sleep(300)
   } finally {
-    release()
-    await page.unroute(stateChange, hold)
+    await deactivate.stop()
   }
   expect(first.state).toBe('inactive')
   // The page still shows the other identity, all of it.

@@ -5,7 +5,7 @@ import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { within } from '../support/eventually.ts'
-import { answerQuestions, answerTooLate, backThroughSignIn, browserAsksBeforeLeaving, createIdentityThroughForm, fillOtherRequired, DESKTOP, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, tabTo, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, answerTooLate, backThroughSignIn, browserAsksBeforeLeaving, createIdentityThroughForm, fillOtherRequired, DESKTOP, holdRequests, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, tabTo, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
 
@@ -830,16 +830,8 @@ test('with the keyboard alone: Cancel while a bulk change runs returns focus to 
   }
   await page.getByRole('group', { name: 'Selected identities' }).getByText('5 selected').waitFor()
   // The second request is held until the test lets it go: Cancel comes while it is under way.
-  let release = () => {}
-  const held = new Promise<void>((resolve) => (release = resolve))
   let patches = 0
-  const changes = (url: URL) => url.pathname.startsWith('/api/idp-admin/admin/identities/')
-  const hold = async (route: import('playwright-core').Route) => {
-    if (route.request().method() === 'PATCH' && ++patches === 2) await held
-    // Unrouted meanwhile (the test has ended): nothing left to do.
-    await route.continue().catch(() => {})
-  }
-  await page.route(changes, hold)
+  const second = await holdRequests(page, (url) => url.pathname.startsWith('/api/idp-admin/admin/identities/'), (request) => request.method() === 'PATCH' && ++patches === 2)
   try {
     await page.getByRole('searchbox', { name: 'Search identities' }).focus()
     await tabTo(page, 'Deactivate')
@@ -864,7 +856,7 @@ test('with the keyboard alone: Cancel while a bulk change runs returns focus to 
     await Bun.sleep(200)
     expect(await dialog.count()).toBe(0)
     expect(patches).toBe(2)
-    release()
+    second.release()
     await page.getByRole('status').getByText('2 identities deactivated. Cancelled: 3 not changed.', { exact: true }).waitFor()
     expect(await within(2000, async () => (await opener.getAttribute('aria-disabled')) === null)).not.toBeNull()
     expect(await opener.evaluate((element) => element === document.activeElement)).toBe(true)
@@ -872,8 +864,7 @@ test('with the keyboard alone: Cancel while a bulk change runs returns focus to 
     expect(chosen.filter((email) => stored(email)!.state === 'inactive').length).toBe(2)
     await page.getByRole('group', { name: 'Selected identities' }).getByText('3 selected').waitFor()
   } finally {
-    release()
-    await page.unroute(changes, hold)
+    await second.stop()
   }
   for (const email of chosen) kratos.identities.delete(stored(email)!.id)
   expect(admin.problems).toEqual([])

@@ -4,7 +4,6 @@
 import { beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
-import type { Route } from 'playwright-core'
 import { within } from '../support/eventually.ts'
 import { answerQuestions, backThroughSignIn, holdRequests, SCREENSHOT_DIR, signedInPage, signIn, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
@@ -358,15 +357,9 @@ test('a Save answered after Escape leaves alone the dialog opened since and what
   await settings.write({ key: 'mail.footer', value: 'Thanks', category: 'mail' }, null)
   await admin.page.goto(admin.url('/dashboard/settings'))
   await settingsRow('mail.footer').waitFor()
-  let release = () => {}
-  let answer: 'continue' | 'abort' = 'continue'
-  const hold = async (route: Route) => {
-    if (route.request().method() !== 'POST') return route.continue()
-    await new Promise<void>((resolve) => (release = resolve))
-    await (answer === 'abort' ? route.abort('connectionrefused') : route.continue())
-  }
   const writes = (url: URL) => url.pathname === '/api/settings'
-  await admin.page.route(writes, hold)
+  const saved = await holdRequests(admin.page, writes, 'POST')
+  const second = admin.page.getByRole('dialog', { name: 'Edit mail.footer' })
   try {
     await admin.page.getByRole('button', { name: 'Edit mail.reply_to' }).click()
     const first = admin.page.getByRole('dialog', { name: 'Edit mail.reply_to' })
@@ -374,30 +367,32 @@ test('a Save answered after Escape leaves alone the dialog opened since and what
     await first.getByRole('button', { name: 'Save' }).click()
     await admin.page.keyboard.press('Escape')
     await admin.page.getByRole('button', { name: 'Edit mail.footer' }).click()
-    const second = admin.page.getByRole('dialog', { name: 'Edit mail.footer' })
     const typing = second.getByRole('textbox', { name: 'Value' })
     await typing.fill('Kind regards, the platform team')
-    release()
+    saved.release()
     await admin.page.getByRole('status').getByText('Setting mail.reply_to saved.').waitFor()
     await settingsRow('mail.reply_to').getByRole('cell', { name: 'help@example.test' }).waitFor()
     expect(await second.isVisible()).toBe(true)
     expect(await typing.inputValue()).toBe('Kind regards, the platform team')
+  } finally {
+    await saved.stop()
+  }
 
-    // This one does not reach the service; the person has gone on to the API keys meanwhile.
-    answer = 'abort'
+  // This one does not reach the service; the person has gone on to the API keys meanwhile.
+  const unreached = await holdRequests(admin.page, writes, 'POST')
+  try {
     await second.getByRole('button', { name: 'Save' }).click()
     await admin.page.keyboard.press('Escape')
     await admin.page.getByRole('button', { name: 'Set key for idp', exact: true }).click()
     const keyDialog = admin.page.getByRole('dialog', { name: 'API key for /api/idp' })
     await keyDialog.getByLabel('API key').fill('ory_pat_typed-meanwhile')
-    release()
+    unreached.release('abort')
     await admin.page.getByRole('status').getByText(/^Setting mail\.footer was not saved\. The service cannot be reached/).waitFor()
     expect(await keyDialog.isVisible()).toBe(true)
     expect(await keyDialog.getByLabel('API key').inputValue()).toBe('ory_pat_typed-meanwhile')
     await keyDialog.getByRole('button', { name: 'Cancel' }).click()
   } finally {
-    release()
-    await admin.page.unroute(writes, hold)
+    await unreached.stop()
   }
   expect((await settings.list()).filter((s) => s.key.startsWith('mail.')).map((s) => [s.key, s.value])).toEqual(
     expect.arrayContaining([
