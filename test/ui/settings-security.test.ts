@@ -388,6 +388,8 @@ test('a Save answered after Escape leaves alone the dialog opened since and what
     await keyDialog.getByLabel('API key').fill('ory_pat_typed-meanwhile')
     unreached.release('abort')
     await admin.page.getByRole('status').getByText(/^Setting mail\.footer was not saved\. The service cannot be reached/).waitFor()
+    // Nothing to report (no answer, no request ID): said, and not kept on the page.
+    expect(await admin.page.getByRole('note').filter({ hasText: 'was not saved' }).count()).toBe(0)
     expect(await keyDialog.isVisible()).toBe(true)
     expect(await keyDialog.getByLabel('API key').inputValue()).toBe('ory_pat_typed-meanwhile')
     await keyDialog.getByRole('button', { name: 'Cancel' }).click()
@@ -401,6 +403,60 @@ test('a Save answered after Escape leaves alone the dialog opened since and what
     ]),
   )
   expect(admin.problems.splice(0)).toEqual([expect.stringContaining('ERR_CONNECTION_REFUSED')])
+})
+
+test('a Save answered after Escape with a failure to report is announced without its request ID, which stays on the page under Details, with Copy', async () => {
+  const { settings } = admin.harness.sandbox.services
+  await settings.write({ key: 'mail.signature', value: 'The platform team', category: 'mail' }, null)
+  const page = admin.page
+  await page.goto(admin.url('/dashboard/settings'))
+  await settingsRow('mail.signature').waitFor()
+  const requestId = '6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b'
+  const save = await holdRequests(page, (url) => url.pathname === '/api/settings', 'POST')
+  try {
+    await page.getByRole('button', { name: 'Edit mail.signature' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Edit mail.signature' })
+    await dialog.getByRole('textbox', { name: 'Value' }).fill('Never stored')
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'hidden' })
+    save.release({
+      status: 500,
+      contentType: 'application/json',
+      headers: { 'x-request-id': requestId },
+      body: JSON.stringify({ error: 'internal_error', message: 'Something unexpected happened.' }),
+    })
+    // Said once, short, and with nothing in it to press.
+    const status = page.getByRole('status')
+    await status.getByText('Setting mail.signature was not saved. Something unexpected happened.').waitFor()
+    expect(await status.textContent()).not.toContain(requestId)
+    expect(await status.getByRole('button').count()).toBe(0)
+  } finally {
+    await save.stop()
+  }
+  // On the page, not read out again, with the answer's request ID under closed Details.
+  const notice = page.getByRole('main').getByRole('note').filter({ hasText: 'Setting mail.signature was not saved.' })
+  await notice.waitFor()
+  expect(await page.getByRole('alert').count()).toBe(0)
+  const details = notice.locator('details')
+  expect(await details.evaluate((element) => (element as HTMLDetailsElement).open)).toBe(false)
+  expect(await notice.ariaSnapshot()).not.toContain(requestId)
+  await notice.getByText('Details', { exact: true }).focus()
+  await page.keyboard.press('Enter')
+  await notice.getByText(`Request ID: ${requestId}`).waitFor()
+  await admin.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: admin.harness.sandbox.url })
+  await page.keyboard.press('Tab')
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Copy the request ID')
+  await page.keyboard.press('Enter')
+  await page.getByRole('status').getByText('Copied.').waitFor()
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(requestId)
+  expect(await sweep(page, 'settings-late-failure', () => notice.getByText(`Request ID: ${requestId}`).waitFor())).toEqual([])
+  // Dismissed, it goes, and focus is on the page's heading.
+  await notice.getByRole('button', { name: 'Dismiss' }).click()
+  await notice.waitFor({ state: 'detached' })
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe('page-title')
+  expect((await settings.list()).find((s) => s.key === 'mail.signature')?.value).toBe('The platform team')
+  expect(admin.problems.splice(0)).toEqual([expect.stringContaining('status of 500')])
 })
 
 test('a proxy.<name>.api_key setting for a prefix the service does not have (mistyped at the command line) is listed with the other settings, where it can be seen and deleted', async () => {

@@ -4,7 +4,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { api, deleteOutcome, type ApiFailure, type ApiResult, type Setting, type UpstreamName } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
-import { ErrorView, Region, useLoad } from '../../components/load.tsx'
+import { ErrorView, FailureDetails, Region, toReport, useLoad } from '../../components/load.tsx'
 import { ActionsCell, Cell, DataTable, RowHeader, Row } from '../../components/data-table.tsx'
 import { ConfirmDialog, Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
@@ -66,6 +66,8 @@ export function SettingsPage() {
     if (setting) setEditing(setting)
     else setKept(null)
   }, [loaded.state])
+  // A save's failure to report, answered after its dialog was closed (see answeredLate).
+  const [lateFailure, setLateFailure] = useState<ApiFailure | null>(null)
   return (
     <>
       <Heading>Settings</Heading>
@@ -81,10 +83,11 @@ export function SettingsPage() {
           Add setting
         </button>
       </div>
+      {lateFailure && <LateFailure failure={lateFailure} onDismiss={() => setLateFailure(null)} />}
       <Region loaded={loaded} retry={retry} label="settings">
         {(settings) => (
           <div class="sections">
-            <ApiKeys settings={settings} encryption={encryption} reload={retry} />
+            <ApiKeys settings={settings} encryption={encryption} reload={retry} onLateFailure={setLateFailure} />
             <Groups settings={settings.filter((s) => !isApiKey(s.key))} onEdit={setEditing} reload={retry} />
           </div>
         )}
@@ -97,6 +100,7 @@ export function SettingsPage() {
         keys={loaded.state === 'ready' ? loaded.data.map((setting) => setting.key) : []}
         onClose={() => setEditing(null)}
         onSaved={retry}
+        onLateFailure={setLateFailure}
       />
     </>
   )
@@ -206,7 +210,17 @@ function Masked({ setting }: { setting: Setting }) {
   )
 }
 
-function ApiKeys({ settings, encryption, reload }: { settings: Setting[]; encryption: boolean; reload: () => void }) {
+function ApiKeys({
+  settings,
+  encryption,
+  reload,
+  onLateFailure,
+}: {
+  settings: Setting[]
+  encryption: boolean
+  reload: () => void
+  onLateFailure: (failure: ApiFailure) => void
+}) {
   const [setting, setSetting] = useState<{ name: UpstreamName; label: string } | null>(null)
   const [removing, setRemoving] = useState<{ name: UpstreamName; label: string } | null>(null)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
@@ -250,7 +264,7 @@ function ApiKeys({ settings, encryption, reload }: { settings: Setting[]; encryp
           )
         })}
       </DataTable>
-      <ApiKeyDialog prefix={setting} onClose={() => setSetting(null)} onSaved={reload} />
+      <ApiKeyDialog prefix={setting} onClose={() => setSetting(null)} onSaved={reload} onLateFailure={onLateFailure} />
       <ConfirmDialog open={removing !== null} title="Remove API key?" action="Remove" busy={busy} failure={failure} onConfirm={() => oneAtATime(remove)} onClose={() => setRemoving(null)}>
         <p>Calls through /api/{removing?.name} will no longer carry a key.</p>
       </ConfirmDialog>
@@ -258,7 +272,17 @@ function ApiKeys({ settings, encryption, reload }: { settings: Setting[]; encryp
   )
 }
 
-function ApiKeyDialog({ prefix, onClose, onSaved }: { prefix: { name: UpstreamName; label: string } | null; onClose: () => void; onSaved: () => void }) {
+function ApiKeyDialog({
+  prefix,
+  onClose,
+  onSaved,
+  onLateFailure,
+}: {
+  prefix: { name: UpstreamName; label: string } | null
+  onClose: () => void
+  onSaved: () => void
+  onLateFailure: (failure: ApiFailure) => void
+}) {
   const [value, setValue] = useState('')
   const [error, setError] = useState<string | null>(null)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
@@ -290,7 +314,7 @@ function ApiKeyDialog({ prefix, onClose, onSaved }: { prefix: { name: UpstreamNa
     // Setting or replacing, the key typed here is the one wanted, whatever was stored meanwhile.
     const result = await unsaved.send(() => api.saveSetting({ key: `proxy.${prefix.name}.api_key`, value: key, encrypted: true, category: 'proxy' }, 'either'))
     setBusy(false)
-    if (opening.current !== asked) return answeredLate(`API key for ${prefix.name}`, result, onSaved)
+    if (opening.current !== asked) return answeredLate(`API key for ${prefix.name}`, result, onSaved, onLateFailure)
     // The key leaves the page's memory whatever happened.
     setValue('')
     if (!result.ok) return setFailure(result.failure)
@@ -335,12 +359,40 @@ function ApiKeyDialog({ prefix, onClose, onSaved }: { prefix: { name: UpstreamNa
 
 /**
  * A save answered after its dialog was closed (Escape) and perhaps opened again, for this or
- * another setting: the dialog as it is now is left alone, and the outcome is announced.
+ * another setting: the dialog as it is now is left alone, and the outcome is announced. A failure
+ * to report (toReport) also goes to `onLateFailure`, for its request ID: the status region says the
+ * outcome and holds nothing to press.
  */
-function answeredLate(what: string, result: ApiResult<Setting>, onSaved: () => void): void {
-  if (!result.ok) return announce(`${what} was not saved. ${result.failure.message}`)
+function answeredLate(what: string, result: ApiResult<Setting>, onSaved: () => void, onLateFailure: (failure: ApiFailure) => void): void {
+  if (!result.ok) {
+    const message = `${what} was not saved. ${result.failure.message}`
+    announce(message)
+    if (toReport(result.failure) && result.failure.requestId) onLateFailure({ ...result.failure, message })
+    return
+  }
   announce(`${what} saved.`)
   onSaved()
+}
+
+/**
+ * A late save's failure to report, kept on the page with its request ID under Details after the
+ * status region has said it (and let it go): not live, so it is not read out a second time.
+ */
+function LateFailure({ failure, onDismiss }: { failure: ApiFailure; onDismiss: () => void }) {
+  const dismiss = () => {
+    onDismiss()
+    // The button goes with the notice: focus goes where a page's focus starts.
+    document.getElementById('page-title')?.focus()
+  }
+  return (
+    <div class="notice page-notice" role="note">
+      <p>{failure.message}</p>
+      <FailureDetails failure={failure} />
+      <button type="button" onClick={dismiss}>
+        Dismiss
+      </button>
+    </div>
+  )
 }
 
 function SettingDialog(props: {
@@ -352,6 +404,8 @@ function SettingDialog(props: {
   keys: string[]
   onClose: () => void
   onSaved: () => void
+  /** A failure to report, of a save answered after the dialog was closed. */
+  onLateFailure: (failure: ApiFailure) => void
 }) {
   const existing = props.editing === 'new' ? null : props.editing
   const [key, setKey] = useState('')
@@ -407,7 +461,7 @@ function SettingDialog(props: {
       api.saveSetting({ key, value, encrypted, category: category.trim() === '' ? null : category.trim() }, existing ? 'replace' : 'create'),
     )
     setBusy(false)
-    if (opening.current !== asked) return answeredLate(`Setting ${key}`, result, props.onSaved)
+    if (opening.current !== asked) return answeredLate(`Setting ${key}`, result, props.onSaved, props.onLateFailure)
     if (!result.ok && result.failure.status === 412) {
       // The list is read again, so that it shows the setting as it is now.
       props.onSaved()
