@@ -150,6 +150,38 @@ test('Sessions: an Extend Kratos leaves as it was (not yet near its expiry, sess
   expect(admin.problems).toEqual([])
 })
 
+test('Sessions: an Extend Kratos accepts without the session (204) that cannot be read again says Kratos accepted it, and the list read again shows the new expiry', async () => {
+  const { kratos } = admin.harness.sandbox
+  await admin.page.goto(admin.url('/dashboard/sessions'))
+  const table = admin.page.getByRole('table', { name: 'Active sessions' })
+  await table.waitFor()
+  const email = (await table.locator('tbody tr td:first-child a').allTextContents())[4]!
+  const session = sessionsOf(email).find((s) => s.active)!
+  const before = Date.parse(session.expires_at)
+  const row = table.getByRole('row').filter({ has: admin.page.getByRole('link', { name: email }) })
+  // With faster_session_extend Kratos answers the extend 204 without the session (session/handler.go
+  // adminSessionExtend); the page reads it again, and that read does not reach the service.
+  const sessionRead = (url: URL) => url.pathname === `/api/idp-admin/admin/sessions/${session.id}`
+  const unreachable = (route: import('playwright-core').Route) => route.abort('connectionrefused')
+  kratos.fasterSessionExtend = true
+  await admin.page.route(sessionRead, unreachable)
+  try {
+    await row.getByRole('button', { name: `Extend session of ${email}` }).click()
+    await admin.page.getByRole('status').getByText(`Kratos accepted the extend of the session of ${email}; the list has been read again.`, { exact: true }).waitFor()
+  } finally {
+    kratos.fasterSessionExtend = false
+    await admin.page.unroute(sessionRead, unreachable)
+  }
+  expect(Date.parse(session.expires_at)).toBeGreaterThan(before)
+  // Not a refusal: nothing beside the row.
+  expect(await row.getByRole('alert').count()).toBe(0)
+  await admin.page.waitForFunction(
+    ([name, expires]) => [...document.querySelectorAll('main tbody tr')].some((tr) => tr.textContent?.includes(name!) && tr.querySelectorAll('time')[1]?.getAttribute('datetime') === expires),
+    [email, new Date(session.expires_at).toISOString()],
+  )
+  expect(admin.problems.splice(0)).toEqual([expect.stringContaining('ERR_CONNECTION_REFUSED')])
+})
+
 test('Sessions: each refused Extend is said anew, the same words twice too; the row\'s message goes when the list is read again (another page and Back)', async () => {
   const { kratos } = admin.harness.sandbox
   await admin.page.goto(admin.url('/dashboard/sessions'))
