@@ -365,6 +365,8 @@ export class HydraFixture {
     if (body.jwks !== undefined && body.jwks !== null && (typeof body.jwks !== 'object' || Array.isArray(body.jwks))) return 'jwks must be a JSON Web Key Set.'
     const jwks = (body.jwks ?? {}) as Record<string, unknown>
     if (strings.jwks_uri !== '' && Array.isArray(jwks.keys)) return 'Fields jwks and jwks_uri can not both be set, you must choose one.'
+    // A client that signs its own assertions needs its keys (client/validator.go Validate).
+    if (method === 'private_key_jwt' && strings.jwks_uri === '' && !Array.isArray(jwks.keys)) return "When token_endpoint_auth_method is 'private_key_jwt', either jwks or jwks_uri must be set."
     const subjectType = typeof body.subject_type === 'string' && body.subject_type !== '' ? body.subject_type : 'public'
     if (subjectType !== 'public') return `Subject type ${subjectType} is not supported by server, only [public] are allowed.`
     const now = new Date().toISOString()

@@ -127,6 +127,8 @@ describe('the Hydra stand-in', () => {
       ['client_uri', 'javascript:alert(1)'],
       ['userinfo_signed_response_alg', 'HS256'],
       ['contacts', 'ops@partner.example.com'],
+      // Neither jwks nor jwks_uri.
+      ['token_endpoint_auth_method', 'private_key_jwt'],
     ] as const) {
       const response = await call('POST', '/admin/clients', { ...ANSWERED, [field]: value })
       expect({ field, value, status: response.status }).toEqual({ field, value, status: 400 })
