@@ -299,6 +299,12 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
     secretShown.current = true
     setSecret(shown)
   }
+  /** After a failed change that sent `sent` as the client's secret: when Hydra may have made it anyway, the secret stays on screen, marked uncertain (true). */
+  const keptUncertain = (sent: string, failure: ApiFailure) => {
+    if (!mayHaveTakenEffect(failure)) return false
+    showSecret({ value: sent, uncertain: true })
+    return true
+  }
   const [draft, setDraft] = useState<ClientDraft>(() => kept?.draft ?? draftOf(client))
   // The client as it was when the form was filled: what the edit is measured against.
   const [base, setBase] = useState<OAuthClient>(() => kept?.base ?? client)
@@ -326,19 +332,22 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
           stopEditing()
           return announce('Nothing was changed.')
         }
+        // Read again once at most, for the changed-meanwhile check and the method below both.
+        let reading: ReturnType<typeof readClientAgain> | null = null
+        const readNow = () => (reading ??= readClientAgain(client.client_id, 'save'))
         // A list is set whole: first make sure nobody changed it since the form was filled.
-        const stop = await whatStopsSave(() => readClientAgain(client.client_id, 'save'), formMembers(base), formMembers(clientUpdate(base, draft)), {
+        const stop = await whatStopsSave(readNow, formMembers(base), formMembers(clientUpdate(base, draft)), {
           what: fieldNames,
           storedLabel: (key) => `Stored ${WHOLE_FIELD_NAMES[key] ?? key}`,
           text: fieldText,
         })
         if (stop) return stopped(stop)
         // Made to use a secret: a new one in the same patch, shown once (see needsNewSecret). Read
-        // again first: someone who made the same change meanwhile has a secret in use, which a new
-        // one would end.
+        // again first (the check above may have): someone who made the same change meanwhile has a
+        // secret in use, which a new one would end.
         let newSecret: string | null = null
         if (needsNewSecret(base, draft)) {
-          const read = await readClientAgain(client.client_id, 'save')
+          const read = await readNow()
           if (!read.ok) return setFailure(read.failure)
           if (usesSecret(read.client.token_endpoint_auth_method)) {
             // This page's own earlier Save, whose answer never came, may have made it, or someone
@@ -362,7 +371,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
         }
         const result = await api.patchClient(client.client_id, newSecret === null ? patch : [...patch, secretPatch(newSecret)])
         if (!result.ok) {
-          if (newSecret !== null && mayHaveTakenEffect(result.failure)) showSecret({ value: newSecret, uncertain: true })
+          if (newSecret !== null) keptUncertain(newSecret, result.failure)
           return setFailure(clientFailure(result.failure))
         }
         setFailure(null)
@@ -417,10 +426,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       const newSecret = newClientSecret()
       const result = await api.patchClient(client.client_id, [secretPatch(newSecret)])
       if (!result.ok) {
-        if (mayHaveTakenEffect(result.failure)) {
-          setConfirm(null)
-          showSecret({ value: newSecret, uncertain: true })
-        }
+        if (keptUncertain(newSecret, result.failure)) setConfirm(null)
         return setFailure(clientFailure(result.failure))
       }
       setConfirm(null)
