@@ -632,7 +632,7 @@ describe('in the browser', () => {
     expect(admin.problems).toEqual([])
   })
 
-  test('an admin makes a public client confidential (client_secret_basic): the new secret is shown once, Hydra holds that very secret, and leaving the page while it is shown asks first', async () => {
+  test('an admin makes a public client confidential (client_secret_basic), answering Save to the question first: the new secret is shown once, Hydra holds that very secret, and leaving the page while it is shown asks first', async () => {
     const { hydra } = admin.harness.sandbox
     const page = admin.page
     await admin.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: admin.harness.sandbox.url })
@@ -653,7 +653,12 @@ describe('in the browser', () => {
     await page.getByRole('button', { name: 'Edit client' }).click()
     await form.getByRole('combobox', { name: 'Token endpoint authentication' }).selectOption('client_secret_basic')
     const patches = clientCalls(client.client_id, 'PATCH')
+    // Its applications get no token without the new secret: asked first, as every switch to a secret
+    // is (whether anyone knew a secret before cannot be told from Hydra). Enter on the focused Save.
     await form.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('dialog', { name: 'Save with a new secret?' }).waitFor()
+    expect(await page.evaluate(() => document.activeElement?.closest('dialog') !== null && document.activeElement?.textContent)).toBe('Save')
+    await page.keyboard.press('Enter')
     await page.getByRole('status').getByText('Client Kiosk server saved with a new secret, shown once: copy it now.').waitFor()
     // Focus is on the secret, for the person to copy it.
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('secret-h')
@@ -698,9 +703,11 @@ describe('in the browser', () => {
     const late = await openNewClient({ client_name: 'Late switch', token_endpoint_auth_method: 'none', redirect_uris: ['com.example.late:/callback'] })
     await page.getByRole('button', { name: 'Edit client' }).click()
     await form.getByRole('combobox', { name: 'Token endpoint authentication' }).selectOption('client_secret_basic')
+    const question = page.getByRole('dialog', { name: 'Save with a new secret?' })
     let stop = await answerTooLate(page, 'PATCH', patches)
     try {
       await form.getByRole('button', { name: 'Save' }).click()
+      await question.getByRole('button', { name: 'Save' }).click()
       await page.getByText(uncertain).waitFor()
     } finally {
       await stop()
@@ -708,14 +715,16 @@ describe('in the browser', () => {
     expect(hydra.clients.get(late.client_id)!.secret).toBe((await secret.textContent())!)
     expect(await page.getByRole('alert').filter({ hasText: 'Hydra did not answer in time. The change may have been made' }).count()).toBe(1)
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('secret-h')
-    // Save again: the client read again uses a secret now; whose cannot be told (Hydra keeps only a
-    // hash), so nothing is sent again and the secret on screen stays marked uncertain.
+    // Save again, not asked again (it was answered): the client read again uses a secret now; whose
+    // cannot be told (Hydra keeps only a hash), so nothing is sent again and the secret on screen
+    // stays marked uncertain.
     const patchesBefore = clientCalls(late.client_id, 'PATCH')
     await form.getByRole('button', { name: 'Save' }).click()
     await page
       .getByRole('status')
       .getByText('Late switch uses a secret now. Whether it is the one shown cannot be told: Hydra keeps only a hash of it. If the client cannot authenticate with it, use Replace secret.')
       .waitFor()
+    expect(await question.count()).toBe(0)
     expect(clientCalls(late.client_id, 'PATCH')).toBe(patchesBefore)
     await page.getByText(uncertain).waitFor()
     await page.getByRole('button', { name: 'Replace secret' }).waitFor()
@@ -759,11 +768,125 @@ describe('in the browser', () => {
     hydra.clients.get(shared.client_id)!.token_endpoint_auth_method = 'client_secret_basic'
     hydra.clients.get(shared.client_id)!.secret = 'someone-elses-secret-0123'
     await form.getByRole('button', { name: 'Save' }).click()
+    await question.getByRole('button', { name: 'Save' }).click()
     await page.getByRole('alert').getByText(/^Nothing was saved: the client's token endpoint authentication was changed meanwhile/).waitFor()
     expect(hydra.clients.get(shared.client_id)!.secret).toBe('someone-elses-secret-0123')
     expect(hydra.clients.get(shared.client_id)!.token_endpoint_auth_method).toBe('client_secret_basic')
     expect(await secret.count()).toBe(0)
     expect(admin.problems.splice(0).every((problem) => /status of 50[24]\b/.test(problem))).toBe(true)
+  })
+
+  test('a switch back to a secret, or from private_key_jwt, asks before Save: Cancel and Escape send nothing and keep the edit; Save sets a new secret, reading the client once, and a list changed meanwhile still stops it', async () => {
+    const { hydra } = admin.harness.sandbox
+    const page = admin.page
+    const secret = page.locator('output[aria-label="Client secret"]')
+    const form = page.getByRole('region', { name: 'Edit client' })
+    const question = page.getByRole('dialog', { name: 'Save with a new secret?' })
+    const method = form.getByRole('combobox', { name: 'Token endpoint authentication' })
+    const uris = form.getByRole('textbox', { name: 'Redirect URIs', exact: true })
+    const focused = () => page.evaluate(() => `${document.activeElement?.closest('dialog') ? 'in the dialog: ' : ''}${document.activeElement?.textContent}`)
+    const formSaveFocused = () => page.waitForFunction(() => document.activeElement?.textContent === 'Save' && document.activeElement.closest('dialog') === null)
+
+    // A confidential client made public by mistake through Hydra's API: Hydra keeps its secret's hash
+    // (a PATCH without a secret keeps the stored one), so the applications' secret is still there.
+    const client = hydra.addClient({ client_name: 'Billing', client_secret: 'billing-secret-0123', token_endpoint_auth_method: 'client_secret_post', redirect_uris: ['https://billing.example.com/callback'] })
+    const id = client.client_id
+    expect((await throughProxy('PATCH', `/admin/clients/${encodeURIComponent(id)}`, [{ op: 'replace', path: '/token_endpoint_auth_method', value: 'none' }])).status).toBe(200)
+    await page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(id)}`))
+    await page.getByRole('region', { name: 'Client', exact: true }).getByText('Public (no secret)').waitFor()
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await method.selectOption('client_secret_post')
+    await form.getByRole('textbox', { name: 'Client name' }).fill('Billing (EU)')
+    const patches = clientCalls(id, 'PATCH')
+    const gets = clientCalls(id, 'GET')
+    const untouched = async () => {
+      // Nothing was sent, not even the read before a save; the edit is still in the form.
+      expect(clientCalls(id, 'PATCH')).toBe(patches)
+      expect(clientCalls(id, 'GET')).toBe(gets)
+      expect(hydra.clients.get(id)).toMatchObject({ client_name: 'Billing', token_endpoint_auth_method: 'none', secret: 'billing-secret-0123' })
+      expect(await method.inputValue()).toBe('client_secret_post')
+      expect(await form.getByRole('textbox', { name: 'Client name' }).inputValue()).toBe('Billing (EU)')
+      expect(await secret.count()).toBe(0)
+    }
+
+    await form.getByRole('button', { name: 'Save' }).click()
+    await question
+      .getByText(
+        'Billing gets a new secret, shown once, and authenticates with it from now on. Any secret it had before stops working at once: applications using the client cannot get tokens until they are given the new one.',
+      )
+      .waitFor()
+    expect(await focused()).toBe('in the dialog: Save')
+    expect(await sweep(page, 'client-save-new-secret', () => question.waitFor())).toEqual([])
+    await question.getByRole('button', { name: 'Cancel' }).click()
+    await question.waitFor({ state: 'hidden' })
+    await formSaveFocused()
+    await untouched()
+
+    // Keyboard: Enter on Save asks, Escape answers Cancel.
+    await page.keyboard.press('Enter')
+    await question.waitFor()
+    expect(await focused()).toBe('in the dialog: Save')
+    await page.keyboard.press('Escape')
+    await question.waitFor({ state: 'hidden' })
+    await formSaveFocused()
+    await untouched()
+
+    // A redirect URI too, then Save in the question: one read serves the changed-meanwhile check and
+    // the check of the method, and one PATCH sets everything with the new secret.
+    await uris.fill('https://billing.example.com/callback\nhttps://billing.example.com/eu/callback')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await question.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Client Billing (EU) saved with a new secret, shown once: copy it now.').waitFor()
+    await question.waitFor({ state: 'hidden' })
+    const stored = hydra.clients.get(id)!
+    expect(stored).toMatchObject({ token_endpoint_auth_method: 'client_secret_post', redirect_uris: ['https://billing.example.com/callback', 'https://billing.example.com/eu/callback'] })
+    expect(stored.secret).not.toBe('billing-secret-0123')
+    expect(await secret.textContent()).toBe(stored.secret)
+    expect(clientCalls(id, 'PATCH')).toBe(patches + 1)
+    expect(clientCalls(id, 'GET')).toBe(gets + 1)
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('secret-h')
+    await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
+
+    // A private_key_jwt client (Hydra wants its keys, here a jwks_uri) asks too. A redirect URI added
+    // elsewhere meanwhile still stops the save once it is answered: nothing is sent, Reload has focus.
+    const jwt = await openNewClient({
+      client_name: 'Signing service',
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: 'https://signing.example.com/jwks.json',
+      redirect_uris: ['https://signing.example.com/callback'],
+    })
+    const jwtSecret = hydra.clients.get(jwt.client_id)!.secret
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await method.selectOption('client_secret_basic')
+    await uris.fill('https://signing.example.com/callback\nhttps://signing.example.com/mine')
+    const elsewhere = await throughProxy('PATCH', `/admin/clients/${encodeURIComponent(jwt.client_id)}`, [
+      { op: 'add', path: '/redirect_uris', value: ['https://signing.example.com/callback', 'https://signing.example.com/theirs'] },
+    ])
+    expect(elsewhere.status).toBe(200)
+    const jwtPatches = clientCalls(jwt.client_id, 'PATCH')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await question.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('alert').filter({ hasText: 'Not saved: this client changed since the page loaded.' }).waitFor()
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Reload')
+    expect(await question.count()).toBe(0)
+    expect(clientCalls(jwt.client_id, 'PATCH')).toBe(jwtPatches)
+    expect(hydra.clients.get(jwt.client_id)).toMatchObject({ token_endpoint_auth_method: 'private_key_jwt', secret: jwtSecret })
+    expect(await secret.count()).toBe(0)
+
+    // Reload keeps the method chosen; Save asks again and saves both.
+    await page.keyboard.press('Enter')
+    await page.getByText('Your redirect URIs, not saved:').waitFor()
+    expect(await method.inputValue()).toBe('client_secret_basic')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await question.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Client Signing service saved with a new secret, shown once: copy it now.').waitFor()
+    const switched = hydra.clients.get(jwt.client_id)!
+    expect(switched).toMatchObject({ token_endpoint_auth_method: 'client_secret_basic', redirect_uris: ['https://signing.example.com/callback', 'https://signing.example.com/theirs'] })
+    expect(switched.secret).not.toBe(jwtSecret)
+    expect(await secret.textContent()).toBe(switched.secret)
+    expect(clientCalls(jwt.client_id, 'PATCH')).toBe(jwtPatches + 1)
+    await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
+    expect(admin.problems).toEqual([])
   })
 
   test('an admin replaces a confidential client’s secret: Cancel keeps it, Replace sets a new one in Hydra and shows it once', async () => {

@@ -1,6 +1,6 @@
 // OAuth clients (admin, needs the Hydra admin API): the list with Hydra's `Link` paging and a
 // search by name; create (the secret shown once, with Copy); a client's page edits it (a client made
-// to use a secret gets a new one, shown once), replaces its secret, revokes its tokens and deletes it.
+// to use a secret gets a new one, asked first and shown once), replaces its secret, revokes its tokens and deletes it.
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import type { ComponentChildren } from 'preact'
@@ -281,20 +281,21 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   const [editing, setEditing] = useState(kept !== null)
   const [busy, oneAtATime] = useOneAtATime()
   const [failure, setFailure] = useState<ApiFailure | null>(null)
-  const [confirm, setConfirm] = useState<'delete' | 'revoke' | 'secret' | null>(null)
+  const [confirm, setConfirm] = useState<'delete' | 'revoke' | 'secret' | 'save' | null>(null)
   // The secret shown once: the one of the client just created (read once: leaving the page or
   // reloading forgets it), or one this page has just set.
   const [secret, setSecret] = useState<ShownSecret | null>(() => (createdSecret.value?.clientId === client.client_id ? { value: createdSecret.value.secret } : null))
   useEffect(() => {
     createdSecret.value = null
   }, [])
-  // A secret this page has just set: focus goes to it, in the render that shows it.
+  // A secret this page has just set: focus goes to it, in the render that shows it or, while the
+  // question that led to it is still open (the page behind it takes no focus), in the one that closes it.
   const secretShown = useRef(false)
   useLayoutEffect(() => {
-    if (!secret || !secretShown.current) return
+    if (!secret || !secretShown.current || confirm !== null) return
     secretShown.current = false
     document.getElementById('secret-h')?.focus()
-  }, [secret])
+  }, [secret, confirm])
   const showSecret = (shown: ShownSecret) => {
     secretShown.current = true
     setSecret(shown)
@@ -323,6 +324,9 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
     setChanged(null)
     setEditing(false)
   }
+  // A Save that was asked about first (askToSave) keeps its question open, busy, until it is done:
+  // what it found is then said on the page and in the form, as for any other Save. (Another
+  // question, opened while a Save ran, is left open.)
   const save = (draft: ClientDraft) =>
     oneAtATime(() =>
       unsaved.send(async () => {
@@ -381,8 +385,12 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
         if (newSecret === null) return announce(`Client ${clientName(updated)} saved.`)
         showSecret({ value: newSecret })
         announce(`Client ${clientName(updated)} saved with a new secret, shown once: copy it now.`)
-      }),
+      }).finally(() => setConfirm((open) => (open === 'save' ? null : open))),
     )
+  // Made to use a secret, the client gets a new one that its applications must be given: asked first,
+  // as Replace secret asks. Not again at Save after an answer that did not come through (the secret
+  // sent then is on screen): that Save reads the client before it sends anything more.
+  const askToSave = (draft: ClientDraft) => (needsNewSecret(base, draft) && !secret?.uncertain ? (setFailure(null), setConfirm('save')) : save(draft))
   // Reload: the client as stored now, with the edit's other changes kept (the fields that changed
   // meanwhile take the stored value); the operator's own version of those is kept in the notice.
   const reload = () =>
@@ -449,7 +457,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       {editing ? (
         <section class="card" aria-labelledby="edit-client-h">
           <h2 id="edit-client-h">Edit client</h2>
-          <ClientForm draft={draft} onDraft={setDraft} submitLabel="Save" busy={busy} onSubmit={save} onCancel={stopEditing} submitRef={saveButton}>
+          <ClientForm draft={draft} onDraft={setDraft} submitLabel="Save" busy={busy} onSubmit={askToSave} onCancel={stopEditing} submitRef={saveButton}>
             {changed && (
               <ChangedNotice
                 id="client-changed"
@@ -538,6 +546,12 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       </ConfirmDialog>
       <ConfirmDialog open={confirm === 'secret'} title="Replace the client secret?" action="Replace" busy={busy} failure={failure} onConfirm={replaceSecret} onClose={closeConfirm}>
         <p>{name} gets a new secret, shown once. The current secret stops working at once: applications using it cannot get tokens until they have the new one.</p>
+      </ConfirmDialog>
+      <ConfirmDialog open={confirm === 'save'} title="Save with a new secret?" action="Save" busy={busy} onConfirm={() => save(draft)} onClose={closeConfirm}>
+        <p>
+          {name} gets a new secret, shown once, and authenticates with it from now on. Any secret it had before stops working at once: applications using the client cannot
+          get tokens until they are given the new one.
+        </p>
       </ConfirmDialog>
       <ConfirmDialog open={confirm === 'delete'} title="Delete client?" action="Delete" busy={busy} failure={failure} onConfirm={remove} onClose={closeConfirm}>
         <p>{name} is deleted; applications using it can no longer sign anyone in.</p>
