@@ -364,9 +364,14 @@ export class HydraFixture {
     if (typeof requestUris === 'string') return requestUris
     if (body.jwks !== undefined && body.jwks !== null && (typeof body.jwks !== 'object' || Array.isArray(body.jwks))) return 'jwks must be a JSON Web Key Set.'
     const jwks = (body.jwks ?? {}) as Record<string, unknown>
-    if (strings.jwks_uri !== '' && Array.isArray(jwks.keys)) return 'Fields jwks and jwks_uri can not both be set, you must choose one.'
-    // A client that signs its own assertions needs its keys (client/validator.go Validate).
-    if (method === 'private_key_jwt' && strings.jwks_uri === '' && !Array.isArray(jwks.keys)) return "When token_endpoint_auth_method is 'private_key_jwt', either jwks or jwks_uri must be set."
+    if (jwks.keys !== undefined && jwks.keys !== null && !Array.isArray(jwks.keys)) return 'jwks.keys must be a list of JSON Web Keys.'
+    // Hydra has a key set as soon as `keys` is there, even null: decoding it allocates the go-jose set
+    // embedded in x/sqlx.go JoseJSONWebKeySet; `{}` leaves it nil (client/client.go GetJSONWebKeys).
+    const inlineKeys = Object.hasOwn(jwks, 'keys')
+    if (strings.jwks_uri !== '' && inlineKeys) return 'Fields jwks and jwks_uri can not both be set, you must choose one.'
+    // A client that signs its own assertions needs its keys (client/validator.go Validate). Hydra
+    // checks no scheme of a jwks_uri: it only resolves its host when private IP ranges are barred.
+    if (method === 'private_key_jwt' && strings.jwks_uri === '' && !inlineKeys) return "When token_endpoint_auth_method is 'private_key_jwt', either jwks or jwks_uri must be set."
     const subjectType = typeof body.subject_type === 'string' && body.subject_type !== '' ? body.subject_type : 'public'
     if (subjectType !== 'public') return `Subject type ${subjectType} is not supported by server, only [public] are allowed.`
     const now = new Date().toISOString()

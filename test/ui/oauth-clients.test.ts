@@ -39,6 +39,15 @@ const FULL_CLIENT = {
   jwt_bearer_grant_access_token_lifespan: '2h0m0s',
   device_authorization_grant_access_token_lifespan: '15m0s',
 }
+/** A client's public signing key (an RSA key made for these tests), as a client puts it in its `jwks`. */
+const SIGNER_KEY = {
+  kty: 'RSA',
+  kid: 'signer-2024',
+  use: 'sig',
+  alg: 'RS256',
+  e: 'AQAB',
+  n: 'xOiLDFNIc4dsBYfwJrbijR78A6a8FPoq9IBQUkHzdg_HKReKqJwp5dUNPx-mpKjqkZK3wBKwR9Fur9m8qX688TBgMHeJLA3UZVXXAER1pVc9M52KPmDnadOElTX5Nt8CCdIXkLdSSRjHa3wJHpQJrsQAk3lwmWO6uwVTGrZFxlAjWF7_ouCos5mbhAOCWEqzUemfuZizoX_wM5MwUU8lGbr2ph4xTK6AGR-s-UIeYXoGeKfx-y_Sm94BVJNqJqIrZdgtYaW_5Y9AVgk0yUtuZNO8FCJVcj1bn4ZBCm9VMXsW5f6Jwy9sJcGQoYrCkXJFzVhUQvo7cmdXoAMw7_4SzQ',
+}
 /** The same as Hydra answers it: every field but the secret. */
 const { client_secret: _secret, ...ANSWERED } = FULL_CLIENT
 
@@ -133,6 +142,29 @@ describe('the Hydra stand-in', () => {
       const response = await call('POST', '/admin/clients', { ...ANSWERED, [field]: value })
       expect({ field, value, status: response.status }).toEqual({ field, value, status: 400 })
     }
+  })
+
+  test('a private_key_jwt client has its keys inline (jwks) or at a jwks_uri, never both, as Hydra checks them; Hydra checks no scheme of the URI', async () => {
+    const base = { client_name: 'Signer', token_endpoint_auth_method: 'private_key_jwt', redirect_uris: ['https://signer.example.com/callback'] }
+    for (const [fields, status] of [
+      [{}, 400],
+      [{ jwks: {} }, 400],
+      [{ jwks_uri: '' }, 400],
+      [{ jwks_uri: 'https://signer.example.com/jwks.json' }, 201],
+      [{ jwks_uri: 'http://signer.example.com/jwks.json' }, 201],
+      [{ jwks: { keys: [SIGNER_KEY] } }, 201],
+      // A `keys` member, even null, is a key set to Hydra.
+      [{ jwks: { keys: null } }, 201],
+      [{ jwks: { keys: 'not a list' } }, 400],
+      [{ jwks: { keys: [SIGNER_KEY] }, jwks_uri: 'https://signer.example.com/jwks.json' }, 400],
+    ] as const) {
+      const response = await call('POST', '/admin/clients', { ...base, ...fields })
+      expect({ fields, status: response.status }).toEqual({ fields, status })
+    }
+    // Any method: keys in both places are refused.
+    const both = await call('POST', '/admin/clients', { ...base, token_endpoint_auth_method: 'client_secret_basic', jwks: { keys: [SIGNER_KEY] }, jwks_uri: 'https://signer.example.com/jwks.json' })
+    expect(both.status).toBe(400)
+    expect(((await both.json()) as Record<string, unknown>).error_description).toContain('Fields jwks and jwks_uri can not both be set')
   })
 })
 
