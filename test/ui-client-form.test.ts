@@ -1,6 +1,6 @@
 // The OAuth client form's checks, run before anything is sent to Hydra.
 import { describe, expect, test } from 'bun:test'
-import { clientBody, clientPatch, clientUpdate, draftOf, formMembers, rebaseDraft, validateDraft } from '../ui/pages/oauth-clients/form.tsx'
+import { clientBody, clientPatch, clientUpdate, draftOf, formMembers, hasInlineJwks, rebaseDraft, validateDraft } from '../ui/pages/oauth-clients/form.tsx'
 import { staleMembers, wholeMembers } from '../ui/components/json-patch.ts'
 
 const draft = (changes: Partial<ReturnType<typeof draftOf>> = {}) => ({ ...draftOf(null), redirect_uris: 'https://app.example.com/callback', ...changes })
@@ -52,6 +52,30 @@ describe('validateDraft', () => {
     expect(validateDraft(draft({ token_endpoint_auth_method: 'none' }))).toEqual({})
   })
 
+  test('a private_key_jwt client needs an https JWKS URI, unless its keys are inline; another method needs none', () => {
+    const jwt = (jwks_uri: string, inline_jwks = false) => validateDraft(draft({ token_endpoint_auth_method: 'private_key_jwt', jwks_uri, inline_jwks })).jwks_uri
+    expect(jwt('https://app.example.com/.well-known/jwks.json')).toBeUndefined()
+    expect(jwt(' https://app.example.com/jwks.json ')).toBeUndefined()
+    expect(jwt('')).toMatch(/needs the https URL of its public keys/)
+    expect(jwt('   ')).toMatch(/needs the https URL/)
+    expect(jwt('http://app.example.com/jwks.json')).toMatch(/does not use https/)
+    expect(jwt('app.example.com/jwks.json')).toMatch(/not an absolute URL/)
+    expect(jwt('https://app.example.com/jwks.json https://app.example.com/other.json')).toMatch(/space/)
+    expect(jwt('', true)).toBeUndefined()
+    expect(validateDraft(draft({ jwks_uri: '' }))).toEqual({})
+    expect(validateDraft(draft({ jwks_uri: 'http://left.example.com/jwks.json' }))).toEqual({})
+  })
+
+  test('a JWKS URI Hydra already holds (over http, set through its API) does not stop an edit of something else; a new one is judged', () => {
+    const stored = { client_id: 'c', token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'http://keys.internal/jwks.json', redirect_uris: ['https://app.example.com/callback'] }
+    const opened = draftOf(stored)
+    expect(validateDraft({ ...opened, client_name: 'Renamed' }, stored)).toEqual({})
+    expect(validateDraft({ ...opened, jwks_uri: 'http://keys.internal/v2/jwks.json' }, stored).jwks_uri).toMatch(/does not use https/)
+    expect(validateDraft({ ...opened, jwks_uri: '' }, stored).jwks_uri).toMatch(/needs the https URL/)
+    // Not at create: nothing is stored.
+    expect(validateDraft(opened).jwks_uri).toMatch(/does not use https/)
+  })
+
   test('scopes, grant and response types, lifespans', () => {
     expect(validateDraft(draft({ scope: 'openid "quoted"' })).scope).toBeDefined()
     expect(validateDraft(draft({ grant_types: [] })).grant_types).toBeDefined()
@@ -70,6 +94,25 @@ describe('clientBody', () => {
     expect(body.audience).toEqual(['api-1', 'api-2'])
     expect('client_secret' in body).toBe(false)
     expect('authorization_code_grant_access_token_lifespan' in body).toBe(false)
+  })
+
+  test('a JWKS URI only where the form shows it: for private_key_jwt, and not beside inline keys', () => {
+    expect(clientBody(draft({ token_endpoint_auth_method: 'private_key_jwt', jwks_uri: ' https://app.example.com/jwks.json ' })).jwks_uri).toBe('https://app.example.com/jwks.json')
+    expect('jwks_uri' in clientBody(draft({ jwks_uri: 'https://app.example.com/jwks.json' }))).toBe(false)
+    expect('jwks_uri' in clientBody(draft({ token_endpoint_auth_method: 'private_key_jwt', inline_jwks: true }))).toBe(false)
+  })
+})
+
+describe('hasInlineJwks', () => {
+  test('keys are inline as soon as jwks has a keys member, as Hydra decodes it; {} as Hydra answers a client without has none', () => {
+    const client = (jwks: unknown) => ({ client_id: 'c', jwks })
+    expect(hasInlineJwks(client({ keys: [{ kty: 'RSA' }] }))).toBe(true)
+    expect(hasInlineJwks(client({ keys: [] }))).toBe(true)
+    expect(hasInlineJwks(client({ keys: null }))).toBe(true)
+    expect(hasInlineJwks(client({}))).toBe(false)
+    expect(hasInlineJwks(client(null))).toBe(false)
+    expect(hasInlineJwks(client(undefined))).toBe(false)
+    expect(hasInlineJwks(null)).toBe(false)
   })
 })
 
@@ -146,6 +189,21 @@ describe('clientPatch', () => {
 
   test('the form opened and saved unchanged changes nothing, whichever way Hydra spelled an empty field', () => {
     expect(clientPatch(loaded, draftOf(loaded))).toEqual([])
+  })
+
+  test('a private_key_jwt client with inline keys, edited without touching them: only the change is sent, never its keys or a JWKS URI', () => {
+    const keyed = { ...loaded, token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ kty: 'RSA', kid: 'k1' }] } } as typeof loaded
+    expect(clientPatch(keyed, draftOf(keyed))).toEqual([])
+    expect(clientPatch(keyed, { ...draftOf(keyed), client_name: 'Kiosk 2' })).toEqual([{ op: 'add', path: '/client_name', value: 'Kiosk 2' }])
+  })
+
+  test('a switch to private_key_jwt sends the method and the JWKS URI; a switch away leaves the stored URI alone', () => {
+    expect(clientPatch(loaded, { ...draftOf(loaded), token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://kiosk.example.com/jwks.json' })).toEqual([
+      { op: 'add', path: '/token_endpoint_auth_method', value: 'private_key_jwt' },
+      { op: 'add', path: '/jwks_uri', value: 'https://kiosk.example.com/jwks.json' },
+    ])
+    const jwt = { ...loaded, token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://kiosk.example.com/jwks.json' } as typeof loaded
+    expect(clientPatch(jwt, { ...draftOf(jwt), token_endpoint_auth_method: 'client_secret_basic' })).toEqual([{ op: 'add', path: '/token_endpoint_auth_method', value: 'client_secret_basic' }])
   })
 
   test('only the field the form changed is sent, with add (Hydra takes it whether or not the field is in its JSON)', () => {

@@ -106,6 +106,10 @@ describe('readSession, readMessage, readClient', () => {
     expect(read.unreadable?.sort()).toEqual(['grant_types', 'redirect_uris', 'skip_consent'])
     // Hydra's nulls (an unset lifespan, no contacts) are no fault.
     expect(readClient({ client_id: 'c2', audience: null, authorization_code_grant_access_token_lifespan: null })!.unreadable).toBeUndefined()
+    // The JWKS URI is a text; inline keys are passed through as Hydra sent them.
+    const keyed = readClient({ client_id: 'c3', jwks_uri: 5, jwks: { keys: [{ kty: 'RSA' }] } })!
+    expect(keyed.unreadable).toEqual(['jwks_uri'])
+    expect(keyed.jwks).toEqual({ keys: [{ kty: 'RSA' }] })
   })
 })
 

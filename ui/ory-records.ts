@@ -517,6 +517,10 @@ export interface OAuthClient extends Partial<Record<ClientLifespan, string | nul
   scope?: string
   audience?: string[] | null
   token_endpoint_auth_method?: string
+  /** Where Hydra fetches the client's public keys (a `private_key_jwt` client's, say); "" or left out when unset. */
+  jwks_uri?: string
+  /** The client's public keys given inline, as Hydra sent them: only whether there are any is read (see `hasInlineJwks`). */
+  jwks?: unknown
   skip_consent?: boolean
   owner?: string
   created_at?: string
@@ -524,7 +528,7 @@ export interface OAuthClient extends Partial<Record<ClientLifespan, string | nul
   unreadable?: string[]
 }
 
-const CLIENT_STRINGS = ['client_name', 'client_secret', 'scope', 'token_endpoint_auth_method', 'owner', 'created_at', 'updated_at'] as const
+const CLIENT_STRINGS = ['client_name', 'client_secret', 'scope', 'token_endpoint_auth_method', 'jwks_uri', 'owner', 'created_at', 'updated_at'] as const
 const CLIENT_LISTS = ['redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'audience'] as const
 
 export function readClient(value: unknown): OAuthClient | null {

@@ -1067,6 +1067,130 @@ describe('in the browser', () => {
     expect(admin.problems).toEqual([])
   })
 
+  test('an admin creates a private_key_jwt client: the JWKS URI, explained beside its field, is refused empty and over http before anything is sent, then kept and shown on the client’s page', async () => {
+    const { hydra } = admin.harness.sandbox
+    const page = admin.page
+    await page.goto(admin.url('/dashboard/oauth-clients'))
+    await page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
+    await page.getByRole('button', { name: 'Create client' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Create client' })
+    await dialog.getByRole('textbox', { name: 'Client name' }).fill('Payments signer')
+    await dialog.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://payments.example.com/callback')
+    const jwksUri = dialog.getByRole('textbox', { name: 'JWKS URI' })
+    expect(await jwksUri.count()).toBe(0)
+
+    // Keyboard: the method chosen with the arrow keys, then Tab to the field it brings.
+    const method = dialog.getByRole('combobox', { name: 'Token endpoint authentication' })
+    await method.focus()
+    while ((await method.inputValue()) !== 'private_key_jwt') await page.keyboard.press('ArrowDown')
+    await jwksUri.waitFor()
+    await page.keyboard.press('Tab')
+    expect(await jwksUri.evaluate((element) => element === document.activeElement)).toBe(true)
+    const hint = dialog.getByText('Where Hydra fetches the client’s public keys (a JSON Web Key Set) to check the assertions it signs. An https URL.')
+    expect((await jwksUri.getAttribute('aria-describedby'))?.split(' ')).toContain((await hint.getAttribute('id'))!)
+
+    const posts = () => hydra.calls.filter((call) => call.method === 'POST' && call.path === '/admin/clients').length
+    const before = posts()
+    const refused = async (message: string) => {
+      await page.keyboard.press('Enter')
+      const error = dialog.getByText(message)
+      await error.waitFor()
+      expect(await jwksUri.getAttribute('aria-invalid')).toBe('true')
+      expect((await jwksUri.getAttribute('aria-describedby'))?.split(' ')).toContain((await error.getAttribute('id'))!)
+      expect(await jwksUri.evaluate((element) => element === document.activeElement)).toBe(true)
+    }
+    await refused('A private_key_jwt client needs the https URL of its public keys.')
+    await page.keyboard.type('http://payments.example.com/.well-known/jwks.json')
+    await refused('“http://payments.example.com/.well-known/jwks.json” does not use https: keys fetched without it could be swapped on the way, and whoever did so could sign as this client.')
+    expect(await sweep(page, 'oauth-client-jwks-uri-refused', () => dialog.getByText(/does not use https/).waitFor())).toEqual([])
+    expect(posts()).toBe(before)
+
+    await jwksUri.focus()
+    await page.keyboard.press('ControlOrMeta+a')
+    await page.keyboard.type('https://payments.example.com/.well-known/jwks.json')
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { level: 1, name: 'Payments signer' }).waitFor()
+    const facts = page.getByRole('region', { name: 'Client', exact: true })
+    await facts.getByText('https://payments.example.com/.well-known/jwks.json').waitFor()
+    expect(await facts.locator('dt', { hasText: 'JWKS URI' }).count()).toBe(1)
+    const created = [...hydra.clients.values()].find((client) => client.client_name === 'Payments signer')!
+    expect(created).toMatchObject({ token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://payments.example.com/.well-known/jwks.json', jwks: {} })
+    expect(posts()).toBe(before + 1)
+    await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
+    expect(admin.problems).toEqual([])
+  })
+
+  test('an admin edits a private_key_jwt client whose keys were put inline through Hydra’s API: the form says they are kept, asks for no JWKS URI, and Hydra still has them after Save', async () => {
+    const { hydra } = admin.harness.sandbox
+    const page = admin.page
+    const jwks = { keys: [SIGNER_KEY] }
+    const created = await throughProxy('POST', '/admin/clients', {
+      client_name: 'Ledger exporter',
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks,
+      grant_types: ['client_credentials'],
+      response_types: ['token'],
+      scope: 'ledger.read',
+    })
+    expect(created.status).toBe(201)
+    const id = created.body!.client_id as string
+    await page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(id)}`))
+    await page.getByRole('heading', { level: 1, name: 'Ledger exporter' }).waitFor()
+    // No JWKS URI to show: the keys are inline.
+    expect(await page.getByRole('region', { name: 'Client', exact: true }).locator('dt', { hasText: 'JWKS URI' }).count()).toBe(0)
+
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    const form = page.getByRole('region', { name: 'Edit client' })
+    await form.getByText('This client’s public keys are set inline (through Hydra’s API) and are kept as they are: Hydra takes inline keys or a JWKS URI, not both.').waitFor()
+    expect(await form.getByRole('textbox', { name: 'JWKS URI' }).count()).toBe(0)
+    await form.getByRole('textbox', { name: 'Client name' }).fill('Ledger exporter (nightly)')
+    await form.getByRole('textbox', { name: 'Scope' }).fill('ledger.read ledger.export')
+    await form.getByRole('textbox', { name: 'Scope' }).press('Enter')
+    await page.getByRole('status').getByText('Client Ledger exporter (nightly) saved.').waitFor()
+    const after = hydra.clients.get(id)!
+    expect(after).toMatchObject({ client_name: 'Ledger exporter (nightly)', scope: 'ledger.read ledger.export', token_endpoint_auth_method: 'private_key_jwt', jwks, jwks_uri: '' })
+    expect(admin.problems).toEqual([])
+  })
+
+  test('an admin switches a client to private_key_jwt with a JWKS URI; keys put inline meanwhile make Hydra refuse it, said as Hydra’s other refusals are', async () => {
+    const { hydra } = admin.harness.sandbox
+    const page = admin.page
+    const form = page.getByRole('region', { name: 'Edit client' })
+    const switchToJwt = async (uri: string) => {
+      await page.getByRole('button', { name: 'Edit client' }).click()
+      await form.getByRole('combobox', { name: 'Token endpoint authentication' }).selectOption('private_key_jwt')
+      await form.getByRole('textbox', { name: 'JWKS URI' }).fill(uri)
+      await form.getByRole('button', { name: 'Save' }).click()
+    }
+
+    const client = await openNewClient({ client_name: 'Reports batch', client_secret: 'reports-secret-0123', redirect_uris: ['https://reports.example.com/callback'] })
+    await switchToJwt('https://reports.example.com/jwks.json')
+    await page.getByRole('status').getByText('Client Reports batch saved.').waitFor()
+    const facts = page.getByRole('region', { name: 'Client', exact: true })
+    await facts.getByText('https://reports.example.com/jwks.json').waitFor()
+    await facts.getByText('private_key_jwt').waitFor()
+    expect(hydra.clients.get(client.client_id)).toMatchObject({ token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://reports.example.com/jwks.json', secret: 'reports-secret-0123' })
+    // Not a switch to a secret: no question, and no secret shown.
+    expect(await page.locator('output[aria-label="Client secret"]').count()).toBe(0)
+
+    const other = await openNewClient({ client_name: 'Audit feed', redirect_uris: ['https://audit.example.com/callback'] })
+    const added = await throughProxy('PATCH', `/admin/clients/${encodeURIComponent(other.client_id)}`, [{ op: 'add', path: '/jwks', value: { keys: [SIGNER_KEY] } }])
+    expect(added.status).toBe(200)
+    await switchToJwt('https://audit.example.com/jwks.json')
+    await page
+      .getByRole('alert')
+      .getByText(
+        'Hydra refused these client settings. Check the redirect URIs, the post-logout redirect URIs (each on the scheme, host and port of a redirect URI), the grant and response types, and the authentication method (a private_key_jwt client’s JWKS URI included).',
+      )
+      .waitFor()
+    await expectRefusalReported(400)
+    expect(hydra.clients.get(other.client_id)).toMatchObject({ token_endpoint_auth_method: 'client_secret_basic', jwks_uri: '', jwks: { keys: [SIGNER_KEY] } })
+    // The edit stays, to be changed.
+    expect(await form.getByRole('textbox', { name: 'JWKS URI' }).inputValue()).toBe('https://audit.example.com/jwks.json')
+    await form.getByRole('button', { name: 'Cancel' }).click()
+    expect(admin.problems).toEqual([])
+  })
+
   test('a client deleted elsewhere (another tab, the Hydra CLI): Save says it is gone, Delete takes the person to the list saying it already was', async () => {
     const { hydra } = admin.harness.sandbox
     const client = await openNewClient({ client_name: 'Deleted twice', redirect_uris: ['https://twice.example.com/callback'] })

@@ -1,8 +1,8 @@
 // The create and edit form of an OAuth 2.0 client (Hydra's client fields), validated before it is
 // sent: redirect URIs are absolute URLs without "#", post-logout redirect URIs are on the scheme,
 // host and port of a redirect URI, a public client (`none`) is never told a secret (Hydra gives it
-// one it does not answer) and cannot use the client-credentials grant, lifespans are Go durations
-// as Hydra expects.
+// one it does not answer) and cannot use the client-credentials grant, a `private_key_jwt` client
+// has an https JWKS URI unless its keys are inline, lifespans are Go durations as Hydra expects.
 import { useState } from 'preact/hooks'
 import type { ComponentChildren, Ref } from 'preact'
 import { CLIENT_LIFESPANS, type ClientLifespan, type OAuthClient } from '../../api.ts'
@@ -35,6 +35,10 @@ export interface ClientDraft {
   scope: string
   audience: string
   token_endpoint_auth_method: string
+  /** Sent only for `private_key_jwt` (and not when the client's keys are inline). */
+  jwks_uri: string
+  /** Not a field: whether the client has its public keys inline (`jwks`, set through Hydra's API), which the form keeps. */
+  inline_jwks: boolean
   skip_consent: boolean
   lifespans: Record<ClientLifespan, string>
 }
@@ -44,6 +48,17 @@ const lines = (text: string) =>
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter(Boolean)
+
+/**
+ * Whether the client has its public keys inline. Hydra takes `jwks` for a key set as soon as it has a
+ * `keys` member, even null (the JSON decoder allocates go-jose's set embedded in x/sqlx.go
+ * JoseJSONWebKeySet to set it); `{}`, which Hydra answers for a client without, is none
+ * (client/client.go GetJSONWebKeys, client/validator.go Validate).
+ */
+export function hasInlineJwks(client: OAuthClient | null): boolean {
+  const jwks = client?.jwks
+  return typeof jwks === 'object' && jwks !== null && !Array.isArray(jwks) && 'keys' in jwks
+}
 
 export function draftOf(client: OAuthClient | null): ClientDraft {
   const lifespans = {} as Record<ClientLifespan, string>
@@ -57,6 +72,8 @@ export function draftOf(client: OAuthClient | null): ClientDraft {
     scope: client?.scope ?? 'openid offline_access',
     audience: (client?.audience ?? []).join('\n'),
     token_endpoint_auth_method: client?.token_endpoint_auth_method ?? 'client_secret_basic',
+    jwks_uri: client?.jwks_uri ?? '',
+    inline_jwks: hasInlineJwks(client),
     skip_consent: client?.skip_consent ?? false,
     lifespans,
   }
@@ -87,11 +104,40 @@ function schemeHostPort(uri: string): string {
   return `${scheme.toLowerCase()} ${host} ${port}`
 }
 
+/** Whether the draft sends a JWKS URI: the client signs its assertions, and its keys are not inline (Hydra refuses both). */
+const sendsJwksUri = (draft: ClientDraft) => draft.token_endpoint_auth_method === 'private_key_jwt' && !draft.inline_jwks
+
+/**
+ * A `private_key_jwt` client's JWKS URI: Hydra refuses such a client without keys (client/validator.go
+ * Validate), and fetches them from this URL to check each assertion the client signs
+ * (fosite/client_authentication.go findClientPublicJWK). Hydra takes any scheme; over plain HTTP
+ * whoever can change the answer on the way could put in keys of their own and sign as the client.
+ */
+function jwksUriProblem(draft: ClientDraft, stored: string): string | null {
+  if (!sendsJwksUri(draft)) return null
+  const value = draft.jwks_uri.trim()
+  if (!value) return 'A private_key_jwt client needs the https URL of its public keys.'
+  // Hydra took it (through its API, say): an edit of something else is not refused for it.
+  if (value === stored.trim()) return null
+  if (/\s/.test(value)) return `“${value}” has a space in it.`
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return `“${value}” is not an absolute URL (like https://app.example.com/.well-known/jwks.json).`
+  }
+  if (url.protocol !== 'https:') return `“${value}” does not use https: keys fetched without it could be swapped on the way, and whoever did so could sign as this client.`
+  return null
+}
+
 type DraftErrors = Partial<Record<keyof ClientDraft | ClientLifespan, string>>
 
-export function validateDraft(draft: ClientDraft): DraftErrors {
+/** `stored`: the client an edit is of, whose JWKS URI is not judged again. */
+export function validateDraft(draft: ClientDraft, stored?: OAuthClient | null): DraftErrors {
   const errors: DraftErrors = {}
   if (draft.client_name.length > 255) errors.client_name = 'At most 255 characters.'
+  const jwksProblem = jwksUriProblem(draft, stored?.jwks_uri ?? '')
+  if (jwksProblem) errors.jwks_uri = jwksProblem
   const redirects = lines(draft.redirect_uris)
   const redirectProblem = redirects.map(absoluteUrlProblem).find(Boolean)
   if (redirectProblem) errors.redirect_uris = redirectProblem
@@ -126,6 +172,7 @@ export const FORM_FIELDS: readonly string[] = [
   'scope',
   'audience',
   'token_endpoint_auth_method',
+  'jwks_uri',
   'skip_consent',
   ...CLIENT_LIFESPANS,
 ]
@@ -143,6 +190,8 @@ export function clientBody(draft: ClientDraft): Partial<OAuthClient> {
     token_endpoint_auth_method: draft.token_endpoint_auth_method,
     skip_consent: draft.skip_consent,
   }
+  // Only where the form shows it: another method leaves the client's JWKS URI as it is.
+  if (sendsJwksUri(draft)) body.jwks_uri = draft.jwks_uri.trim()
   for (const name of CLIENT_LIFESPANS) {
     const value = draft.lifespans[name].trim()
     if (value) body[name] = value
@@ -289,6 +338,8 @@ export function ClientForm(props: {
   onSubmit: (draft: ClientDraft) => void
   onCancel: () => void
   submitRef?: Ref<HTMLButtonElement>
+  /** The client as stored, for an edit (what the edit is measured against). */
+  stored?: OAuthClient
   /** Shown above the buttons: what a save found (the changed-meanwhile notice). */
   children?: ComponentChildren
 }) {
@@ -307,7 +358,7 @@ export function ClientForm(props: {
     set(key, on ? [...draft[key].filter((v) => v !== value), value] : draft[key].filter((v) => v !== value))
   const submit = (event: Event) => {
     event.preventDefault()
-    const found = validateDraft(draft)
+    const found = validateDraft(draft, props.stored)
     setErrors(found)
     if (Object.keys(found).length > 0) {
       const first = Object.keys(found)[0]
@@ -344,6 +395,30 @@ export function ClientForm(props: {
           ))}
         </select>
       </div>
+      {draft.token_endpoint_auth_method === 'private_key_jwt' &&
+        (draft.inline_jwks ? (
+          <p class="hint">
+            This client’s public keys are set inline (through Hydra’s API) and are kept as they are: Hydra takes inline keys or a JWKS URI, not both.
+          </p>
+        ) : (
+          <div class="field">
+            <label for="client-jwks_uri">JWKS URI</label>
+            <input
+              {...described('jwks_uri')}
+              aria-describedby={['client-jwks_uri-hint', errors.jwks_uri && 'client-jwks_uri-error'].filter(Boolean).join(' ')}
+              type="url"
+              class="mono"
+              value={draft.jwks_uri}
+              autocomplete="off"
+              spellcheck={false}
+              onInput={(e) => set('jwks_uri', e.currentTarget.value)}
+            />
+            <p class="hint" id="client-jwks_uri-hint">
+              Where Hydra fetches the client’s public keys (a JSON Web Key Set) to check the assertions it signs. An https URL.
+            </p>
+            {error('jwks_uri')}
+          </div>
+        ))}
       <div class="field">
         <label for="client-redirect_uris">Redirect URIs</label>
         <textarea {...described('redirect_uris')} class="mono" rows={3} value={draft.redirect_uris} spellcheck={false} onInput={(e) => set('redirect_uris', e.currentTarget.value)} />

@@ -50,7 +50,7 @@ function clientFailure(failure: ApiFailure): ApiFailure {
     return {
       ...failure,
       message:
-        'Hydra refused these client settings. Check the redirect URIs, the post-logout redirect URIs (each on the scheme, host and port of a redirect URI), the grant and response types, and the authentication method.',
+        'Hydra refused these client settings. Check the redirect URIs, the post-logout redirect URIs (each on the scheme, host and port of a redirect URI), the grant and response types, and the authentication method (a private_key_jwt client’s JWKS URI included).',
     }
   if (failure.status === 404) return { ...failure, message: 'Hydra has no client with this ID any more: it has been deleted, perhaps elsewhere.' }
   if (failure.status === 409) return { ...failure, message: 'A client with this ID already exists.' }
@@ -457,7 +457,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       {editing ? (
         <section class="card" aria-labelledby="edit-client-h">
           <h2 id="edit-client-h">Edit client</h2>
-          <ClientForm draft={draft} onDraft={setDraft} submitLabel="Save" busy={busy} onSubmit={askToSave} onCancel={stopEditing} submitRef={saveButton}>
+          <ClientForm draft={draft} onDraft={setDraft} stored={base} submitLabel="Save" busy={busy} onSubmit={askToSave} onCancel={stopEditing} submitRef={saveButton}>
             {changed && (
               <ChangedNotice
                 id="client-changed"
@@ -491,6 +491,12 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
             <dd>{shown('token_endpoint_auth_method', isPublic(client) ? 'Public (no secret)' : 'Confidential')}</dd>
             <dt>Authentication</dt>
             <dd class="mono">{shown('token_endpoint_auth_method', client.token_endpoint_auth_method ?? 'client_secret_basic')}</dd>
+            {(client.jwks_uri || isUnreadable(client, 'jwks_uri')) && (
+              <>
+                <dt>JWKS URI</dt>
+                <dd class="mono">{shown('jwks_uri', client.jwks_uri)}</dd>
+              </>
+            )}
             <dt>Redirect URIs</dt>
             <dd class="mono">{shown('redirect_uris', list(client.redirect_uris))}</dd>
             <dt>Post-logout redirect URIs</dt>
