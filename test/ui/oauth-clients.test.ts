@@ -426,6 +426,47 @@ describe('in the browser', () => {
     }
   })
 
+  test('a client edit kept through the sign-in by a build whose form had no JWKS URI opens with the URI the client holds, and saves without touching it', async () => {
+    const { hydra } = admin.harness.sandbox
+    const client = hydra.addClient({
+      client_name: 'Older draft app',
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: 'https://older.example.com/jwks.json',
+      redirect_uris: ['https://older.example.com/callback'],
+    })
+    const other = await signedInPage(admin.harness, 'admin', `/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`)
+    try {
+      const { page: tab, context } = other
+      await tab.getByRole('heading', { level: 1, name: 'Older draft app' }).waitFor()
+      await tab.getByRole('button', { name: 'Edit client' }).click()
+      const form = tab.getByRole('region', { name: 'Edit client' })
+      await form.getByRole('textbox', { name: 'Client name' }).fill('Older draft app (renamed)')
+      // The draft as that build kept it: the same, without the JWKS URI and the inline keys' mark.
+      await context.addInitScript(() => {
+        for (const key of Object.keys(sessionStorage)) {
+          if (!key.startsWith('admin-dashboard.draft:')) continue
+          const stored = JSON.parse(sessionStorage.getItem(key)!)
+          const kept = stored.forms?.['client-edit']?.draft
+          if (!kept) continue
+          delete kept.jwks_uri
+          delete kept.inline_jwks
+          sessionStorage.setItem(key, JSON.stringify(stored))
+        }
+      })
+      await context.clearCookies({ name: 'admin-session' })
+      await form.getByRole('button', { name: 'Save' }).click()
+      await backThroughSignIn(tab, admin.harness.sandbox, tab.getByRole('alert').filter({ hasText: 'Your draft was kept; check it and save again.' }))
+      expect(await form.getByRole('textbox', { name: 'Client name' }).inputValue()).toBe('Older draft app (renamed)')
+      expect(await form.getByRole('textbox', { name: 'JWKS URI' }).inputValue()).toBe('https://older.example.com/jwks.json')
+      await form.getByRole('button', { name: 'Save' }).click()
+      await tab.getByRole('status').getByText('Client Older draft app (renamed) saved.').waitFor()
+      expect(hydra.clients.get(client.client_id)).toMatchObject({ client_name: 'Older draft app (renamed)', jwks_uri: 'https://older.example.com/jwks.json', token_endpoint_auth_method: 'private_key_jwt' })
+      expect(other.problems.filter((problem) => !problem.includes('401'))).toEqual([])
+    } finally {
+      await other.context.close()
+    }
+  })
+
   test('Delete pressed twice (a double click) sends one DELETE; Revoke pressed twice (Enter, Enter) revokes once', async () => {
     const { hydra } = admin.harness.sandbox
     const client = await openNewClient({ client_name: 'Legacy kiosk', redirect_uris: ['https://kiosk.example.com/callback'] })

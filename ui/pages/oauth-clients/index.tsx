@@ -28,6 +28,7 @@ import {
   clientUpdate,
   draftOf,
   draftText,
+  hasInlineJwks,
   fieldText,
   FORM_FIELDS,
   formMembers,
@@ -98,9 +99,21 @@ const isClientDraft = (draft: unknown): draft is ClientDraft => {
   const value = draft as Partial<ClientDraft> | null
   return !!value && typeof value.client_name === 'string' && Array.isArray(value.grant_types) && Array.isArray(value.response_types) && typeof value.lifespans === 'object'
 }
-const keptCreate = (data: unknown): CreateDraft | null => (isClientDraft((data as CreateDraft | null)?.draft) ? (data as CreateDraft) : null)
-const keptEdit = (data: unknown): EditDraft | null =>
-  keptCreate(data) && typeof (data as EditDraft).base?.client_id === 'string' ? (data as EditDraft) : null
+/**
+ * A kept draft as this form holds one. A draft kept by a build whose form had no JWKS URI (kept
+ * across an upgrade during the sign-in) gets an empty one, and the keys of the client it edits.
+ */
+const withJwksFields = (draft: ClientDraft, base: OAuthClient | null): ClientDraft => ({
+  ...draft,
+  jwks_uri: typeof draft.jwks_uri === 'string' ? draft.jwks_uri : (base?.jwks_uri ?? ''),
+  inline_jwks: typeof draft.inline_jwks === 'boolean' ? draft.inline_jwks : hasInlineJwks(base),
+})
+const keptCreate = (data: unknown): CreateDraft | null =>
+  isClientDraft((data as CreateDraft | null)?.draft) ? { draft: withJwksFields((data as CreateDraft).draft, null) } : null
+const keptEdit = (data: unknown): EditDraft | null => {
+  const base = (data as EditDraft | null)?.base
+  return isClientDraft((data as EditDraft | null)?.draft) && typeof base?.client_id === 'string' ? { base, draft: withJwksFields((data as EditDraft).draft, base) } : null
+}
 /** The client without its secret or registration token: what a draft may hold of it. */
 function withoutSecrets(client: OAuthClient): OAuthClient {
   const { client_secret: _secret, registration_access_token: _token, ...rest } = client as OAuthClient & { registration_access_token?: unknown }
