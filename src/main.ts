@@ -6,7 +6,7 @@ import { openStorage } from './db/open.ts'
 import { createApp } from './app.ts'
 import { serve } from './server.ts'
 import { createLogger, errorLabel, sqlstateOf, type Logger } from './log.ts'
-import { VERSION } from './version.ts'
+import { BUILD } from './version.ts'
 import { processIo, runSettingsCommand } from './cli/settings.ts'
 import { runImportSqlite } from './cli/import-sqlite.ts'
 import { DATABASE_BUSY, isDatabaseBusy } from './db/database.ts'
@@ -16,7 +16,7 @@ import { checkEncryptionKeys, noKeyOpensMessage, type EncryptionKeyCheck } from 
 import { customDatabaseProblem } from './support/geo.ts'
 import { signingKeyFingerprint } from './session/cookie.ts'
 
-const USAGE = `admin-dashboard ${VERSION}: the admin dashboard backend for an Ory Kratos + Hydra identity platform.
+const USAGE = `admin-dashboard ${BUILD}: the admin dashboard backend for an Ory Kratos + Hydra identity platform.
 
 Usage:
   admin-dashboard [serve]        start the HTTP service (the default)
@@ -214,7 +214,7 @@ async function runServer(): Promise<Exit> {
   }
   // From here to the handlers below nothing waits: no signal can come between them.
   for (const signal of STOP_SIGNALS) process.off(signal, stopStart)
-  log.info('listening', { address: running.url.origin, version: VERSION, environment: config.environment, database: storage.engine })
+  log.info('listening', { address: running.url.origin, version: BUILD, environment: config.environment, database: storage.engine })
   const missing = missingLoginVariables(config)
   if (missing.length > 0) log.warn('login_not_configured', { missing: missing.join(',') })
   // Recorded once listening, not before: a write at the start could wait on a lock another process holds.
@@ -246,7 +246,7 @@ export async function main(argv: string[]): Promise<Exit> {
   switch (command) {
     case '--version':
     case 'version':
-      process.stdout.write(`${VERSION}\n`)
+      process.stdout.write(`${BUILD}\n`)
       return 0
     case '--help':
     case '-h':

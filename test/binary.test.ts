@@ -36,7 +36,10 @@ describe('the compiled binary', () => {
   test('--version and --help', async () => {
     const version = await runToEnd([binary, '--version'], {})
     expect(version.code).toBe(0)
-    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/)
+    // The package's version and the commit built, so that two builds of one version tell apart.
+    const head = await runToEnd(['git', 'rev-parse', '--short=12', 'HEAD'], {}, { cwd: join(import.meta.dir, '..') })
+    expect(head.code).toBe(0)
+    expect(version.stdout.trim()).toMatch(new RegExp(`^\\d+\\.\\d+\\.\\d+\\+${head.stdout.trim()}(\\.dirty)?$`))
     const help = await runToEnd([binary, '--help'], {})
     expect(help.code).toBe(0)
     expect(help.stdout).toContain('check-config')

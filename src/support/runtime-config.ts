@@ -3,7 +3,7 @@
 
 import { missingLoginVariables, UPSTREAM_NAMES, type Config, type UpstreamName } from '../config.ts'
 import { MAX_SESSION_SECONDS } from '../session/cookie.ts'
-import { VERSION } from '../version.ts'
+import { BUILD } from '../version.ts'
 
 export interface PublicConfig {
   version: string
@@ -25,7 +25,7 @@ export function describeConfig(config: Config): PublicConfig {
   const upstreams = {} as Record<UpstreamName, boolean>
   for (const name of UPSTREAM_NAMES) upstreams[name] = config.upstreams[name] !== null
   return {
-    version: VERSION,
+    version: BUILD,
     environment: config.environment,
     login_configured: missingLoginVariables(config).length === 0,
     encryption_available: config.encryptionKey !== null,
