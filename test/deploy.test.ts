@@ -18,7 +18,7 @@ function configVariables(): string[] {
 
 describe('deployment files', () => {
   test('the unit runs as a dynamic user with a state directory, an environment file and restarts', () => {
-    for (const line of ['DynamicUser=yes', 'StateDirectory=admin-dashboard', 'EnvironmentFile=', 'Restart=on-failure', 'NoNewPrivileges=yes', 'ProtectSystem=strict']) {
+    for (const line of ['DynamicUser=yes', 'StateDirectory=admin-dashboard', 'EnvironmentFile=', 'Restart=always', 'NoNewPrivileges=yes', 'ProtectSystem=strict']) {
       expect(unit).toContain(line)
     }
     // Bun's JIT needs W+X pages.
@@ -47,7 +47,7 @@ describe('deployment files', () => {
   })
 
   test('the replica unit: one instance per port, the shared environment file, the same hardening, no local state', () => {
-    for (const line of ['EnvironmentFile=/etc/admin-dashboard/admin-dashboard.env', 'ExecStartPre=/usr/local/bin/admin-dashboard check-config', 'DynamicUser=yes', 'Restart=on-failure']) {
+    for (const line of ['EnvironmentFile=/etc/admin-dashboard/admin-dashboard.env', 'ExecStartPre=/usr/local/bin/admin-dashboard check-config', 'DynamicUser=yes', 'Restart=always']) {
       expect(replicaUnit).toContain(line)
     }
     const hardening = unit.split('\n').filter((line) => /^(No|Protect|Private|Restrict|SystemCall|Capability|Lock|Remove)/.test(line))
