@@ -10,7 +10,7 @@ import { useMenuDismissal } from './menu.ts'
 import { statusMessage } from './components/status.ts'
 import { ErrorView } from './components/load.tsx'
 import { Heading, focusHeadingAfterNavigation } from './components/heading.tsx'
-import { findRoute, NAV, normalPath, type Upstream } from './routes.tsx'
+import { findRoute, NAV, normalPath, preloadPages, type Upstream } from './routes.tsx'
 import type { ApiFailure } from './api.ts'
 
 /** The page shown now, as the sign-in's return_to (the server keeps it only when it is a plain /dashboard path). */
@@ -225,7 +225,14 @@ function Shell() {
   const nav = useRef<HTMLElement>(null)
   useMenuDismissal(menuOpen, closeMenu, menuButton, [topBar, nav])
   const found = findRoute(path)
-  const links = NAV.filter((link) => (!link.admin || isAdmin()) && (!link.needs || hasUpstream(link.needs)))
+  const opens = (page: { admin: boolean; needs?: Upstream }) => (!page.admin || isAdmin()) && (!page.needs || hasUpstream(page.needs))
+  const links = NAV.filter(opens)
+  // Once the first page is drawn, the code of the other pages this operator can open is fetched
+  // while the browser is idle: a link followed later shows its page without waiting for it.
+  useEffect(() => {
+    const idle = window.requestIdleCallback ?? ((run: () => void) => window.setTimeout(run, 200))
+    idle(() => preloadPages(opens))
+  }, [current.role, hasUpstream('kratos'), hasUpstream('hydra')])
   let content
   let activeHref: string | undefined
   if (!found) content = <NotFound />

@@ -1,15 +1,10 @@
 // The pages, in the order of the Main navigation, which operators see each, and which upstream a
 // page needs (Kratos-only mode hides the Hydra pages; likewise without a Kratos admin API).
+// Every page but the Overview is its own chunk (lazy-page.tsx): the first load is the shell and
+// the Overview, which every operator sees.
 import type { ComponentType } from 'preact'
 import { Overview } from './pages/overview/index.tsx'
-import { IdentitiesPage } from './pages/identities/index.tsx'
-import { IdentityPage } from './pages/identities/detail.tsx'
-import { SessionsPage } from './pages/sessions/index.tsx'
-import { MessagePage, MessagesPage } from './pages/messages/index.tsx'
-import { OAuthClientPage, OAuthClientsPage } from './pages/oauth-clients/index.tsx'
-import { AuditPage } from './pages/audit/index.tsx'
-import { SettingsPage } from './pages/settings/index.tsx'
-import { SecurityPage } from './pages/security/index.tsx'
+import { lazyPage } from './components/lazy-page.tsx'
 
 export type Upstream = 'kratos' | 'hydra'
 
@@ -21,6 +16,8 @@ export interface Route {
   /** The upstream admin API the page works on. */
   needs?: Upstream
   component: ComponentType<{ params: Record<string, string> }>
+  /** Fetches a lazily loaded page's code ahead of its first showing. */
+  preload?: () => Promise<unknown>
 }
 
 const exact = (path: string) => (p: string) => (p === path ? {} : null)
@@ -49,16 +46,16 @@ export const NAV: { label: string; href: string; admin: boolean; needs?: Upstrea
 
 const ROUTES: Route[] = [
   { match: exact('/dashboard'), title: 'Overview', admin: false, component: Overview },
-  { match: exact('/dashboard/identities'), title: 'Identities', admin: true, needs: 'kratos', component: IdentitiesPage },
-  { match: withId('/dashboard/identities'), title: 'Identity', admin: true, needs: 'kratos', component: IdentityPage },
-  { match: exact('/dashboard/sessions'), title: 'Sessions', admin: true, needs: 'kratos', component: SessionsPage },
-  { match: exact('/dashboard/messages'), title: 'Messages', admin: true, needs: 'kratos', component: MessagesPage },
-  { match: withId('/dashboard/messages'), title: 'Message', admin: true, needs: 'kratos', component: MessagePage },
-  { match: exact('/dashboard/oauth-clients'), title: 'OAuth clients', admin: true, needs: 'hydra', component: OAuthClientsPage },
-  { match: withId('/dashboard/oauth-clients'), title: 'OAuth client', admin: true, needs: 'hydra', component: OAuthClientPage },
-  { match: exact('/dashboard/settings'), title: 'Settings', admin: true, component: SettingsPage },
-  { match: exact('/dashboard/audit'), title: 'Audit log', admin: true, component: AuditPage },
-  { match: exact('/dashboard/security'), title: 'Security', admin: true, component: SecurityPage },
+  { match: exact('/dashboard/identities'), admin: true, needs: 'kratos', ...lazyPage('Identities', () => import('./pages/identities/index.tsx').then((m) => m.IdentitiesPage)) },
+  { match: withId('/dashboard/identities'), admin: true, needs: 'kratos', ...lazyPage('Identity', () => import('./pages/identities/detail.tsx').then((m) => m.IdentityPage)) },
+  { match: exact('/dashboard/sessions'), admin: true, needs: 'kratos', ...lazyPage('Sessions', () => import('./pages/sessions/index.tsx').then((m) => m.SessionsPage)) },
+  { match: exact('/dashboard/messages'), admin: true, needs: 'kratos', ...lazyPage('Messages', () => import('./pages/messages/index.tsx').then((m) => m.MessagesPage)) },
+  { match: withId('/dashboard/messages'), admin: true, needs: 'kratos', ...lazyPage('Message', () => import('./pages/messages/index.tsx').then((m) => m.MessagePage)) },
+  { match: exact('/dashboard/oauth-clients'), admin: true, needs: 'hydra', ...lazyPage('OAuth clients', () => import('./pages/oauth-clients/index.tsx').then((m) => m.OAuthClientsPage)) },
+  { match: withId('/dashboard/oauth-clients'), admin: true, needs: 'hydra', ...lazyPage('OAuth client', () => import('./pages/oauth-clients/index.tsx').then((m) => m.OAuthClientPage)) },
+  { match: exact('/dashboard/settings'), admin: true, ...lazyPage('Settings', () => import('./pages/settings/index.tsx').then((m) => m.SettingsPage)) },
+  { match: exact('/dashboard/audit'), admin: true, ...lazyPage('Audit log', () => import('./pages/audit/index.tsx').then((m) => m.AuditPage)) },
+  { match: exact('/dashboard/security'), admin: true, ...lazyPage('Security', () => import('./pages/security/index.tsx').then((m) => m.SecurityPage)) },
 ]
 
 /** A path as routes are matched: without trailing slashes (but `/` itself). */
@@ -71,4 +68,10 @@ export function findRoute(path: string): { route: Route; params: Record<string, 
     if (params) return { route, params }
   }
   return null
+}
+
+/** Fetches the code of every page `opens` says this operator can open, where not fetched yet. */
+export function preloadPages(opens: (route: Route) => boolean): void {
+  // A page that fails to arrive now is fetched again when it is opened.
+  for (const route of ROUTES) if (opens(route)) route.preload?.().catch(() => {})
 }

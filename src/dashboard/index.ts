@@ -23,7 +23,7 @@ const SHELL = `<!doctype html>
 <title>Dashboard · admin-dashboard</title>
 <link rel="stylesheet" href="${ASSET_PREFIX}${ENTRY.style}">
 <script type="module" src="${ASSET_PREFIX}${ENTRY.script}"></script>
-</head>
+${ENTRY.preload.map((name) => `<link rel="modulepreload" href="${ASSET_PREFIX}${name}">\n`).join('')}</head>
 <body>
 <div id="app"><noscript>The dashboard needs JavaScript.</noscript></div>
 </body>
