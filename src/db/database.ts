@@ -5,7 +5,7 @@
 // the storage's methods then wait without blocking (sqlite-storage.ts).
 
 import { Database } from 'bun:sqlite'
-import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from 'node:fs'
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statfsSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { MIGRATIONS } from './migrations.ts'
 import { systemCodeOf, errorLabel } from '../log.ts'
@@ -84,15 +84,17 @@ function checkWritable(path: string): void {
 const CANNOT_OPEN = 'DATABASE_PATH: the database file cannot be opened for reading and writing'
 const CANNOT_WRITE = 'DATABASE_PATH: the database cannot be written (the file, its directory, or its -wal or -shm file is read-only for this user)'
 const CORRUPT = 'DATABASE_PATH: the file is not a usable SQLite database (corrupt or not a database)'
+const diskFull = (code: string) => `DATABASE_PATH: the disk holding the database is full (${code})`
 
 /** What went wrong opening the database, in words; corruption only when SQLite says so. */
-function openFailure(error: unknown): string {
+function openFailure(error: unknown, path: string): string {
+  const full = diskFullCode(error, path)
+  if (full !== null) return diskFull(full)
   const code = systemCodeOf(error) ?? ''
   if (code.startsWith('SQLITE_READONLY') || code === 'NOT_WRITABLE' || code === 'EROFS') return CANNOT_WRITE
   if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_PERM') || code === 'EACCES' || code === 'EPERM') return CANNOT_OPEN
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB' || code === 'QUICK_CHECK') return CORRUPT
   if (code.startsWith('SQLITE_IOERR')) return `DATABASE_PATH: the database file cannot be read or written (${code})`
-  if (code.startsWith('SQLITE_FULL')) return 'DATABASE_PATH: the disk is full'
   return `DATABASE_PATH: the database cannot be opened (${errorLabel(error, 'unknown error')})`
 }
 
@@ -104,6 +106,27 @@ function tightenModes(path: string): void {
 }
 
 export const DATABASE_BUSY = 'the database is busy (locked by another process); try again'
+
+/**
+ * SQLite's code when `error` means the disk holding the database at `path` has no room left, else
+ * null. SQLite says so as SQLITE_FULL when one of its writes to the file, the -wal or a journal
+ * finds no room (ENOSPC: os_unix.c unixWrite), but only as an I/O error from others: extending
+ * the -shm file, the first thing a start on a full disk does (SQLITE_IOERR_SHMSIZE, unixShmMap),
+ * preallocating or syncing (SQLITE_IOERR_WRITE, _FSYNC). Those codes stand for other failures too
+ * (EIO), so they count only while the filesystem has no block left to give this process.
+ */
+export function diskFullCode(error: unknown, path: string): string | null {
+  const code = systemCodeOf(error)
+  if (code === 'SQLITE_FULL') return code
+  if (code === null || !code.startsWith('SQLITE_IOERR') || path === ':memory:') return null
+  try {
+    const space = statfsSync(dirname(path))
+    // Root may write into the blocks a filesystem keeps in reserve; another user may not.
+    return (process.getuid?.() === 0 ? space.bfree : space.bavail) === 0 ? code : null
+  } catch {
+    return null
+  }
+}
 
 /** A lock another connection holds kept SQLite out: nothing was done, and trying again later can succeed. */
 export function isDatabaseBusy(error: unknown): boolean {
@@ -117,6 +140,7 @@ export function openDatabase(path: string): OpenResult {
     if (path !== ':memory:') prepareFiles(path)
   } catch (error) {
     const code = (error as { code?: string }).code ?? ''
+    if (code === 'ENOSPC') return { ok: false, error: diskFull(code) }
     if (code === 'ENOTREG') return { ok: false, error: 'DATABASE_PATH: not a regular file' }
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'EISDIR') return { ok: false, error: CANNOT_OPEN }
     return { ok: false, error: 'DATABASE_PATH: the directory cannot be created' }
@@ -137,7 +161,7 @@ export function openDatabase(path: string): OpenResult {
   } catch (error) {
     db?.close()
     if (isDatabaseBusy(error)) return { ok: false, error: `DATABASE_PATH: ${DATABASE_BUSY}` }
-    return { ok: false, error: openFailure(error) }
+    return { ok: false, error: openFailure(error, path) }
   }
 }
 
