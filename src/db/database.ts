@@ -128,6 +128,15 @@ export function diskFullCode(error: unknown, path: string): string | null {
   }
 }
 
+/** Nothing could be written for want of room on the disk holding the database: nothing was done, and the same write works once room is made. */
+export class DiskFullError extends Error {
+  /** `code`: SQLite's (SQLITE_FULL, or the I/O error it reported, SQLITE_IOERR_SHMSIZE…). */
+  constructor(readonly code: string) {
+    super('the disk holding the database is full')
+    this.name = 'DiskFullError'
+  }
+}
+
 /** A lock another connection holds kept SQLite out: nothing was done, and trying again later can succeed. */
 export function isDatabaseBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code

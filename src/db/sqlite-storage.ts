@@ -8,9 +8,11 @@
 // Other processes on the same file: `PRAGMA data_version` changes when another connection
 // commits; it is polled every POLL_MS and any change is handed to the listeners (settings: all
 // keys, and the revocations), so their changes count here within 1 s.
+// A full disk: the unit of work that found no room did nothing (SQLite rolled it back), and fails
+// with DiskFullError, which the API answers as the database being unavailable (503).
 
 import type { Database } from 'bun:sqlite'
-import { isDatabaseBusy, LOCK_WAIT_MS, openDatabase } from './database.ts'
+import { diskFullCode, DiskFullError, isDatabaseBusy, LOCK_WAIT_MS, openDatabase } from './database.ts'
 import { MIGRATIONS } from './migrations.ts'
 import {
   auditListQuery,
@@ -90,7 +92,8 @@ export class SqliteStorage implements Storage {
    * (`performance.now()` time) has passed, pausing on timers in between; then its busy error is
    * thrown (and at once when the storage is closed meanwhile). Tried at least once, the first time
    * at once. An attempt that failed as busy did nothing (a transaction's statements are rolled back
-   * with it, a failed COMMIT included), so trying again cannot do anything twice.
+   * with it, a failed COMMIT included), so trying again cannot do anything twice. One that found
+   * the disk full is not tried again: it fails as DiskFullError.
    */
   private async untilUnlocked<T>(operation: () => T, deadline: number): Promise<T> {
     for (let attempt = 0; ; attempt++) {
@@ -98,11 +101,17 @@ export class SqliteStorage implements Storage {
         return operation()
       } catch (error) {
         const left = deadline - performance.now()
-        if (!isDatabaseBusy(error) || left <= 0) throw error
+        if (!isDatabaseBusy(error) || left <= 0) throw this.asDiskFull(error)
         await Bun.sleep(Math.min(RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]!, left))
         if (this.closed) throw error
       }
     }
+  }
+
+  /** A failure for want of room on the disk holding the file as DiskFullError; any other as it came. */
+  private asDiskFull(error: unknown): unknown {
+    const code = diskFullCode(error, this.db.filename)
+    return code === null ? error : new DiskFullError(code)
   }
 
   /** A read, tried again while another connection's lock keeps it out (a checkpoint, a lock on the whole file). */

@@ -5,7 +5,7 @@ import { ApiError, errorCodeOf, errorResponse, type ErrorCode } from './errors.t
 import { noteOn } from './request-notes.ts'
 import { pathnameOf, requestIdOf } from './request-context.ts'
 import { describeError, type Logger } from '../log.ts'
-import { isDatabaseBusy } from '../db/database.ts'
+import { DiskFullError, isDatabaseBusy } from '../db/database.ts'
 
 interface RouteSignature {
   method: string
@@ -37,6 +37,8 @@ export function createMethodIndex(routes: () => readonly RouteSignature[]) {
     return [...methods].sort()
   }
 }
+
+const DISK_FULL = 'the disk holding DATABASE_PATH is full: writes answer 503 until room is made on it'
 
 interface ErrorContext {
   code: unknown
@@ -82,6 +84,12 @@ function enveloped(log: Logger, allowedMethods: (path: string) => string[]) {
       // shell): nothing was written, and trying again later can succeed, as with PostgreSQL.
       if (isDatabaseBusy(error)) {
         log.warn('database_busy', { request_id: requestIdOf(request), path: pathnameOf(request) })
+        return errorResponse('database_unavailable')
+      }
+      // No room left where the SQLite file is: nothing was written, and the same write works once
+      // room is made there. Unavailable, as for a lock, and said so for the operator to act on.
+      if (error instanceof DiskFullError) {
+        log.error('database_disk_full', { request_id: requestIdOf(request), path: pathnameOf(request), error_code: error.code, detail: DISK_FULL })
         return errorResponse('database_unavailable')
       }
       const status = statusOf(error)
