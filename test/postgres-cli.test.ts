@@ -179,6 +179,48 @@ describe('import-sqlite', () => {
     expect(readdirSync(scratch)).toEqual([])
   })
 
+  test('a WAL file as a stopped service leaves it (or `sqlite3 .backup` makes it) is read without leaving a -wal or -shm beside it: its directory lists the same before and after, the file has the same bytes', async () => {
+    const source = mkdtempSync(join(dir, 'stopped-'))
+    const path = join(source, 'admin-dashboard.db')
+    await sqliteWithEverything(path)
+    const listing = readdirSync(source)
+    expect(listing).toEqual(['admin-dashboard.db'])
+    const before = readFileSync(path)
+
+    const imported = await cli(['import-sqlite', path], { DATABASE_URL: await pg.createDatabase() })
+    expect({ code: imported.code, stderr: imported.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(readdirSync(source)).toEqual(listing)
+    expect(readFileSync(path).equals(before)).toBe(true)
+  })
+
+  test('a file a process still has open (a service not yet stopped): its -wal and -shm are left to it as they were, and what it committed only to its -wal is imported', async () => {
+    const source = mkdtempSync(join(dir, 'running-'))
+    const path = join(source, 'admin-dashboard.db')
+    await sqliteWithEverything(path)
+    const service = new Database(path, { strict: true })
+    try {
+      // A commit still in the -wal only, as the service's last writes are until a checkpoint.
+      service.run('PRAGMA wal_autocheckpoint = 0')
+      service.run("INSERT INTO settings VALUES ('site.latest', 'in the wal', 0, NULL, '2026-01-01T00:00:00.000Z')")
+      const listing = readdirSync(source).sort()
+      expect(listing).toEqual(['admin-dashboard.db', 'admin-dashboard.db-shm', 'admin-dashboard.db-wal'])
+      const wal = readFileSync(path + '-wal')
+
+      const url = await pg.createDatabase()
+      const imported = await cli(['import-sqlite', path], { DATABASE_URL: url })
+      expect({ code: imported.code, stderr: imported.stderr }).toEqual({ code: 0, stderr: '' })
+      expect((await cli(['settings', 'get', 'site.latest'], { DATABASE_URL: url })).stdout).toBe('in the wal\n')
+      expect(readdirSync(source).sort()).toEqual(listing)
+      expect(readFileSync(path + '-wal').equals(wal)).toBe(true)
+      // Still the service's: it goes on writing and reading through them.
+      service.run("UPDATE settings SET value = 'after' WHERE key = 'site.latest'")
+      expect(service.query("SELECT value FROM settings WHERE key = 'site.latest'").get()).toEqual({ value: 'after' })
+    } finally {
+      service.close()
+    }
+    expect(readdirSync(source)).toEqual(['admin-dashboard.db'])
+  })
+
   test('a SQLite file holding U+0000 in a setting: exit 1 naming the setting, nothing imported; without it the rest moves, U+0000 in the audit trail as U+FFFD', async () => {
     const path = join(dir, 'nul.db')
     const opened = openSqliteStorage(path)

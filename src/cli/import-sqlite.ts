@@ -4,7 +4,7 @@
 // ids, layouts and revocations. Refuses a target that already has rows.
 
 import { Database } from 'bun:sqlite'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../config.ts'
@@ -109,15 +109,15 @@ export async function runImportSqlite(args: string[], io: CliIo): Promise<number
 type Snapshot = { ok: true; path: string; remove: () => void } | { ok: false; error: string }
 
 /**
- * A consistent copy of the SQLite file (`VACUUM INTO`, read through a read-only connection) in a
- * private temporary directory (TMPDIR), removed afterwards. A lock another process holds on the
- * file is waited for as the other commands wait, up to LOCK_WAIT_MS (blocking: this process serves
- * nothing meanwhile), and then reported as such, not as a file that is not a database.
+ * A consistent copy of the SQLite file (`VACUUM INTO`, one read transaction) in a private
+ * temporary directory (TMPDIR), removed afterwards. A lock another process holds on the file is
+ * waited for as the other commands wait, up to LOCK_WAIT_MS (blocking: this process serves nothing
+ * meanwhile), and then reported as such, not as a file that is not a database.
  */
 function snapshotOf(path: string): Snapshot {
   let db: Database
   try {
-    db = new Database(path, { readonly: true, strict: true })
+    db = new Database(path, { ...sourceMode(path), strict: true })
   } catch {
     return { ok: false, error: 'the SQLite file cannot be opened for reading' }
   }
@@ -140,6 +140,29 @@ function snapshotOf(path: string): Snapshot {
     return { ok: false, error: 'the SQLite file is not a usable SQLite database (corrupt or not a database)' }
   } finally {
     db.close()
+  }
+}
+
+/**
+ * How the file is opened so that nothing is left beside it. A WAL database is read with a -wal and
+ * a -shm file, which SQLite makes when they are missing (even for a read-only connection). The
+ * connection that closes last on the file removes them, but only one that may write: it takes the
+ * file's exclusive lock first, which it cannot while another process (a running service) has the
+ * file open, and checkpoints the -wal into the file (wal.c sqlite3WalClose). So a file without
+ * them (as a stopped service or `sqlite3 .backup` leaves it) is opened for writing, and only read:
+ * what the import made beside it goes with it, and a service started meanwhile keeps its own. A
+ * file with one of them (a service still running, or one that stopped without closing, whose -wal
+ * may hold commits not yet in the file) is opened read-only: the file is not written and what is
+ * beside it stays as it was. So is a file this user may not write (SQLite would open it read-only).
+ */
+function sourceMode(path: string): { readonly: true } | { readwrite: true } {
+  const beside = ['-wal', '-shm', '-journal'].some((suffix) => existsSync(path + suffix))
+  if (beside) return { readonly: true }
+  try {
+    accessSync(path, constants.W_OK)
+    return { readwrite: true }
+  } catch {
+    return { readonly: true }
   }
 }
 
