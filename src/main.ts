@@ -9,7 +9,7 @@ import { createLogger, errorLabel, sqlstateOf, type Logger } from './log.ts'
 import { BUILD } from './version.ts'
 import { processIo, runSettingsCommand } from './cli/settings.ts'
 import { runImportSqlite } from './cli/import-sqlite.ts'
-import { DATABASE_BUSY, isDatabaseBusy } from './db/database.ts'
+import { cannotCreateDatabase, DATABASE_BUSY, databaseFileState, isDatabaseBusy, noDatabaseYet } from './db/database.ts'
 import { StorageUnavailableError, type Storage } from './db/storage.ts'
 import { SettingsCipher } from './settings/cipher.ts'
 import { checkEncryptionKeys, noKeyOpensMessage, type EncryptionKeyCheck } from './settings/key-check.ts'
@@ -88,11 +88,15 @@ async function signingKeyDiffers(config: Config, storage: Storage, record: boole
   return last !== null && last !== mine
 }
 
-async function checkConfig(): Promise<Exit> {
-  const config = configFromEnvironment()
-  if (typeof config === 'number') return config
-  const opened = await openStorage(config)
-  if (!opened.ok) return fail([opened.error])
+/** What check-config finds of the database: nothing stored to check when there is none yet. */
+async function checkDatabase(config: Config): Promise<{ ok: false; error: string } | { ok: true; keys: EncryptionKeyCheck; signingKey: string; absent: boolean }> {
+  // check-config creates nothing: it runs before the first start (the unit's ExecStartPre), and a
+  // database made by it would hide a DATABASE_PATH that names the wrong place. `serve` creates it.
+  const file = config.databaseUrl === null ? databaseFileState(config.databasePath) : 'exists'
+  if (file === 'not_creatable') return { ok: false, error: cannotCreateDatabase(config.databasePath) }
+  if (file === 'creatable') return { ok: true, keys: { verdict: 'nothing_encrypted' }, signingKey: 'same', absent: true }
+  const opened = await openStorage(config, undefined, { create: false })
+  if (!opened.ok) return opened
   const keys = await checkStoredEncryption(config, opened.storage)
   const signingKey = keys.ok
     ? await signingKeyDiffers(config, opened.storage, false).then(
@@ -101,7 +105,16 @@ async function checkConfig(): Promise<Exit> {
       )
     : 'same'
   await opened.storage.close()
-  if (!keys.ok) return fail([keys.error])
+  if (!keys.ok) return keys
+  return { ok: true, keys: keys.check, signingKey, absent: false }
+}
+
+async function checkConfig(): Promise<Exit> {
+  const config = configFromEnvironment()
+  if (typeof config === 'number') return config
+  const database = await checkDatabase(config)
+  if (!database.ok) return fail([database.error])
+  const { keys, signingKey } = database
   const missing = missingLoginVariables(config)
   if (missing.length > 0) {
     process.stdout.write(`configuration valid; login is not configured (missing: ${missing.join(', ')})\n`)
@@ -119,12 +132,13 @@ async function checkConfig(): Promise<Exit> {
   if (geo !== null) process.stdout.write(`note: GEOIP_DATABASE_PATH cannot be read as an MMDB database (${geo}); the embedded database answers instead\n`)
   if (signingKey === 'differs') process.stdout.write(`note: ${SIGNING_KEY_DIFFERS}\n`)
   else if (signingKey !== 'same') process.stdout.write(`note: whether SESSION_SIGNING_KEY is the key the last start used could not be checked: ${signingKey}\n`)
-  if (keys.check.verdict === 'some_unreadable') {
-    const { unreadable, encrypted, keys: names } = keys.check
+  if (keys.verdict === 'some_unreadable') {
+    const { unreadable, encrypted, keys: names } = keys
     process.stdout.write(
       `note: ${unreadable} of ${encrypted} encrypted settings open with neither ENCRYPTION_KEY nor ENCRYPTION_KEY_PREVIOUS: ${names.join(', ')}${names.length < unreadable ? ', …' : ''}\n`,
     )
   }
+  if (database.absent) process.stdout.write(`note: ${noDatabaseYet(config.databasePath)}\n`)
   return 0
 }
 

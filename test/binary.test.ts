@@ -75,6 +75,24 @@ describe('the compiled binary', () => {
     expect(result.stdout).toContain('OAUTH_ISSUER_URL')
   })
 
+  test('check-config before the first start (no database yet) is valid and notes that serve creates it, creating nothing; serve then creates it', async () => {
+    const dbDir = join(dir, 'first-install')
+    const path = join(dbDir, 'admin-dashboard.db')
+    const env = { ...loginEnv, SESSION_SIGNING_KEY: randomKey(), ENCRYPTION_KEY: randomKey(), DATABASE_PATH: path }
+    const first = await runToEnd([binary, 'check-config'], env)
+    expect(first).toEqual({
+      code: 0,
+      stdout: `configuration valid\nnote: DATABASE_PATH: there is no database at ${path} yet; \`serve\` (or \`settings set\`) creates it\n`,
+      stderr: '',
+    })
+    expect(existsSync(dbDir)).toBe(false)
+    const service = await startProcess([binary], env)
+    service.child.kill('SIGTERM')
+    expect(await service.exited).toBe(0)
+    expect(existsSync(path)).toBe(true)
+    expect(await runToEnd([binary, 'check-config'], env)).toEqual({ code: 0, stdout: 'configuration valid\n', stderr: '' })
+  })
+
   test('check-config notes a GEOIP_DATABASE_PATH it cannot read (the embedded database answers then), and that only the previous key can only read', async () => {
     const missing = join(dir, 'geo', 'city.mmdb')
     const notMmdb = join(dir, 'geo-text.mmdb')
@@ -454,6 +472,22 @@ describe('the compiled binary and a database its user cannot write', () => {
       const result = await run(['check-config'], { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: path })
       expect({ code: result.code, corrupt: result.stderr.includes('corrupt') }).toEqual({ code: 1, corrupt: false })
       expect(result.stderr).toStartWith('admin-dashboard: DATABASE_PATH: the database ')
+    }
+  }, 30_000)
+
+  test('no database yet where its user cannot create one: check-config says so and exits 1, as serve would fail', async () => {
+    const dbDir = join(home, 'not-creatable')
+    mkdirSync(dbDir)
+    chmodSync(dbDir, 0o555)
+    for (const path of [join(dbDir, 'a.db'), join(dbDir, 'state', 'a.db')]) {
+      const env = { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: path }
+      const checked = await run(['check-config'], env)
+      expect({ code: checked.code, stdout: checked.stdout, stderr: checked.stderr }).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `admin-dashboard: DATABASE_PATH: there is no database at ${path}, and this user cannot create one there (its directory cannot be made or written)\n`,
+      })
+      expect((await run(['serve'], env)).code).toBe(1)
     }
   }, 30_000)
 

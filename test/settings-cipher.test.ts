@@ -201,6 +201,8 @@ describe('key rotation', () => {
     const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-rotation-'))
     dirs.push(dir)
     const run = cli({ SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, 'db.sqlite') })
+    // A database that exists: on none, reencrypt would say there is no database.
+    expect((await run(['set', 'site.title'], 'Console')).status).toBe(0)
     const result = await run(['reencrypt'])
     expect(result.status).toBe(1)
     expect(result.err).toContain('ENCRYPTION_KEY is not set')

@@ -3,7 +3,7 @@
 
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomKey } from './support/service.ts'
@@ -98,6 +98,41 @@ describe('a database locked by another process', () => {
       holder.close()
     }
     expect((await cli(['list'])).stdout).toContain('held.key')
+  }, 30_000)
+})
+
+describe('a DATABASE_PATH that names no file', () => {
+  const READ_OR_DELETE = [['list'], ['get', 'a.key'], ['get', 'a.key', '--decrypt'], ['delete', 'a.key'], ['reencrypt']]
+  const noDatabase = (path: string) =>
+    `admin-dashboard: DATABASE_PATH: there is no database at ${path}; nothing was done. Check DATABASE_PATH (\`serve\` and \`settings set\` create the database, this command does not)\n`
+
+  test('list, get, delete and reencrypt exit 1 naming DATABASE_PATH and the path, and make no directory and no file; set creates the database', async () => {
+    const missingDirectory = join(dir, 'never-made')
+    const path = join(missingDirectory, 'admin-dashboard.db')
+    const emptyDirectory = join(dir, 'no-file-yet')
+    mkdirSync(emptyDirectory)
+    for (const target of [path, join(emptyDirectory, 'admin-dashboard.db')]) {
+      const cli = cliFor(target)
+      for (const args of READ_OR_DELETE) {
+        const result = await cli(args)
+        expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ args, code: 1, stdout: '', stderr: noDatabase(target) })
+      }
+    }
+    expect(existsSync(missingDirectory)).toBe(false)
+    expect(readdirSync(emptyDirectory)).toEqual([])
+    // `set` is how the first key is stored before the first start: it creates the database.
+    const cli = cliFor(path)
+    expect(await cli(['set', 'a.key'], 'value\n')).toMatchObject({ code: 0, stdout: 'created a.key\n', stderr: '' })
+    expect(await cli(['get', 'a.key'])).toMatchObject({ code: 0, stdout: 'value\n' })
+    expect(await cli(['delete', 'a.key'])).toMatchObject({ code: 0, stdout: 'deleted a.key\n' })
+  }, 30_000)
+
+  test('DATABASE_PATH left out of the environment: the default ./data/admin-dashboard.db is named in full, from the working directory', async () => {
+    const workdir = join(dir, 'default-path')
+    mkdirSync(workdir)
+    const result = await runToEnd(['bun', MAIN, 'settings', 'list'], { SESSION_SIGNING_KEY: signingKey, HOME: process.env.HOME }, { cwd: workdir })
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ code: 1, stdout: '', stderr: noDatabase(join(workdir, 'data', 'admin-dashboard.db')) })
+    expect(readdirSync(workdir)).toEqual([])
   }, 30_000)
 })
 

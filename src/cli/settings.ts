@@ -103,7 +103,9 @@ export async function runSettingsCommand(args: string[], io: CliIo = processIo):
     return 1
   }
   const log = createLogger('error', (line) => io.err(line))
-  const opened = await openStorage(loaded.config, log)
+  // Only `set` makes a new database (the README's first key is stored before the first start);
+  // the others, on a path that names none, would answer from an empty one as if nothing were stored.
+  const opened = await openStorage(loaded.config, log, { create: parsed.command === 'set' })
   if (!opened.ok) {
     io.err(`admin-dashboard: ${opened.error}\n`)
     return 1

@@ -6,7 +6,7 @@
 
 import { Database } from 'bun:sqlite'
 import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statfsSync, statSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { MIGRATIONS } from './migrations.ts'
 import { systemCodeOf, errorLabel } from '../log.ts'
 
@@ -23,9 +23,11 @@ const SQLITE_SIDE_FILES = ['-wal', '-shm', '-journal']
 /**
  * A directory we create is 0700, and so is a database file we create. An existing file is only
  * tightened once SQLite has read it as a database (`tightenModes`): a path that names something
- * else (a typo, /dev/null, a file of the operator's) is refused untouched.
+ * else (a typo, /dev/null, a file of the operator's) is refused untouched. Without `create`, a
+ * missing file is left missing (the caller has said so already) and nothing is made.
  */
-function prepareFiles(path: string): void {
+function prepareFiles(path: string, create: boolean): void {
+  if (!create && !existsSync(path)) return
   const directory = dirname(path)
   if (!existsSync(directory)) {
     const first = mkdirSync(directory, { recursive: true, mode: DIRECTORY_MODE })
@@ -105,6 +107,45 @@ function tightenModes(path: string): void {
   }
 }
 
+/**
+ * Said by the commands that only read or delete (`settings list`, `get`, `delete`, `reencrypt`)
+ * when DATABASE_PATH names no file: creating one would answer from an empty database, as if the
+ * settings were gone, when the path is wrong (a DATABASE_PATH left out of the environment falls
+ * back to ./data/admin-dashboard.db). The path is said in full: the working directory decides a
+ * relative one.
+ */
+export function noDatabaseAt(path: string): string {
+  return `DATABASE_PATH: there is no database at ${resolve(path)}; nothing was done. Check DATABASE_PATH (\`serve\` and \`settings set\` create the database, this command does not)`
+}
+
+/** check-config's note on a first install, run before the first start (the unit's ExecStartPre). */
+export function noDatabaseYet(path: string): string {
+  return `DATABASE_PATH: there is no database at ${resolve(path)} yet; \`serve\` (or \`settings set\`) creates it`
+}
+
+/** check-config's verdict when `serve` could not create the database either. */
+export function cannotCreateDatabase(path: string): string {
+  return `DATABASE_PATH: there is no database at ${resolve(path)}, and this user cannot create one there (its directory cannot be made or written)`
+}
+
+/**
+ * Where DATABASE_PATH stands before anything opens it: a file there, none that `serve` could
+ * create (the nearest directory that exists can be written and searched by this user: the one
+ * mkdir works in), or none that it could not. For check-config, which creates nothing.
+ */
+export function databaseFileState(path: string): 'exists' | 'creatable' | 'not_creatable' {
+  if (path === ':memory:' || existsSync(path)) return 'exists'
+  let directory = dirname(resolve(path))
+  while (!existsSync(directory)) directory = dirname(directory)
+  try {
+    if (!statSync(directory).isDirectory()) return 'not_creatable'
+    accessSync(directory, constants.W_OK | constants.X_OK)
+    return 'creatable'
+  } catch {
+    return 'not_creatable'
+  }
+}
+
 export const DATABASE_BUSY = 'the database is busy (locked by another process); try again'
 
 /**
@@ -143,10 +184,12 @@ export function isDatabaseBusy(error: unknown): boolean {
   return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code)
 }
 
-export function openDatabase(path: string): OpenResult {
+/** `create: false`: a file that does not exist is refused (noDatabaseAt), and nothing is made. */
+export function openDatabase(path: string, { create = true }: { create?: boolean } = {}): OpenResult {
   let db: Database | undefined
+  if (!create && path !== ':memory:' && !existsSync(path)) return { ok: false, error: noDatabaseAt(path) }
   try {
-    if (path !== ':memory:') prepareFiles(path)
+    if (path !== ':memory:') prepareFiles(path, create)
   } catch (error) {
     const code = (error as { code?: string }).code ?? ''
     if (code === 'ENOSPC') return { ok: false, error: diskFull(code) }
@@ -155,7 +198,8 @@ export function openDatabase(path: string): OpenResult {
     return { ok: false, error: 'DATABASE_PATH: the directory cannot be created' }
   }
   try {
-    db = new Database(path, { create: true, strict: true })
+    // Without create, SQLite too refuses a file removed since the check above (SQLITE_CANTOPEN).
+    db = new Database(path, { create, strict: true })
     db.run(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`)
     if (path !== ':memory:') checkWritable(path)
     db.run('PRAGMA journal_mode = WAL')

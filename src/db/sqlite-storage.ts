@@ -56,9 +56,9 @@ function toSetting(row: SettingRow): Setting {
 
 type SqliteOpenResult = { ok: true; storage: SqliteStorage } | { ok: false; error: string }
 
-/** Opens (creating and migrating) the file at `path`; refuses a schema newer than this executable. */
-export function openSqliteStorage(path: string): SqliteOpenResult {
-  const opened = openDatabase(path)
+/** Opens (creating, unless `create: false`, and migrating) the file at `path`; refuses a schema newer than this executable. */
+export function openSqliteStorage(path: string, options: { create?: boolean } = {}): SqliteOpenResult {
+  const opened = openDatabase(path, options)
   if (!opened.ok) return opened
   const newest = newestAppliedVersion(opened.db)
   const known = MIGRATIONS[MIGRATIONS.length - 1]!.version
