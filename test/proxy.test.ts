@@ -228,9 +228,9 @@ describe('an API key that cannot go in a header', () => {
     }
     expect(await stack.service.services.settings.getSetting('proxy.idp.api_key')).toBeNull()
     expect(await stack.service.services.settings.apiKeyFor('oauth-admin')).toBe(ADMIN_KEY)
-    // Any other setting may hold them; an empty key means none.
+    // Any other setting may hold them. An empty key is refused too: removing one is a delete.
     await stack.service.services.settings.write({ key: 'notes.multiline', value: hostile[0]! }, null)
-    await stack.service.services.settings.write({ key: 'proxy.idp.api_key', value: '' }, null)
+    await expect(stack.service.services.settings.write({ key: 'proxy.idp.api_key', value: '' }, null)).rejects.toMatchObject({ code: 'bad_request' })
     expect(await stack.service.services.settings.apiKeyFor('idp')).toBeNull()
   })
 

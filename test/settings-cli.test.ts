@@ -136,6 +136,46 @@ describe('a DATABASE_PATH that names no file', () => {
   }, 30_000)
 })
 
+describe('settings set of an API key', () => {
+  const EMPTY = 'admin-dashboard: An API key cannot be empty. To remove one, use Remove under Upstream API keys on the Settings page, or `admin-dashboard settings delete <key>`.\n'
+
+  test("nothing piped in (the bootstrap command with $ORY_API_KEY unset), or only a newline: exit 1 saying how a key is removed; the key stored before is kept", async () => {
+    const path = join(dir, 'empty-api-key.db')
+    const cli = cliFor(path)
+    for (const stdin of ['', '\n']) {
+      for (const args of [['set', 'proxy.idp-admin.api_key', '--encrypted'], ['set', 'proxy.oauth-admin.api_key']]) {
+        const result = await cli(args, stdin)
+        expect({ args, stdin, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ args, stdin, code: 1, stdout: '', stderr: EMPTY })
+      }
+    }
+    expect((contents(path) as { settings: unknown[] }).settings).toEqual([])
+    expect((await cli(['set', 'proxy.idp-admin.api_key', '--encrypted'], `${SECRETS[0]}\n`)).code).toBe(0)
+    expect((await cli(['set', 'proxy.idp-admin.api_key', '--encrypted'], '')).stderr).toBe(EMPTY)
+    expect((await cli(['get', 'proxy.idp-admin.api_key', '--decrypt'])).stdout).toBe(`${SECRETS[0]}\n`)
+    // Any other setting may be empty.
+    expect(await cli(['set', 'site.banner'], '')).toMatchObject({ code: 0, stdout: 'created site.banner\n' })
+  }, 30_000)
+})
+
+describe('settings set on a terminal', () => {
+  // A terminal (util-linux `script` gives the command one): what is typed there would be shown.
+  test.skipIf(Bun.which('script') === null)('exits 2 at once saying the value is read from standard input and how to pipe it; nothing is read, nothing written', async () => {
+    const path = join(dir, 'terminal.db')
+    const env = { SESSION_SIGNING_KEY: signingKey, ENCRYPTION_KEY: rightKey, DATABASE_PATH: path, HOME: process.env.HOME }
+    // `script` hands its own standard input (none here: end of file at once) to the terminal.
+    const result = await runToEnd(['timeout', '20', 'script', '-qec', `bun ${MAIN} settings set proxy.idp-admin.api_key --encrypted`, '/dev/null'], env)
+    expect(result.code).toBe(2)
+    const shown = result.stdout.replace(/\r\n/g, '\n')
+    expect(shown).toStartWith(
+      'admin-dashboard: settings set reads the value from standard input, and standard input is a terminal (what is typed there would be shown). ' +
+        `Pipe the value in: printf '%s' "$VALUE" | admin-dashboard settings set <key> [--encrypted]\n\nUsage:\n`,
+    )
+    expect(existsSync(path)).toBe(false)
+    // Piped, the same command works.
+    expect(await keyedCli(path, { ENCRYPTION_KEY: rightKey })(['set', 'proxy.idp-admin.api_key', '--encrypted'], `${SECRETS[0]}\n`)).toMatchObject({ code: 0 })
+  }, 30_000)
+})
+
 describe('settings list', () => {
   test('a category with control characters (the API takes any string) is shown escaped: one row per setting, columns aligned', async () => {
     const cli = cliFor(join(dir, 'list.db'))

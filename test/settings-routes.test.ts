@@ -438,8 +438,16 @@ describe('settings routes', () => {
       expect(await apiKey()).toBe('third-api-key')
       await api('POST', '/api/settings', { body: { key: 'proxy.oauth-admin.api_key', value: 'plain-api-key' } })
       expect(await apiKey()).toBe('plain-api-key')
-      await api('POST', '/api/settings', { body: { key: 'proxy.oauth-admin.api_key', value: '' } })
-      expect(await apiKey()).toBeNull()
+      // An empty key is refused (removing one is a delete), and the key stays as it was.
+      const empty = await api('POST', '/api/settings', { body: { key: 'proxy.oauth-admin.api_key', value: '', encrypted: true } })
+      expect({ status: empty.status, json: empty.json }).toEqual({
+        status: 400,
+        json: {
+          error: 'bad_request',
+          message: 'An API key cannot be empty. To remove one, use Remove under Upstream API keys on the Settings page, or `admin-dashboard settings delete <key>`.',
+        },
+      })
+      expect(await apiKey()).toBe('plain-api-key')
       await api('DELETE', '/api/settings/proxy.oauth-admin.api_key')
       expect(await apiKey()).toBeNull()
     })

@@ -4,6 +4,7 @@
 // The commands that encrypt (`set --encrypted`, `reencrypt`) first check the keys as `serve` does
 // at start: keys that open none of the stored encrypted values are refused before anything is written.
 
+import { isatty } from 'node:tty'
 import { AuditLog } from '../audit/audit.ts'
 import { systemClock } from '../clock.ts'
 import { loadConfig, type Environment } from '../config.ts'
@@ -26,9 +27,15 @@ const SETTINGS_USAGE = `Usage:
                                                     where needed), all in one transaction
 `
 
+const VALUE_FROM_A_PIPE =
+  'settings set reads the value from standard input, and standard input is a terminal (what is typed there would be shown). ' +
+  `Pipe the value in: printf '%s' "$VALUE" | admin-dashboard settings set <key> [--encrypted]`
+
 export interface CliIo {
   env: Environment
   readStdin(): Promise<string>
+  /** Whether stdin is a terminal; absent: it is not. */
+  stdinIsTerminal?(): boolean
   out(text: string): void
   err(text: string): void
 }
@@ -36,6 +43,7 @@ export interface CliIo {
 export const processIo: CliIo = {
   env: process.env,
   readStdin: () => Bun.stdin.text(),
+  stdinIsTerminal: () => isatty(0),
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
 }
@@ -95,6 +103,12 @@ export async function runSettingsCommand(args: string[], io: CliIo = processIo):
   const parsed = parse(args)
   if (!parsed) {
     io.err(`admin-dashboard: invalid settings command\n\n${SETTINGS_USAGE}`)
+    return 2
+  }
+  // On a terminal, `set` would wait without a word for a value and show it as it is typed: the
+  // value is a secret more often than not, and belongs in a pipe (README's bootstrap command).
+  if (parsed.command === 'set' && io.stdinIsTerminal?.()) {
+    io.err(`admin-dashboard: ${VALUE_FROM_A_PIPE}\n\n${SETTINGS_USAGE}`)
     return 2
   }
   const loaded = loadConfig(io.env)

@@ -13,7 +13,7 @@ import { TtlCache } from './cache.ts'
 import { settingAad, SettingsCipher } from './cipher.ts'
 import { FRESHNESS_WINDOW_MS, StorageUnavailableError, type Setting, type SettingCondition, type Storage, type UpsertOutcome } from '../db/storage.ts'
 import { characterCount } from '../text.ts'
-import { API_KEY_REFUSED, SENDABLE_API_KEY } from './api-key-value.ts'
+import { apiKeyProblem, SENDABLE_API_KEY } from './api-key-value.ts'
 
 export const SETTING_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$'
 const SETTING_KEY = new RegExp(SETTING_KEY_PATTERN)
@@ -65,7 +65,10 @@ export class ApiKeyNotSendable extends Error {
   }
 }
 
-/** The key to send for a stored value: null for none (unset or empty); refused when it cannot go in a header. */
+/**
+ * The key to send for a stored value: null for none (unset, or empty as written before an empty
+ * key was refused); refused when it cannot go in a header.
+ */
 function sendableApiKey(value: string | null): string | null {
   if (value === null || value === '') return null
   if (!SENDABLE_API_KEY.test(value)) throw new ApiKeyNotSendable()
@@ -242,7 +245,8 @@ export class SettingsService {
     if (problem) throw new ApiError('bad_request', { message: `Invalid or missing field: ${problem}.` })
     const withNul = fieldWithNul(input)
     if (withNul) throw new ApiError('bad_request', { message: `Invalid field: ${withNul} (U+0000 is not allowed).` })
-    if (API_KEY_SETTING_NAMES.has(input.key) && input.value !== '' && !SENDABLE_API_KEY.test(input.value)) throw new ApiError('bad_request', { message: API_KEY_REFUSED })
+    const apiKey = API_KEY_SETTING_NAMES.has(input.key) ? apiKeyProblem(input.value) : null
+    if (apiKey) throw new ApiError('bad_request', { message: apiKey })
     const encrypted = input.encrypted === true
     // Encrypt before the transaction: no crypto work while holding the write lock.
     const value = encrypted ? this.deps.cipher.encryptSetting(input.key, input.value) : input.value
