@@ -366,7 +366,10 @@ describe('the setting limits are documented as the service counts them', () => {
       const inside = await post(body(atLimit), path)
       expect(inside.status, path).toBeLessThan(300)
       const outside = await post(body(`${atLimit}a`), path)
-      expect([outside.status, await outside.json()], path).toEqual([400, { error: 'bad_request', message: 'Invalid or missing field: value.' }])
+      expect([outside.status, await outside.json()], path).toEqual([
+        400,
+        { error: 'bad_request', message: 'Invalid or missing field: value. A value is a string of at most 64 KiB (65536 bytes of UTF-8).' },
+      ])
     }
   })
 

@@ -451,7 +451,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         [{ key: 'nul.value', value: 'before\u0000SECRET-AFTER' }, 'Invalid field: value (U+0000 is not allowed).'],
         [{ key: 'nul.encrypted', value: 'before\u0000SECRET-AFTER', encrypted: true }, 'Invalid field: value (U+0000 is not allowed).'],
         [{ key: 'nul.category', value: 'v', category: 'mail\u0000SECRET-AFTER' }, 'Invalid field: category (U+0000 is not allowed).'],
-        [{ key: 'nul\u0000key', value: 'v' }, 'Invalid or missing field: key.'],
+        [
+          { key: 'nul\u0000key', value: 'v' },
+          'Invalid or missing field: key. A setting key is 1 to 255 characters: ASCII letters, digits, dots, underscores, colons and hyphens, beginning with a letter or a digit.',
+        ],
       ]
       for (const [body, message] of writes) {
         const r = await call(stack, 'POST', '/api/settings', body)

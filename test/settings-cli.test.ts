@@ -157,6 +157,26 @@ describe('settings set of an API key', () => {
   }, 30_000)
 })
 
+describe('settings set outside the rules', () => {
+  test('a key with a space or letters outside ASCII, or a value over 64 KiB: exit 1 saying the rule, never what was sent; nothing stored', async () => {
+    const path = join(dir, 'rules.db')
+    const cli = cliFor(path)
+    const KEY = 'admin-dashboard: Invalid or missing field: key. A setting key is 1 to 255 characters: ASCII letters, digits, dots, underscores, colons and hyphens, beginning with a letter or a digit.\n'
+    const VALUE = 'admin-dashboard: Invalid or missing field: value. A value is a string of at most 64 KiB (65536 bytes of UTF-8).\n'
+    const large = 'v'.repeat(300 * 1024)
+    for (const [args, stdin, stderr] of [
+      [['set', 'has space'], 'value\n', KEY],
+      [['set', 'clé.ü', '--encrypted'], 'value\n', KEY],
+      [['set', 'large.value'], large, VALUE],
+      [['set', 'large.value', '--encrypted'], `${'é'.repeat(32 * 1024)}x`, VALUE],
+    ] as const) {
+      const result = await cli([...args], stdin)
+      expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ args, code: 1, stdout: '', stderr })
+    }
+    expect((contents(path) as { settings: unknown[] }).settings).toEqual([])
+  }, 30_000)
+})
+
 describe('settings set on a terminal', () => {
   // A terminal (util-linux `script` gives the command one): what is typed there would be shown.
   test.skipIf(Bun.which('script') === null)('exits 2 at once saying the value is read from standard input and how to pipe it; nothing is read, nothing written', async () => {

@@ -273,6 +273,13 @@ describe('settings routes', () => {
   })
 
   describe('validation (decisions §7)', () => {
+    // The field is named with its rule (a pattern or a limit the caller cannot guess), never with what was sent.
+    const RULES: Record<string, string> = {
+      key: 'Invalid or missing field: key. A setting key is 1 to 255 characters: ASCII letters, digits, dots, underscores, colons and hyphens, beginning with a letter or a digit.',
+      value: 'Invalid or missing field: value. A value is a string of at most 64 KiB (65536 bytes of UTF-8).',
+      encrypted: 'Invalid or missing field: encrypted. encrypted is true or false.',
+      category: 'Invalid or missing field: category. A category is a string of at most 64 characters, or null.',
+    }
     const cases: [string, unknown, string][] = [
       ['missing key', { value: 'v' }, 'key'],
       ['missing value', { key: 'v.k' }, 'value'],
@@ -281,6 +288,7 @@ describe('settings routes', () => {
       ['key starting with a dot', { key: '.hidden', value: 'v' }, 'key'],
       ['key with a slash', { key: 'a/b', value: 'v' }, 'key'],
       ['key with a space', { key: 'a b', value: 'v' }, 'key'],
+      ['key with letters outside ASCII', { key: 'clé.ü', value: 'v' }, 'key'],
       ['key with a newline at the end', { key: 'ab\n', value: 'v' }, 'key'],
       ['key of 256 characters', { key: 'k'.repeat(256), value: 'v' }, 'key'],
       ['value of the wrong type', { key: 'v.k', value: 42 }, 'value'],
@@ -293,10 +301,10 @@ describe('settings routes', () => {
       ['category of 65 characters outside the BMP', { key: 'v.k', value: 'v', category: '😀'.repeat(65) }, 'category'],
     ]
     for (const [name, body, field] of cases) {
-      test(`${name} → 400 bad_request naming ${field}`, async () => {
+      test(`${name} → 400 bad_request naming ${field} and its rule`, async () => {
         const r = await api('POST', '/api/settings', { body })
         expect(r.status).toBe(400)
-        expect(r.json).toEqual({ error: 'bad_request', message: `Invalid or missing field: ${field}.` })
+        expect(r.json).toEqual({ error: 'bad_request', message: RULES[field] })
       })
     }
 
@@ -369,7 +377,7 @@ describe('settings routes', () => {
       for (const body of [{}, { value: 1 }]) {
         const r = await api('POST', '/api/encrypt', { body })
         expect(r.status).toBe(400)
-        expect(r.json.message).toBe('Invalid or missing field: value.')
+        expect(r.json.message).toBe('Invalid or missing field: value. A value is a string of at most 64 KiB (65536 bytes of UTF-8).')
       }
     })
   })

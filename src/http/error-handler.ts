@@ -118,20 +118,28 @@ function clientErrorCode(status: number): ErrorCode {
 }
 
 /**
- * Names the failing field when it is one the schema declares; the path of an undeclared
- * property could be text the caller chose, so it is never repeated.
+ * A field's rule in words, put on its schema (`t.String({ pattern, [FIELD_RULE]: '…' })`) and said
+ * after its name when it is invalid: a pattern or a limit the caller cannot guess. A symbol, so the
+ * OpenAPI document (the schema as JSON) does not carry it. Constant text of this codebase only.
+ */
+export const FIELD_RULE = Symbol('field rule')
+
+/**
+ * Names the failing field when it is one the schema declares, with its rule when it has one; the
+ * path of an undeclared property could be text the caller chose, so it is never repeated.
  */
 function validationMessage(error: unknown): string {
   const e = error as {
     type?: string
     valueError?: { path?: string }
-    validator?: { schema?: { properties?: Record<string, unknown> } }
+    validator?: { schema?: { properties?: Record<string, { [FIELD_RULE]?: unknown }> } }
   }
   const where = e.type === 'query' ? 'query parameter' : e.type === 'params' ? 'path parameter' : 'field'
   const field = e.valueError?.path?.split('/')[1]
   const declared = e.validator?.schema?.properties
   if (field && declared && Object.hasOwn(declared, field) && /^[a-z_]{1,40}$/.test(field)) {
-    return `Invalid or missing ${where}: ${field}.`
+    const rule = declared[field]?.[FIELD_RULE]
+    return typeof rule === 'string' ? `Invalid or missing ${where}: ${field}. ${rule}` : `Invalid or missing ${where}: ${field}.`
   }
   return e.type === 'body' ? 'The request body is invalid.' : 'The request is invalid.'
 }

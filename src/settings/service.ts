@@ -20,6 +20,24 @@ const SETTING_KEY = new RegExp(SETTING_KEY_PATTERN)
 export const MAX_VALUE_BYTES = 64 * 1024
 export const MAX_CATEGORY_LENGTH = 64
 
+/**
+ * What each field of a write may be, said when it is not (by the routes' schemas and by the
+ * service alike: the command line too), and never with what was sent.
+ */
+export const SETTING_FIELD_RULES = {
+  key: 'A setting key is 1 to 255 characters: ASCII letters, digits, dots, underscores, colons and hyphens, beginning with a letter or a digit.',
+  value: `A value is a string of at most 64 KiB (${MAX_VALUE_BYTES} bytes of UTF-8).`,
+  encrypted: 'encrypted is true or false.',
+  category: `A category is a string of at most ${MAX_CATEGORY_LENGTH} characters, or null.`,
+} as const
+
+type SettingField = keyof typeof SETTING_FIELD_RULES
+
+/** The 400's message for a field that breaks its rule: the same text as the routes' schemas give (http/error-handler.ts). */
+function invalidFieldMessage(field: SettingField): string {
+  return `Invalid or missing field: ${field}. ${SETTING_FIELD_RULES[field]}`
+}
+
 interface SettingInput {
   key: string
   /** Plaintext; encrypted before storage when `encrypted` is true. */
@@ -242,7 +260,7 @@ export class SettingsService {
    */
   async write(input: SettingInput, actor: Actor, condition: SettingCondition = 'any', requestId?: string): Promise<{ outcome: UpsertOutcome; setting: Setting }> {
     const problem = invalidField(input)
-    if (problem) throw new ApiError('bad_request', { message: `Invalid or missing field: ${problem}.` })
+    if (problem) throw new ApiError('bad_request', { message: invalidFieldMessage(problem) })
     const withNul = fieldWithNul(input)
     if (withNul) throw new ApiError('bad_request', { message: `Invalid field: ${withNul} (U+0000 is not allowed).` })
     const apiKey = API_KEY_SETTING_NAMES.has(input.key) ? apiKeyProblem(input.value) : null
@@ -270,7 +288,7 @@ export class SettingsService {
   /** POST /api/encrypt: the same format, bound to no setting key. */
   encryptValue(value: string): string {
     if (Buffer.byteLength(value, 'utf8') > MAX_VALUE_BYTES) {
-      throw new ApiError('bad_request', { message: 'Invalid or missing field: value.' })
+      throw new ApiError('bad_request', { message: invalidFieldMessage('value') })
     }
     return this.deps.cipher.encryptUnbound(value)
   }
@@ -297,7 +315,7 @@ export class SettingsService {
 }
 
 /** The first field of a write that breaks decisions §7, or null. */
-function invalidField(input: SettingInput): 'key' | 'value' | 'encrypted' | 'category' | null {
+function invalidField(input: SettingInput): SettingField | null {
   if (typeof input.key !== 'string' || !SETTING_KEY.test(input.key)) return 'key'
   if (typeof input.value !== 'string' || Buffer.byteLength(input.value, 'utf8') > MAX_VALUE_BYTES) return 'value'
   if (input.encrypted !== undefined && typeof input.encrypted !== 'boolean') return 'encrypted'
