@@ -141,6 +141,11 @@ export function loadConfig(env: Environment): ConfigResult {
   if (sessionSigningKey && encryptionKeyPrevious && Buffer.from(sessionSigningKey).equals(Buffer.from(encryptionKeyPrevious))) {
     errors.push('ENCRYPTION_KEY_PREVIOUS must differ from SESSION_SIGNING_KEY')
   }
+  // The same key twice rotates nothing: `settings reencrypt` would report values re-encrypted under
+  // the key they already had, and the old key, if the operator meant to retire one, is still unknown.
+  if (encryptionKey && encryptionKeyPrevious && Buffer.from(encryptionKey).equals(Buffer.from(encryptionKeyPrevious))) {
+    errors.push('ENCRYPTION_KEY_PREVIOUS must differ from ENCRYPTION_KEY: it is the other key of a rotation (leave it unset when no rotation is under way)')
+  }
 
   const upstreams = {} as Record<UpstreamName, URL | null>
   for (const name of UPSTREAM_NAMES) upstreams[name] = url(UPSTREAM_VARIABLES[name])

@@ -69,6 +69,21 @@ describe('the compiled binary', () => {
     expect(result.stderr).not.toContain(key)
   })
 
+  test('refuses ENCRYPTION_KEY_PREVIOUS equal to ENCRYPTION_KEY: check-config and settings reencrypt exit 1 naming both, never the key', async () => {
+    const key = randomKey()
+    const env = { SESSION_SIGNING_KEY: randomKey(), ENCRYPTION_KEY: key, ENCRYPTION_KEY_PREVIOUS: key, DATABASE_PATH: join(dir, 'same-keys', 'a.db') }
+    expect((await runToEnd([binary, 'settings', 'set', 'probe.secret', '--encrypted'], { ...env, ENCRYPTION_KEY_PREVIOUS: undefined }, { stdin: 'v' })).code).toBe(0)
+    const refusal = 'ENCRYPTION_KEY_PREVIOUS must differ from ENCRYPTION_KEY: it is the other key of a rotation (leave it unset when no rotation is under way)\n'
+    for (const [args, stderr] of [
+      [['check-config'], `admin-dashboard: invalid configuration:\nadmin-dashboard:   ${refusal}`],
+      [['settings', 'reencrypt'], `admin-dashboard: invalid configuration:\n  ${refusal}`],
+    ] as const) {
+      const result = await runToEnd([binary, ...args], env)
+      expect({ args, ...result }).toEqual({ args, code: 1, stdout: '', stderr })
+      expect(result.stderr).not.toContain(key)
+    }
+  })
+
   test('check-config says what is missing, by name', async () => {
     const result = await runToEnd([binary, 'check-config'], { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, 'db3', 'a.db') })
     expect(result.code).toBe(0)

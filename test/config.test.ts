@@ -3,6 +3,7 @@ import { decodeBase64Key, loadConfig, missingLoginVariables } from '../src/confi
 import { randomKey } from './support/service.ts'
 
 const key = randomKey()
+const other = randomKey()
 
 describe('the environment contract', () => {
   test('defaults', () => {
@@ -44,6 +45,8 @@ describe('the environment contract', () => {
     ['a short encryption key', { SESSION_SIGNING_KEY: key, ENCRYPTION_KEY: 'c2hvcnQ=' }, 'ENCRYPTION_KEY'],
     // One byte short: the security posture has no length check for the encryption keys because of these two.
     ['an encryption key of 31 bytes', { SESSION_SIGNING_KEY: key, ENCRYPTION_KEY: Buffer.alloc(31, 8).toString('base64') }, 'ENCRYPTION_KEY'],
+    ['a previous encryption key equal to the encryption key', { SESSION_SIGNING_KEY: key, ENCRYPTION_KEY: other, ENCRYPTION_KEY_PREVIOUS: other }, 'ENCRYPTION_KEY_PREVIOUS'],
+    ['the same previous key in url-safe spelling', { SESSION_SIGNING_KEY: key, ENCRYPTION_KEY: other, ENCRYPTION_KEY_PREVIOUS: other.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '') }, 'ENCRYPTION_KEY_PREVIOUS'],
     ['a previous encryption key of 31 bytes', { SESSION_SIGNING_KEY: key, ENCRYPTION_KEY_PREVIOUS: Buffer.alloc(31, 9).toString('base64') }, 'ENCRYPTION_KEY_PREVIOUS'],
     ['a non-numeric PORT', { SESSION_SIGNING_KEY: key, PORT: '80a' }, 'PORT'],
     ['a PORT out of range', { SESSION_SIGNING_KEY: key, PORT: '70000' }, 'PORT'],
@@ -66,6 +69,13 @@ describe('the environment contract', () => {
       for (const value of Object.values(env)) expect(result.errors.join('\n')).not.toContain(value)
     })
   }
+
+  test('ENCRYPTION_KEY_PREVIOUS equal to ENCRYPTION_KEY (a rotation that rotates nothing) is refused naming both variables', () => {
+    expect(loadConfig({ SESSION_SIGNING_KEY: key, ENCRYPTION_KEY: other, ENCRYPTION_KEY_PREVIOUS: other })).toEqual({
+      ok: false,
+      errors: ['ENCRYPTION_KEY_PREVIOUS must differ from ENCRYPTION_KEY: it is the other key of a rotation (leave it unset when no rotation is under way)'],
+    })
+  })
 
   test('standard and url-safe base64, padded or not, decode to the same bytes', () => {
     const bytes = crypto.getRandomValues(new Uint8Array(32))
