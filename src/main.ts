@@ -9,7 +9,7 @@ import { createLogger, errorLabel, sqlstateOf, type Logger } from './log.ts'
 import { BUILD } from './version.ts'
 import { processIo, runSettingsCommand } from './cli/settings.ts'
 import { runImportSqlite } from './cli/import-sqlite.ts'
-import { cannotCreateDatabase, DATABASE_BUSY, databaseFileState, isDatabaseBusy, noDatabaseYet } from './db/database.ts'
+import { cannotCreateDatabase, DATABASE_BUSY, databaseFileState, diskFull, isDatabaseBusy, noDatabaseYet } from './db/database.ts'
 import { StorageUnavailableError, type Storage } from './db/storage.ts'
 import { SettingsCipher } from './settings/cipher.ts'
 import { checkEncryptionKeys, noKeyOpensMessage, type EncryptionKeyCheck } from './settings/key-check.ts'
@@ -94,6 +94,7 @@ async function checkDatabase(config: Config): Promise<{ ok: false; error: string
   // database made by it would hide a DATABASE_PATH that names the wrong place. `serve` creates it.
   const file = config.databaseUrl === null ? databaseFileState(config.databasePath) : 'exists'
   if (file === 'not_creatable') return { ok: false, error: cannotCreateDatabase(config.databasePath) }
+  if (file === 'disk_full') return { ok: false, error: diskFull('ENOSPC') }
   if (file === 'creatable') return { ok: true, keys: { verdict: 'nothing_encrypted' }, signingKey: 'same', absent: true }
   const opened = await openStorage(config, undefined, { create: false })
   if (!opened.ok) return opened

@@ -86,7 +86,8 @@ function checkWritable(path: string): void {
 const CANNOT_OPEN = 'DATABASE_PATH: the database file cannot be opened for reading and writing'
 const CANNOT_WRITE = 'DATABASE_PATH: the database cannot be written (the file, its directory, or its -wal or -shm file is read-only for this user)'
 const CORRUPT = 'DATABASE_PATH: the file is not a usable SQLite database (corrupt or not a database)'
-const diskFull = (code: string) => `DATABASE_PATH: the disk holding the database is full (${code})`
+/** `code`: SQLite's, or the system's (ENOSPC). */
+export const diskFull = (code: string) => `DATABASE_PATH: the disk holding the database is full (${code})`
 
 /** What went wrong opening the database, in words; corruption only when SQLite says so. */
 function openFailure(error: unknown, path: string): string {
@@ -133,16 +134,26 @@ export function cannotCreateDatabase(path: string): string {
  * create (the nearest directory that exists can be written and searched by this user: the one
  * mkdir works in), or none that it could not. For check-config, which creates nothing.
  */
-export function databaseFileState(path: string): 'exists' | 'creatable' | 'not_creatable' {
+export function databaseFileState(path: string): 'exists' | 'creatable' | 'not_creatable' | 'disk_full' {
   if (path === ':memory:' || existsSync(path)) return 'exists'
   let directory = dirname(resolve(path))
   while (!existsSync(directory)) directory = dirname(directory)
   try {
     if (!statSync(directory).isDirectory()) return 'not_creatable'
     accessSync(directory, constants.W_OK | constants.X_OK)
-    return 'creatable'
   } catch {
     return 'not_creatable'
+  }
+  return noBlockLeft(directory) ? 'disk_full' : 'creatable'
+}
+
+/** The filesystem holding `directory` has no block left to give this process (root may use the reserve). */
+function noBlockLeft(directory: string): boolean {
+  try {
+    const space = statfsSync(directory)
+    return (process.getuid?.() === 0 ? space.bfree : space.bavail) === 0
+  } catch {
+    return false
   }
 }
 
@@ -160,13 +171,7 @@ export function diskFullCode(error: unknown, path: string): string | null {
   const code = systemCodeOf(error)
   if (code === 'SQLITE_FULL') return code
   if (code === null || !code.startsWith('SQLITE_IOERR') || path === ':memory:') return null
-  try {
-    const space = statfsSync(dirname(path))
-    // Root may write into the blocks a filesystem keeps in reserve; another user may not.
-    return (process.getuid?.() === 0 ? space.bfree : space.bavail) === 0 ? code : null
-  } catch {
-    return null
-  }
+  return noBlockLeft(dirname(path)) ? code : null
 }
 
 /** Nothing could be written for want of room on the disk holding the database: nothing was done, and the same write works once room is made. */
