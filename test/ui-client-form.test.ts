@@ -76,6 +76,18 @@ describe('validateDraft', () => {
     expect(validateDraft(opened).jwks_uri).toMatch(/does not use https/)
   })
 
+  test('a client made private_key_jwt by the edit has its stored JWKS URI judged: Hydra starts fetching its keys from it now', () => {
+    // Hydra keeps a jwks_uri whatever the method (set through its API on a client_secret_basic client, say).
+    const stored = { client_id: 'c', token_endpoint_auth_method: 'client_secret_basic', jwks_uri: 'http://keys.internal/jwks.json', redirect_uris: ['https://app.example.com/callback'] }
+    const opened = draftOf(stored)
+    expect(validateDraft({ ...opened, client_name: 'Renamed' }, stored)).toEqual({})
+    expect(validateDraft({ ...opened, token_endpoint_auth_method: 'private_key_jwt' }, stored).jwks_uri).toMatch(/does not use https/)
+    expect(validateDraft({ ...opened, token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://keys.example.com/jwks.json' }, stored)).toEqual({})
+    // Nor does a stored URI pass for a client whose method Hydra left at its default.
+    const unset = { ...stored, token_endpoint_auth_method: undefined }
+    expect(validateDraft({ ...draftOf(unset), token_endpoint_auth_method: 'private_key_jwt' }, unset).jwks_uri).toMatch(/does not use https/)
+  })
+
   test('scopes, grant and response types, lifespans', () => {
     expect(validateDraft(draft({ scope: 'openid "quoted"' })).scope).toBeDefined()
     expect(validateDraft(draft({ grant_types: [] })).grant_types).toBeDefined()

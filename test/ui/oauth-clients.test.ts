@@ -1232,6 +1232,56 @@ describe('in the browser', () => {
     expect(admin.problems).toEqual([])
   })
 
+  test('a client switched to private_key_jwt has the JWKS URI it would start with judged, even one Hydra already holds over http; one already private_key_jwt is not stopped for it in an edit of something else', async () => {
+    const { hydra } = admin.harness.sandbox
+    const page = admin.page
+    const form = page.getByRole('region', { name: 'Edit client' })
+    const jwksUri = form.getByRole('textbox', { name: 'JWKS URI' })
+    const refusal = '“http://keys.feed.internal/jwks.json” does not use https: keys fetched without it could be swapped on the way, and whoever did so could sign as this client.'
+
+    // A client_secret_basic client given an http jwks_uri through Hydra's API, which checks no scheme.
+    const created = await throughProxy('POST', '/admin/clients', {
+      client_name: 'Feed reader',
+      client_secret: 'feed-reader-0123',
+      jwks_uri: 'http://keys.feed.internal/jwks.json',
+      redirect_uris: ['https://feed.example.com/callback'],
+    })
+    expect(created.status).toBe(201)
+    const id = created.body!.client_id as string
+    await page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(id)}`))
+    await page.getByRole('heading', { level: 1, name: 'Feed reader' }).waitFor()
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await form.getByRole('combobox', { name: 'Token endpoint authentication' }).selectOption('private_key_jwt')
+    expect(await jwksUri.inputValue()).toBe('http://keys.feed.internal/jwks.json')
+    const patches = clientCalls(id, 'PATCH')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await form.getByText(refusal).waitFor()
+    expect(await jwksUri.getAttribute('aria-invalid')).toBe('true')
+    expect(await jwksUri.evaluate((element) => element === document.activeElement)).toBe(true)
+    expect(clientCalls(id, 'PATCH')).toBe(patches)
+    expect(hydra.clients.get(id)).toMatchObject({ token_endpoint_auth_method: 'client_secret_basic', jwks_uri: 'http://keys.feed.internal/jwks.json' })
+
+    await page.keyboard.press('ControlOrMeta+a')
+    await page.keyboard.type('https://keys.feed.example.com/jwks.json')
+    await page.keyboard.press('Enter')
+    await page.getByRole('status').getByText('Client Feed reader saved.').waitFor()
+    expect(hydra.clients.get(id)).toMatchObject({ token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://keys.feed.example.com/jwks.json' })
+
+    // Already private_key_jwt with an http URI Hydra took: a rename is not stopped for it, and the URI is left alone.
+    const signer = await openNewClient({
+      client_name: 'Legacy signer',
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: 'http://keys.legacy.internal/jwks.json',
+      redirect_uris: ['https://legacy.example.com/callback'],
+    })
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await form.getByRole('textbox', { name: 'Client name' }).fill('Legacy signer (v1)')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Client Legacy signer (v1) saved.').waitFor()
+    expect(hydra.clients.get(signer.client_id)).toMatchObject({ client_name: 'Legacy signer (v1)', token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'http://keys.legacy.internal/jwks.json' })
+    expect(admin.problems).toEqual([])
+  })
+
   test('a client deleted elsewhere (another tab, the Hydra CLI): Save says it is gone, Delete takes the person to the list saying it already was', async () => {
     const { hydra } = admin.harness.sandbox
     const client = await openNewClient({ client_name: 'Deleted twice', redirect_uris: ['https://twice.example.com/callback'] })

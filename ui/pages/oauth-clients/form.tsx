@@ -113,12 +113,14 @@ const sendsJwksUri = (draft: ClientDraft) => draft.token_endpoint_auth_method ==
  * (fosite/client_authentication.go findClientPublicJWK). Hydra takes any scheme; over plain HTTP
  * whoever can change the answer on the way could put in keys of their own and sign as the client.
  */
-function jwksUriProblem(draft: ClientDraft, stored: string): string | null {
+function jwksUriProblem(draft: ClientDraft, stored: OAuthClient | null | undefined): string | null {
   if (!sendsJwksUri(draft)) return null
   const value = draft.jwks_uri.trim()
   if (!value) return 'A private_key_jwt client needs the https URL of its public keys.'
-  // Hydra took it (through its API, say): an edit of something else is not refused for it.
-  if (value === stored.trim()) return null
+  // Hydra took it (through its API, say) for a client that already signs with it: an edit of
+  // something else is not refused for it. A client made private_key_jwt by this edit starts fetching
+  // its keys from the URI now, so a stored one is judged like a new one.
+  if (stored?.token_endpoint_auth_method === 'private_key_jwt' && value === (stored.jwks_uri ?? '').trim()) return null
   if (/\s/.test(value)) return `“${value}” has a space in it.`
   let url: URL
   try {
@@ -132,11 +134,11 @@ function jwksUriProblem(draft: ClientDraft, stored: string): string | null {
 
 type DraftErrors = Partial<Record<keyof ClientDraft | ClientLifespan, string>>
 
-/** `stored`: the client an edit is of, whose JWKS URI is not judged again. */
+/** `stored`: the client an edit is of, whose JWKS URI is not judged again while it stays private_key_jwt. */
 export function validateDraft(draft: ClientDraft, stored?: OAuthClient | null): DraftErrors {
   const errors: DraftErrors = {}
   if (draft.client_name.length > 255) errors.client_name = 'At most 255 characters.'
-  const jwksProblem = jwksUriProblem(draft, stored?.jwks_uri ?? '')
+  const jwksProblem = jwksUriProblem(draft, stored)
   if (jwksProblem) errors.jwks_uri = jwksProblem
   const redirects = lines(draft.redirect_uris)
   const redirectProblem = redirects.map(absoluteUrlProblem).find(Boolean)
