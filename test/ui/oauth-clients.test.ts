@@ -849,6 +849,73 @@ describe('in the browser', () => {
     expect(admin.problems.splice(0).every((problem) => /status of 50[24]\b/.test(problem))).toBe(true)
   })
 
+  test('only a Save again of the edit whose own new secret went unanswered is not asked again: a secret left uncertain by Replace secret or by an edit left since does not stand for the question', async () => {
+    const { hydra } = admin.harness.sandbox
+    const page = admin.page
+    const secret = page.locator('output[aria-label="Client secret"]')
+    const form = page.getByRole('region', { name: 'Edit client' })
+    const method = form.getByRole('combobox', { name: 'Token endpoint authentication' })
+    const question = page.getByRole('dialog', { name: 'Save with a new secret?' })
+    const uncertain = page.getByText(/whether this is now the client's secret is not known/)
+    const patches = (url: URL) => url.pathname.startsWith('/api/oauth-admin/admin/clients/')
+
+    // Replace secret, made by Hydra but answered too late: its secret stays on screen, uncertain.
+    const client = await openNewClient({ client_name: 'Relay', client_secret: 'relay-secret-0123', redirect_uris: ['https://relay.example.com/callback'] })
+    const id = client.client_id
+    await page.getByRole('button', { name: 'Replace secret' }).click()
+    let stop = await answerTooLate(page, 'PATCH', patches)
+    try {
+      await page.getByRole('dialog', { name: 'Replace the client secret?' }).getByRole('button', { name: 'Replace' }).click()
+      await uncertain.waitFor()
+    } finally {
+      await stop()
+    }
+    const replaced = (await secret.textContent())!
+    expect(hydra.clients.get(id)!.secret).toBe(replaced)
+
+    // Made public (no secret to ask about), then made to use a secret again: the new one would end
+    // the secret its applications may have just been given, so the question comes; Cancel sends nothing.
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await method.selectOption('none')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Client Relay saved.').waitFor()
+    expect(hydra.clients.get(id)).toMatchObject({ token_endpoint_auth_method: 'none', secret: replaced })
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await method.selectOption('client_secret_basic')
+    const sent = clientCalls(id, 'PATCH')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await question.waitFor()
+    await question.getByRole('button', { name: 'Cancel' }).click()
+    await question.waitFor({ state: 'hidden' })
+    expect(clientCalls(id, 'PATCH')).toBe(sent)
+    expect(hydra.clients.get(id)).toMatchObject({ token_endpoint_auth_method: 'none', secret: replaced })
+
+    // Answered Save, answered too late in turn: the Save again of this edit reads the client and
+    // sends nothing more (that exception stays). Left and edited again, the question comes back.
+    stop = await answerTooLate(page, 'PATCH', patches)
+    try {
+      await form.getByRole('button', { name: 'Save' }).click()
+      await question.getByRole('button', { name: 'Save' }).click()
+      await page.getByRole('alert').filter({ hasText: 'Hydra did not answer in time.' }).waitFor()
+    } finally {
+      await stop()
+    }
+    const switched = hydra.clients.get(id)!
+    expect(switched.token_endpoint_auth_method).toBe('client_secret_basic')
+    expect(await secret.textContent()).toBe(switched.secret)
+    await form.getByRole('button', { name: 'Cancel' }).click()
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await method.selectOption('client_secret_basic')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await question.waitFor()
+    await question.getByRole('button', { name: 'Cancel' }).click()
+    await question.waitFor({ state: 'hidden' })
+    expect(clientCalls(id, 'PATCH')).toBe(sent + 1)
+    expect(hydra.clients.get(id)!.secret).toBe(switched.secret)
+    await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
+    expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
+  })
+
   test('a switch back to a secret, or from private_key_jwt, asks before Save: Cancel and Escape send nothing and keep the edit; Save sets a new secret, reading the client once, and a list changed meanwhile still stops it', async () => {
     const { hydra } = admin.harness.sandbox
     const page = admin.page

@@ -324,6 +324,10 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   const [base, setBase] = useState<OAuthClient>(() => kept?.base ?? client)
   const [changed, setChanged, stopped] = useChangedNotice(setFailure)
   const saveButton = useRef<HTMLButtonElement>(null)
+  // This edit's Save, asked about and answered Save, sent a new secret and its answer did not come
+  // through: Hydra may have made the change. Only a Save again of this very edit is then not asked
+  // again (it reads the client first); leaving the edit, saving it or reloading it forgets it.
+  const sentUnanswered = useRef(false)
   const unsaved = useUnsavedChanges(editing && !same(draft, draftOf(base)) ? 'the client' : null, { form: 'client-edit', data: { draft, base: withoutSecrets(base) } satisfies EditDraft })
   const name = clientName(client)
   const startEditing = () => {
@@ -331,10 +335,12 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
     setChanged(null)
     setDraft(draftOf(client))
     setBase(client)
+    sentUnanswered.current = false
     setEditing(true)
   }
   const stopEditing = () => {
     setChanged(null)
+    sentUnanswered.current = false
     setEditing(false)
   }
   // A Save that was asked about first (askToSave) keeps its question open, busy, until it is done:
@@ -367,10 +373,11 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
           const read = await readNow()
           if (!read.ok) return setFailure(read.failure)
           if (usesSecret(read.client.token_endpoint_auth_method)) {
-            // This page's own earlier Save, whose answer never came, may have made it, or someone
+            // This edit's own earlier Save, whose answer never came, may have made it, or someone
             // else: Hydra keeps only a hash, so whether the secret on screen is the client's stays
-            // unknown (it stays marked so). Nothing is sent again.
-            if (secret?.uncertain) {
+            // unknown (it stays marked so). Nothing is sent again. A secret marked uncertain by
+            // anything else (Replace secret, an earlier edit) says nothing about this change.
+            if (sentUnanswered.current) {
               setFailure(null)
               stopEditing()
               onChange(read.client)
@@ -388,7 +395,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
         }
         const result = await api.patchClient(client.client_id, newSecret === null ? patch : [...patch, secretPatch(newSecret)])
         if (!result.ok) {
-          if (newSecret !== null) keptUncertain(newSecret, result.failure)
+          if (newSecret !== null && keptUncertain(newSecret, result.failure)) sentUnanswered.current = true
           return setFailure(clientFailure(result.failure))
         }
         setFailure(null)
@@ -401,9 +408,10 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       }).finally(() => setConfirm((open) => (open === 'save' ? null : open))),
     )
   // Made to use a secret, the client gets a new one that its applications must be given: asked first,
-  // as Replace secret asks. Not again at Save after an answer that did not come through (the secret
-  // sent then is on screen): that Save reads the client before it sends anything more.
-  const askToSave = (draft: ClientDraft) => (needsNewSecret(base, draft) && !secret?.uncertain ? (setFailure(null), setConfirm('save')) : save(draft))
+  // as Replace secret asks. Not again at a Save again of this edit after the answer to its own
+  // answered question did not come through (the secret sent then is on screen): that Save reads the
+  // client before it sends anything more.
+  const askToSave = (draft: ClientDraft) => (needsNewSecret(base, draft) && !sentUnanswered.current ? (setFailure(null), setConfirm('save')) : save(draft))
   // Reload: the client as stored now, with the edit's other changes kept (the fields that changed
   // meanwhile take the stored value); the operator's own version of those is kept in the notice.
   const reload = () =>
@@ -412,6 +420,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       const read = await readClientAgain(client.client_id, 'reload')
       if (!read.ok) return setFailure(read.failure)
       setFailure(null)
+      sentUnanswered.current = false
       const stale = [...new Set([...changed.stale, ...staleMembers(formMembers(base), formMembers(clientUpdate(base, draft)), read.now)])]
       setDraft(rebaseDraft(draftOf(base), draft, draftOf(read.client), stale))
       setBase(read.client)
