@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { HydraFixture } from '../support/hydra.ts'
-import { answerQuestions, answerTooLate, backThroughSignIn, DESKTOP, PHONE, SCREENSHOT_DIR, signedInPage, sweep, useSignedInBrowser } from './harness.ts'
+import type { Locator } from 'playwright-core'
+import { answerQuestions, answerTooLate, backThroughSignIn, DESKTOP, holdRequests, PHONE, SCREENSHOT_DIR, signedInPage, sweep, useSignedInBrowser } from './harness.ts'
 import { within } from '../support/eventually.ts'
 
 /** A client with the fields an operator sets through the API or the Hydra CLI but the form does not show. */
@@ -570,6 +571,96 @@ describe('in the browser', () => {
     await admin.page.getByRole('dialog', { name: 'Delete client?' }).getByRole('button', { name: 'Delete' }).press('Enter')
     await admin.page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
     expect(hydra.clients.has(client.client_id)).toBe(false)
+    expect(admin.problems).toEqual([])
+  })
+
+  test('a question whose change is under way stays until it is answered: Cancel is disabled with the change’s button and Escape does nothing, so nothing is done behind a Cancel', async () => {
+    const { hydra } = admin.harness.sandbox
+    const page = admin.page
+    const secret = page.locator('output[aria-label="Client secret"]')
+    const form = page.getByRole('region', { name: 'Edit client' })
+    const question = page.getByRole('dialog', { name: 'Save with a new secret?' })
+    const clientUrl = (id: string) => (url: URL) => url.pathname === `/api/oauth-admin/admin/clients/${encodeURIComponent(id)}`
+    const focused = () => page.evaluate(() => `${document.activeElement?.closest('dialog') ? 'in the dialog: ' : ''}${document.activeElement?.textContent}`)
+    /** While its request is held: both buttons disabled, and Escape, pressed twice, leaves the question open. */
+    const staysWhileHeld = async (dialog: Locator, action: string) => {
+      await dialog.locator('button:disabled', { hasText: 'Cancel' }).waitFor()
+      expect(await dialog.getByRole('button', { name: action }).isDisabled()).toBe(true)
+      // Twice: Chromium lets a page refuse a dialog's cancel event only once per click or key other than Escape.
+      await page.keyboard.press('Escape')
+      await page.keyboard.press('Escape')
+      expect(await dialog.isVisible()).toBe(true)
+    }
+
+    // Save with a new secret: Cancel would seem to keep the client as it was while its secret changes.
+    const switched = await openNewClient({ client_name: 'Held switch', token_endpoint_auth_method: 'none', redirect_uris: ['com.example.held:/callback'] })
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await form.getByRole('combobox', { name: 'Token endpoint authentication' }).selectOption('client_secret_basic')
+    let hold = await holdRequests(page, clientUrl(switched.client_id), 'PATCH')
+    try {
+      await form.getByRole('button', { name: 'Save' }).click()
+      await question.getByRole('button', { name: 'Save' }).click()
+      await staysWhileHeld(question, 'Save')
+      await question.getByRole('button', { name: 'Cancel' }).click({ force: true })
+      expect(await question.isVisible()).toBe(true)
+      expect(hydra.clients.get(switched.client_id)!.token_endpoint_auth_method).toBe('none')
+      hold.release()
+      await page.getByRole('status').getByText('Client Held switch saved with a new secret, shown once: copy it now.').waitFor()
+    } finally {
+      await hold.stop()
+    }
+    await question.waitFor({ state: 'hidden' })
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('secret-h')
+    expect(hydra.clients.get(switched.client_id)).toMatchObject({ token_endpoint_auth_method: 'client_secret_basic', secret: (await secret.textContent())! })
+    expect(clientCalls(switched.client_id, 'PATCH')).toBe(1)
+    await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
+
+    // Delete, from the keyboard, refused once its answer comes: the question is free again, with the
+    // refusal in it and focus back on Delete; Escape then closes it and the client stays.
+    const kept = await openNewClient({ client_name: 'Held delete', redirect_uris: ['https://held.example.com/callback'] })
+    const deleting = page.getByRole('dialog', { name: 'Delete client?' })
+    hold = await holdRequests(page, clientUrl(kept.client_id), 'DELETE')
+    try {
+      await page.getByRole('button', { name: 'Delete client' }).click()
+      await deleting.getByRole('button', { name: 'Delete' }).press('Enter')
+      await staysWhileHeld(deleting, 'Delete')
+      hydra.failWith = 500
+      hold.release()
+      await deleting.getByRole('alert').waitFor()
+    } finally {
+      hydra.failWith = null
+      await hold.stop()
+    }
+    await expectRefusalReported()
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Delete' && document.activeElement.closest('dialog') !== null)
+    expect(await deleting.getByRole('button', { name: 'Cancel' }).isEnabled()).toBe(true)
+    await page.keyboard.press('Escape')
+    await deleting.waitFor({ state: 'hidden' })
+    expect(await focused()).toBe('Delete client')
+    expect(hydra.clients.has(kept.client_id)).toBe(true)
+
+    // A question opened while another change runs (a Save of the form) is not that change: Cancel and
+    // Escape close it, and the Save ends as it would have.
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    await form.getByRole('textbox', { name: 'Client name' }).fill('Held delete (kept)')
+    hold = await holdRequests(page, clientUrl(kept.client_id), 'PATCH')
+    try {
+      await form.getByRole('button', { name: 'Save' }).click()
+      await form.locator('button:disabled', { hasText: 'Save' }).waitFor()
+      await page.getByRole('button', { name: 'Delete client' }).click()
+      expect(await deleting.getByRole('button', { name: 'Delete' }).isDisabled()).toBe(true)
+      await deleting.getByRole('button', { name: 'Cancel' }).click()
+      await deleting.waitFor({ state: 'hidden' })
+      await page.getByRole('button', { name: 'Delete client' }).click()
+      await page.keyboard.press('Escape')
+      await deleting.waitFor({ state: 'hidden' })
+      expect(await focused()).toBe('Delete client')
+      hold.release()
+      await page.getByRole('status').getByText('Client Held delete (kept) saved.').waitFor()
+    } finally {
+      await hold.stop()
+    }
+    expect(hydra.clients.get(kept.client_id)!.client_name).toBe('Held delete (kept)')
     expect(admin.problems).toEqual([])
   })
 
@@ -1397,12 +1488,16 @@ describe('in the browser', () => {
   test('a Delete answered after the person went elsewhere does not pull them back to the list', async () => {
     const { hydra } = admin.harness.sandbox
     const client = await openNewClient({ client_name: 'Slow to go', redirect_uris: ['https://slow.example.com/callback'] })
+    // The question stays while its Delete runs; Forward (to the Audit log, visited and left with Back) goes elsewhere.
+    await admin.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
+    await admin.page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+    await admin.page.goBack()
+    await admin.page.getByRole('heading', { level: 1, name: 'Slow to go' }).waitFor()
     hydra.delayMs = 1500
     try {
       await admin.page.getByRole('button', { name: 'Delete client' }).click()
       await admin.page.getByRole('dialog', { name: 'Delete client?' }).getByRole('button', { name: 'Delete' }).click()
-      await admin.page.keyboard.press('Escape')
-      await admin.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
+      await admin.page.goForward()
       await admin.page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
       await admin.page.getByRole('status').getByText('Client Slow to go deleted.').waitFor()
     } finally {

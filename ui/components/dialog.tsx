@@ -1,6 +1,7 @@
 // A modal dialog on the native <dialog>: labelled by its heading, focus kept inside while open,
 // Escape and Back close it, and focus returns to what opened it (or, when that is gone, to where it was).
-import { useLayoutEffect, useRef } from 'preact/hooks'
+// While the action it asks about is under way, Escape does nothing: the action is not stopped by it.
+import { useLayoutEffect, useRef, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import { focusables, placeOf, returnFocusTo, type Place } from './focus.ts'
 import type { ApiFailure } from '../api.ts'
@@ -8,7 +9,14 @@ import { ErrorView } from './load.tsx'
 
 let counter = 0
 
-export function Dialog(props: { open: boolean; title: string; onClose: () => void; children: ComponentChildren }) {
+export function Dialog(props: {
+  open: boolean
+  title: string
+  onClose: () => void
+  /** The action it asks about is under way: Escape does nothing until it is done. */
+  underway?: boolean
+  children: ComponentChildren
+}) {
   const ref = useRef<HTMLDialogElement>(null)
   const opener = useRef<Place | null>(null)
   const titleId = useRef(`dialog-title-${++counter}`)
@@ -31,12 +39,18 @@ export function Dialog(props: { open: boolean; title: string; onClose: () => voi
   // renders the page again) would miss that very event. They call the owner's latest onClose.
   const onClose = useRef(props.onClose)
   onClose.current = props.onClose
+  const underway = useRef(props.underway)
+  underway.current = props.underway
   useLayoutEffect(() => {
     const dialog = ref.current
     if (!dialog) return
     // Escape: the owner learns at once (the close event comes a moment later, and by then the
-    // dialog may have been opened again).
-    const cancelled = () => onClose.current()
+    // dialog may have been opened again). While its action is under way the dialog stays, unless
+    // the browser closes it anyway (a cancel it does not let the page refuse), which the owner learns.
+    const cancelled = (event: Event) => {
+      if (underway.current && event.cancelable) return event.preventDefault()
+      onClose.current()
+    }
     // The close event of a dialog that is open again by now is stale; so is one that comes after
     // focus has gone elsewhere (the event comes a moment after the close), which stays there.
     const closed = () => {
@@ -52,6 +66,17 @@ export function Dialog(props: { open: boolean; title: string; onClose: () => voi
       dialog.removeEventListener('close', closed)
     }
   }, [])
+  // Escape while its action is under way: refused as a key, wherever focus is (on the body once the
+  // pressed button is disabled). Refusing the cancel event alone is not enough: Chromium lets a page
+  // refuse it once per user activation, and Escape is none, so a second Escape would close it.
+  useLayoutEffect(() => {
+    if (!props.open || !props.underway) return
+    const escape = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') event.preventDefault()
+    }
+    window.addEventListener('keydown', escape, true)
+    return () => window.removeEventListener('keydown', escape, true)
+  }, [props.open, props.underway])
   // Back or Forward while it is open: what it asks about belongs to the page being left.
   useLayoutEffect(() => {
     if (!props.open) return
@@ -89,7 +114,8 @@ export function Dialog(props: { open: boolean; title: string; onClose: () => voi
 /**
  * A question before a change that cannot be undone: what it does (`children`), the change's button
  * (`action`, busy while it runs) and Cancel. A refusal of the change is shown inside it, where the
- * person is, and the question stays open for another try.
+ * person is, and the question stays open for another try. Once the change is asked for, Cancel and
+ * Escape do nothing until it is done: they would close the question while the change goes on.
  */
 export function ConfirmDialog(props: {
   open: boolean
@@ -101,15 +127,27 @@ export function ConfirmDialog(props: {
   onClose: () => void
   children: ComponentChildren
 }) {
+  // `busy` is the owner's: it may be another of the page's actions (a Save that runs while Delete
+  // client is asked), which leaves this question free to be cancelled. Its own is under way from
+  // the press (the owner's busy comes in the same render) until busy ends.
+  const [pressed, setPressed] = useState(false)
+  useLayoutEffect(() => {
+    if (pressed && (!props.busy || !props.open)) setPressed(false)
+  }, [pressed, props.busy, props.open])
+  const underway = pressed && props.busy && props.open
+  const confirm = () => {
+    setPressed(true)
+    props.onConfirm()
+  }
   return (
-    <Dialog open={props.open} title={props.title} onClose={props.onClose}>
+    <Dialog open={props.open} title={props.title} onClose={props.onClose} underway={underway}>
       {props.children}
       {props.failure && <ErrorView failure={props.failure} />}
       <div class="actions">
-        <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>
+        <button type="button" class="danger" disabled={props.busy} onClick={confirm}>
           {props.action}
         </button>
-        <button type="button" onClick={props.onClose}>
+        <button type="button" disabled={underway} onClick={props.onClose}>
           Cancel
         </button>
       </div>
