@@ -1137,6 +1137,71 @@ test('an identity deleted elsewhere first (another tab, the Kratos CLI): Delete 
   admin.problems.length = 0
 })
 
+test('a Delete identity under way stays until it is answered: Cancel is disabled with Delete and Escape does nothing, so nothing is deleted behind a Cancel', async () => {
+  admin.problems.length = 0
+  const { kratos } = admin.harness.sandbox
+  const identity = kratos.addIdentity({ email: 'held.delete@example.test', name: 'Held Delete' })
+  await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
+  await admin.page.getByRole('heading', { level: 1, name: 'held.delete@example.test' }).waitFor()
+  const opener = admin.page.getByRole('button', { name: 'Delete identity' })
+  const dialog = admin.page.getByRole('dialog', { name: 'Delete identity?' })
+  const box = dialog.getByRole('textbox', { name: 'Type held.delete@example.test to confirm' })
+  const deleting = (url: URL) => url.pathname === `/api/idp-admin/admin/identities/${identity.id}`
+  const deletes = () => kratos.calls.filter((call) => call.method === 'DELETE' && call.path === `/admin/identities/${identity.id}`).length
+  /** While its request is held: both buttons disabled, and neither Escape (twice) nor Cancel closes the question. */
+  const staysWhileHeld = async () => {
+    await dialog.locator('button:disabled', { hasText: 'Cancel' }).waitFor()
+    expect(await dialog.getByRole('button', { name: 'Delete', exact: true }).isDisabled()).toBe(true)
+    // Twice: Chromium lets a page refuse a dialog's cancel event only once per click or key other than Escape.
+    await admin.page.keyboard.press('Escape')
+    await admin.page.keyboard.press('Escape')
+    expect(await dialog.isVisible()).toBe(true)
+    await dialog.getByRole('button', { name: 'Cancel' }).click({ force: true })
+    expect(await dialog.isVisible()).toBe(true)
+    expect(kratos.identities.has(identity.id)).toBe(true)
+  }
+
+  // From the keyboard (Enter in the box), refused once its answer comes: the question is free again,
+  // with the refusal in it; Escape then closes it, and the identity stays.
+  await opener.click()
+  await box.fill('held.delete@example.test')
+  let hold = await holdRequests(admin.page, deleting, 'DELETE')
+  try {
+    await box.press('Enter')
+    await staysWhileHeld()
+    kratos.failWith = 500
+    hold.release()
+    await dialog.getByRole('alert').waitFor()
+  } finally {
+    kratos.failWith = null
+    await hold.stop()
+  }
+  expect(await dialog.getByRole('button', { name: 'Cancel' }).isEnabled()).toBe(true)
+  await admin.page.keyboard.press('Escape')
+  await dialog.waitFor({ state: 'hidden' })
+  expect(await admin.page.evaluate(() => document.activeElement?.textContent)).toBe('Delete identity')
+  expect(kratos.identities.has(identity.id)).toBe(true)
+
+  // Clicked, and answered: the list opens saying so, as before.
+  await opener.click()
+  await box.fill('held.delete@example.test')
+  hold = await holdRequests(admin.page, deleting, 'DELETE')
+  try {
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).click()
+    await staysWhileHeld()
+    hold.release()
+    await admin.page.waitForURL(admin.url('/dashboard/identities'))
+    await admin.page.getByRole('status').getByText('Identity held.delete@example.test deleted.').waitFor()
+  } finally {
+    await hold.stop()
+  }
+  expect(kratos.identities.has(identity.id)).toBe(false)
+  expect(deletes()).toBe(2)
+  // The refusal is the only problem the browser reports: Kratos's 500 for the first Delete.
+  for (let waited = 0; admin.problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
+  expect(admin.problems.splice(0).every((problem) => /status of 500\b/.test(problem))).toBe(true)
+})
+
 test('traits nested deeper than the browser can walk fail their own section, with Retry; the rest of the page still works', async () => {
   admin.problems.length = 0
   const { kratos } = admin.harness.sandbox

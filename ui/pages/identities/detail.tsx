@@ -928,7 +928,10 @@ function DangerSection({ identity }: { identity: Identity }) {
       <button type="button" class="danger" onClick={() => (setTyped(''), setFailure(null), setOpen(true))}>
         Delete identity
       </button>
-      <Dialog open={open} title="Delete identity?" onClose={() => setOpen(false)}>
+      {/* Not a ConfirmDialog: its Delete is a form's submit, enabled by what is typed. Its only
+          action is the Delete, so while busy that is under way: Cancel and Escape would close the
+          question while the identity is deleted anyway. */}
+      <Dialog open={open} title="Delete identity?" onClose={() => setOpen(false)} underway={busy}>
         <form onSubmit={remove} class="form">
           <div class="field">
             <label for="delete-confirm">Type {identifier} to confirm</label>
@@ -939,7 +942,7 @@ function DangerSection({ identity }: { identity: Identity }) {
             <button type="submit" class="danger" disabled={typed !== identifier || busy}>
               Delete
             </button>
-            <button type="button" onClick={() => setOpen(false)}>
+            <button type="button" disabled={busy} onClick={() => setOpen(false)}>
               Cancel
             </button>
           </div>
