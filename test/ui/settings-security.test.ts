@@ -907,6 +907,50 @@ test('End dashboard sessions signs that identity out of its open browser', async
   }
 })
 
+test('End dashboard sessions under way stays until it is answered: Cancel is disabled with its button and Escape does nothing, so no session ends behind a Cancel', async () => {
+  const viewer = await signedInPage(admin.harness, 'viewer')
+  try {
+    await viewer.page.getByRole('region', { name: 'Services' }).waitFor()
+    const viewerCookie = (await viewer.context.cookies()).find((c) => c.name === 'admin-session')!.value
+    const viewerSession = async () => (await fetch(admin.url('/api/auth/session'), { headers: { cookie: `admin-session=${viewerCookie}` } })).status
+    const viewerId = identityIdOf(SANDBOX_USERS.viewer)
+    await admin.page.goto(admin.url('/dashboard/security'))
+    await admin.page.getByRole('heading', { level: 1, name: 'Security' }).waitFor()
+    const form = admin.page.getByRole('region', { name: 'End dashboard sessions' })
+    const dialog = admin.page.getByRole('dialog', { name: 'End dashboard sessions?' })
+    const field = form.getByRole('textbox', { name: 'Identity ID' })
+    const hold = await holdRequests(admin.page, (url) => url.pathname === '/api/security/sessions/revoke', 'POST')
+    try {
+      // From the keyboard: Enter in the field asks, Enter on the question's button answers.
+      await field.fill(viewerId)
+      await field.press('Enter')
+      await dialog.waitFor()
+      expect(await admin.page.evaluate(() => document.activeElement?.textContent)).toBe('End dashboard sessions')
+      await admin.page.keyboard.press('Enter')
+      await dialog.locator('button:disabled', { hasText: 'Cancel' }).waitFor()
+      expect(await dialog.getByRole('button', { name: 'End dashboard sessions' }).isDisabled()).toBe(true)
+      // Twice: Chromium lets a page refuse a dialog's cancel event only once per click or key other than Escape.
+      await admin.page.keyboard.press('Escape')
+      await admin.page.keyboard.press('Escape')
+      expect(await dialog.isVisible()).toBe(true)
+      await dialog.getByRole('button', { name: 'Cancel' }).click({ force: true })
+      expect(await dialog.isVisible()).toBe(true)
+      expect(await viewerSession()).toBe(200)
+      hold.release()
+      await admin.page.getByRole('status').getByText(`Every dashboard session of ${viewerId} has ended.`).waitFor()
+    } finally {
+      await hold.stop()
+    }
+    await dialog.waitFor({ state: 'hidden' })
+    expect(await admin.page.evaluate(() => document.activeElement?.id)).toBe('end-sessions-id')
+    expect(await field.inputValue()).toBe('')
+    expect(await viewerSession()).toBe(401)
+    expect(admin.problems).toEqual([])
+  } finally {
+    await viewer.context.close()
+  }
+})
+
 test('on a device whose next frame is late, a dialog is open in the render that opens it: keys go into it, Customize keeps a Space and the moved button keeps focus', async () => {
   await admin.harness.sandbox.services.settings.write({ key: 'slow.device.flag', value: 'on', category: 'features' }, null)
   const other = await signedInPage(admin.harness, 'admin', '/dashboard/settings')

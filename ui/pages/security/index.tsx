@@ -5,11 +5,12 @@ import { Fragment } from 'preact'
 import { useState } from 'preact/hooks'
 import { api, sessionGone, type ApiFailure, type PostureCheck, type PublicConfig } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
-import { ErrorView, Region, useLoad } from '../../components/load.tsx'
-import { Dialog } from '../../components/dialog.tsx'
+import { Region, useLoad } from '../../components/load.tsx'
+import { ConfirmDialog } from '../../components/dialog.tsx'
 import { announce } from '../../components/status.ts'
 import { config, isOwnIdentity, OWN_SESSIONS_NOTE } from '../../session.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
+import { useOneAtATime } from '../../components/one-at-a-time.ts'
 
 const VERDICT: Record<PostureCheck['status'], { label: string; class: string }> = {
   pass: { label: 'Pass', class: 'state state-active' },
@@ -111,6 +112,7 @@ function EndSessions() {
   const [error, setError] = useState<string | null>(null)
   const [confirming, setConfirming] = useState(false)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [busy, oneAtATime] = useOneAtATime()
   const focusFirstInvalid = useFocusFirstInvalid()
   const own = isOwnIdentity(identityId)
   const ask = (event: Event) => {
@@ -124,16 +126,17 @@ function EndSessions() {
     setFailure(null)
     setConfirming(true)
   }
-  const end = async () => {
-    const value = identityId.trim()
-    const result = await api.endDashboardSessions(value)
-    if (!result.ok) return setFailure(result.failure)
-    setConfirming(false)
-    setIdentityId('')
-    announce(`Every dashboard session of ${value} has ended.`)
-    // Said in the dialog: the way on is the sign-in, as it would be at the next click.
-    if (own) sessionGone()
-  }
+  const end = () =>
+    oneAtATime(async () => {
+      const value = identityId.trim()
+      const result = await api.endDashboardSessions(value)
+      if (!result.ok) return setFailure(result.failure)
+      setConfirming(false)
+      setIdentityId('')
+      announce(`Every dashboard session of ${value} has ended.`)
+      // Said in the dialog: the way on is the sign-in, as it would be at the next click.
+      if (own) sessionGone()
+    })
   return (
     <section class="card" aria-labelledby="end-sessions-h">
       <h2 id="end-sessions-h">End dashboard sessions</h2>
@@ -163,21 +166,20 @@ function EndSessions() {
           </button>
         </div>
       </form>
-      <Dialog open={confirming} title="End dashboard sessions?" onClose={() => setConfirming(false)}>
+      <ConfirmDialog
+        open={confirming}
+        title="End dashboard sessions?"
+        action="End dashboard sessions"
+        busy={busy}
+        failure={failure}
+        onConfirm={end}
+        onClose={() => setConfirming(false)}
+      >
         <p>
           Every dashboard session of <span class="mono">{identityId.trim()}</span> stops working now.
         </p>
         {own && <p>{OWN_SESSIONS_NOTE}</p>}
-        {failure && <ErrorView failure={failure} />}
-        <div class="actions">
-          <button type="button" class="danger" onClick={end}>
-            End dashboard sessions
-          </button>
-          <button type="button" onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </section>
   )
 }
