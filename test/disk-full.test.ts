@@ -53,6 +53,9 @@ describe('a full disk under DATABASE_PATH', () => {
       ])
       expect(full.every((line) => typeof line.request_id === 'string')).toBe(true)
       expect(service.logLines.some((line) => line.includes('unhandled_error'))).toBe(false)
+      // The command line, beside the running service, says the same.
+      const cli = await runToEnd(['bun', MAIN, 'settings', 'set', 'site.cli'], { ...service.env, HOME: process.env.HOME }, { cwd: service.dir, stdin: 'x' })
+      expect({ code: cli.code, stderr: cli.stderr }).toEqual({ code: 1, stderr: 'admin-dashboard: DATABASE_PATH: the disk holding the database is full (SQLITE_FULL); nothing was changed\n' })
 
       disk.free()
       expect((await write()).status).toBe(201)

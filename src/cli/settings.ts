@@ -8,7 +8,7 @@ import { isatty } from 'node:tty'
 import { AuditLog } from '../audit/audit.ts'
 import { systemClock } from '../clock.ts'
 import { loadConfig, type Environment } from '../config.ts'
-import { DATABASE_BUSY, isDatabaseBusy } from '../db/database.ts'
+import { DATABASE_BUSY, diskFull, DiskFullError, isDatabaseBusy } from '../db/database.ts'
 import { openStorage } from '../db/open.ts'
 import { ApiError } from '../http/errors.ts'
 import { createLogger, errorLabel, sqlstateOf } from '../log.ts'
@@ -140,6 +140,10 @@ export async function runSettingsCommand(args: string[], io: CliIo = processIo):
     }
     if (isDatabaseBusy(error)) {
       io.err(`admin-dashboard: ${DATABASE_BUSY}\n`)
+      return 1
+    }
+    if (error instanceof DiskFullError) {
+      io.err(`admin-dashboard: ${diskFull(error.code)}; nothing was changed\n`)
       return 1
     }
     // Anything else the database said (read-only, permission denied): its code, never its text,
