@@ -122,6 +122,61 @@ describe('the pages’ own chunks', () => {
     }
   })
 
+  test('focus moved by the person while the page’s code is on its way stays where they put it', async () => {
+    const admin = await signedInPage(harness, 'admin')
+    try {
+      const { page } = admin
+      const held = await holdRequests(page, isPageChunk, () => true)
+      try {
+        await page.reload()
+        await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sessions' }).click()
+        await page.getByText('Loading the page…').waitFor()
+        await page.keyboard.press('Tab')
+        await page.keyboard.press('Tab')
+        expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('OAuth clients')
+        held.release()
+      } finally {
+        await held.stop()
+      }
+      await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor()
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('OAuth clients')
+      expect(admin.problems).toEqual([])
+    } finally {
+      await admin.context.close()
+    }
+  })
+
+  test('a page that could not be fetched for one record is fetched again for the next one opened in the same tab', async () => {
+    const { kratos } = harness.sandbox
+    const first = kratos.addIdentity({ email: 'chunk.first@example.test', name: 'First' })
+    const second = kratos.addIdentity({ email: 'chunk.second@example.test', name: 'Second' })
+    const admin = await signedInPage(harness, 'admin')
+    try {
+      const { page } = admin
+      const gone = (route: import('playwright-core').Route) => route.fulfill({ status: 404, contentType: 'application/json', body: '{"error":"not_found"}' })
+      await page.route(isPageChunk, gone)
+      await page.goto(`${harness.sandbox.url}/dashboard/identities/${first.id}`)
+      await page.getByRole('heading', { level: 1, name: 'Identity' }).waitFor()
+      await page.getByRole('alert').filter({ hasText: 'This page could not be loaded.' }).waitFor()
+      await page.unroute(isPageChunk, gone)
+      // A link inside the app (no reload) to another identity.
+      await page.evaluate((path) => {
+        const link = document.createElement('a')
+        link.href = path
+        link.textContent = 'the other identity'
+        document.getElementById('main')!.append(link)
+        link.click()
+        link.remove()
+      }, `/dashboard/identities/${second.id}`)
+      await page.getByRole('heading', { level: 1, name: 'chunk.second@example.test' }).waitFor()
+      expect(await page.getByRole('alert').filter({ hasText: 'This page could not be loaded.' }).count()).toBe(0)
+      expect(unexpected(admin.problems)).toEqual([])
+    } finally {
+      await admin.context.close()
+    }
+  })
+
   test('a page whose code cannot be fetched says so under its heading, with Reload, which brings the page once it can be', async () => {
     const admin = await signedInPage(harness, 'admin')
     try {

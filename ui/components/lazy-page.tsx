@@ -2,8 +2,8 @@
 // of /dashboard carries the shell and the Overview only (ui.md's first-load budget), and the pages
 // an operator may open are fetched while the browser is idle after it (see preloadPages in app.tsx).
 import type { ComponentType } from 'preact'
-import { useEffect, useState } from 'preact/hooks'
-import { Heading } from './heading.tsx'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { Heading, keepFocusWhereItIs } from './heading.tsx'
 
 type PageProps = { params: Record<string, string> }
 type Page = ComponentType<PageProps>
@@ -31,19 +31,37 @@ export function lazyPage(title: string, load: () => Promise<Page>): LazyPage {
   function Lazy(props: PageProps) {
     const [, setReady] = useState(false)
     const [failed, setFailed] = useState(false)
+    // This instance said "loading" (or that it failed) at least once: it must draw again when the code is there.
+    const waited = useRef(false)
+    // Another record of the same page (an identity after another) asks again after a failure.
+    const params = JSON.stringify(props.params)
     useEffect(() => {
-      if (loaded) return
+      if (loaded) {
+        // The code arrived between the render that said it was loading and this effect.
+        if (waited.current) setReady(true)
+        return
+      }
       let current = true
+      setFailed(false)
+      // Where focus was as the page was asked for: if the person moves it before the page is
+      // drawn (Tab past the link), the page's heading does not take it back (heading.tsx).
+      const focusAt = document.activeElement
       preload().then(
-        () => current && setReady(true),
+        () => {
+          if (!current) return
+          const now = document.activeElement
+          if (now !== focusAt && now !== null && now !== document.body) keepFocusWhereItIs()
+          setReady(true)
+        },
         () => current && setFailed(true),
       )
       return () => {
         current = false
       }
-    }, [])
+    }, [params])
     const Shown = loaded
     if (Shown) return <Shown {...props} />
+    waited.current = true
     if (failed) return <NotLoaded title={title} />
     // No heading yet: the page's own takes focus after a navigation when it is drawn (heading.tsx).
     return (
