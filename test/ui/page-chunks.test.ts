@@ -38,6 +38,25 @@ function scriptsAsked(page: Page): string[] {
   return asked
 }
 
+/**
+ * Sessions opened from the menu of a freshly loaded Overview whose page chunks are all held: `meanwhile`
+ * runs while the page says it is loading, then the chunks are let go.
+ */
+async function openSessionsWhileHeld(page: Page, meanwhile: () => Promise<void> = async () => {}): Promise<void> {
+  const held = await holdRequests(page, isPageChunk, () => true)
+  try {
+    await page.reload()
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sessions' }).click()
+    await page.getByText('Loading the page…').waitFor()
+    await meanwhile()
+    held.release()
+  } finally {
+    await held.stop()
+  }
+  await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor()
+}
+
 /** A failed fetch of a chunk is reported by Chromium itself; only those are expected. */
 const unexpected = (problems: string[]) => problems.filter((problem) => !/Failed to load resource|Failed to fetch dynamically imported module/.test(problem))
 
@@ -101,17 +120,7 @@ describe('the pages’ own chunks', () => {
     const admin = await signedInPage(harness, 'admin')
     try {
       const { page } = admin
-      const held = await holdRequests(page, isPageChunk, () => true)
-      try {
-        await page.reload()
-        await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
-        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sessions' }).click()
-        await page.getByText('Loading the page…').waitFor()
-        held.release()
-      } finally {
-        await held.stop()
-      }
-      await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor()
+      await openSessionsWhileHeld(page)
       const focused = () => page.evaluate(() => document.activeElement?.id)
       await within(5_000, async () => (await focused()) === 'page-title')
       expect(await focused()).toBe('page-title')
@@ -126,20 +135,11 @@ describe('the pages’ own chunks', () => {
     const admin = await signedInPage(harness, 'admin')
     try {
       const { page } = admin
-      const held = await holdRequests(page, isPageChunk, () => true)
-      try {
-        await page.reload()
-        await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
-        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sessions' }).click()
-        await page.getByText('Loading the page…').waitFor()
+      await openSessionsWhileHeld(page, async () => {
         await page.keyboard.press('Tab')
         await page.keyboard.press('Tab')
         expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('OAuth clients')
-        held.release()
-      } finally {
-        await held.stop()
-      }
-      await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor()
+      })
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('OAuth clients')
       expect(admin.problems).toEqual([])
     } finally {
