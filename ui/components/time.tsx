@@ -1,10 +1,17 @@
-// A moment in the viewer's own time zone, with the exact ISO time for machines and tooltips.
-const FORMAT = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+// A moment in the viewer's own time zone, with the exact ISO time for machines and tooltips. The
+// text carries seconds and the zone (CEST, GMT+13:45): two retries a few seconds apart, or the two
+// 02:30s of a night the clocks go back, read as different moments.
+const FORMAT = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'long' })
+
+/** Go's zero time, which Kratos and Hydra send for a time never set. */
+const GO_ZERO_TIME = new Date('0001-01-01T00:00:00Z').getTime()
 
 export function Time({ value }: { value: string | null | undefined }) {
   if (!value) return <span>—</span>
   const date = new Date(value)
   if (Number.isNaN(date.getTime())) return <span>—</span>
+  // Unset, as Go writes it: not a moment in year 1.
+  if (date.getTime() === GO_ZERO_TIME) return <span title={value}>—</span>
   const iso = date.toISOString()
   return (
     <time dateTime={iso} title={iso}>
