@@ -122,7 +122,9 @@ export function navigate(href: string, options: { replace?: boolean; unguarded?:
   const here = location.peek()
   const leaving = url.pathname !== here.path || url.search !== here.search
   if (leaving && !options.unguarded && !mayLeave()) return
-  if (options.replace) history.replaceState({ index: shownIndex }, '', url.pathname + url.search)
+  // A link to the page already shown makes no new entry (as a browser does for a plain link to
+  // the URL shown): Back then leaves the page, however often its link was pressed.
+  if (options.replace || !leaving) history.replaceState({ index: shownIndex }, '', url.pathname + url.search)
   else history.pushState({ index: ++shownIndex }, '', url.pathname + url.search)
   location.value = { path: url.pathname, search: url.search }
 }

@@ -49,6 +49,7 @@ async function openSessionsWhileHeld(page: Page, meanwhile: () => Promise<void> 
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sessions' }).click()
     await page.getByText('Loading the page…').waitFor()
+    expect(await page.getByRole('heading', { level: 1 }).allTextContents()).toEqual(['Sessions'])
     await meanwhile()
     held.release()
   } finally {
@@ -135,12 +136,16 @@ describe('the pages’ own chunks', () => {
     const admin = await signedInPage(harness, 'admin')
     try {
       const { page } = admin
+      let movedTo: string | undefined
       await openSessionsWhileHeld(page, async () => {
-        await page.keyboard.press('Tab')
-        await page.keyboard.press('Tab')
-        expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('OAuth clients')
+        // The page's name is there, and has focus, while its code is on its way.
+        expect(await page.evaluate(() => document.activeElement?.id)).toBe('page-title')
+        expect(await page.title()).toBe('Sessions · admin-dashboard')
+        await page.keyboard.press('Shift+Tab')
+        movedTo = await page.evaluate(() => document.activeElement?.textContent ?? undefined)
+        expect(movedTo).toBe('Security')
       })
-      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('OAuth clients')
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(movedTo)
       expect(admin.problems).toEqual([])
     } finally {
       await admin.context.close()
@@ -171,6 +176,40 @@ describe('the pages’ own chunks', () => {
       }, `/dashboard/identities/${second.id}`)
       await page.getByRole('heading', { level: 1, name: 'chunk.second@example.test' }).waitFor()
       expect(await page.getByRole('alert').filter({ hasText: 'This page could not be loaded.' }).count()).toBe(0)
+      expect(unexpected(admin.problems)).toEqual([])
+    } finally {
+      await admin.context.close()
+    }
+  })
+
+  test('a page that could not be fetched is asked for again when its link is pressed once more, or when the browser comes back online', async () => {
+    const admin = await signedInPage(harness, 'admin')
+    try {
+      const { page, context } = admin
+      const notLoaded = page.getByRole('alert').filter({ hasText: 'This page could not be loaded.' })
+      const menu = page.getByRole('navigation', { name: 'Main' })
+      await page.route(isPageChunk, (route) => route.abort('internetdisconnected'))
+      await page.reload()
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+      await menu.getByRole('link', { name: 'Settings' }).click()
+      await notLoaded.waitFor()
+      await page.unroute(isPageChunk)
+      await menu.getByRole('link', { name: 'Settings' }).click()
+      await page.getByRole('button', { name: 'Add setting' }).waitFor()
+      expect(await notLoaded.count()).toBe(0)
+      // Back leaves Settings at once: pressing its link again made no entry of its own.
+      await page.goBack()
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+
+      await page.route(isPageChunk, (route) => route.abort('internetdisconnected'))
+      await menu.getByRole('link', { name: 'Security' }).click()
+      await notLoaded.waitFor()
+      await page.unroute(isPageChunk)
+      await context.setOffline(true)
+      await context.setOffline(false)
+      await page.getByRole('heading', { level: 1, name: 'Security' }).waitFor()
+      await within(5_000, async () => (await notLoaded.count()) === 0)
+      expect(await notLoaded.count()).toBe(0)
       expect(unexpected(admin.problems)).toEqual([])
     } finally {
       await admin.context.close()

@@ -6,10 +6,6 @@ let focusOnNextHeading = false
 export function focusHeadingAfterNavigation(): void {
   focusOnNextHeading = true
 }
-/** The person moved focus themselves while the page was on its way (lazy-page.tsx): it stays there. */
-export function keepFocusWhereItIs(): void {
-  focusOnNextHeading = false
-}
 
 export function Heading({ children }: { children: string }) {
   const ref = useRef<HTMLHeadingElement>(null)

@@ -3,7 +3,8 @@
 // an operator may open are fetched while the browser is idle after it (see preloadPages in app.tsx).
 import type { ComponentType } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { Heading, keepFocusWhereItIs } from './heading.tsx'
+import { Heading, focusHeadingAfterNavigation } from './heading.tsx'
+import { location } from '../router.ts'
 
 type PageProps = { params: Record<string, string> }
 type Page = ComponentType<PageProps>
@@ -30,44 +31,52 @@ export function lazyPage(title: string, load: () => Promise<Page>): LazyPage {
     ))
   function Lazy(props: PageProps) {
     const [, setReady] = useState(false)
-    const [failed, setFailed] = useState(false)
+    // The fetch failed, as the location was then (`at`; null: asked again, the browser back online).
+    const [failure, setFailure] = useState<{ at: unknown } | null>(null)
     // This instance said "loading" (or that it failed) at least once: it must draw again when the code is there.
     const waited = useRef(false)
-    // Another record of the same page (an identity after another) asks again after a failure.
-    const params = JSON.stringify(props.params)
+    // After a failure, the page is asked for again by any navigation to it (its link pressed once
+    // more, another record of it), or by the browser coming back online.
+    const again = failure !== null && location.value !== failure.at
     useEffect(() => {
       if (loaded) {
         // The code arrived between the render that said it was loading and this effect.
         if (waited.current) setReady(true)
         return
       }
+      if (failure !== null && !again) {
+        const online = () => setFailure({ at: null })
+        window.addEventListener('online', online)
+        return () => window.removeEventListener('online', online)
+      }
       let current = true
-      setFailed(false)
-      // Where focus was as the page was asked for: if the person moves it before the page is
-      // drawn (Tab past the link), the page's heading does not take it back (heading.tsx).
-      const focusAt = document.activeElement
+      setFailure(null)
       preload().then(
         () => {
           if (!current) return
-          const now = document.activeElement
-          if (now !== focusAt && now !== null && now !== document.body) keepFocusWhereItIs()
+          // The loading heading had focus (a navigation gave it): the page's own takes it when drawn.
+          // Focus the person moved elsewhere meanwhile stays where they put it.
+          if (document.activeElement?.id === 'page-title') focusHeadingAfterNavigation()
           setReady(true)
         },
-        () => current && setFailed(true),
+        () => current && setFailure({ at: location.peek() }),
       )
       return () => {
         current = false
       }
-    }, [params])
+    }, [JSON.stringify(props.params), again, failure === null])
     const Shown = loaded
     if (Shown) return <Shown {...props} />
     waited.current = true
-    if (failed) return <NotLoaded title={title} />
-    // No heading yet: the page's own takes focus after a navigation when it is drawn (heading.tsx).
+    if (failure !== null && !again) return <NotLoaded title={title} />
+    // The page's name while its code is on its way (ui.md: each page has one h1 naming it).
     return (
-      <p class="muted" aria-busy="true">
-        Loading the page…
-      </p>
+      <>
+        <Heading>{title}</Heading>
+        <p class="muted" aria-busy="true">
+          Loading the page…
+        </p>
+      </>
     )
   }
   return { title, component: Lazy, preload }
