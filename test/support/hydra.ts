@@ -9,7 +9,9 @@
 // `PUT /admin/clients/{id}` replaces the whole client, as Hydra's `setOAuth2Client` does: it decodes
 // the body into a fresh client, so every field the body leaves out is reset (metadata to `{}`,
 // lists to empty, lifespans to null, `created_at` to now); only the secret is kept when the body
-// has none. `PUT .../lifespans` likewise replaces all lifespans.
+// has none. `PUT .../lifespans` likewise replaces all lifespans. A lifespan is read as Go's
+// time.ParseDuration reads it and answered as Go prints it (x/sqlx.go NullDuration): `.5h` is
+// answered `30m0s`.
 
 import { randomBytes, randomUUID } from 'node:crypto'
 
@@ -88,7 +90,79 @@ export interface HydraCall {
 }
 
 const AUTH_METHODS = new Set(['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'])
-const DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/
+/** Go's duration units in nanoseconds (time/format.go unitMap): µ as the micro sign (U+00B5) and as the Greek mu (U+03BC). */
+const DURATION_UNITS: Record<string, bigint> = { ns: 1n, us: 1_000n, 'µs': 1_000n, 'μs': 1_000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n }
+const TWO_TO_63 = 2n ** 63n
+
+/**
+ * A duration in nanoseconds as Go's time.ParseDuration reads it, which Hydra's NullDuration uses to
+ * decode a lifespan (x/sqlx.go UnmarshalJSON); null where Go refuses it. A sign, then terms of a
+ * decimal number (digits before or after the point, or both) and a unit; "0" alone needs no unit.
+ * Anything past 1<<63-1 ns (about 292 years) is refused, a fraction is added through a float64.
+ */
+export function parseGoDuration(text: string): bigint | null {
+  let rest = text
+  const negative = rest.startsWith('-')
+  if (negative || rest.startsWith('+')) rest = rest.slice(1)
+  if (rest === '0') return 0n
+  if (rest === '') return null
+  let total = 0n
+  while (rest !== '') {
+    const [term, whole = '', fraction, unitName = ''] = /^([0-9]*)(?:\.([0-9]*))?([^0-9.]*)/.exec(rest)!
+    if (whole === '' && !fraction) return null
+    const unit = Object.hasOwn(DURATION_UNITS, unitName) ? DURATION_UNITS[unitName]! : null
+    if (unit === null) return null
+    let value = BigInt(whole || '0')
+    if (value > TWO_TO_63 / unit) return null
+    value *= unit
+    if (fraction) {
+      // Go's leadingFraction stops taking digits once they would overflow; the scale is a float64.
+      let digits = 0n
+      let scale = 1
+      for (const digit of fraction) {
+        const next = digits * 10n + BigInt(digit)
+        if (next > TWO_TO_63) break
+        digits = next
+        scale *= 10
+      }
+      value += BigInt(Math.trunc(Number(digits) * (Number(unit) / scale)))
+      if (value > TWO_TO_63) return null
+    }
+    total += value
+    if (total > TWO_TO_63) return null
+    rest = rest.slice(term.length)
+  }
+  if (!negative && total > TWO_TO_63 - 1n) return null
+  return negative ? -total : total
+}
+
+/** A duration as Go's Duration.String prints it (time/time.go): 1h30m0s, 1m30.5s, 1.5ms, 10µs, 0s. */
+export function goDurationString(nanoseconds: bigint): string {
+  const negative = nanoseconds < 0n
+  const size = negative ? -nanoseconds : nanoseconds
+  /** The fraction of `value / 10^precision` without its trailing zeros (no point when it is 0), and the whole part. */
+  const split = (value: bigint, precision: number): [string, bigint] => {
+    const scale = 10n ** BigInt(precision)
+    const digits = precision === 0 ? '' : (value % scale).toString().padStart(precision, '0').replace(/0+$/, '')
+    return [digits ? `.${digits}` : '', value / scale]
+  }
+  let text: string
+  if (size === 0n) return '0s'
+  if (size < 1_000_000_000n) {
+    const [precision, unit] = size < 1_000n ? [0, 'ns'] : size < 1_000_000n ? [3, 'µs'] : [6, 'ms']
+    const [fraction, whole] = split(size, precision)
+    text = `${whole}${fraction}${unit}`
+  } else {
+    const [fraction, seconds] = split(size, 9)
+    text = `${seconds % 60n}${fraction}s`
+    const minutes = seconds / 60n
+    if (minutes > 0n) {
+      text = `${minutes % 60n}m${text}`
+      if (minutes / 60n > 0n) text = `${minutes / 60n}h${text}`
+    }
+  }
+  return negative ? `-${text}` : text
+}
 const FIRST_TOKEN = ''
 
 function hydraError(status: number, error: string, description: string): Response {
@@ -292,9 +366,10 @@ export class HydraFixture {
     const lifespans: FixtureClient['lifespans'] = {}
     for (const field of CLIENT_LIFESPAN_FIELDS) {
       const value = body[field]
-      if (value === undefined) continue
-      if (value !== null && (typeof value !== 'string' || !DURATION.test(value))) return invalidMetadata(`${field} must be a duration.`)
-      lifespans[field] = value as string | null
+      if (value === undefined || value === null) continue
+      const duration = typeof value === 'string' ? parseGoDuration(value) : null
+      if (duration === null) return invalidMetadata(`${field} must be a duration.`)
+      lifespans[field] = goDurationString(duration)
     }
     const updated = { ...client, lifespans, updated_at: new Date().toISOString() }
     this.clients.set(client.client_id, updated)
@@ -329,13 +404,15 @@ export class HydraFixture {
     if ((grantTypes.includes('authorization_code') || grantTypes.includes('implicit')) && redirects.length === 0) return 'A redirect URI is required for the authorization code and implicit grants.'
     if (method === 'none' && grantTypes.includes('client_credentials')) return 'A public client cannot use the client_credentials grant.'
     if (typeof body.client_secret === 'string' && body.client_secret !== '' && body.client_secret.length < 6) return 'The client secret must be at least 6 characters long.'
-    // Every lifespan comes from the body: one left out is reset to Hydra's default (null).
+    // Every lifespan comes from the body: one left out is reset to Hydra's default (null). An empty
+    // string is no duration to Go: Hydra refuses it.
     const lifespans: FixtureClient['lifespans'] = {}
     for (const field of CLIENT_LIFESPAN_FIELDS) {
       const value = body[field]
-      if (value === undefined || value === null || value === '') continue
-      if (typeof value !== 'string' || !DURATION.test(value)) return `${field} must be a duration.`
-      lifespans[field] = value
+      if (value === undefined || value === null) continue
+      const duration = typeof value === 'string' ? parseGoDuration(value) : null
+      if (duration === null) return `${field} must be a duration.`
+      lifespans[field] = goDurationString(duration)
     }
     const strings = {} as Record<StringField, string>
     for (const field of STRING_FIELDS) {

@@ -145,6 +145,34 @@ describe('the Hydra stand-in', () => {
     }
   })
 
+  test('lifespans are read as Go reads a duration and answered as Go prints one, at create, PATCH and PUT .../lifespans; what Go refuses is refused', async () => {
+    const base = { client_name: 'Durations', redirect_uris: ['https://durations.example.com/callback'] }
+    for (const [sent, answered] of [
+      ['.5h', '30m0s'],
+      ['1.5h', '1h30m0s'],
+      ['10μs', '10µs'],
+      ['10µs', '10µs'],
+      ['+90s', '1m30s'],
+      ['1500ns', '1.5µs'],
+      ['0', '0s'],
+      ['720h', '720h0m0s'],
+    ] as const) {
+      const response = await call('POST', '/admin/clients', { ...base, jwt_bearer_grant_access_token_lifespan: sent })
+      expect({ sent, status: response.status }).toEqual({ sent, status: 201 })
+      expect({ sent, answered: ((await response.json()) as Record<string, unknown>).jwt_bearer_grant_access_token_lifespan }).toEqual({ sent, answered })
+    }
+    for (const sent of ['', '1d', '1 h', '.h', '1', '9999999999h', 'one hour']) {
+      const response = await call('POST', '/admin/clients', { ...base, device_authorization_grant_access_token_lifespan: sent })
+      expect({ sent, status: response.status }).toEqual({ sent, status: 400 })
+    }
+    const id = ((await (await call('POST', '/admin/clients', base)).json()) as Record<string, unknown>).client_id as string
+    const patched = await call('PATCH', `/admin/clients/${id}`, [{ op: 'add', path: '/device_authorization_grant_refresh_token_lifespan', value: '.25h' }])
+    expect(((await patched.json()) as Record<string, unknown>).device_authorization_grant_refresh_token_lifespan).toBe('15m0s')
+    expect((await call('PATCH', `/admin/clients/${id}`, [{ op: 'add', path: '/device_authorization_grant_refresh_token_lifespan', value: '15 minutes' }])).status).toBe(400)
+    const set = await call('PUT', `/admin/clients/${id}/lifespans`, { device_authorization_grant_id_token_lifespan: '90m' })
+    expect(await set.json()).toMatchObject({ device_authorization_grant_id_token_lifespan: '1h30m0s', device_authorization_grant_refresh_token_lifespan: null })
+  })
+
   test('a private_key_jwt client has its keys inline (jwks) or at a jwks_uri, never both, as Hydra checks them; Hydra checks no scheme of the URI', async () => {
     const base = { client_name: 'Signer', token_endpoint_auth_method: 'private_key_jwt', redirect_uris: ['https://signer.example.com/callback'] }
     for (const [fields, status] of [
