@@ -1,6 +1,6 @@
 // The OAuth client form's checks, run before anything is sent to Hydra.
 import { describe, expect, test } from 'bun:test'
-import { clientBody, clientPatch, clientUpdate, draftOf, formMembers, hasInlineJwks, rebaseDraft, validateDraft } from '../ui/pages/oauth-clients/form.tsx'
+import { clientBody, clientPatch, clientUpdate, draftOf, formMembers, goDuration, hasInlineJwks, lifespanProblem, rebaseDraft, validateDraft } from '../ui/pages/oauth-clients/form.tsx'
 import { staleMembers, wholeMembers } from '../ui/components/json-patch.ts'
 
 const draft = (changes: Partial<ReturnType<typeof draftOf>> = {}) => ({ ...draftOf(null), redirect_uris: 'https://app.example.com/callback', ...changes })
@@ -95,6 +95,44 @@ describe('validateDraft', () => {
     const lifespans = { ...draftOf(null).lifespans, authorization_code_grant_access_token_lifespan: 'one hour' }
     expect(validateDraft(draft({ lifespans })).authorization_code_grant_access_token_lifespan).toBeDefined()
     expect(validateDraft(draft({ lifespans: { ...lifespans, authorization_code_grant_access_token_lifespan: '1h30m' } }))).toEqual({})
+  })
+})
+
+describe('lifespans, read as Go reads a duration (Hydra decodes them with time.ParseDuration)', () => {
+  test('what Go takes for a positive duration is taken: a fraction with no digits before its point, the micro sign and the Greek mu, a sign, several terms', () => {
+    for (const value of ['1h', '.5h', '1.5h', '1.h', '0.5s', '1h30m', '1h0m0s', '2h45m30.5s', '+90s', '720h', '300ms', '10us', '10µs', '10μs', '1500ns', '2562047h47m16.854775807s']) {
+      expect({ value, problem: lifespanProblem(value) }).toEqual({ value, problem: null })
+    }
+    expect(goDuration('.5h')).toBe(1_800_000_000_000n)
+    expect(goDuration('10μs')).toBe(goDuration('10µs'))
+    expect(goDuration('1h30m')).toBe(goDuration('1.5h'))
+    expect(goDuration('2h45m30.5s')).toBe(9_930_500_000_000n)
+  })
+
+  test('what Go refuses is refused with an example of what it takes: no unit, a unit Go does not have, a space, no digits', () => {
+    for (const value of ['1', '90', '1d', '1w', '1 h', '1h 30m', 'one hour', 'h', '.h', '.', '-', '+', '1.5.h', '1H', 'PT1H', '1hh']) {
+      expect({ value, problem: lifespanProblem(value) }).toEqual({ value, problem: 'Use a duration such as 1h, 30m, 1h30m or 1.5h.' })
+    }
+  })
+
+  test('0, which Go reads, and anything below it are refused: every token would expire as it is issued', () => {
+    for (const value of ['0', '+0', '-0', '0s', '0h0m', '0.0000000001s', '-1h', '-1ns']) {
+      expect({ value, goes: goDuration(value) !== null, problem: lifespanProblem(value) }).toEqual({ value, goes: true, problem: expect.stringMatching(/must be longer than 0.*Leave it empty for Hydra’s default/) })
+    }
+  })
+
+  test('past the longest duration Go holds (about 292 years) is refused, as Hydra would', () => {
+    expect(lifespanProblem('2562047h47m16.854775808s')).toMatch(/Longer than Hydra can hold/)
+    expect(lifespanProblem('9999999999h')).toMatch(/Longer than Hydra can hold/)
+  })
+
+  test('checked in the form with the value trimmed; a lifespan Hydra already holds does not stop an edit of something else', () => {
+    const lifespans = (changes: Record<string, string>) => ({ ...draftOf(null).lifespans, ...changes })
+    expect(validateDraft(draft({ lifespans: lifespans({ implicit_grant_access_token_lifespan: ' .5h ', authorization_code_grant_id_token_lifespan: '10μs' }) }))).toEqual({})
+    expect(validateDraft(draft({ lifespans: lifespans({ authorization_code_grant_refresh_token_lifespan: '0' }) })).authorization_code_grant_refresh_token_lifespan).toMatch(/longer than 0/)
+    const stored = { client_id: 'c', redirect_uris: ['https://app.example.com/callback'], refresh_token_grant_refresh_token_lifespan: '-1ns' }
+    expect(validateDraft({ ...draftOf(stored), client_name: 'Renamed' }, stored)).toEqual({})
+    expect(validateDraft({ ...draftOf(stored), lifespans: { ...draftOf(stored).lifespans, refresh_token_grant_refresh_token_lifespan: '-2ns' } }, stored).refresh_token_grant_refresh_token_lifespan).toMatch(/longer than 0/)
   })
 })
 

@@ -23,7 +23,48 @@ const AUTH_METHODS: { value: string; label: string }[] = [
   { value: 'private_key_jwt', label: 'private_key_jwt' },
   { value: 'none', label: 'none (public client, no secret)' },
 ]
-const DURATION = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/
+/** Go's duration units in nanoseconds: µ as the micro sign (U+00B5) and as the Greek mu (U+03BC), as Go takes both. */
+const DURATION_UNITS: Record<string, bigint> = { ns: 1n, us: 1_000n, 'µs': 1_000n, 'μs': 1_000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n }
+/** The longest duration Go holds: 1<<63-1 ns, 2562047h47m16.854775807s. */
+const LONGEST_DURATION = 2n ** 63n - 1n
+
+/**
+ * The nanoseconds of a duration written as Go's time.ParseDuration reads it, which Hydra decodes a
+ * lifespan with (x/sqlx.go NullDuration): an optional sign, then one or more decimal numbers (digits
+ * before the point, after it, or both) each with its unit; "0" alone needs none. Null when it is not
+ * written so. Go also refuses more than LONGEST_DURATION, which this leaves to the caller.
+ */
+export function goDuration(text: string): bigint | null {
+  let rest = text
+  const negative = rest.startsWith('-')
+  if (negative || rest.startsWith('+')) rest = rest.slice(1)
+  if (rest === '0') return 0n
+  if (rest === '') return null
+  let total = 0n
+  while (rest !== '') {
+    const [term, whole = '', fraction, unitName = ''] = /^([0-9]*)(?:\.([0-9]*))?([^0-9.]*)/.exec(rest)!
+    const unit = Object.hasOwn(DURATION_UNITS, unitName) ? DURATION_UNITS[unitName]! : null
+    if ((whole === '' && !fraction) || unit === null) return null
+    total += BigInt(whole || '0') * unit + (fraction ? (BigInt(fraction) * unit) / 10n ** BigInt(fraction.length) : 0n)
+    rest = rest.slice(term.length)
+  }
+  return negative ? -total : total
+}
+
+/**
+ * What is wrong with a lifespan, if anything. Hydra takes any duration Go reads (client/validator.go
+ * checks none), but with one of 0 or less every token expires as it is issued: fosite's
+ * GetEffectiveLifespan returns it and the token's expiry is now plus it
+ * (fosite/handler/oauth2/flow_authorize_code_token.go).
+ */
+export function lifespanProblem(value: string): string | null {
+  const duration = goDuration(value)
+  if (duration === null) return 'Use a duration such as 1h, 30m, 1h30m or 1.5h.'
+  if (duration <= 0n) return 'A lifespan must be longer than 0: tokens would expire as they are issued. Leave it empty for Hydra’s default.'
+  if (duration > LONGEST_DURATION) return 'Longer than Hydra can hold: at most 2562047h (about 292 years).'
+  return null
+}
+
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/
 
 export interface ClientDraft {
@@ -159,7 +200,9 @@ export function validateDraft(draft: ClientDraft, stored?: OAuthClient | null): 
   if (badScope) errors.scope = `“${badScope}” is not a valid scope.`
   for (const name of CLIENT_LIFESPANS) {
     const value = draft.lifespans[name].trim()
-    if (value && !DURATION.test(value)) errors[name] = 'Use a duration such as 1h, 30m or 90s.'
+    // One Hydra already holds (set through its API: -1ns, say) does not stop an edit of something else.
+    const problem = value && value !== stored?.[name] ? lifespanProblem(value) : null
+    if (problem) errors[name] = problem
   }
   return errors
 }
