@@ -277,6 +277,18 @@ describe('clientPatch', () => {
       { op: 'add', path: '/refresh_token_grant_access_token_lifespan', value: null },
     ])
   })
+  test('the JWT bearer and device authorization grants\' lifespans: set, emptied or left as loaded like the others', () => {
+    const held = { ...loaded, jwt_bearer_grant_access_token_lifespan: '2h0m0s', device_authorization_grant_refresh_token_lifespan: '720h0m0s' } as typeof loaded
+    const base = draftOf(held)
+    expect(base.lifespans.device_authorization_grant_refresh_token_lifespan).toBe('720h0m0s')
+    expect(clientPatch(held, base)).toEqual([])
+    expect(
+      clientPatch(held, { ...base, lifespans: { ...base.lifespans, jwt_bearer_grant_access_token_lifespan: '', device_authorization_grant_access_token_lifespan: '.5h' } }),
+    ).toEqual([
+      { op: 'add', path: '/device_authorization_grant_access_token_lifespan', value: '.5h' },
+      { op: 'add', path: '/jwt_bearer_grant_access_token_lifespan', value: null },
+    ])
+  })
 })
 
 

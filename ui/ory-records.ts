@@ -494,6 +494,7 @@ export function readRecoveryCode(value: unknown): RecoveryCode | null {
 
 // Hydra (OAuth 2.0 clients).
 
+/** Every lifespan Hydra v26 answers for a client (client/client.go Lifespans), grouped by grant. */
 export const CLIENT_LIFESPANS = [
   'authorization_code_grant_access_token_lifespan',
   'authorization_code_grant_id_token_lifespan',
@@ -501,9 +502,13 @@ export const CLIENT_LIFESPANS = [
   'client_credentials_grant_access_token_lifespan',
   'implicit_grant_access_token_lifespan',
   'implicit_grant_id_token_lifespan',
+  'jwt_bearer_grant_access_token_lifespan',
   'refresh_token_grant_access_token_lifespan',
   'refresh_token_grant_id_token_lifespan',
   'refresh_token_grant_refresh_token_lifespan',
+  'device_authorization_grant_access_token_lifespan',
+  'device_authorization_grant_id_token_lifespan',
+  'device_authorization_grant_refresh_token_lifespan',
 ] as const
 export type ClientLifespan = (typeof CLIENT_LIFESPANS)[number]
 export interface OAuthClient extends Partial<Record<ClientLifespan, string | null>> {

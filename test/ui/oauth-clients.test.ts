@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { HydraFixture } from '../support/hydra.ts'
 import type { Locator } from 'playwright-core'
-import { answerQuestions, answerTooLate, backThroughSignIn, DESKTOP, holdRequests, PHONE, SCREENSHOT_DIR, signedInPage, sweep, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, answerTooLate, backThroughSignIn, DESKTOP, holdRequests, PHONE, SCREENSHOT_DIR, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 import { within } from '../support/eventually.ts'
 
 /** A client with the fields an operator sets through the API or the Hydra CLI but the form does not show. */
@@ -455,13 +455,15 @@ describe('in the browser', () => {
     }
   })
 
-  test('a client edit kept through the sign-in by a build whose form had no JWKS URI opens with the URI the client holds, and saves without touching it', async () => {
+  test('a client edit kept through the sign-in by a build whose form had no JWKS URI nor the JWT bearer and device lifespans opens with what the client holds, and saves without touching it', async () => {
     const { hydra } = admin.harness.sandbox
     const client = hydra.addClient({
       client_name: 'Older draft app',
       token_endpoint_auth_method: 'private_key_jwt',
       jwks_uri: 'https://older.example.com/jwks.json',
       redirect_uris: ['https://older.example.com/callback'],
+      jwt_bearer_grant_access_token_lifespan: '2h',
+      device_authorization_grant_refresh_token_lifespan: '720h',
     })
     const other = await signedInPage(admin.harness, 'admin', `/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`)
     try {
@@ -470,7 +472,7 @@ describe('in the browser', () => {
       await tab.getByRole('button', { name: 'Edit client' }).click()
       const form = tab.getByRole('region', { name: 'Edit client' })
       await form.getByRole('textbox', { name: 'Client name' }).fill('Older draft app (renamed)')
-      // The draft as that build kept it: the same, without the JWKS URI and the inline keys' mark.
+      // The draft as that build kept it: the same, without the JWKS URI, the inline keys' mark and the later lifespans.
       await context.addInitScript(() => {
         for (const key of Object.keys(sessionStorage)) {
           if (!key.startsWith('admin-dashboard.draft:')) continue
@@ -479,6 +481,7 @@ describe('in the browser', () => {
           if (!kept) continue
           delete kept.jwks_uri
           delete kept.inline_jwks
+          for (const name of Object.keys(kept.lifespans)) if (/^(jwt_bearer|device_authorization)_grant_/.test(name)) delete kept.lifespans[name]
           sessionStorage.setItem(key, JSON.stringify(stored))
         }
       })
@@ -487,9 +490,16 @@ describe('in the browser', () => {
       await backThroughSignIn(tab, admin.harness.sandbox, tab.getByRole('alert').filter({ hasText: 'Your draft was kept; check it and save again.' }))
       expect(await form.getByRole('textbox', { name: 'Client name' }).inputValue()).toBe('Older draft app (renamed)')
       expect(await form.getByRole('textbox', { name: 'JWKS URI' }).inputValue()).toBe('https://older.example.com/jwks.json')
+      expect(await form.getByRole('textbox', { name: 'JWT bearer grant: access token' }).inputValue()).toBe('2h0m0s')
+      expect(await form.getByRole('textbox', { name: 'Device authorization grant: refresh token' }).inputValue()).toBe('720h0m0s')
       await form.getByRole('button', { name: 'Save' }).click()
       await tab.getByRole('status').getByText('Client Older draft app (renamed) saved.').waitFor()
-      expect(hydra.clients.get(client.client_id)).toMatchObject({ client_name: 'Older draft app (renamed)', jwks_uri: 'https://older.example.com/jwks.json', token_endpoint_auth_method: 'private_key_jwt' })
+      expect(hydra.clients.get(client.client_id)).toMatchObject({
+        client_name: 'Older draft app (renamed)',
+        jwks_uri: 'https://older.example.com/jwks.json',
+        token_endpoint_auth_method: 'private_key_jwt',
+        lifespans: { jwt_bearer_grant_access_token_lifespan: '2h0m0s', device_authorization_grant_refresh_token_lifespan: '720h0m0s' },
+      })
       expect(other.problems.filter((problem) => !problem.includes('401'))).toEqual([])
     } finally {
       await other.context.close()
@@ -1465,6 +1475,71 @@ describe('in the browser', () => {
     await form.getByRole('button', { name: 'Save' }).click()
     await page.getByRole('status').getByText('Client Legacy signer (v1) saved.').waitFor()
     expect(hydra.clients.get(signer.client_id)).toMatchObject({ client_name: 'Legacy signer (v1)', token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'http://keys.legacy.internal/jwks.json' })
+    expect(admin.problems).toEqual([])
+  })
+
+  test('an admin gives a client JWT bearer and device authorization lifespans with the keyboard: .5h is taken, 0 is refused beside its field before anything is sent, Hydra holds them, and one emptied goes back to Hydra’s default', async () => {
+    const { hydra } = admin.harness.sandbox
+    const page = admin.page
+    const client = await openNewClient({
+      client_name: 'Set-top box',
+      redirect_uris: ['https://tv.example.com/callback'],
+      grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:jwt-bearer'],
+      authorization_code_grant_access_token_lifespan: '1h',
+    })
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    const form = page.getByRole('region', { name: 'Edit client' })
+    const jwt = form.getByRole('textbox', { name: 'JWT bearer grant: access token' })
+    const deviceAccess = form.getByRole('textbox', { name: 'Device authorization grant: access token' })
+    const deviceRefresh = form.getByRole('textbox', { name: 'Device authorization grant: refresh token' })
+    expect(await form.getByRole('textbox', { name: 'Authorization code grant: access token' }).inputValue()).toBe('1h0m0s')
+    const patches = () => clientCalls(client.client_id, 'PATCH')
+    const before = patches()
+
+    // Keyboard only: from the client name, Tab to each lifespan and type it; Enter saves.
+    await form.getByRole('textbox', { name: 'Client name' }).focus()
+    await tabTo(page, 'JWT bearer grant: access token')
+    await page.keyboard.type('.5h')
+    await tabTo(page, 'Device authorization grant: access token')
+    await page.keyboard.type('0')
+    await tabTo(page, 'Device authorization grant: refresh token')
+    await page.keyboard.type('720h')
+    await page.keyboard.press('Enter')
+    const refused = form.getByText('A lifespan must be longer than 0: tokens would expire as they are issued. Leave it empty for Hydra’s default.')
+    await refused.waitFor()
+    expect(await deviceAccess.getAttribute('aria-invalid')).toBe('true')
+    expect(await deviceAccess.getAttribute('aria-describedby')).toBe(await refused.getAttribute('id'))
+    expect(await deviceAccess.evaluate((element) => element === document.activeElement)).toBe(true)
+    expect(await jwt.getAttribute('aria-invalid')).toBeNull()
+    expect(patches()).toBe(before)
+
+    await page.keyboard.press('ControlOrMeta+a')
+    await page.keyboard.type('.25h')
+    await page.keyboard.press('Enter')
+    await page.getByRole('status').getByText('Client Set-top box saved.').waitFor()
+    expect(hydra.clients.get(client.client_id)!.lifespans).toEqual({
+      authorization_code_grant_access_token_lifespan: '1h0m0s',
+      jwt_bearer_grant_access_token_lifespan: '30m0s',
+      device_authorization_grant_access_token_lifespan: '15m0s',
+      device_authorization_grant_refresh_token_lifespan: '720h0m0s',
+    })
+    expect(patches()).toBe(before + 1)
+
+    // Opened again, the form shows them as Hydra answers them; one emptied goes back to Hydra's default.
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    expect(await jwt.inputValue()).toBe('30m0s')
+    expect(await deviceRefresh.inputValue()).toBe('720h0m0s')
+    await jwt.focus()
+    await page.keyboard.press('ControlOrMeta+a')
+    await page.keyboard.press('Backspace')
+    await page.keyboard.press('Enter')
+    await page.getByRole('status').getByText('Client Set-top box saved.').waitFor()
+    await form.waitFor({ state: 'detached' })
+    expect(hydra.clients.get(client.client_id)!.lifespans).toEqual({
+      authorization_code_grant_access_token_lifespan: '1h0m0s',
+      device_authorization_grant_access_token_lifespan: '15m0s',
+      device_authorization_grant_refresh_token_lifespan: '720h0m0s',
+    })
     expect(admin.problems).toEqual([])
   })
 

@@ -360,16 +360,21 @@ export function rebaseDraft(loaded: ClientDraft, edited: ClientDraft, now: Clien
   return next
 }
 
-const LIFESPAN_LABELS: Record<ClientLifespan, string> = {
-  authorization_code_grant_access_token_lifespan: 'Authorization code grant: access token',
-  authorization_code_grant_id_token_lifespan: 'Authorization code grant: ID token',
-  authorization_code_grant_refresh_token_lifespan: 'Authorization code grant: refresh token',
-  client_credentials_grant_access_token_lifespan: 'Client credentials grant: access token',
-  implicit_grant_access_token_lifespan: 'Implicit grant: access token',
-  implicit_grant_id_token_lifespan: 'Implicit grant: ID token',
-  refresh_token_grant_access_token_lifespan: 'Refresh token grant: access token',
-  refresh_token_grant_id_token_lifespan: 'Refresh token grant: ID token',
-  refresh_token_grant_refresh_token_lifespan: 'Refresh token grant: refresh token',
+/** Each lifespan's grant and token, as the form's labels and the client's page name them. */
+export const LIFESPAN_NAMES: Record<ClientLifespan, { grant: string; token: string }> = {
+  authorization_code_grant_access_token_lifespan: { grant: 'Authorization code grant', token: 'access token' },
+  authorization_code_grant_id_token_lifespan: { grant: 'Authorization code grant', token: 'ID token' },
+  authorization_code_grant_refresh_token_lifespan: { grant: 'Authorization code grant', token: 'refresh token' },
+  client_credentials_grant_access_token_lifespan: { grant: 'Client credentials grant', token: 'access token' },
+  implicit_grant_access_token_lifespan: { grant: 'Implicit grant', token: 'access token' },
+  implicit_grant_id_token_lifespan: { grant: 'Implicit grant', token: 'ID token' },
+  jwt_bearer_grant_access_token_lifespan: { grant: 'JWT bearer grant', token: 'access token' },
+  refresh_token_grant_access_token_lifespan: { grant: 'Refresh token grant', token: 'access token' },
+  refresh_token_grant_id_token_lifespan: { grant: 'Refresh token grant', token: 'ID token' },
+  refresh_token_grant_refresh_token_lifespan: { grant: 'Refresh token grant', token: 'refresh token' },
+  device_authorization_grant_access_token_lifespan: { grant: 'Device authorization grant', token: 'access token' },
+  device_authorization_grant_id_token_lifespan: { grant: 'Device authorization grant', token: 'ID token' },
+  device_authorization_grant_refresh_token_lifespan: { grant: 'Device authorization grant', token: 'refresh token' },
 }
 
 /** The form's own choices, then any other value of the drafts, each once, in the order met. */
@@ -532,7 +537,7 @@ export function ClientForm(props: {
         <p class="hint">Empty uses Hydra's default. Durations such as 1h, 30m or 720h.</p>
         {CLIENT_LIFESPANS.map((name) => (
           <div class="field" key={name}>
-            <label for={`client-${name}`}>{LIFESPAN_LABELS[name]}</label>
+            <label for={`client-${name}`}>{`${LIFESPAN_NAMES[name].grant}: ${LIFESPAN_NAMES[name].token}`}</label>
             <input
               {...described(name)}
               class="mono"

@@ -100,19 +100,21 @@ const isClientDraft = (draft: unknown): draft is ClientDraft => {
   return !!value && typeof value.client_name === 'string' && Array.isArray(value.grant_types) && Array.isArray(value.response_types) && typeof value.lifespans === 'object'
 }
 /**
- * A kept draft as this form holds one. A draft kept by a build whose form had no JWKS URI (kept
- * across an upgrade during the sign-in) gets an empty one, and the keys of the client it edits.
+ * A kept draft as this form holds one. A draft kept by an older build (across an upgrade during the
+ * sign-in) gets what its form had no field for from the client it edits: the JWKS URI and inline
+ * keys, and the lifespans (the JWT bearer and device authorization grants' came later).
  */
-const withJwksFields = (draft: ClientDraft, base: OAuthClient | null): ClientDraft => ({
+const withCurrentFields = (draft: ClientDraft, base: OAuthClient | null): ClientDraft => ({
   ...draft,
   jwks_uri: typeof draft.jwks_uri === 'string' ? draft.jwks_uri : (base?.jwks_uri ?? ''),
   inline_jwks: typeof draft.inline_jwks === 'boolean' ? draft.inline_jwks : hasInlineJwks(base),
+  lifespans: { ...draftOf(base).lifespans, ...draft.lifespans },
 })
 const keptCreate = (data: unknown): CreateDraft | null =>
-  isClientDraft((data as CreateDraft | null)?.draft) ? { draft: withJwksFields((data as CreateDraft).draft, null) } : null
+  isClientDraft((data as CreateDraft | null)?.draft) ? { draft: withCurrentFields((data as CreateDraft).draft, null) } : null
 const keptEdit = (data: unknown): EditDraft | null => {
   const base = (data as EditDraft | null)?.base
-  return isClientDraft((data as EditDraft | null)?.draft) && typeof base?.client_id === 'string' ? { base, draft: withJwksFields((data as EditDraft).draft, base) } : null
+  return isClientDraft((data as EditDraft | null)?.draft) && typeof base?.client_id === 'string' ? { base, draft: withCurrentFields((data as EditDraft).draft, base) } : null
 }
 /** The client without its secret or registration token: what a draft may hold of it. */
 function withoutSecrets(client: OAuthClient): OAuthClient {
