@@ -268,13 +268,15 @@ test('Message without a body, with dispatches that are no list and a template th
 test('OAuth client with a field of the wrong shape: marked, not offered for editing; a client without client_id is none', async () => {
   const { hydra } = admin.harness.sandbox
   const client = hydra.addClient({ client_name: 'Shape portal', redirect_uris: ['https://shape.example.com/callback'], grant_types: ['authorization_code'], response_types: ['code'] })
-  await served(hydra.malformedRecords, client.client_id, (record) => ({ ...record, redirect_uris: 'https://shape.example.com/callback', skip_consent: 'no' }), async () => {
+  await served(hydra.malformedRecords, client.client_id, (record) => ({ ...record, redirect_uris: 'https://shape.example.com/callback', skip_consent: 'no', jwt_bearer_grant_access_token_lifespan: 3600 }), async () => {
     await admin.page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
     await admin.page.getByRole('heading', { level: 1, name: 'Shape portal' }).waitFor()
     await settled()
     const card = admin.page.getByRole('region', { name: 'Client', exact: true })
     await card.getByText("Hydra answered some of this client's fields in a form this page cannot show. They are marked below, and the client cannot be edited here.").waitFor()
-    expect(await card.getByText('Cannot be shown').count()).toBe(2)
+    expect(await card.getByText('Cannot be shown').count()).toBe(3)
+    // A lifespan is listed when it cannot be shown, never taken for Hydra's default.
+    expect(await card.getByRole('listitem').allTextContents()).toEqual(['JWT bearer grant: access token Cannot be shown'])
     await card.getByText('authorization_code').waitFor()
     expect(await admin.page.getByRole('button', { name: 'Edit client' }).count()).toBe(0)
     await admin.page.getByRole('button', { name: 'Delete client' }).waitFor()

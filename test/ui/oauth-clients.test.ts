@@ -1543,6 +1543,62 @@ describe('in the browser', () => {
     expect(admin.problems).toEqual([])
   })
 
+  test('a client’s page lists the token lifespans set, one line per grant, and says Hydra’s defaults when none is; an edit’s new lifespan is listed at once; nothing overflows on a phone', async () => {
+    const page = admin.page
+    await openNewClient({ client_name: 'Default lifespans', redirect_uris: ['https://defaults.example.com/callback'] })
+    const facts = page.getByRole('region', { name: 'Client', exact: true })
+    const lifespans = facts.getByRole('definition').filter({ has: page.getByRole('listitem') })
+    await facts.getByRole('definition').filter({ hasText: 'Hydra’s defaults' }).waitFor()
+    expect(await lifespans.count()).toBe(0)
+
+    await openNewClient({
+      client_name: 'Living-room TV',
+      redirect_uris: ['https://tv.example.com/callback'],
+      grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:jwt-bearer'],
+      authorization_code_grant_access_token_lifespan: '1h',
+      authorization_code_grant_refresh_token_lifespan: '720h',
+      jwt_bearer_grant_access_token_lifespan: '.5h',
+      device_authorization_grant_access_token_lifespan: '15m',
+      device_authorization_grant_refresh_token_lifespan: '2160h',
+    })
+    const lines = lifespans.getByRole('listitem')
+    await lines.first().waitFor()
+    expect(await facts.getByRole('term').filter({ hasText: 'Token lifespans' }).count()).toBe(1)
+    expect(await lines.allTextContents()).toEqual([
+      'Authorization code grant: access token 1h0m0s, refresh token 720h0m0s',
+      'JWT bearer grant: access token 30m0s',
+      'Device authorization grant: access token 15m0s, refresh token 2160h0m0s',
+    ])
+    expect(await facts.getByText('Hydra’s defaults').count()).toBe(0)
+    expect(await sweep(page, 'oauth-client-lifespans', () => lines.first().waitFor())).toEqual([])
+    await page.setViewportSize(PHONE)
+    try {
+      await page.screenshot({ path: join(SCREENSHOT_DIR, 'oauth-client-lifespans-phone-full.png'), fullPage: true })
+      const inside = await lines.evaluateAll((items) =>
+        items.every((item) => {
+          const card = item.closest('.card')!.getBoundingClientRect()
+          return [...item.getClientRects()].every((line) => line.left >= card.left && line.right <= card.right + 0.5)
+        }),
+      )
+      expect(inside).toBe(true)
+    } finally {
+      await page.setViewportSize(DESKTOP)
+    }
+
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    const form = page.getByRole('region', { name: 'Edit client' })
+    await form.getByRole('textbox', { name: 'Device authorization grant: access token' }).fill('10m')
+    await form.getByRole('textbox', { name: 'JWT bearer grant: access token' }).fill('')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Client Living-room TV saved.').waitFor()
+    await lines.filter({ hasText: 'Device authorization grant' }).getByText('10m0s').waitFor()
+    expect(await lines.allTextContents()).toEqual([
+      'Authorization code grant: access token 1h0m0s, refresh token 720h0m0s',
+      'Device authorization grant: access token 10m0s, refresh token 2160h0m0s',
+    ])
+    expect(admin.problems).toEqual([])
+  })
+
   test('a client deleted elsewhere (another tab, the Hydra CLI): Save says it is gone, Delete takes the person to the list saying it already was', async () => {
     const { hydra } = admin.harness.sandbox
     const client = await openNewClient({ client_name: 'Deleted twice', redirect_uris: ['https://twice.example.com/callback'] })

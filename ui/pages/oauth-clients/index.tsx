@@ -4,7 +4,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import type { ComponentChildren } from 'preact'
-import { api, deleteOutcome, unknownOutcomeSaid, unreadable, type ApiFailure, type OAuthClient } from '../../api.ts'
+import { api, CLIENT_LIFESPANS, deleteOutcome, unknownOutcomeSaid, unreadable, type ApiFailure, type OAuthClient } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Cell, DataTable, Row } from '../../components/data-table.tsx'
@@ -30,6 +30,7 @@ import {
   draftText,
   hasInlineJwks,
   fieldText,
+  LIFESPAN_NAMES,
   FORM_FIELDS,
   formMembers,
   grantName,
@@ -474,6 +475,10 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   // form (which would fill it with its defaults and send them) is not offered.
   const editable = !isUnreadable(client, ...FORM_FIELDS)
   const shown = (field: string, value: ComponentChildren) => (isUnreadable(client, field) ? <span class="muted unreadable-value">Cannot be shown</span> : value)
+  // Only the lifespans set (Hydra answers null for its default), one line per grant, so that the
+  // list stays short on a phone.
+  const lifespans = CLIENT_LIFESPANS.filter((name) => client[name] || isUnreadable(client, name))
+  const lifespanGrants = [...new Set(lifespans.map((name) => LIFESPAN_NAMES[name].grant))]
   return (
     <div class="sections">
       <OneTimeSecret secret={secret} onDismiss={() => setSecret(null)} />
@@ -535,6 +540,28 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
             <dd class="mono">{shown('audience', list(client.audience))}</dd>
             <dt>Skip consent</dt>
             <dd>{shown('skip_consent', client.skip_consent ? 'Yes' : 'No')}</dd>
+            <dt>Token lifespans</dt>
+            <dd>
+              {lifespans.length === 0 ? (
+                'Hydra’s defaults'
+              ) : (
+                <ul class="plain">
+                  {lifespanGrants.map((grant) => (
+                    <li key={grant}>
+                      {grant}:{' '}
+                      {lifespans
+                        .filter((name) => LIFESPAN_NAMES[name].grant === grant)
+                        .map((name, index) => (
+                          <span key={name}>
+                            {index > 0 && ', '}
+                            {LIFESPAN_NAMES[name].token} <span class="mono">{shown(name, client[name])}</span>
+                          </span>
+                        ))}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </dd>
             <dt>Created</dt>
             <dd>{shown('created_at', <Time value={client.created_at} />)}</dd>
             <dt>Updated</dt>
