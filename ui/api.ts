@@ -14,7 +14,6 @@ import {
   type IdentitySchema,
   type KratosSession,
   type OAuthClient,
-  type ClientLifespan,
 } from './ory-records.ts'
 
 export interface ApiFailure {
@@ -470,8 +469,6 @@ export const api = {
   client: (clientId: string, readFor: ReadFor = 'show') => requestRecord(HYDRA_ANSWERS, readClient, 'GET', `${HYDRA}/clients/${id(clientId)}`, undefined, readFor),
   createClient: (client: Partial<OAuthClient>) => requestRecord(HYDRA_ANSWERS, readClient, 'POST', `${HYDRA}/clients`, client),
   patchClient: (clientId: string, patch: PatchOp[]) => requestRecord(HYDRA_ANSWERS, readClient, 'PATCH', `${HYDRA}/clients/${id(clientId)}`, patch),
-  setClientLifespans: (clientId: string, lifespans: Partial<Record<ClientLifespan, string | null>>) =>
-    requestRecord(HYDRA_ANSWERS, readClient, 'PUT', `${HYDRA}/clients/${id(clientId)}/lifespans`, lifespans),
   deleteClient: (clientId: string) => request<void>('DELETE', `${HYDRA}/clients/${id(clientId)}`),
   revokeClientTokens: (clientId: string) => request<void>('DELETE', `${HYDRA}/oauth2/tokens${q({ client_id: clientId })}`),
   recoveryCode: (identityId: string) => requestRecord(KRATOS_ANSWERS, readRecoveryCode, 'POST', `${KRATOS}/recovery/code`, { identity_id: identityId }),
