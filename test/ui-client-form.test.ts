@@ -1,6 +1,6 @@
 // The OAuth client form's checks, run before anything is sent to Hydra.
 import { describe, expect, test } from 'bun:test'
-import { clientBody, clientPatch, clientUpdate, draftOf, formMembers, goDuration, hasInlineJwks, lifespanProblem, rebaseDraft, validateDraft } from '../ui/pages/oauth-clients/form.tsx'
+import { clientBody, clientPatch, clientUpdate, draftOf, formMembers, goDuration, hasInlineJwks, lifespanProblem, neverExpires, rebaseDraft, validateDraft } from '../ui/pages/oauth-clients/form.tsx'
 import { staleMembers, wholeMembers } from '../ui/components/json-patch.ts'
 
 const draft = (changes: Partial<ReturnType<typeof draftOf>> = {}) => ({ ...draftOf(null), redirect_uris: 'https://app.example.com/callback', ...changes })
@@ -100,8 +100,8 @@ describe('validateDraft', () => {
 
 describe('lifespans, read as Go reads a duration (Hydra decodes them with time.ParseDuration)', () => {
   test('what Go takes for a positive duration is taken: a fraction with no digits before its point, the micro sign and the Greek mu, a sign, several terms', () => {
-    for (const value of ['1h', '.5h', '1.5h', '1.h', '0.5s', '1h30m', '1h0m0s', '2h45m30.5s', '+90s', '720h', '300ms', '10us', '10µs', '10μs', '1500ns', '2562047h47m16.854775807s']) {
-      expect({ value, problem: lifespanProblem(value) }).toEqual({ value, problem: null })
+    for (const value of ['1h', '.5h', '1.5h', '1.h', '1.5s', '1h30m', '1h0m0s', '2h45m30.5s', '+90s', '720h', '1000ms', '1000000us', '1000000µs', '1000000μs', '1000000000ns', '2562047h47m16.854775807s']) {
+      expect({ value, problem: lifespanProblem(value, 'authorization_code_grant_access_token_lifespan') }).toEqual({ value, problem: null })
     }
     expect(goDuration('.5h')).toBe(1_800_000_000_000n)
     expect(goDuration('10μs')).toBe(goDuration('10µs'))
@@ -111,28 +111,42 @@ describe('lifespans, read as Go reads a duration (Hydra decodes them with time.P
 
   test('what Go refuses is refused with an example of what it takes: no unit, a unit Go does not have, a space, no digits', () => {
     for (const value of ['1', '90', '1d', '1w', '1 h', '1h 30m', 'one hour', 'h', '.h', '.', '-', '+', '1.5.h', '1H', 'PT1H', '1hh']) {
-      expect({ value, problem: lifespanProblem(value) }).toEqual({ value, problem: 'Use a duration such as 1h, 30m, 1h30m or 1.5h.' })
+      expect({ value, problem: lifespanProblem(value, 'authorization_code_grant_access_token_lifespan') }).toEqual({ value, problem: 'Use a duration such as 1h, 30m, 1h30m or 1.5h.' })
     }
   })
 
-  test('0, which Go reads, and anything below it are refused: every token would expire as it is issued', () => {
-    for (const value of ['0', '+0', '-0', '0s', '0h0m', '0.0000000001s', '-1h', '-1ns']) {
-      expect({ value, goes: goDuration(value) !== null, problem: lifespanProblem(value) }).toEqual({ value, goes: true, problem: expect.stringMatching(/must be longer than 0.*Leave it empty for Hydra’s default/) })
+  test('0, which Go reads, anything under a second (Hydra rounds an expiry to the second) and anything below 0 are refused: every token would expire as it is issued', () => {
+    for (const value of ['0', '+0', '-0', '0s', '0h0m', '0.0000000001s', '1ns', '400ms', '999999us', '-1h', '-1ns']) {
+      for (const name of ['authorization_code_grant_access_token_lifespan', 'implicit_grant_id_token_lifespan'] as const) {
+        expect({ value, goes: goDuration(value) !== null, problem: lifespanProblem(value, name) }).toEqual({ value, goes: true, problem: expect.stringMatching(/must be at least 1s.*Leave it empty for Hydra’s default\.$/) })
+      }
     }
+  })
+
+  test('a refresh token lifespan below 0 is taken: the token never expires (fosite sets its expiry only above -1); 0 and under a second are refused, saying so', () => {
+    for (const name of ['authorization_code_grant_refresh_token_lifespan', 'refresh_token_grant_refresh_token_lifespan', 'device_authorization_grant_refresh_token_lifespan'] as const) {
+      for (const value of ['-1s', '-1ns', '-1h']) {
+        expect({ name, value, problem: lifespanProblem(value, name), never: neverExpires(name, value) }).toEqual({ name, value, problem: null, never: true })
+      }
+      for (const value of ['0', '500ms']) expect(lifespanProblem(value, name)).toMatch(/at least 1s.*or use -1s for a refresh token that never expires/)
+      expect(neverExpires(name, '720h')).toBe(false)
+    }
+    expect(neverExpires('authorization_code_grant_access_token_lifespan', '-1s')).toBe(false)
   })
 
   test('past the longest duration Go holds (about 292 years) is refused, as Hydra would', () => {
-    expect(lifespanProblem('2562047h47m16.854775808s')).toMatch(/Longer than Hydra can hold/)
-    expect(lifespanProblem('9999999999h')).toMatch(/Longer than Hydra can hold/)
+    expect(lifespanProblem('2562047h47m16.854775808s', 'authorization_code_grant_access_token_lifespan')).toMatch(/Longer than Hydra can hold/)
+    expect(lifespanProblem('9999999999h', 'authorization_code_grant_access_token_lifespan')).toMatch(/Longer than Hydra can hold/)
   })
 
   test('checked in the form with the value trimmed; a lifespan Hydra already holds does not stop an edit of something else', () => {
     const lifespans = (changes: Record<string, string>) => ({ ...draftOf(null).lifespans, ...changes })
-    expect(validateDraft(draft({ lifespans: lifespans({ implicit_grant_access_token_lifespan: ' .5h ', authorization_code_grant_id_token_lifespan: '10μs' }) }))).toEqual({})
-    expect(validateDraft(draft({ lifespans: lifespans({ authorization_code_grant_refresh_token_lifespan: '0' }) })).authorization_code_grant_refresh_token_lifespan).toMatch(/longer than 0/)
+    expect(validateDraft(draft({ lifespans: lifespans({ implicit_grant_access_token_lifespan: ' .5h ', authorization_code_grant_id_token_lifespan: '1000000μs' }) }))).toEqual({})
+    expect(validateDraft(draft({ lifespans: lifespans({ authorization_code_grant_refresh_token_lifespan: '0' }) })).authorization_code_grant_refresh_token_lifespan).toMatch(/at least 1s/)
     const stored = { client_id: 'c', redirect_uris: ['https://app.example.com/callback'], refresh_token_grant_refresh_token_lifespan: '-1ns' }
     expect(validateDraft({ ...draftOf(stored), client_name: 'Renamed' }, stored)).toEqual({})
-    expect(validateDraft({ ...draftOf(stored), lifespans: { ...draftOf(stored).lifespans, refresh_token_grant_refresh_token_lifespan: '-2ns' } }, stored).refresh_token_grant_refresh_token_lifespan).toMatch(/longer than 0/)
+    expect(validateDraft({ ...draftOf(stored), lifespans: { ...draftOf(stored).lifespans, refresh_token_grant_refresh_token_lifespan: '-2ns' } }, stored)).toEqual({})
+    expect(validateDraft({ ...draftOf(stored), lifespans: { ...draftOf(stored).lifespans, refresh_token_grant_refresh_token_lifespan: '0s' } }, stored).refresh_token_grant_refresh_token_lifespan).toMatch(/at least 1s/)
   })
 })
 

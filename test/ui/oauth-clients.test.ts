@@ -1596,6 +1596,23 @@ describe('in the browser', () => {
       'Authorization code grant: access token 1h0m0s, refresh token 720h0m0s',
       'Device authorization grant: access token 10m0s, refresh token 2160h0m0s',
     ])
+
+    // A refresh token lifespan below 0: Hydra's tokens then never expire (fosite sets no expiry).
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    const refresh = form.getByRole('textbox', { name: 'Authorization code grant: refresh token' })
+    await refresh.fill('0')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await form.getByText('A lifespan must be at least 1s: tokens would expire as they are issued. Leave it empty for Hydra’s default, or use -1s for a refresh token that never expires.').waitFor()
+    await refresh.fill('-1s')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Client Living-room TV saved.').waitFor()
+    await lines.filter({ hasText: 'never expires' }).waitFor()
+    expect(await lines.allTextContents()).toEqual([
+      'Authorization code grant: access token 1h0m0s, refresh token never expires',
+      'Device authorization grant: access token 10m0s, refresh token 2160h0m0s',
+    ])
+    const client = [...admin.harness.sandbox.hydra.clients.values()].find((each) => each.client_name === 'Living-room TV')!
+    expect(client.lifespans.authorization_code_grant_refresh_token_lifespan).toBe('-1s')
     expect(admin.problems).toEqual([])
   })
 

@@ -51,16 +51,36 @@ export function goDuration(text: string): bigint | null {
   return negative ? -total : total
 }
 
+/** A refresh token's lifespan: one below 0 means the token never expires (below). */
+export const isRefreshLifespan = (name: ClientLifespan) => name.endsWith('_refresh_token_lifespan')
+
+/**
+ * A refresh token lifespan below 0 means the token never expires: fosite sets a refresh token's
+ * expiry only `if rtLifespan > -1` (fosite/handler/oauth2/flow_authorize_code_token.go, flow_refresh.go,
+ * rfc8628/token_handler.go), and Hydra documents -1 for it (spec/config.json).
+ */
+export const neverExpires = (name: ClientLifespan, value: string): boolean => {
+  if (!isRefreshLifespan(name)) return false
+  const duration = goDuration(value)
+  return duration !== null && duration < 0n
+}
+
+const SECOND = 1_000_000_000n
+
 /**
  * What is wrong with a lifespan, if anything. Hydra takes any duration Go reads (client/validator.go
- * checks none), but with one of 0 or less every token expires as it is issued: fosite's
- * GetEffectiveLifespan returns it and the token's expiry is now plus it
- * (fosite/handler/oauth2/flow_authorize_code_token.go).
+ * checks none), but a token's expiry is now plus its lifespan, rounded to the second
+ * (fosite/handler/oauth2/flow_authorize_code_token.go): with 0, or under a second, tokens expire as
+ * they are issued. Below 0 is that too, but for a refresh token, which then never expires.
  */
-export function lifespanProblem(value: string): string | null {
+export function lifespanProblem(value: string, name: ClientLifespan): string | null {
   const duration = goDuration(value)
   if (duration === null) return 'Use a duration such as 1h, 30m, 1h30m or 1.5h.'
-  if (duration <= 0n) return 'A lifespan must be longer than 0: tokens would expire as they are issued. Leave it empty for Hydra’s default.'
+  if (duration < 0n && isRefreshLifespan(name)) return null
+  if (duration < SECOND)
+    return isRefreshLifespan(name)
+      ? 'A lifespan must be at least 1s: tokens would expire as they are issued. Leave it empty for Hydra’s default, or use -1s for a refresh token that never expires.'
+      : 'A lifespan must be at least 1s: tokens would expire as they are issued. Leave it empty for Hydra’s default.'
   if (duration > LONGEST_DURATION) return 'Longer than Hydra can hold: at most 2562047h (about 292 years).'
   return null
 }
@@ -201,7 +221,7 @@ export function validateDraft(draft: ClientDraft, stored?: OAuthClient | null): 
   for (const name of CLIENT_LIFESPANS) {
     const value = draft.lifespans[name].trim()
     // One Hydra already holds (set through its API: -1ns, say) does not stop an edit of something else.
-    const problem = value && value !== stored?.[name] ? lifespanProblem(value) : null
+    const problem = value && value !== stored?.[name] ? lifespanProblem(value, name) : null
     if (problem) errors[name] = problem
   }
   return errors
@@ -534,7 +554,7 @@ export function ClientForm(props: {
       </div>
       <details class="nested" open={lifespansSet || CLIENT_LIFESPANS.some((name) => errors[name]) || undefined}>
         <summary>Token lifespans</summary>
-        <p class="hint">Empty uses Hydra's default. Durations such as 1h, 30m or 720h.</p>
+        <p class="hint">Empty uses Hydra's default. Durations such as 1h, 30m or 720h; a refresh token lifespan below 0 (-1s) never expires.</p>
         {CLIENT_LIFESPANS.map((name) => (
           <div class="field" key={name}>
             <label for={`client-${name}`}>{`${LIFESPAN_NAMES[name].grant}: ${LIFESPAN_NAMES[name].token}`}</label>

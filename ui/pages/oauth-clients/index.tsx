@@ -35,6 +35,7 @@ import {
   formMembers,
   grantName,
   needsNewSecret,
+  neverExpires,
   newClientSecret,
   rebaseDraft,
   secretPatch,
@@ -554,7 +555,8 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
                         .map((name, index) => (
                           <span key={name}>
                             {index > 0 && ', '}
-                            {LIFESPAN_NAMES[name].token} <span class="mono">{shown(name, client[name])}</span>
+                            {LIFESPAN_NAMES[name].token}{' '}
+                            {shown(name, neverExpires(name, client[name] ?? '') ? 'never expires' : <span class="mono">{client[name]}</span>)}
                           </span>
                         ))}
                     </li>
