@@ -207,7 +207,8 @@ describe('the pages’ own chunks', () => {
       await page.unroute(isPageChunk)
       await context.setOffline(true)
       await context.setOffline(false)
-      await page.getByRole('heading', { level: 1, name: 'Security' }).waitFor()
+      // The page itself, not only its name (the failure shows that too).
+      await page.getByRole('button', { name: 'End dashboard sessions' }).waitFor()
       await within(5_000, async () => (await notLoaded.count()) === 0)
       expect(await notLoaded.count()).toBe(0)
       expect(unexpected(admin.problems)).toEqual([])

@@ -2,11 +2,19 @@
 // of /dashboard carries the shell and the Overview only (ui.md's first-load budget), and the pages
 // an operator may open are fetched while the browser is idle after it (see preloadPages in app.tsx).
 import type { ComponentType } from 'preact'
+import { signal } from '@preact/signals'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { Heading, focusHeadingAfterNavigation } from './heading.tsx'
 import { location } from '../router.ts'
 
 type PageProps = { params: Record<string, string> }
+
+/**
+ * How often the browser has come back online. Counted here, from the start, rather than heard by
+ * each failed page: an `online` that came between a failure and a listener would be lost.
+ */
+const backOnline = signal(0)
+window.addEventListener('online', () => backOnline.value++)
 type Page = ComponentType<PageProps>
 
 export interface LazyPage {
@@ -31,26 +39,24 @@ export function lazyPage(title: string, load: () => Promise<Page>): LazyPage {
     ))
   function Lazy(props: PageProps) {
     const [, setReady] = useState(false)
-    // The fetch failed, as the location was then (`at`; null: asked again, the browser back online).
-    const [failure, setFailure] = useState<{ at: unknown } | null>(null)
+    // The fetch failed: the location, and how often the browser had come back online, when it was asked for.
+    const [failure, setFailure] = useState<{ at: unknown; online: number } | null>(null)
     // This instance said "loading" (or that it failed) at least once: it must draw again when the code is there.
     const waited = useRef(false)
     // After a failure, the page is asked for again by any navigation to it (its link pressed once
     // more, another record of it), or by the browser coming back online.
-    const again = failure !== null && location.value !== failure.at
+    const again = failure !== null && (location.value !== failure.at || backOnline.value !== failure.online)
     useEffect(() => {
       if (loaded) {
         // The code arrived between the render that said it was loading and this effect.
         if (waited.current) setReady(true)
         return
       }
-      if (failure !== null && !again) {
-        const online = () => setFailure({ at: null })
-        window.addEventListener('online', online)
-        return () => window.removeEventListener('online', online)
-      }
+      if (failure !== null && !again) return
       let current = true
       setFailure(null)
+      // As things stood when asked: coming back online after this, even before the failure is known, asks again.
+      const asked = { at: location.peek(), online: backOnline.peek() }
       preload().then(
         () => {
           if (!current) return
@@ -59,7 +65,7 @@ export function lazyPage(title: string, load: () => Promise<Page>): LazyPage {
           if (document.activeElement?.id === 'page-title') focusHeadingAfterNavigation()
           setReady(true)
         },
-        () => current && setFailure({ at: location.peek() }),
+        () => current && setFailure(asked),
       )
       return () => {
         current = false
