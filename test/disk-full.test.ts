@@ -31,6 +31,12 @@ describe('a full disk under DATABASE_PATH', () => {
         })
       const session = stack.freshCookie('admin')
       const logout = () => fetch(service.url + '/api/auth/logout', { method: 'POST', headers: { cookie: session, origin: 'http://admin.test' } })
+      const secret = await fetch(service.url + '/api/settings', {
+        method: 'POST',
+        headers: { cookie: cookie.admin, 'content-type': 'application/json' },
+        body: JSON.stringify({ key: 'site.secret', value: 'kept under lock', encrypted: true }),
+      })
+      expect(secret.status).toBe(201)
       disk.fill()
 
       const refused = await write()
@@ -56,6 +62,13 @@ describe('a full disk under DATABASE_PATH', () => {
       // The command line, beside the running service, says the same.
       const cli = await runToEnd(['bun', MAIN, 'settings', 'set', 'site.cli'], { ...service.env, HOME: process.env.HOME }, { cwd: service.dir, stdin: 'x' })
       expect({ code: cli.code, stderr: cli.stderr }).toEqual({ code: 1, stderr: 'admin-dashboard: DATABASE_PATH: the disk holding the database is full (SQLITE_FULL); nothing was changed\n' })
+      // A decrypted read is audited: with no room for its record, the value is not shown, and it says so.
+      const read = await runToEnd(['bun', MAIN, 'settings', 'get', 'site.secret', '--decrypt'], { ...service.env, HOME: process.env.HOME }, { cwd: service.dir })
+      expect({ code: read.code, stdout: read.stdout, stderr: read.stderr }).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'admin-dashboard: DATABASE_PATH: the disk holding the database is full (SQLITE_FULL); the value is not shown, as its read could not be recorded in the audit trail\n',
+      })
 
       disk.free()
       expect((await write()).status).toBe(201)

@@ -143,7 +143,9 @@ export async function runSettingsCommand(args: string[], io: CliIo = processIo):
       return 1
     }
     if (error instanceof DiskFullError) {
-      io.err(`admin-dashboard: ${diskFull(error.code)}; nothing was changed\n`)
+      // A read fails so only when it is audited (get --decrypt): the value is not shown unrecorded.
+      const outcome = parsed.command === 'get' ? 'the value is not shown, as its read could not be recorded in the audit trail' : 'nothing was changed'
+      io.err(`admin-dashboard: ${diskFull(error.code)}; ${outcome}\n`)
       return 1
     }
     // Anything else the database said (read-only, permission denied): its code, never its text,
