@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import { api, whenForbidden, whenUnauthenticated } from './api.ts'
-import { location, mayLeave, mayLeaveForSignIn, navigate, releaseUnsavedChanges } from './router.ts'
+import { location, mayLeave, mayLeaveForSignIn, navigate, releaseUnsavedChanges, unsavedForms } from './router.ts'
 import { config, hasUpstream, isAdmin, user } from './session.ts'
 import { dismissLostWrite, draftsFor, dropDrafts, keepDrafts, listed, lostWrite, type KeptDrafts } from './drafts.ts'
 import { theme, type ThemeChoice } from './theme.ts'
@@ -75,7 +75,11 @@ function dismissNotice(): void {
  * while signed in. "Signed out" is shown only once the service has confirmed it: while it has not,
  * the session is still valid, and someone leaving a shared computer must not be told otherwise.
  */
-type SignOut = { from: string; state: 'pending' } | { from: string; state: 'failed'; failure: ApiFailure } | { from: string; state: 'done' }
+type SignOut =
+  | { from: string; state: 'pending' }
+  | { from: string; state: 'failed'; failure: ApiFailure }
+  /** `lost`: what this tab's forms held unsaved when a sign-out in another window took the page away. */
+  | { from: string; state: 'done'; lost?: string[] }
 const signOut = signal<SignOut | null>(null)
 
 /**
@@ -95,11 +99,14 @@ const SIGNED_OUT = 'signed-out'
 const signOuts = typeof BroadcastChannel === 'function' ? new BroadcastChannel('admin-dashboard.session') : null
 signOuts?.addEventListener('message', (event: MessageEvent) => {
   if (event.data !== SIGNED_OUT || signOut.peek()?.state === 'done') return
+  // Signing out means leaving: nothing is kept past it, but this tab says what it let go.
+  const lost = unsavedForms().map((form) => form.what)
+  releaseUnsavedChanges()
   markSignedOut()
   dropDrafts()
   user.value = null
   sessionEnded.value = null
-  signOut.value = { from: currentPage(), state: 'done' }
+  signOut.value = { from: currentPage(), state: 'done', lost }
 })
 
 async function signOutFrom(from: string): Promise<void> {
@@ -340,6 +347,7 @@ function SignOutView({ progress }: { progress: SignOut }) {
     <main id="main" key="done" class="page page-alone">
       <Heading>Signed out</Heading>
       <p>You are signed out of the dashboard.</p>
+      {progress.lost && progress.lost.length > 0 && <p>{`You signed out in another window: your unsaved changes to ${listed(progress.lost)} in this tab were not kept.`}</p>}
       <p>
         <a href={signInHref(progress.from)}>Sign in again</a>
       </p>

@@ -183,6 +183,29 @@ test('on a phone a click outside the menu and the top bar closes it; one inside 
   }
 })
 
+test('Sign out in one window takes another window’s page away too, and that window says which unsaved changes it did not keep', async () => {
+  const other = await signedInPage(harness, 'admin', '/dashboard/settings')
+  try {
+    const { page: first, context, problems } = other
+    const second = await context.newPage()
+    const secondProblems = watchProblems(second, harness.sandbox.url)
+    await second.goto(url('/dashboard/settings'))
+    await second.getByRole('button', { name: 'Add setting' }).click()
+    const dialog = second.getByRole('dialog', { name: 'Add setting' })
+    await dialog.getByRole('textbox', { name: 'Key' }).fill('site.left_behind')
+    await first.getByRole('button', { name: 'Sign out' }).click()
+    await first.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+    await second.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+    await second.getByText('You signed out in another window: your unsaved changes to the new setting in this tab were not kept.').waitFor()
+    // The window that signed out held nothing unsaved, and says nothing of the kind.
+    expect(await first.getByText('were not kept').count()).toBe(0)
+    expect(await second.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith('admin-dashboard.draft')))).toEqual([])
+    expect([...problems, ...secondProblems]).toEqual([])
+  } finally {
+    await other.context.close()
+  }
+})
+
 test('Sign in again, after signing out, returns to the page where the operator signed out', async () => {
   const identity = [...harness.sandbox.kratos.identities.values()].find((candidate) => candidate.traits.email === 'user16@example.test')!
   const identityPage = `/dashboard/identities/${identity.id}`
