@@ -1505,7 +1505,7 @@ describe('in the browser', () => {
     await tabTo(page, 'Device authorization grant: refresh token')
     await page.keyboard.type('720h')
     await page.keyboard.press('Enter')
-    const refused = form.getByText('A lifespan must be longer than 0: tokens would expire as they are issued. Leave it empty for Hydra’s default.')
+    const refused = form.getByText('A lifespan must be at least 1s: tokens would expire as they are issued. Leave it empty for Hydra’s default.')
     await refused.waitFor()
     expect(await deviceAccess.getAttribute('aria-invalid')).toBe('true')
     expect(await deviceAccess.getAttribute('aria-describedby')).toBe(await refused.getAttribute('id'))
