@@ -1137,7 +1137,7 @@ test('an identity deleted elsewhere first (another tab, the Kratos CLI): Delete 
   admin.problems.length = 0
 })
 
-test('a Delete identity under way stays until it is answered: Cancel is disabled with Delete and Escape does nothing, so nothing is deleted behind a Cancel', async () => {
+test('a Delete identity under way stays until it is answered: Cancel is unavailable with Delete and Escape does nothing, so nothing is deleted behind a Cancel', async () => {
   admin.problems.length = 0
   const { kratos } = admin.harness.sandbox
   const identity = kratos.addIdentity({ email: 'held.delete@example.test', name: 'Held Delete' })
@@ -1148,10 +1148,13 @@ test('a Delete identity under way stays until it is answered: Cancel is disabled
   const box = dialog.getByRole('textbox', { name: 'Type held.delete@example.test to confirm' })
   const deleting = (url: URL) => url.pathname === `/api/idp-admin/admin/identities/${identity.id}`
   const deletes = () => kratos.calls.filter((call) => call.method === 'DELETE' && call.path === `/admin/identities/${identity.id}`).length
-  /** While its request is held: both buttons disabled, and neither Escape (twice) nor Cancel closes the question. */
+  /** While its request is held: both buttons unavailable (focus stays in the question), and neither Escape (twice) nor Cancel closes it. */
   const staysWhileHeld = async () => {
-    await dialog.locator('button:disabled', { hasText: 'Cancel' }).waitFor()
-    expect(await dialog.getByRole('button', { name: 'Delete', exact: true }).isDisabled()).toBe(true)
+    await dialog.locator('button[aria-disabled="true"]', { hasText: 'Cancel' }).waitFor()
+    expect(await dialog.getByRole('button', { name: 'Delete', exact: true }).getAttribute('aria-disabled')).toBe('true')
+    expect(await admin.page.evaluate(() => document.activeElement?.closest('dialog') !== null)).toBe(true)
+    expect(await dialog.getAttribute('aria-busy')).toBe('true')
+    await dialog.getByText('Waiting for the answer: this question closes when it comes.').waitFor()
     // Twice: Chromium lets a page refuse a dialog's cancel event only once per click or key other than Escape.
     await admin.page.keyboard.press('Escape')
     await admin.page.keyboard.press('Escape')

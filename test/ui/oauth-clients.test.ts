@@ -612,7 +612,7 @@ describe('in the browser', () => {
     expect(admin.problems).toEqual([])
   })
 
-  test('a question whose change is under way stays until it is answered: Cancel is disabled with the change’s button and Escape does nothing, so nothing is done behind a Cancel', async () => {
+  test('a question whose change is under way stays until it is answered: Cancel is unavailable with the change’s button and Escape does nothing, so nothing is done behind a Cancel', async () => {
     const { hydra } = admin.harness.sandbox
     const page = admin.page
     const secret = page.locator('output[aria-label="Client secret"]')
@@ -620,10 +620,17 @@ describe('in the browser', () => {
     const question = page.getByRole('dialog', { name: 'Save with a new secret?' })
     const clientUrl = (id: string) => (url: URL) => url.pathname === `/api/oauth-admin/admin/clients/${encodeURIComponent(id)}`
     const focused = () => page.evaluate(() => `${document.activeElement?.closest('dialog') ? 'in the dialog: ' : ''}${document.activeElement?.textContent}`)
-    /** While its request is held: both buttons disabled, and Escape, pressed twice, leaves the question open. */
+    /**
+     * While its request is held: both buttons unavailable (marked so, not disabled: focus stays on the
+     * pressed one, inside the question), the question busy and saying it waits, and Escape, pressed
+     * twice, leaves it open.
+     */
     const staysWhileHeld = async (dialog: Locator, action: string) => {
-      await dialog.locator('button:disabled', { hasText: 'Cancel' }).waitFor()
-      expect(await dialog.getByRole('button', { name: action }).isDisabled()).toBe(true)
+      await dialog.locator('button[aria-disabled="true"]', { hasText: 'Cancel' }).waitFor()
+      expect(await dialog.getByRole('button', { name: action }).getAttribute('aria-disabled')).toBe('true')
+      expect(await page.evaluate(() => (document.activeElement?.closest('dialog') ? document.activeElement.textContent : 'outside the question'))).toBe(action)
+      expect(await dialog.getAttribute('aria-busy')).toBe('true')
+      await dialog.getByText('Waiting for the answer: this question closes when it comes.').waitFor()
       // Twice: Chromium lets a page refuse a dialog's cancel event only once per click or key other than Escape.
       await page.keyboard.press('Escape')
       await page.keyboard.press('Escape')
@@ -686,7 +693,7 @@ describe('in the browser', () => {
       await form.getByRole('button', { name: 'Save' }).click()
       await form.locator('button:disabled', { hasText: 'Save' }).waitFor()
       await page.getByRole('button', { name: 'Delete client' }).click()
-      expect(await deleting.getByRole('button', { name: 'Delete' }).isDisabled()).toBe(true)
+      expect(await deleting.getByRole('button', { name: 'Delete' }).getAttribute('aria-disabled')).toBe('true')
       await deleting.getByRole('button', { name: 'Cancel' }).click()
       await deleting.waitFor({ state: 'hidden' })
       await page.getByRole('button', { name: 'Delete client' }).click()
@@ -1227,6 +1234,30 @@ describe('in the browser', () => {
     expect(admin.problems).toEqual([])
   })
 
+  test('a lifespan refused in the Token lifespans section, closed since, opens it and takes focus on Create, with its error and hint', async () => {
+    const page = admin.page
+    await page.goto(admin.url('/dashboard/oauth-clients'))
+    await page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
+    await page.getByRole('button', { name: 'Create client' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Create client' })
+    await dialog.getByRole('textbox', { name: 'Client name' }).fill('Short-lived tool')
+    await dialog.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://short.example.com/cb')
+    const section = dialog.locator('details', { has: page.getByText('Token lifespans', { exact: true }) })
+    await section.getByText('Token lifespans', { exact: true }).click()
+    const lifespan = dialog.getByRole('textbox', { name: 'Authorization code grant: access token' })
+    await lifespan.fill('0s')
+    await section.getByText('Token lifespans', { exact: true }).click()
+    expect(await section.evaluate((details) => (details as HTMLDetailsElement).open)).toBe(false)
+    const created = [...admin.harness.sandbox.hydra.clients.values()].length
+    await dialog.getByRole('button', { name: 'Create client' }).press('Enter')
+    await page.waitForFunction(() => document.activeElement?.id === 'client-authorization_code_grant_access_token_lifespan')
+    expect(await lifespan.getAttribute('aria-invalid')).toBe('true')
+    expect(await lifespan.getAttribute('aria-describedby')).toBe('client-lifespans-hint client-authorization_code_grant_access_token_lifespan-error')
+    expect([...admin.harness.sandbox.hydra.clients.values()].length).toBe(created)
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    expect(admin.problems).toEqual([])
+  })
+
   test('a refused Create is shown where the person is looking: the dialog scrolls up to its error', async () => {
     const { hydra } = admin.harness.sandbox
     await admin.page.goto(admin.url('/dashboard/oauth-clients'))
@@ -1508,7 +1539,8 @@ describe('in the browser', () => {
     const refused = form.getByText('A lifespan must be at least 1s: tokens would expire as they are issued. Leave it empty for Hydra’s default.')
     await refused.waitFor()
     expect(await deviceAccess.getAttribute('aria-invalid')).toBe('true')
-    expect(await deviceAccess.getAttribute('aria-describedby')).toBe(await refused.getAttribute('id'))
+    // Its hint (what empty means, the format, -1s for a refresh token) and its error.
+    expect(await deviceAccess.getAttribute('aria-describedby')).toBe(`client-lifespans-hint ${await refused.getAttribute('id')}`)
     expect(await deviceAccess.evaluate((element) => element === document.activeElement)).toBe(true)
     expect(await jwt.getAttribute('aria-invalid')).toBeNull()
     expect(patches()).toBe(before)

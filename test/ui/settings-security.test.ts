@@ -908,7 +908,7 @@ test('End dashboard sessions signs that identity out of its open browser', async
   }
 })
 
-test('End dashboard sessions under way stays until it is answered: Cancel is disabled with its button and Escape does nothing, so no session ends behind a Cancel', async () => {
+test('End dashboard sessions under way stays until it is answered: Cancel is unavailable with its button and Escape does nothing, so no session ends behind a Cancel', async () => {
   const viewer = await signedInPage(admin.harness, 'viewer')
   try {
     await viewer.page.getByRole('region', { name: 'Services' }).waitFor()
@@ -928,8 +928,11 @@ test('End dashboard sessions under way stays until it is answered: Cancel is dis
       await dialog.waitFor()
       expect(await admin.page.evaluate(() => document.activeElement?.textContent)).toBe('End dashboard sessions')
       await admin.page.keyboard.press('Enter')
-      await dialog.locator('button:disabled', { hasText: 'Cancel' }).waitFor()
-      expect(await dialog.getByRole('button', { name: 'End dashboard sessions' }).isDisabled()).toBe(true)
+      await dialog.locator('button[aria-disabled="true"]', { hasText: 'Cancel' }).waitFor()
+      expect(await dialog.getByRole('button', { name: 'End dashboard sessions' }).getAttribute('aria-disabled')).toBe('true')
+      // Focus stays on the pressed button, in the question, which says it is waiting.
+      expect(await admin.page.evaluate(() => (document.activeElement?.closest('dialog') ? document.activeElement.textContent : null))).toBe('End dashboard sessions')
+      expect(await dialog.getAttribute('aria-busy')).toBe('true')
       // Twice: Chromium lets a page refuse a dialog's cancel event only once per click or key other than Escape.
       await admin.page.keyboard.press('Escape')
       await admin.page.keyboard.press('Escape')

@@ -100,7 +100,7 @@ export function Dialog(props: {
     }
   }
   return (
-    <dialog ref={ref} aria-labelledby={titleId.current} class="dialog" onKeyDown={trap}>
+    <dialog ref={ref} aria-labelledby={titleId.current} aria-busy={props.underway ? 'true' : undefined} class="dialog" onKeyDown={trap}>
       {props.open && (
         <>
           <h2 id={titleId.current}>{props.title}</h2>
@@ -136,18 +136,22 @@ export function ConfirmDialog(props: {
   }, [pressed, props.busy, props.open])
   const underway = pressed && props.busy && props.open
   const confirm = () => {
+    if (props.busy) return
     setPressed(true)
     props.onConfirm()
   }
+  // The buttons are marked unavailable rather than disabled: a disabled button loses focus (to the
+  // page's body, outside the question), while this one keeps it, and a screen reader says it changed.
   return (
     <Dialog open={props.open} title={props.title} onClose={props.onClose} underway={underway}>
       {props.children}
       {props.failure && <ErrorView failure={props.failure} />}
+      {underway && <p class="muted">Waiting for the answer: this question closes when it comes.</p>}
       <div class="actions">
-        <button type="button" class="danger" disabled={props.busy} onClick={confirm}>
+        <button type="button" class="danger" aria-disabled={props.busy ? 'true' : undefined} onClick={confirm}>
           {props.action}
         </button>
-        <button type="button" disabled={underway} onClick={props.onClose}>
+        <button type="button" aria-disabled={underway ? 'true' : undefined} onClick={() => !underway && props.onClose()}>
           Cancel
         </button>
       </div>

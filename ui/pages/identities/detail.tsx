@@ -938,11 +938,13 @@ function DangerSection({ identity }: { identity: Identity }) {
             <input id="delete-confirm" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} autocomplete="off" />
           </div>
           {failure && <ErrorView failure={failure} />}
+          {busy && <p class="muted">Waiting for the answer: this question closes when it comes.</p>}
           <div class="actions">
-            <button type="submit" class="danger" disabled={typed !== identifier || busy}>
+            {/* Unavailable while it runs, not disabled: a disabled button would lose focus to the page's body (ConfirmDialog). */}
+            <button type="submit" class="danger" disabled={typed !== identifier} aria-disabled={busy ? 'true' : undefined}>
               Delete
             </button>
-            <button type="button" disabled={busy} onClick={() => setOpen(false)}>
+            <button type="button" aria-disabled={busy ? 'true' : undefined} onClick={() => !busy && setOpen(false)}>
               Cancel
             </button>
           </div>
