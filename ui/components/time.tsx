@@ -11,7 +11,7 @@ export function Time({ value }: { value: string | null | undefined }) {
   const date = new Date(value)
   if (Number.isNaN(date.getTime())) return <span>—</span>
   // Unset, as Go writes it: not a moment in year 1.
-  if (date.getTime() === GO_ZERO_TIME) return <span title={value}>—</span>
+  if (date.getTime() === GO_ZERO_TIME) return <span>—</span>
   const iso = date.toISOString()
   return (
     <time dateTime={iso} title={iso}>

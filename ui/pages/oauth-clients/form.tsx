@@ -431,8 +431,11 @@ export function ClientForm(props: {
     const found = validateDraft(draft, props.stored)
     setErrors(found)
     if (Object.keys(found).length > 0) {
-      const first = Object.keys(found)[0]
-      document.getElementById(`client-${first}`)?.focus()
+      const field = document.getElementById(`client-${Object.keys(found)[0]}`)
+      // A field in a closed section (Token lifespans) cannot take focus: the section opens first.
+      const section = field?.closest('details')
+      if (section && !section.open) section.open = true
+      field?.focus()
       return
     }
     props.onSubmit(draft)
@@ -554,12 +557,15 @@ export function ClientForm(props: {
       </div>
       <details class="nested" open={lifespansSet || CLIENT_LIFESPANS.some((name) => errors[name]) || undefined}>
         <summary>Token lifespans</summary>
-        <p class="hint">Empty uses Hydra's default. Durations such as 1h, 30m or 720h; a refresh token lifespan below 0 (-1s) never expires.</p>
+        <p class="hint" id="client-lifespans-hint">
+          Empty uses Hydra's default. Durations such as 1h, 30m or 720h; a refresh token lifespan below 0 (-1s) never expires.
+        </p>
         {CLIENT_LIFESPANS.map((name) => (
           <div class="field" key={name}>
             <label for={`client-${name}`}>{`${LIFESPAN_NAMES[name].grant}: ${LIFESPAN_NAMES[name].token}`}</label>
             <input
               {...described(name)}
+              aria-describedby={['client-lifespans-hint', errors[name] && `client-${name}-error`].filter(Boolean).join(' ')}
               class="mono"
               value={draft.lifespans[name]}
               autocomplete="off"
