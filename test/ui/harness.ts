@@ -271,8 +271,10 @@ export function answerQuestions(page: Page) {
  * (it may still know this browser and send it straight back), until `landed` is shown.
  */
 export async function backThroughSignIn(page: Page, sandbox: Sandbox, landed: Locator): Promise<void> {
-  const atProvider = page.waitForURL((address) => address.origin === sandbox.providerUrl).then(() => true)
-  if (await Promise.race([atProvider, landed.waitFor().then(() => false)])) await signIn(page, sandbox, 'admin')
+  // The provider's address is enough to know which way it went (signIn waits for its form); a
+  // loaded machine may take a while to finish loading a page on the way, so the wait is longer.
+  const atProvider = page.waitForURL((address) => address.origin === sandbox.providerUrl, { waitUntil: 'commit', timeout: 20_000 }).then(() => true)
+  if (await Promise.race([atProvider, landed.waitFor({ timeout: 20_000 }).then(() => false)])) await signIn(page, sandbox, 'admin')
   await landed.waitFor()
 }
 
