@@ -13,7 +13,7 @@ export function Dialog(props: {
   open: boolean
   title: string
   onClose: () => void
-  /** The action it asks about is under way: Escape does nothing until it is done. */
+  /** The action it asks about is under way: Escape does nothing until it is done, and the question says it waits. */
   underway?: boolean
   children: ComponentChildren
 }) {
@@ -105,6 +105,7 @@ export function Dialog(props: {
         <>
           <h2 id={titleId.current}>{props.title}</h2>
           {props.children}
+          {props.underway && <p class="muted">Waiting for the answer: this question closes when it comes.</p>}
         </>
       )}
     </dialog>
@@ -146,7 +147,6 @@ export function ConfirmDialog(props: {
     <Dialog open={props.open} title={props.title} onClose={props.onClose} underway={underway}>
       {props.children}
       {props.failure && <ErrorView failure={props.failure} />}
-      {underway && <p class="muted">Waiting for the answer: this question closes when it comes.</p>}
       <div class="actions">
         <button type="button" class="danger" aria-disabled={props.busy ? 'true' : undefined} onClick={confirm}>
           {props.action}

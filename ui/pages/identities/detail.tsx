@@ -938,7 +938,6 @@ function DangerSection({ identity }: { identity: Identity }) {
             <input id="delete-confirm" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} autocomplete="off" />
           </div>
           {failure && <ErrorView failure={failure} />}
-          {busy && <p class="muted">Waiting for the answer: this question closes when it comes.</p>}
           <div class="actions">
             {/* Unavailable while it runs, not disabled: a disabled button would lose focus to the page's body (ConfirmDialog). */}
             <button type="submit" class="danger" disabled={typed !== identifier} aria-disabled={busy ? 'true' : undefined}>
