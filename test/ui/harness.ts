@@ -74,6 +74,29 @@ export async function signIn(page: Page, sandbox: Sandbox, role: 'admin' | 'view
   await page.waitForURL((url) => url.origin === sandbox.url)
 }
 
+/**
+ * The sandbox and a browser for the tests of the surrounding file or describe block: started
+ * before them, stopped after them. Read its fields in tests and hooks, not at load.
+ */
+export function useHarness(): Harness {
+  let started: Harness | undefined
+  beforeAll(async () => {
+    started = await startHarness()
+  }, 60_000)
+  afterAll(async () => {
+    await started?.stop()
+  })
+  return {
+    get sandbox() {
+      return started!.sandbox
+    },
+    get browser() {
+      return started!.browser
+    },
+    stop: () => started!.stop(),
+  }
+}
+
 /** A signed-in context for a role, and one page in it. */
 export async function signedInPage(harness: Harness, role: 'admin' | 'viewer', path = '/dashboard'): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
   const context = await harness.browser.newContext({ viewport: DESKTOP })

@@ -3,19 +3,13 @@
 // the browser is idle after it, or at once when a link leads straight to a page. A page whose code
 // cannot be fetched (the network, or an executable updated since the tab opened) says so and offers
 // Reload.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import type { Page, Request } from 'playwright-core'
 import { ASSETS, ENTRY } from '../../src/dashboard/assets.generated.ts'
 import { within } from '../support/eventually.ts'
-import { holdRequests, signedInPage, startHarness, sweep, tabTo, type Harness } from './harness.ts'
+import { holdRequests, signedInPage, sweep, tabTo, useHarness } from './harness.ts'
 
-let harness: Harness
-beforeAll(async () => {
-  harness = await startHarness()
-}, 60_000)
-afterAll(async () => {
-  await harness?.stop()
-})
+const harness = useHarness()
 
 const ASSET_PATH = '/dashboard/assets/'
 /** The pages' chunks and the code they share: every script but the entry and the session map's outline. */

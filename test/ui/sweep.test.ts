@@ -2,19 +2,12 @@
 // and dark, 1280 px and 390 px, with no console error, CSP violation, sideways scroll or serious
 // axe-core finding. A viewer gets the "no access" view on every admin page without a single admin
 // request leaving the browser or reaching an upstream.
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
-import { signedInPage, startHarness, sweep, type Harness } from './harness.ts'
+import { signedInPage, sweep, useHarness } from './harness.ts'
 
-let harness: Harness
-
-beforeAll(async () => {
-  harness = await startHarness()
-}, 60_000)
-afterAll(async () => {
-  await harness?.stop()
-})
+const harness = useHarness()
 
 const url = (path: string) => `${harness.sandbox.url}${path}`
 

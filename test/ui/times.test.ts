@@ -2,17 +2,11 @@
 // the zone's name (two dispatch attempts seconds apart, or the two 02:30s of the night the clocks
 // go back in Berlin, read as different moments), and Go's zero time, which Kratos and Hydra send
 // for a time never set, as unset rather than a moment in year 1.
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
-import { DESKTOP, signIn, startHarness, watchProblems, type Harness } from './harness.ts'
+import { DESKTOP, signIn, watchProblems, useHarness } from './harness.ts'
 
-let harness: Harness
-beforeAll(async () => {
-  harness = await startHarness()
-}, 60_000)
-afterAll(async () => {
-  await harness?.stop()
-})
+const harness = useHarness()
 
 /** A signed-in admin's page in a browser set to `timezoneId` and `locale`, opened at `path`. */
 async function openIn(timezoneId: string, locale: string, path: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
