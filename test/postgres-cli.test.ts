@@ -297,7 +297,7 @@ describe('import-sqlite', () => {
     const missing = join(dir, 'no-such.db')
     const result = await cli(['import-sqlite', missing], { DATABASE_URL: await pg.createDatabase() })
     expect(result.code).toBe(1)
-    expect(result.stderr).toContain('does not exist')
+    expect(result.stderr).toBe(`admin-dashboard: there is no SQLite file at ${missing}; nothing was imported\n`)
     expect(existsSync(missing)).toBe(false)
     const noUrl = await cli(['import-sqlite', join(dir, 'single.db')], {})
     expect(noUrl.code).toBe(1)

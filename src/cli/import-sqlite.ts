@@ -6,7 +6,7 @@
 import { Database } from 'bun:sqlite'
 import { accessSync, constants, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { loadConfig } from '../config.ts'
 import { PostgresStorage } from '../db/postgres-storage.ts'
 import { DATABASE_BUSY, isDatabaseBusy, LOCK_WAIT_MS } from '../db/database.ts'
@@ -45,7 +45,7 @@ export async function runImportSqlite(args: string[], io: CliIo): Promise<number
   }
   // Opening would create a missing file: a mistyped path must not import an empty database.
   if (!existsSync(path)) {
-    io.err('admin-dashboard: the SQLite file does not exist\n')
+    io.err(`admin-dashboard: there is no SQLite file at ${resolve(path)}; nothing was imported\n`)
     return 1
   }
   // The file is left as it was, whatever happens: it is read through a snapshot, which is
