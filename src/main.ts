@@ -41,8 +41,9 @@ function usageError(line: string): Exit {
   return 2
 }
 
+/** Each line with the program's name before it, but an indented line, which belongs to the line above it (a list under its heading, as the settings commands write one). */
 function fail(lines: string[]): Exit {
-  for (const line of lines) process.stderr.write(`admin-dashboard: ${line}\n`)
+  for (const line of lines) process.stderr.write(line.startsWith(' ') ? `${line}\n` : `admin-dashboard: ${line}\n`)
   return 1
 }
 

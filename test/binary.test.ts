@@ -75,7 +75,9 @@ describe('the compiled binary', () => {
     expect((await runToEnd([binary, 'settings', 'set', 'probe.secret', '--encrypted'], { ...env, ENCRYPTION_KEY_PREVIOUS: undefined }, { stdin: 'v' })).code).toBe(0)
     const refusal = 'ENCRYPTION_KEY_PREVIOUS must differ from ENCRYPTION_KEY: it is the other key of a rotation (leave it unset when no rotation is under way)\n'
     for (const [args, stderr] of [
-      [['check-config'], `admin-dashboard: invalid configuration:\nadmin-dashboard:   ${refusal}`],
+      // Every command writes the refusal alike: the list indented under its heading.
+      [['check-config'], `admin-dashboard: invalid configuration:\n  ${refusal}`],
+      [['serve'], `admin-dashboard: invalid configuration:\n  ${refusal}`],
       [['settings', 'reencrypt'], `admin-dashboard: invalid configuration:\n  ${refusal}`],
     ] as const) {
       const result = await runToEnd([binary, ...args], env)
