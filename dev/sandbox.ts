@@ -33,6 +33,10 @@ interface SandboxOptions {
   kratosPublic?: boolean
   /** Without it the service has no ENCRYPTION_KEY. Default true. */
   encryption?: boolean
+  /** Every answer the service sends, for tests that check them all (test/support/leaks.ts). */
+  observe?: (request: Request, response: Response) => void
+  /** Where the log's lines go instead of stdout, every level included (for the same tests). */
+  logLines?: (line: string) => void
 }
 
 export interface Sandbox {
@@ -122,13 +126,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   }
   const loaded = loadConfig(env)
   if (!loaded.ok) throw new Error(loaded.errors.join('; '))
-  const log = createLogger(loaded.config.logLevel)
+  const log = options.logLines ? createLogger('debug', options.logLines) : createLogger(loaded.config.logLevel)
   const opened = await openStorage(loaded.config, log)
   if (!opened.ok) throw new Error(opened.error)
   const { handle, services } = createApp({ config: loaded.config, storage: opened.storage, log })
   await services.ready()
   held.release()
-  const running = serve({ handle, hostname: '127.0.0.1', port, log })
+  const running = serve({ handle, hostname: '127.0.0.1', port, log, observe: options.observe })
 
   return {
     url: baseUrl,

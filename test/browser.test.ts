@@ -1,32 +1,15 @@
 // A person signs in: headless Chromium (Debian's package, driven by playwright-core) goes through
 // the sandbox's provider and lands on /dashboard showing who is signed in.
-import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { chromium, type Browser } from 'playwright-core'
-import { startSandbox, SANDBOX_USERS, type Sandbox } from '../dev/sandbox.ts'
+import { expect, test } from 'bun:test'
+import { SANDBOX_USERS } from '../dev/sandbox.ts'
+import { useHarness, watchProblems } from './ui/harness.ts'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const dataDir = mkdtempSync(join(tmpdir(), 'admin-dashboard-browser-'))
-let sandbox: Sandbox
-let browser: Browser
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, dataDir, quiet: true })
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
-}, 60_000)
-afterAll(async () => {
-  await browser?.close()
-  await sandbox?.stop()
-  rmSync(dataDir, { recursive: true, force: true })
-})
+const harness = useHarness()
 
 test('an administrator signs in through the provider and lands on /dashboard', async () => {
-  const page = await browser.newPage()
+  const { sandbox } = harness
+  const page = await harness.browser.newPage()
+  const problems = watchProblems(page, sandbox.url)
   await page.goto(`${sandbox.url}/dashboard`)
   // No session: the page sends the browser to the login, which ends at the provider's form.
   await page.waitForURL((url) => url.origin === sandbox.providerUrl)
@@ -37,7 +20,6 @@ test('an administrator signs in through the provider and lands on /dashboard', a
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
   expect(await page.getByRole('banner').textContent()).toContain(SANDBOX_USERS.admin)
   expect(await page.getByRole('banner').textContent()).toContain('Admin')
-  await page.screenshot({ path: join(dataDir, 'signed-in.png') })
 
   // The cookie is HttpOnly: page script cannot read it.
   expect(await page.evaluate(() => document.cookie)).not.toContain('admin-session')
@@ -51,4 +33,5 @@ test('an administrator signs in through the provider and lands on /dashboard', a
   await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
   const after = await page.context().request.get(`${sandbox.url}/api/auth/session`)
   expect(after.status()).toBe(401)
+  expect(problems).toEqual([])
 }, 60_000)

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runSettingsCommand, type CliIo } from '../src/cli/settings.ts'
 import type { Environment } from '../src/config.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret } from './support/leaks.ts'
 import { randomKey } from './support/service.ts'
 import { runToEnd, startProcess } from './support/process.ts'
 
@@ -22,7 +22,7 @@ const rightKey = randomKey()
 const otherKey = randomKey()
 const thirdKey = randomKey()
 const VALUES = ['smtp-password-value-1', 'captcha-secret-value-2', 'api-key-value-3']
-markSensitive(signingKey, rightKey, otherKey, thirdKey, ...VALUES)
+markSecret(signingKey, rightKey, otherKey, thirdKey, ...VALUES)
 const secrets = [signingKey, rightKey, otherKey, thirdKey, ...VALUES]
 
 let databases = 0

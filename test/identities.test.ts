@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
-import { leakProblems, markSensitive } from './support/leaks.ts'
+import { leakProblems, markSecret, markSensitive } from './support/leaks.ts'
 import { startService, type TestService } from './support/service.ts'
 import { startStack, type Stack } from './support/stack.ts'
 import { nextPageToken, parseLinkHeader } from '../src/upstream/client.ts'
@@ -274,7 +274,7 @@ describe('access', () => {
 
   test('the stored idp-admin API key is sent to the store as a Bearer token', async () => {
     const key = 'ory_pat_' + crypto.randomUUID().replaceAll('-', '')
-    markSensitive(key)
+    markSecret(key)
     await stack.service.services.settings.write({ key: 'proxy.idp-admin.api_key', value: key, encrypted: true }, null)
     stack.kratos.apiKey = key
     try {

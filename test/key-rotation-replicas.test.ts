@@ -11,7 +11,7 @@ import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
 import { usePostgres } from './support/use-postgres.ts'
 import { randomKey } from './support/service.ts'
 import { runToEnd, startProcess, type ServiceProcess } from './support/process.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret, markSensitive } from './support/leaks.ts'
 import { signSessionCookie } from '../src/session/cookie.ts'
 import { decodeBase64Key } from '../src/config.ts'
 
@@ -93,7 +93,7 @@ const written = new Map<string, string>()
 async function write(service: ServiceProcess, key: string): Promise<void> {
   const value = `${key} value ${randomKey(9)}`
   secrets.push(value)
-  markSensitive(value)
+  markSecret(value)
   const response = await fetch(`${service.url}/api/settings`, {
     method: 'POST',
     headers: { cookie: adminCookie, origin: BASE_URL, 'content-type': 'application/json' },
@@ -124,10 +124,10 @@ describe('a replica started with another ENCRYPTION_KEY', () => {
     const a = await start(url, { ENCRYPTION_KEY: oldKey })
     const value = `replica-secret-${randomKey(9)}`
     secrets.push(value)
-    markSensitive(value)
+    markSecret(value)
     const wrongKey = randomKey()
     secrets.push(wrongKey)
-    markSensitive(wrongKey)
+    markSecret(wrongKey)
     const created = await fetch(`${a.url}/api/settings`, {
       method: 'POST',
       headers: { cookie: adminCookie, origin: BASE_URL, 'content-type': 'application/json' },

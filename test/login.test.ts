@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto'
 import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
 import { signIn, signInAtProvider, startOAuthProvider, type RunningProvider } from './support/oauth-provider.ts'
 import { startService, TestClock, type TestService } from './support/service.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret, markSensitive } from './support/leaks.ts'
 import { freePort } from './support/ports.ts'
 import { temporaryDir } from './support/temp.ts'
 import { readCookieValues } from '../src/session/cookie.ts'
@@ -31,13 +31,13 @@ async function startLogin(target = service) {
   const cookies = setCookies(response)
   const state = cookieValue(cookies.get('oauth_state'))
   const verifier = cookieValue(cookies.get('oauth_verifier'))
-  markSensitive(state, verifier)
+  markSecret(state, verifier)
   return { response, cookies, location: response.headers.get('location')!, flowCookie: `oauth_state=${state}; oauth_verifier=${verifier}`, state, verifier }
 }
 
 /** Follows the provider's redirect back into our callback, as the browser would. */
 async function callback(target: TestService, redirectBack: URL, flowCookie: string, extraCookie = '') {
-  markSensitive(redirectBack.searchParams.get('code'))
+  markSecret(redirectBack.searchParams.get('code'))
   return fetch(`${target.url}/api/auth/callback${redirectBack.search}`, {
     headers: { cookie: [flowCookie, extraCookie].filter(Boolean).join('; ') },
     redirect: 'manual',
@@ -164,7 +164,7 @@ describe('a completed login', () => {
     const back = await signInAtProvider(login.location, 'ada@example.test')
     const second = await callback(service, back, login.flowCookie, first.cookie)
     const newValue = cookieValue(setCookies(second).get('admin-session'))
-    markSensitive(newValue)
+    markSecret(newValue)
     const sid = (value: string) => JSON.parse(Buffer.from(value.split('.')[0]!, 'base64url').toString()).sid
     expect(sid(newValue)).not.toBe(sid(first.cookie.slice('admin-session='.length)))
   })

@@ -12,7 +12,7 @@ import { runToEnd } from './support/process.ts'
 import { PostgresStorage } from '../src/db/postgres-storage.ts'
 import { join } from 'node:path'
 import { RecordingUpstream } from './support/upstream.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret } from './support/leaks.ts'
 import { startFreezableProxy, type FreezableProxy } from './support/freezable-proxy.ts'
 
 const pg = usePostgres()
@@ -566,7 +566,7 @@ test('PostgreSQL down: a public proxy prefix is forwarded with the API key read 
     env: { DATABASE_URL: await pg.createDatabase(), IDP_PUBLIC_URL: upstream.url, OAUTH_PUBLIC_URL: upstream.url, OAUTH_ADMIN_URL: upstream.url, IAM_IDP_PUBLIC_URL: upstream.url },
   })
   const key = `public-key-${randomKey(9)}`
-  markSensitive(key)
+  markSecret(key)
   const forwarded = async (path: string) => {
     const response = await fetch(stack.service.url + path)
     const text = await response.text()

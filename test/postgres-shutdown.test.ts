@@ -9,7 +9,7 @@ import { usePostgres } from './support/use-postgres.ts'
 import { startFreezableProxy, type FreezableProxy } from './support/freezable-proxy.ts'
 import { startProcess, type ServiceProcess } from './support/process.ts'
 import { randomKey } from './support/service.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret } from './support/leaks.ts'
 import { within } from './support/eventually.ts'
 
 const MAIN = join(import.meta.dir, '..', 'src', 'main.ts')
@@ -35,7 +35,7 @@ async function startBehindProxy(arm?: (proxy: FreezableProxy) => void): Promise<
   proxies.push(proxy)
   arm?.(proxy)
   url.port = String(proxy.port)
-  markSensitive(pg.password)
+  markSecret(pg.password)
   const service = await startProcess(['bun', MAIN, 'serve'], {
     SESSION_SIGNING_KEY: randomKey(),
     ENCRYPTION_KEY: randomKey(),
@@ -108,7 +108,7 @@ test('SIGTERM while the start waits on a database that does not answer: the star
   // Every connection frozen from the first: the start waits on its first query.
   proxy.partition()
   url.port = String(proxy.port)
-  markSensitive(pg.password)
+  markSecret(pg.password)
   const child = Bun.spawn(['bun', MAIN, 'serve'], {
     env: {
       PATH: process.env.PATH,
@@ -153,7 +153,7 @@ test('SIGTERM while the start waits on a database that does not answer: the star
 
 test('PostgreSQL stopped under the service and started again: the outage is told by our JSON lines only, with nothing of the database client on stderr', async () => {
   const url = await pg.createDatabase()
-  markSensitive(pg.password)
+  markSecret(pg.password)
   const service = await startProcess(['bun', MAIN, 'serve'], { SESSION_SIGNING_KEY: randomKey(), DATABASE_URL: url, HOST: '127.0.0.1' })
   processes.push(service)
   await pg.stop()

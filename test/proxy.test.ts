@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib'
 import { rawRequest } from './support/raw-http.ts'
 import { startStack, type Stack } from './support/stack.ts'
 import { RawListener, RecordingUpstream, repeatedStream } from './support/upstream.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret, markSensitive } from './support/leaks.ts'
 import { seededRandom } from './support/random.ts'
 import { randomKey, startService, type TestService } from './support/service.ts'
 import { joinUpstreamUrl, type UpstreamTarget } from '../src/proxy/url.ts'
@@ -174,7 +174,7 @@ describe('a stored API key the service cannot read', () => {
     const first = await startService({ env })
     await first.services.settings.write({ key: 'proxy.idp.api_key', value: 'public-prefix-key-0123', encrypted: true }, null)
     await first.services.settings.write({ key: 'proxy.oauth-admin.api_key', value: 'admin-prefix-key-0123', encrypted: true }, null)
-    markSensitive('public-prefix-key-0123', 'admin-prefix-key-0123')
+    markSecret('public-prefix-key-0123', 'admin-prefix-key-0123')
     await first.stop({ keepDir: true })
 
     for (const encryptionKey of [randomKey(), '']) {
@@ -211,7 +211,7 @@ describe('an API key that cannot go in a header', () => {
   const hostile = ['KEY-123\r\n\r\nGET /smuggled HTTP/1.1\r\nhost: x\r\nx-pad: y', 'KEY\u010d\u010aX-Injected:yes', 'trailing-newline\n', 'with space', 'tab\there', 'nul\u0001byte', 'é-accented']
 
   test('is refused when stored, through the API and the settings service, naming none of it', async () => {
-    markSensitive(hostile[0]!, hostile[1]!)
+    markSecret(hostile[0]!, hostile[1]!)
     const cookie = `admin-session=${stack.service.sign({ sub: stack.admin.id, role: 'admin' })}`
     for (const value of hostile) {
       const response = await fetch(`${stack.service.url}/api/settings`, {
@@ -489,7 +489,7 @@ describe('upstream behaviour', () => {
   })
 
   test('a 407 (a proxy on the way asking for its credentials) → 500 proxy_error, nothing of it relayed, with either client', async () => {
-    markSensitive('dXNlcjpwcm94eS1wYXNzd29yZA==')
+    markSecret('dXNlcjpwcm94eS1wYXNzd29yZA==')
     const answer = (socket: Socket) =>
       socket.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="corp"\r\nContent-Length: 28\r\nConnection: close\r\n\r\ndXNlcjpwcm94eS1wYXNzd29yZA==')
     for (const env of [{}, { HTTP_PROXY: 'http://127.0.0.1:9' }] as Record<string, string>[]) {

@@ -12,7 +12,7 @@ import { startPostgres, type PostgresCluster } from './support/postgres.ts'
 import { randomKey } from './support/service.ts'
 import { runToEnd, startProcess, type ServiceProcess } from './support/process.ts'
 import { RecordingUpstream } from './support/upstream.ts'
-import { leakProblems, markSensitive } from './support/leaks.ts'
+import { leakProblems, markSecret, markSensitive } from './support/leaks.ts'
 import { signSessionCookie, type Role } from '../src/session/cookie.ts'
 import { decodeBase64Key } from '../src/config.ts'
 import { within } from './support/eventually.ts'
@@ -38,7 +38,7 @@ const processes: ServiceProcess[] = []
 function cookieFor(identity: FixtureIdentity, role: Role, sid: string): string {
   const iat = Math.floor(Date.now() / 1000) - 5
   const value = signSessionCookie(decodeBase64Key(signingKey)!, { v: 1, sid, sub: identity.id, email: `${sid}@example.test`, role, iat, iatMs: iat * 1000, exp: iat + 3600 })
-  markSensitive(value)
+  markSecret(value)
   secrets.push(value)
   return `admin-session=${value}`
 }
@@ -142,7 +142,7 @@ test('an API key set on A: B’s next proxied call carries it within 1 s, and a 
   expect(await within(1000, async () => (await callThroughB()) === `Bearer ${API_KEY}`)).not.toBeNull()
   const next = `${API_KEY}-rotated`
   secrets.push(next)
-  markSensitive(next)
+  markSecret(next)
   expect((await post(a, '/api/settings', adminCookie, { key: 'proxy.oauth-admin.api_key', value: next, encrypted: true })).status).toBe(200)
   expect(await within(1000, async () => (await callThroughB()) === `Bearer ${next}`)).not.toBeNull()
 })

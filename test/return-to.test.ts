@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { KratosFixture } from './support/kratos.ts'
 import { signInAtProvider, startOAuthProvider, type RunningProvider } from './support/oauth-provider.ts'
 import { startService, type TestService } from './support/service.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret, markSensitive } from './support/leaks.ts'
 import { rawRequest } from './support/raw-http.ts'
 import { safeReturnTo } from '../src/auth/return-to.ts'
 
@@ -42,13 +42,13 @@ async function landingAfterLogin(returnToAsWritten: string): Promise<string> {
   // The raw client keeps one header per name; ask again with fetch for all the cookies of the same request.
   const started = await fetch(`${service.url}/api/auth/login?return_to=${returnToAsWritten}`, { redirect: 'manual' })
   const flow = cookiePairs(started.headers.getSetCookie())
-  markSensitive(flow.get('oauth_state'), flow.get('oauth_verifier'))
+  markSecret(flow.get('oauth_state'), flow.get('oauth_verifier'))
   // The state sent to the provider is random: the deep link is never in it.
   const authorize = new URL(started.headers.get('location')!)
   expect(authorize.searchParams.get('state')).toBe(flow.get('oauth_state')!)
   expect(authorize.searchParams.get('state')).not.toContain('dashboard')
   const back = await signInAtProvider(authorize.href, 'ada@example.test')
-  markSensitive(back.searchParams.get('code'))
+  markSecret(back.searchParams.get('code'))
   const cookie = [...flow].map(([name, value]) => `${name}=${value}`).join('; ')
   const done = await rawRequest(service.url, `GET /api/auth/callback${back.search} HTTP/1.1`, { cookie })
   expect(done.status).toBe(302)

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
 import { signIn, startOAuthProvider, type RunningProvider } from './support/oauth-provider.ts'
 import { randomKey, startService, type TestService } from './support/service.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret, markSensitive } from './support/leaks.ts'
 
 const BASE_URL = 'http://admin.test'
 const SECRET_VALUE = 'smtp-password-never-shown-4711'
@@ -200,7 +200,7 @@ describe('GET /api/security/posture', () => {
     const other = await startService({
       env: { HOST: '0.0.0.0', NODE_ENV: 'development', ENCRYPTION_KEY: '', ENCRYPTION_KEY_PREVIOUS: previous, IDP_ADMIN_URL: kratos.url, PORT: '4455' },
     })
-    markSensitive(previous)
+    markSecret(previous)
     try {
       const { checks, text } = await posture(other, `admin-session=${other.sign({ sub: admin.id, role: 'admin' })}`)
       expect(statusOf(checks)).toEqual({

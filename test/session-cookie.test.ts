@@ -13,7 +13,7 @@ import {
 import { rawRequest } from './support/raw-http.ts'
 import { randomKey, TestClock } from './support/service.ts'
 import { startStack, type Stack } from './support/stack.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret, markSensitive } from './support/leaks.ts'
 
 const b64url = (value: string | Buffer) => Buffer.from(value).toString('base64url')
 
@@ -75,7 +75,7 @@ describe('forged, tampered, truncated, expired and oversized cookies are 401, ne
     const key = Buffer.from(stack.service.env.SESSION_SIGNING_KEY!, 'base64')
     const part = b64url(JSON.stringify({ ...payloadFor(), admin: true }))
     const signature = createHmac('sha256', key).update(`admin-session.${part}`).digest('base64url')
-    markSensitive(`${part}.${signature}`)
+    markSecret(`${part}.${signature}`)
     expect((await getSettings(`admin-session=${part}.${signature}`)).status).toBe(401)
   })
 

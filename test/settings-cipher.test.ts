@@ -10,7 +10,7 @@ import { SettingsCipher, UNBOUND_AAD } from '../src/settings/cipher.ts'
 import { ApiError } from '../src/http/errors.ts'
 import { runSettingsCommand, type CliIo } from '../src/cli/settings.ts'
 import { decodeBase64Key, type Environment } from '../src/config.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret } from './support/leaks.ts'
 import { randomKey } from './support/service.ts'
 
 const KEY_A = new Uint8Array(32).map((_, i) => i)
@@ -159,7 +159,7 @@ describe('key rotation', () => {
     const signing = randomKey()
     const oldKey = randomKey()
     const newKey = randomKey()
-    markSensitive(signing, oldKey, newKey, 'rotated-secret-1', 'rotated-secret-2')
+    markSecret(signing, oldKey, newKey, 'rotated-secret-1', 'rotated-secret-2')
     const base = { SESSION_SIGNING_KEY: signing, DATABASE_PATH: join(dir, 'db.sqlite') }
 
     const before = cli({ ...base, ENCRYPTION_KEY: oldKey })
@@ -212,7 +212,7 @@ describe('key rotation', () => {
     const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-cli-'))
     dirs.push(dir)
     const env = { PATH: process.env.PATH ?? '', SESSION_SIGNING_KEY: randomKey(), ENCRYPTION_KEY: randomKey(), DATABASE_PATH: join(dir, 'db.sqlite') }
-    markSensitive(env.SESSION_SIGNING_KEY, env.ENCRYPTION_KEY)
+    markSecret(env.SESSION_SIGNING_KEY, env.ENCRYPTION_KEY)
     const run = (args: string[], stdin?: string) => {
       const child = Bun.spawnSync(['bun', 'src/main.ts', 'settings', ...args], { env, stdin: stdin === undefined ? 'ignore' : Buffer.from(stdin), cwd: join(import.meta.dir, '..') })
       return { status: child.exitCode, out: child.stdout.toString(), err: child.stderr.toString() }

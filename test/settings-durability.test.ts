@@ -12,7 +12,7 @@ import { startStack, type Stack } from './support/stack.ts'
 import { RecordingUpstream } from './support/upstream.ts'
 import { ENTRY } from '../src/dashboard/assets.generated.ts'
 import { KratosFixture } from './support/kratos.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret, markSensitive } from './support/leaks.ts'
 import { baseEnvironment, randomKey } from './support/service.ts'
 import { decodeBase64Key } from '../src/config.ts'
 import { newSessionId, signSessionCookie } from '../src/session/cookie.ts'
@@ -35,7 +35,7 @@ describe('plaintext at rest', () => {
     const secret = `plaintext-at-rest-${randomKey(12)}`
     const updated = `updated-at-rest-${randomKey(12)}`
     const plain = `visible-plain-${randomKey(12)}`
-    markSensitive(secret, updated)
+    markSecret(secret, updated)
     const post = (body: unknown) =>
       fetch(stack.service.url + '/api/settings', {
         method: 'POST',
@@ -181,7 +181,7 @@ describe('a lock held by another process', () => {
     // A shell's `BEGIN IMMEDIATE`: the write lock, readers let in.
     const other = new Database(stack.service.env.DATABASE_PATH!)
     const value = `waited-${randomKey(9)}`
-    markSensitive(value)
+    markSecret(value)
     try {
       other.run('BEGIN IMMEDIATE')
       const settled: string[] = []
@@ -210,7 +210,7 @@ describe('a lock held by another process', () => {
     const stack = await startStack({ env: { IDP_PUBLIC_URL: upstream.url } })
     const other = new Database(stack.service.env.DATABASE_PATH!)
     const value = `refused-${randomKey(9)}`
-    markSensitive(value)
+    markSecret(value)
     try {
       // Another process (a shell, a second service) holds the write lock past the wait.
       other.run('BEGIN EXCLUSIVE')
@@ -286,7 +286,7 @@ describe('kill -9', () => {
       PATH: process.env.PATH ?? '',
       ...baseEnvironment({ DATABASE_PATH: join(dir, 'admin-dashboard.db'), IDP_ADMIN_URL: kratos.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }),
     } as Record<string, string>
-    markSensitive(env.SESSION_SIGNING_KEY, env.ENCRYPTION_KEY)
+    markSecret(env.SESSION_SIGNING_KEY, env.ENCRYPTION_KEY)
     const now = Math.floor(Date.now() / 1000)
     const cookie = `admin-session=${signSessionCookie(decodeBase64Key(env.SESSION_SIGNING_KEY!)!, {
       v: 1,

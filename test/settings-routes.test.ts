@@ -2,7 +2,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startStack, type Stack } from './support/stack.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret } from './support/leaks.ts'
 import { randomKey, type TestClock } from './support/service.ts'
 import { SettingsCipher, UNBOUND_AAD } from '../src/settings/cipher.ts'
 import { decodeBase64Key } from '../src/config.ts'
@@ -84,7 +84,7 @@ describe('settings routes', () => {
       await api('POST', '/api/settings', { body: { key: 'site.replace', value: 'one', category: 'ui' } })
       ;(stack.service.clock as TestClock).advance(1)
       const r = await api('POST', '/api/settings', { body: { key: 'site.replace', value: 'two-secret', encrypted: true } })
-      markSensitive('two-secret')
+      markSecret('two-secret')
       expect(r.status).toBe(200)
       expect(r.json.encrypted).toBe(true)
       expect(r.json.category).toBeNull()
@@ -122,7 +122,7 @@ describe('settings routes', () => {
     })
 
     test('create only, key present → 412 precondition_failed; the stored value, its encryption and category unchanged, no event', async () => {
-      markSensitive('kept-secret-value', 'plain-overwrite-attempt')
+      markSecret('kept-secret-value', 'plain-overwrite-attempt')
       const first = await api('POST', '/api/settings', { body: { key: 'cond.kept', value: 'kept-secret-value', encrypted: true, category: 'keys' } })
       const before = (await stack.service.services.audit.list({ limit: 1000 })).filter((e) => e.target === 'cond.kept').length
       const r = await api('POST', '/api/settings', { body: { key: 'cond.kept', value: 'plain-overwrite-attempt' }, headers: createOnly })
@@ -183,7 +183,7 @@ describe('settings routes', () => {
         await api('POST', '/api/settings', { body: { key, value: `value of ${key}`, category: 'sorting' } })
       }
       await api('POST', '/api/settings', { body: { key: 'sort.secret', value: 'listed-plaintext', encrypted: true, category: 'sorting' } })
-      markSensitive('listed-plaintext')
+      markSecret('listed-plaintext')
       const r = await api('GET', '/api/settings')
       expect(r.status).toBe(200)
       expect(Array.isArray(r.json)).toBe(true)
@@ -214,7 +214,7 @@ describe('settings routes', () => {
     })
 
     test('?decrypt=true answers the plaintext, keeps encrypted: true, and carries Cache-Control: no-store', async () => {
-      markSensitive('smtp-password-123')
+      markSecret('smtp-password-123')
       await api('POST', '/api/settings', { body: { key: 'smtp.password', value: 'smtp-password-123', encrypted: true, category: 'mail' } })
       const r = await api('GET', '/api/settings/smtp.password?decrypt=true')
       expect(r.status).toBe(200)
@@ -227,7 +227,7 @@ describe('settings routes', () => {
     })
 
     test('the decrypted value never reaches the log', async () => {
-      markSensitive('never-logged-value')
+      markSecret('never-logged-value')
       await api('POST', '/api/settings', { body: { key: 'log.secret', value: 'never-logged-value', encrypted: true } })
       await api('GET', '/api/settings/log.secret?decrypt=true')
       expect(stack.service.logLines.join('')).not.toContain('never-logged-value')
@@ -253,7 +253,7 @@ describe('settings routes', () => {
 
     test('a stored ciphertext that does not authenticate → 500 decryption_failed', async () => {
       const created = await api('POST', '/api/settings', { body: { key: 'tampered.secret', value: 'tamper-me-please', encrypted: true } })
-      markSensitive('tamper-me-please')
+      markSecret('tamper-me-please')
       const value: string = created.json.value
       const last = value.at(-1) === 'A' ? 'B' : 'A'
       insertRow(stack, 'tampered.secret', value.slice(0, -1) + last, true)
@@ -264,7 +264,7 @@ describe('settings routes', () => {
 
     test('a ciphertext copied to another key does not decrypt there', async () => {
       const created = await api('POST', '/api/settings', { body: { key: 'origin.secret', value: 'bound-to-origin', encrypted: true } })
-      markSensitive('bound-to-origin')
+      markSecret('bound-to-origin')
       insertRow(stack, 'copied.secret', created.json.value, true)
       const r = await api('GET', '/api/settings/copied.secret?decrypt=true')
       expect(r.status).toBe(500)
@@ -311,7 +311,7 @@ describe('settings routes', () => {
     test('a field the route does not take → 400 naming it, and nothing stored (a typo must not store a secret in plaintext)', async () => {
       const fields = 'The fields are: key, value, encrypted, category.'
       for (const [field, extra, meant] of [['encrypt', true, 'encrypted'], ['Encrypted', true, 'encrypted'], ['catgory', 'x', 'category'], ['updated_at', '2026-01-01', null], ['sk_live_made_up_name', 1, null]] as const) {
-        markSensitive('typo-secret-value')
+        markSecret('typo-secret-value')
         const r = await api('POST', '/api/settings', { body: { key: 'typo.secret', value: 'typo-secret-value', [field]: extra } })
         expect(r.status).toBe(400)
         // Only the route's own field names: nothing the client sent is repeated (decisions §10).
@@ -361,7 +361,7 @@ describe('settings routes', () => {
 
   describe('POST /api/encrypt (decisions §9)', () => {
     test('answers a v1 ciphertext bound to no setting key', async () => {
-      markSensitive('unbound-plaintext')
+      markSecret('unbound-plaintext')
       const r = await api('POST', '/api/encrypt', { body: { value: 'unbound-plaintext' } })
       expect(r.status).toBe(200)
       expect(Object.keys(r.json)).toEqual(['ciphertext'])
@@ -384,7 +384,7 @@ describe('settings routes', () => {
 
   describe('audit (decisions §9: key names, never values)', () => {
     test('writes, deletes and decrypted reads are recorded with the admin as actor', async () => {
-      markSensitive('audited-secret-value')
+      markSecret('audited-secret-value')
       await api('POST', '/api/settings', { body: { key: 'audit.secret', value: 'audited-secret-value', encrypted: true } })
       await api('POST', '/api/settings', { body: { key: 'audit.secret', value: 'audited-secret-value', encrypted: true } })
       await api('GET', '/api/settings/audit.secret?decrypt=true')
@@ -419,7 +419,7 @@ describe('settings routes', () => {
   describe('the settings layer other features read through', () => {
     test('the service\'s own writes invalidate the cache at once; other writers are seen after the TTL', async () => {
       const settings = stack.service.services.settings
-      markSensitive('first-api-key', 'second-api-key', 'third-api-key')
+      markSecret('first-api-key', 'second-api-key', 'third-api-key')
       // The proxy asks memory first (cachedApiKey) and apiKeyFor only when memory cannot answer:
       // memory answers nothing, or exactly what apiKeyFor answers, and answers once apiKeyFor has read.
       const apiKey = async () => {
@@ -462,7 +462,7 @@ describe('settings routes', () => {
 
     test('the login identity store is called with the stored API key', async () => {
       const apiKey = 'login-store-' + randomKey(16)
-      markSensitive(apiKey)
+      markSecret(apiKey)
       const created = await api('POST', '/api/settings', { body: { key: 'proxy.idp-admin.api_key', value: apiKey, encrypted: true } })
       expect(created.status).toBe(201)
       stack.kratos.apiKey = apiKey

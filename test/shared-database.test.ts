@@ -9,7 +9,7 @@ import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
 import { randomKey } from './support/service.ts'
 import { runToEnd, startProcess, type ServiceProcess } from './support/process.ts'
 import { RecordingUpstream } from './support/upstream.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret, markSensitive } from './support/leaks.ts'
 import { signSessionCookie, type Role } from '../src/session/cookie.ts'
 import { decodeBase64Key } from '../src/config.ts'
 import { within } from './support/eventually.ts'
@@ -110,7 +110,7 @@ test('an API key written by one process, then by the command line, is carried by
   expect(await callThroughB()).toBeNull()
   const viaHttp = `shared-file-key-${randomKey(9)}`
   const viaCli = `shared-cli-key-${randomKey(9)}`
-  markSensitive(viaHttp, viaCli)
+  markSecret(viaHttp, viaCli)
   const write = await fetch(`${a.url}/api/settings`, {
     method: 'POST',
     headers: { cookie: adminCookie, origin: BASE_URL, 'content-type': 'application/json' },

@@ -3,7 +3,7 @@
 // one upstream client — gives the contract's codes, never the upstream's text.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret, markSensitive } from './support/leaks.ts'
 import { freePort } from './support/ports.ts'
 import { signInAtProvider, startOAuthProvider, type RunningProvider } from './support/oauth-provider.ts'
 import { startService, type TestService } from './support/service.ts'
@@ -95,9 +95,9 @@ async function call(caller: string, mode: Mode): Promise<Response> {
   if (caller.startsWith('the sign-in')) {
     const start = await fetch(`${service.url}/api/auth/login`, { redirect: 'manual' })
     const flow = new Map(start.headers.getSetCookie().map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1).split(';')[0]!]))
-    markSensitive(flow.get('oauth_state'), flow.get('oauth_verifier'))
+    markSecret(flow.get('oauth_state'), flow.get('oauth_verifier'))
     const back = await signInAtProvider(start.headers.get('location')!, 'matrix@example.test')
-    markSensitive(back.searchParams.get('code'))
+    markSecret(back.searchParams.get('code'))
     return fetch(`${service.url}/api/auth/callback${back.search}`, {
       headers: { cookie: `oauth_state=${flow.get('oauth_state')}; oauth_verifier=${flow.get('oauth_verifier')}` },
       redirect: 'manual',

@@ -1,7 +1,10 @@
-// One leak check for every error body the suite produces. The service harness hands every
-// response it sends to `inspectResponse`; the preload fails the running test on any finding.
+// One leak check for every error body and every log line the suite produces. The service
+// harnesses hand every response they send to `inspectResponse` and every log line they write to
+// `inspectLogLine`; the preload fails the running test on any finding.
 
 const sensitive = new Set<string>()
+/** What no log line may hold either: keys, cookie values, tokens, setting values (decisions §11). */
+const secrets = new Set<string>()
 const pending: Promise<void>[] = []
 const findings: string[] = []
 let inspected = 0
@@ -9,6 +12,32 @@ let inspected = 0
 /** Values that must never appear in a response we produce: tokens, keys, e-mails, ids, host names… */
 export function markSensitive(...values: (string | undefined | null)[]): void {
   for (const value of values) if (value && value.length >= 4) sensitive.add(value)
+}
+
+/** Values that must appear in no response we produce and in no log line: keys, cookie values, tokens, setting values. */
+export function markSecret(...values: (string | undefined | null)[]): void {
+  markSensitive(...values)
+  for (const value of values) if (value && value.length >= 4) secrets.add(value)
+}
+
+/** What a log line must never carry, whatever was marked: a session cookie's value, a bearer token, a private key. */
+const FORBIDDEN_IN_LOGS: [RegExp, string][] = [
+  [/admin-session=[^;\s"]{8,}/, 'a session cookie'],
+  [/\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/i, 'a bearer token'],
+  [/-----BEGIN [A-Z ]*PRIVATE KEY/, 'a private key'],
+]
+
+export function logLineProblems(line: string): string[] {
+  const problems: string[] = []
+  for (const [pattern, what] of FORBIDDEN_IN_LOGS) if (pattern.test(line)) problems.push(`contains ${what}`)
+  for (const value of secrets) if (line.includes(value)) problems.push('contains a secret value')
+  return problems
+}
+
+/** Called by the harnesses for every log line the service writes (in process, or read from a child's output). */
+export function inspectLogLine(line: string, where = 'log line'): void {
+  const problems = logLineProblems(line)
+  if (problems.length > 0) findings.push(`${where}: ${problems.join('; ')}: ${line.slice(0, 300)}`)
 }
 
 const FORBIDDEN: [RegExp, string][] = [

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Provider from 'oidc-provider'
-import { markSensitive } from './leaks.ts'
+import { markSecret } from './leaks.ts'
 
 export interface ProviderOptions {
   clientId: string
@@ -166,14 +166,14 @@ const cookieValue = (line: string | undefined) => line?.slice(line.indexOf('=') 
 export async function signIn(serviceUrl: string, email: string): Promise<{ response: Response; cookie: string }> {
   const start = await fetch(`${serviceUrl}/api/auth/login`, { redirect: 'manual' })
   const flow = new Map(start.headers.getSetCookie().map((line) => [line.slice(0, line.indexOf('=')), cookieValue(line)]))
-  markSensitive(flow.get('oauth_state'), flow.get('oauth_verifier'))
+  markSecret(flow.get('oauth_state'), flow.get('oauth_verifier'))
   const back = await signInAtProvider(start.headers.get('location')!, email)
-  markSensitive(back.searchParams.get('code'))
+  markSecret(back.searchParams.get('code'))
   const response = await fetch(`${serviceUrl}/api/auth/callback${back.search}`, {
     headers: { cookie: `oauth_state=${flow.get('oauth_state')}; oauth_verifier=${flow.get('oauth_verifier')}` },
     redirect: 'manual',
   })
   const session = cookieValue(response.headers.getSetCookie().find((line) => line.startsWith('admin-session=')))
-  markSensitive(session)
+  markSecret(session)
   return { response, cookie: session ? `admin-session=${session}` : '' }
 }

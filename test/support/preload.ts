@@ -7,10 +7,10 @@ import { buildUi, uiBuildIsStale } from '../../scripts/build-ui.ts'
 // test imports the app.
 if (uiBuildIsStale()) await buildUi()
 
-// Every error body produced during a test passes the shared leak check, or that test fails.
+// Every error body and log line produced during a test passes the shared leak check, or that test fails.
 afterEach(async () => {
   const findings = await drainFindings()
-  if (findings.length > 0) throw new Error(`error bodies failed the leak check:\n${findings.join('\n')}`)
+  if (findings.length > 0) throw new Error(`error bodies or log lines failed the leak check:\n${findings.join('\n')}`)
 })
 
 // The directories tests made for themselves (temp.ts) go once the whole run is over.

@@ -14,7 +14,7 @@ import { createLogger } from '../../src/log.ts'
 import { serve, type RunningServer } from '../../src/server.ts'
 import { newSessionId, signSessionCookie, type Role, type SessionPayload } from '../../src/session/cookie.ts'
 import type { Clock } from '../../src/clock.ts'
-import { inspectResponse, markSensitive, recordFinding } from './leaks.ts'
+import { inspectLogLine, inspectResponse, markSecret, markSensitive, recordFinding } from './leaks.ts'
 import { temporaryDir } from './temp.ts'
 import { isPassthrough } from '../../src/proxy/passthrough.ts'
 
@@ -75,12 +75,13 @@ export function baseEnvironment(overrides: Environment = {}): Environment {
 export async function startService(options: StartOptions = {}): Promise<TestService> {
   const dir = options.dir ?? temporaryDir('admin-dashboard-test-')
   const env = baseEnvironment({ DATABASE_PATH: join(dir, 'admin-dashboard.db'), ...options.env })
-  markSensitive(env.SESSION_SIGNING_KEY, env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS)
+  markSecret(env.SESSION_SIGNING_KEY, env.ENCRYPTION_KEY, env.ENCRYPTION_KEY_PREVIOUS)
   const loaded = loadConfig(env)
   if (!loaded.ok) throw new Error(`test configuration invalid: ${loaded.errors.join('; ')}`)
   const logLines: string[] = []
   const log = createLogger('debug', (line) => {
     logLines.push(line)
+    inspectLogLine(line)
     // Only a routing bug makes a handler run without the session its route needs.
     if (line.includes('"event":"handler_without_session"')) recordFinding(`a handler ran without its session: ${line.trim()}`)
   })
@@ -119,7 +120,8 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
         ...session,
       }
       const value = signSessionCookie(loaded.config.sessionSigningKey, payload)
-      markSensitive(value, payload.email, payload.sub)
+      markSecret(value)
+      markSensitive(payload.email, payload.sub)
       return value
     },
     async stop({ keepDir = false } = {}) {

@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Dialog, type Locator, type Page, type Request, type Route } from 'playwright-core'
 import { startSandbox, SANDBOX_USERS, type Sandbox } from '../../dev/sandbox.ts'
+import { isPassthrough } from '../../src/proxy/passthrough.ts'
+import { inspectLogLine, inspectResponse, markSecret } from '../support/leaks.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
@@ -28,7 +30,16 @@ export interface Harness {
 
 export async function startHarness(options: { hydraAdmin?: boolean; kratosAdmin?: boolean; kratosPublic?: boolean; encryption?: boolean } = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'admin-dashboard-ui-'))
-  const sandbox = await startSandbox({ port: 0, dataDir, quiet: true, ...options })
+  // Every answer and every log line of the sandbox passes the suite's leak check (test/support/preload.ts).
+  const sandbox = await startSandbox({
+    port: 0,
+    dataDir,
+    quiet: true,
+    observe: (request, response) => inspectResponse(request, response, isPassthrough),
+    logLines: (line) => inspectLogLine(line, 'sandbox log line'),
+    ...options,
+  })
+  markSecret(sandbox.env.SESSION_SIGNING_KEY, sandbox.env.ENCRYPTION_KEY)
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -72,6 +83,8 @@ export async function signIn(page: Page, sandbox: Sandbox, role: 'admin' | 'view
   await page.fill('input[name="password"]', 'anything')
   await page.click('button[type="submit"]')
   await page.waitForURL((url) => url.origin === sandbox.url)
+  // The session cookie the browser now holds is a secret: no answer and no log line may carry it.
+  for (const cookie of await page.context().cookies(sandbox.url)) if (cookie.name === 'admin-session') markSecret(cookie.value)
 }
 
 /**
