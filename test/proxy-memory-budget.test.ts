@@ -2,17 +2,21 @@
 // when the process is over its budget, looked at every few MiB relayed, at most once per interval.
 
 import { describe, expect, test } from 'bun:test'
-import { RelayMemoryBudget, relayMemory } from '../src/proxy/memory-budget.ts'
+import { MAX_INTERVAL_MS, RelayMemoryBudget, relayMemory } from '../src/proxy/memory-budget.ts'
 import { Http1Pool } from '../src/proxy/http1.ts'
 
 const MiB = 1024 * 1024
 
-function budgetWith(resident: number) {
-  const state = { resident, now: 0, collected: 0, looked: 0 }
+/** A process at `resident` whose collections bring it to `afterCollection` (by default, free the garbage of reads down to 90 MiB). */
+function budgetWith(resident: number, afterCollection = 90 * MiB) {
+  const state = { resident, afterCollection, now: 0, collected: 0, looked: 0 }
   const budget = new RelayMemoryBudget({
     budgetBytes: 100 * MiB,
     residentBytes: () => (state.looked++, state.resident),
-    collect: () => void state.collected++,
+    collect: () => {
+      state.collected++
+      state.resident = state.afterCollection
+    },
     now: () => state.now,
   })
   return { budget, state }
@@ -33,6 +37,8 @@ describe('the memory budget for streamed bodies', () => {
     expect(state.collected).toBe(0)
     budget.relayed(1 * MiB)
     expect(state.collected).toBe(1)
+    // Streaming grows it again at once.
+    state.resident = 140 * MiB
     state.now = 119
     for (let i = 0; i < 10; i++) budget.relayed(4 * MiB)
     expect(state.collected).toBe(1)
@@ -40,6 +46,29 @@ describe('the memory budget for streamed bodies', () => {
     budget.relayed(4 * MiB)
     expect(state.collected).toBe(2)
     expect(budget.collections).toBe(2)
+  })
+
+  test('a process living above the budget is not collected every interval for nothing: collections that free little wait twice as long each time, up to two seconds, and one that frees enough brings the interval back', () => {
+    // A large heap of its own: its collections free nothing.
+    const { budget, state } = budgetWith(300 * MiB, 300 * MiB)
+    const collectedAt: number[] = []
+    for (let at = 0; at <= 10_000; at += 10) {
+      state.now = at
+      const before = state.collected
+      budget.relayed(4 * MiB)
+      if (state.collected > before) collectedAt.push(at)
+    }
+    expect(collectedAt).toEqual([0, 240, 720, 1680, 3600, 5600, 7600, 9600])
+    expect(MAX_INTERVAL_MS).toBe(2000)
+    // Garbage of reads again: the next collection frees it, and the one after waits the minimum.
+    state.afterCollection = 200 * MiB
+    state.now = 11_600
+    budget.relayed(4 * MiB)
+    expect(state.collected).toBe(9)
+    state.resident = 300 * MiB
+    state.now = 11_720
+    budget.relayed(4 * MiB)
+    expect(state.collected).toBe(10)
   })
 
   test('a real collection runs by default and the process goes on', () => {

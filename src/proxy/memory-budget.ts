@@ -9,6 +9,10 @@
 // collection runs, at most once per interval: a few per cent of the throughput of such downloads
 // for a peak 10–20 MiB over the budget instead of 40–50. It is the allocator's part of Bun.gc(true),
 // handing freed pages back, that bounds it: a JavaScript collection alone peaked at 135–149 MiB.
+// A process that lives above the budget (a large heap of its own, not garbage of reads) would
+// otherwise run a fruitless full collection every interval while anything streams: a collection
+// that frees little doubles the wait before the next (up to two seconds), and one that frees
+// enough brings the wait back.
 
 /** Above this resident size, streaming bodies start a full collection. */
 export const RELAY_BUDGET_BYTES = 110 * 1024 * 1024
@@ -16,6 +20,10 @@ export const RELAY_BUDGET_BYTES = 110 * 1024 * 1024
 const CHECK_EVERY_BYTES = 4 * 1024 * 1024
 /** At most one collection per this many milliseconds, whatever the resident size says. */
 const MIN_INTERVAL_MS = 120
+/** The longest wait after collections that freed little. */
+export const MAX_INTERVAL_MS = 2000
+/** A collection that handed back at least this much was worth it. */
+const WORTHWHILE_BYTES = 8 * 1024 * 1024
 
 interface BudgetOptions {
   budgetBytes?: number
@@ -29,6 +37,8 @@ interface BudgetOptions {
 export class RelayMemoryBudget {
   private sinceCheck = 0
   private lastCollection = Number.NEGATIVE_INFINITY
+  /** The wait before the next collection: the minimum, or longer after collections that freed little. */
+  private interval = MIN_INTERVAL_MS
   private readonly budgetBytes: number
   private readonly residentBytes: () => number
   private readonly collect: () => void
@@ -51,10 +61,14 @@ export class RelayMemoryBudget {
     if (this.sinceCheck < CHECK_EVERY_BYTES) return
     this.sinceCheck = 0
     const now = this.now()
-    if (now - this.lastCollection < MIN_INTERVAL_MS || this.residentBytes() <= this.budgetBytes) return
+    if (now - this.lastCollection < this.interval) return
+    const resident = this.residentBytes()
+    if (resident <= this.budgetBytes) return
     this.lastCollection = now
     this.collections++
     this.collect()
+    const freed = resident - this.residentBytes()
+    this.interval = freed >= WORTHWHILE_BYTES ? MIN_INTERVAL_MS : Math.min(MAX_INTERVAL_MS, this.interval * 2)
   }
 }
 
