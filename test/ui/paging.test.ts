@@ -1,5 +1,6 @@
 // Paging through the lists as an administrator does it: the Page size control of each list that has
-// one (what it offers, what it shows, what it asks the upstream for).
+// one (what it offers, what it shows, what it asks the upstream for) and the audit log's Older events
+// and Newer events.
 import { expect, test } from 'bun:test'
 import type { Locator } from 'playwright-core'
 import { useSignedInBrowser } from './harness.ts'
@@ -124,3 +125,52 @@ for (const name of ['Sessions', 'Messages', 'OAuth clients']) {
     expect(admin.problems).toEqual([])
   })
 }
+
+test('Audit log: Older events and Newer events page through every event newest first, each once, and back', async () => {
+  const { audit } = admin.harness.sandbox.services
+  // Two pages and a part of a third (the page holds 50 events).
+  for (let i = 1; i <= 120; i++) await audit.record({ action: 'settings_write', actor: null, target: `paging.key_${String(i).padStart(3, '0')}` })
+  const everything = (await audit.list({ limit: 1000 })).map((event) => event.target ?? '—')
+  expect(everything.length).toBeGreaterThan(100)
+  expect(everything.length).toBeLessThanOrEqual(150)
+  // Newest first: the last one recorded leads.
+  expect(everything.slice(0, 3)).toEqual(['paging.key_120', 'paging.key_119', 'paging.key_118'])
+  const expectedPages = [everything.slice(0, 50), everything.slice(50, 100), everything.slice(100)]
+
+  const table = admin.page.getByRole('table', { name: 'Audit events, newest first' })
+  const older = admin.page.getByRole('button', { name: 'Older events' })
+  const newer = admin.page.getByRole('button', { name: 'Newer events' })
+  /** The targets of the page shown once it is the one whose first event is `first`. */
+  const pageStartingWith = async (first: string, count: number) => {
+    await rowsShown(table, count)
+    await admin.page.waitForFunction((target) => document.querySelector('main tbody tr td:nth-child(4)')?.textContent === target, first)
+    return table.locator('tbody tr td:nth-child(4)').allTextContents()
+  }
+
+  await admin.page.goto(admin.url('/dashboard/audit'))
+  const shown = [await pageStartingWith(expectedPages[0]![0]!, expectedPages[0]!.length)]
+  expect(await newer.isDisabled()).toBe(true)
+  for (const expected of expectedPages.slice(1)) {
+    await older.click()
+    shown.push(await pageStartingWith(expected[0]!, expected.length))
+  }
+  expect(await older.isDisabled()).toBe(true)
+  // Every event, newest first, none twice and none left out.
+  expect(shown.flat()).toEqual(everything)
+  expect(shown.map((page) => page.length)).toEqual(expectedPages.map((page) => page.length))
+
+  // Newer events walks back through the same pages to the first, whose link names no place.
+  await newer.click()
+  expect(await pageStartingWith(expectedPages[1]![0]!, 50)).toEqual(shown[1]!)
+  await newer.click()
+  expect(await pageStartingWith(expectedPages[0]![0]!, 50)).toEqual(shown[0]!)
+  expect([query('before'), query('trail')]).toEqual([null, null])
+  expect(await newer.isDisabled()).toBe(true)
+
+  // The browser's Back goes to the page before as well.
+  await older.click()
+  await pageStartingWith(expectedPages[1]![0]!, 50)
+  await admin.page.goBack()
+  expect(await pageStartingWith(expectedPages[0]![0]!, 50)).toEqual(shown[0]!)
+  expect(admin.problems).toEqual([])
+}, 60_000)
