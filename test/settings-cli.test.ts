@@ -177,13 +177,20 @@ describe('settings set outside the rules', () => {
   }, 30_000)
 })
 
+/** util-linux's `script`, which runs a command on a terminal of its own. Missing, the test fails: it is never skipped. */
+function scriptProgram(): string {
+  const path = Bun.which('script')
+  if (!path) throw new Error("script is not installed (util-linux's, in Debian's bsdutils package): scripts/setup --test installs it")
+  return path
+}
+
 describe('settings set on a terminal', () => {
-  // A terminal (util-linux `script` gives the command one): what is typed there would be shown.
-  test.skipIf(Bun.which('script') === null)('exits 2 at once saying the value is read from standard input and how to pipe it; nothing is read, nothing written', async () => {
+  // A terminal (`script` gives the command one): what is typed there would be shown.
+  test('exits 2 at once saying the value is read from standard input and how to pipe it; nothing is read, nothing written', async () => {
     const path = join(dir, 'terminal.db')
     const env = { SESSION_SIGNING_KEY: signingKey, ENCRYPTION_KEY: rightKey, DATABASE_PATH: path, HOME: process.env.HOME }
     // `script` hands its own standard input (none here: end of file at once) to the terminal.
-    const result = await runToEnd(['timeout', '20', 'script', '-qec', `bun ${MAIN} settings set proxy.idp-admin.api_key --encrypted`, '/dev/null'], env)
+    const result = await runToEnd(['timeout', '20', scriptProgram(), '-qec', `bun ${MAIN} settings set proxy.idp-admin.api_key --encrypted`, '/dev/null'], env)
     expect(result.code).toBe(2)
     const shown = result.stdout.replace(/\r\n/g, '\n')
     expect(shown).toStartWith(
