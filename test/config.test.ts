@@ -5,6 +5,36 @@ import { randomKey } from './support/service.ts'
 const key = randomKey()
 const other = randomKey()
 
+/** Every variable whose value is a URL the service calls or is reached at: none may carry credentials. */
+const URL_VARIABLES = [
+  'BASE_URL',
+  'OAUTH_ISSUER_URL',
+  'OAUTH_AUTHORIZATION_URL',
+  'OAUTH_TOKEN_URL',
+  'OAUTH_USERINFO_URL',
+  'IDP_PUBLIC_URL',
+  'IDP_ADMIN_URL',
+  'IAM_IDP_PUBLIC_URL',
+  'IAM_IDP_ADMIN_URL',
+  'OAUTH_PUBLIC_URL',
+  'OAUTH_ADMIN_URL',
+]
+
+/** The user name and password of a value that is a URL, as written and percent-decoded. */
+function credentialsIn(value: string): string[] {
+  const parsed = URL.parse(value)
+  if (!parsed) return []
+  const pieces = [parsed.username, parsed.password].filter((piece) => piece !== '')
+  const decoded = pieces.flatMap((piece) => {
+    try {
+      return [decodeURIComponent(piece)]
+    } catch {
+      return []
+    }
+  })
+  return [...new Set([...pieces, ...decoded])]
+}
+
 describe('the environment contract', () => {
   test('defaults', () => {
     const result = loadConfig({ SESSION_SIGNING_KEY: key })
@@ -51,22 +81,28 @@ describe('the environment contract', () => {
     ['a non-numeric PORT', { SESSION_SIGNING_KEY: key, PORT: '80a' }, 'PORT'],
     ['a PORT out of range', { SESSION_SIGNING_KEY: key, PORT: '70000' }, 'PORT'],
     ['a URL that does not parse', { SESSION_SIGNING_KEY: key, IDP_ADMIN_URL: 'http//nope' }, 'IDP_ADMIN_URL'],
-    ['a URL with credentials', { SESSION_SIGNING_KEY: key, OAUTH_ADMIN_URL: 'http://user:pw@h.example' }, 'OAUTH_ADMIN_URL'],
+    ...URL_VARIABLES.map((variable): [string, Record<string, string>, string] => [`credentials in ${variable}`, { SESSION_SIGNING_KEY: key, [variable]: 'https://opsAdmin:s3cretUrlPw@h.example' }, variable]),
     ['a BASE_URL with a path', { SESSION_SIGNING_KEY: key, BASE_URL: 'https://admin.example.com/sub' }, 'BASE_URL'],
     ['a non-http URL', { SESSION_SIGNING_KEY: key, OAUTH_ISSUER_URL: 'file:///etc/passwd' }, 'OAUTH_ISSUER_URL'],
     ['a bad timeout', { SESSION_SIGNING_KEY: key, PROXY_TIMEOUT_MS: '-5' }, 'PROXY_TIMEOUT_MS'],
     ['a bad log level', { SESSION_SIGNING_KEY: key, LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     ['an HTTP_PROXY that is not a URL', { SESSION_SIGNING_KEY: key, HTTP_PROXY: 'garbage x' }, 'HTTP_PROXY'],
-    ['a SOCKS HTTP_PROXY', { SESSION_SIGNING_KEY: key, HTTP_PROXY: 'socks5://user:s3cretProxyPw@proxy.internal:1080' }, 'HTTP_PROXY'],
+    ['a SOCKS HTTP_PROXY', { SESSION_SIGNING_KEY: key, HTTP_PROXY: 'socks5://proxyUser:s3cretProxyPw@proxy.internal:1080' }, 'HTTP_PROXY'],
+    ['an HTTP_PROXY with credentials and a query', { SESSION_SIGNING_KEY: key, HTTP_PROXY: 'http://proxyUser:s3cretProxyPw@proxy.internal:3128/?via=edge' }, 'HTTP_PROXY'],
     ['an http_proxy without a scheme', { SESSION_SIGNING_KEY: key, http_proxy: 'proxy.internal:3128' }, 'http_proxy'],
+    ['a DATABASE_URL whose password has a lone %', { SESSION_SIGNING_KEY: key, DATABASE_URL: 'postgres://dbOwner:s3cret%DbPw@db.internal:5432/app' }, 'DATABASE_URL'],
   ]
   for (const [name, env, variable] of refusals) {
-    test(`${name} is refused, naming ${variable} and never a value`, () => {
+    test(`${name} is refused, naming ${variable} and never a value, nor a URL's user name or password`, () => {
       const result = loadConfig(env)
       expect(result.ok).toBe(false)
       if (result.ok) return
-      expect(result.errors.join('\n')).toContain(variable)
-      for (const value of Object.values(env)) expect(result.errors.join('\n')).not.toContain(value)
+      const said = result.errors.join('\n')
+      expect(said).toContain(variable)
+      for (const value of Object.values(env)) {
+        expect(said).not.toContain(value)
+        for (const piece of credentialsIn(value)) expect(said).not.toContain(piece)
+      }
     })
   }
 
