@@ -366,7 +366,7 @@ test('from the executable: a viewer sees only Overview, and an admin page\'s URL
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
   expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual(['Overview'])
   // The session map reads the store's sessions for every role; once it is drawn, that read is over.
-  await page.getByRole('region', { name: 'Active sessions by location' }).getByRole('img', { name: /Map of active sessions/ }).waitFor()
+  await page.getByRole('region', { name: 'Session map' }).getByRole('img', { name: /Map of active sessions/ }).waitFor()
   await page.waitForLoadState('networkidle')
   const kratosBefore = kratos.calls.length
   for (const path of ['/dashboard/identities', '/dashboard/sessions', '/dashboard/messages', '/dashboard/oauth-clients', '/dashboard/settings', '/dashboard/audit', '/dashboard/security']) {

@@ -30,7 +30,7 @@ test('an admin sees the services, the session map with its table, and the latest
   expect(await card.textContent()).toContain('v26.2.0')
   expect(await card.textContent()).toMatch(/\d+ ms/)
 
-  const map = page.getByRole('region', { name: 'Active sessions by location' })
+  const map = page.getByRole('region', { name: 'Session map' })
   await map.getByRole('img', { name: /Map of active sessions/ }).waitFor()
   const rows = await map.getByRole('table').locator('tbody tr').allTextContents()
   expect(rows.length).toBeGreaterThan(1)
@@ -778,7 +778,7 @@ test('the overview and the audit log pass the sweep: light and dark, desktop and
   const { page, problems } = admin
   await page.goto(url('/dashboard'))
   const found = await sweep(page, 'overview', async () => {
-    await page.getByRole('region', { name: 'Active sessions by location' }).getByRole('table').waitFor()
+    await page.getByRole('region', { name: 'Session map' }).getByRole('table').waitFor()
     await page.getByRole('region', { name: 'Services' }).getByText('Up', { exact: true }).first().waitFor()
   })
   await page.goto(url('/dashboard/audit'))

@@ -1045,7 +1045,7 @@ test('an admin customizes the Overview with the keyboard, signs out and in, and 
   // The heading comes before the stored arrangement has been read and its sections drawn.
   await admin.page.getByRole('region', { name: 'Latest audit events' }).waitFor()
   const titles = () => admin.page.locator('main .sections > section h2').allTextContents()
-  expect(await titles()).toEqual(['Services', 'Active sessions by location', 'Latest audit events'])
+  expect(await titles()).toEqual(['Services', 'Session map', 'Latest audit events'])
   await tabTo(admin.page, 'Customize')
   await admin.page.keyboard.press('Enter')
   const dialog = admin.page.getByRole('dialog', { name: 'Customize the overview' })

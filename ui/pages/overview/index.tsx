@@ -274,7 +274,7 @@ function SessionMap() {
   }, [shown])
   return (
     <section aria-labelledby="map-h" class="card" ref={ref}>
-      <h2 id="map-h">Active sessions by location</h2>
+      <h2 id="map-h">Session map</h2>
       {shown ? <MapContent /> : <p class="muted">The map loads when it is shown.</p>}
     </section>
   )
