@@ -1,7 +1,7 @@
 // The overview and the shell around every page, for an administrator and for a viewer.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import type { BrowserContext, Page, Request } from 'playwright-core'
+import type { BrowserContext, Locator, Page, Request } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { join } from 'node:path'
 import { within } from '../support/eventually.ts'
@@ -44,6 +44,58 @@ test('an admin sees the services, the session map with its table, and the latest
   await page.goBack()
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
 })
+
+/** The requests that fetch the session map: its data and its land outline. */
+function isMapRequest(request: Request): boolean {
+  const path = new URL(request.url()).pathname
+  return path === '/api/session-locations' || path.startsWith('/dashboard/assets/world-outline.')
+}
+
+/** An admin's overview opened at this size from the start, and every request for the session map it made. */
+async function overviewAt(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page; problems: string[]; mapRequests: string[] }> {
+  const context = await harness.browser.newContext({ viewport })
+  context.setDefaultTimeout(10_000)
+  const page = await context.newPage()
+  const problems = watchProblems(page, harness.sandbox.url)
+  const mapRequests: string[] = []
+  page.on('request', (request) => {
+    if (isMapRequest(request)) mapRequests.push(new URL(request.url()).pathname.replace(/\.[^.]+\.js$/, '.js'))
+  })
+  await page.goto(url('/dashboard'))
+  await signIn(page, harness.sandbox, 'admin')
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+  return { context, page, problems, mapRequests }
+}
+
+/** The overview as it stays until the person moves: the services checked, the latest audit events read, nothing more on its way. */
+async function settled(page: Page): Promise<void> {
+  await page.getByRole('region', { name: 'Services' }).getByText('Up', { exact: true }).first().waitFor()
+  await page.getByRole('region', { name: 'Latest audit events' }).getByRole('link', { name: 'Audit log' }).waitFor()
+  await page.waitForLoadState('networkidle')
+}
+
+const belowTheFold = (region: Locator) => region.evaluate((element) => element.getBoundingClientRect().top >= window.innerHeight)
+
+test('the session map fetches nothing while it is below the fold, on a phone and in a low window; scrolled into view, it fetches its data and outline and shows', async () => {
+  for (const viewport of [{ width: 390, height: 700 }, { width: 1280, height: 420 }]) {
+    const { context, page, problems, mapRequests } = await overviewAt(viewport)
+    try {
+      await settled(page)
+      const map = page.getByRole('region', { name: 'Session map' })
+      expect(await belowTheFold(map)).toBe(true)
+      expect(mapRequests).toEqual([])
+      await map.scrollIntoViewIfNeeded()
+      await map.getByRole('img', { name: /^Map of active sessions/ }).waitFor()
+      await map.getByRole('table').waitFor()
+      // The land outline is drawn once its chunk has arrived.
+      await map.locator('path.land').waitFor()
+      expect([...new Set(mapRequests)].sort()).toEqual(['/api/session-locations', '/dashboard/assets/world-outline.js'])
+      expect(problems).toEqual([])
+    } finally {
+      await context.close()
+    }
+  }
+}, 60_000)
 
 test('the Main navigation lists the admin pages in order; an unknown path shows the app’s own not-found view', async () => {
   const { page } = admin

@@ -2,7 +2,7 @@
 // map, and for admins the latest audit events; each identity arranges them (Customize), saved
 // through the layout route.
 import type { JSX } from 'preact'
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { api, type ApiFailure, type Layout, type LocationPoint, type ServiceHealth } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { ErrorView, Region, useLoad } from '../../components/load.tsx'
@@ -25,10 +25,17 @@ const SERVICE_NAMES: Record<string, string> = {
   'oauth-admin': 'Hydra admin API',
 }
 
-const WIDGETS: Record<WidgetId, { label: string; admin: boolean; render: () => JSX.Element }> = {
-  services: { label: 'Services', admin: false, render: () => <Services key="services" /> },
-  map: { label: 'Session map', admin: false, render: () => <SessionMap key="map" /> },
-  audit: { label: 'Latest audit events', admin: true, render: () => <LatestAudit key="audit" /> },
+interface WidgetProps {
+  /** Called once the widget has its first answer (its data or a failure), and with it about the height it keeps. */
+  onSettled: () => void
+  /** Every widget above it has settled, so where it stands on the page is known. Only the map waits for it (and nothing waits for the map). */
+  placed: boolean
+}
+
+const WIDGETS: Record<WidgetId, { label: string; admin: boolean; render: (props: WidgetProps) => JSX.Element }> = {
+  services: { label: 'Services', admin: false, render: (props) => <Services key="services" {...props} /> },
+  map: { label: 'Session map', admin: false, render: (props) => <SessionMap key="map" {...props} /> },
+  audit: { label: 'Latest audit events', admin: true, render: (props) => <LatestAudit key="audit" {...props} /> },
 }
 
 export function Overview() {
@@ -37,6 +44,8 @@ export function Overview() {
   // with that arrangement, once the saved one has been read.
   const [kept, setKept] = useState(() => keptArrangement(takeDraft('layout')))
   const [customizing, setCustomizing] = useState(false)
+  const [settled, setSettled] = useState<ReadonlySet<WidgetId>>(new Set())
+  const settle = useCallback((id: WidgetId) => setSettled((before) => (before.has(id) ? before : new Set([...before, id]))), [])
   useEffect(() => {
     if (kept !== null && stored.state !== 'loading') setCustomizing(true)
   }, [stored.state])
@@ -56,7 +65,8 @@ export function Overview() {
       </div>
       {stored.state === 'failed' && <ErrorView failure={{ ...stored.failure, message: `Your saved arrangement cannot be read; the default is shown. ${stored.failure.message}` }} retry={retry} />}
       <div class="sections" aria-busy={stored.state === 'loading' ? 'true' : 'false'}>
-        {stored.state !== 'loading' && shown.map((entry) => WIDGETS[entry.id].render())}
+        {stored.state !== 'loading' &&
+          shown.map((entry, index) => WIDGETS[entry.id].render({ onSettled: () => settle(entry.id), placed: shown.slice(0, index).every((above) => settled.has(above.id)) }))}
         {stored.state !== 'loading' && shown.length === 0 && <p class="empty">Every widget is hidden. Use Customize to show them again.</p>}
       </div>
       <CustomizeDialog
@@ -208,8 +218,16 @@ function announceServiceChanges(before: { services: ServiceHealth[] }, after: { 
   if (changed.length > 0) announce(changed.map((service) => `${serviceName(service)} is ${service.healthy ? 'up' : 'down'}.`).join(' '))
 }
 
-function Services() {
+/** Tells the overview once a widget has its first answer. */
+function useSettled(state: 'loading' | 'failed' | 'ready', onSettled: () => void): void {
+  useEffect(() => {
+    if (state !== 'loading') onSettled()
+  }, [state !== 'loading'])
+}
+
+function Services({ onSettled }: WidgetProps) {
   const [loaded, retry] = useLiveLoad(api.servicesHealth, SERVICES_EVERY_MS, announceServiceChanges)
+  useSettled(loaded.state, onSettled)
   const checkedAt = loaded.state === 'ready' ? loaded.checkedAt : null
   const stale = loaded.state === 'ready' ? loaded.stale : null
   return (
@@ -256,13 +274,17 @@ function Services() {
   )
 }
 
-/** The map's data is asked for only once the map scrolls into view. */
-function SessionMap() {
+/**
+ * The map's data and outline are asked for only once the map is shown: scrolled into view after the
+ * widgets above it have settled. While they still say "Loading…" they are short, and the map would
+ * seem to be on screen although their answers push it below the fold.
+ */
+function SessionMap({ placed }: WidgetProps) {
   const ref = useRef<HTMLElement>(null)
   const [shown, setShown] = useState(false)
   useEffect(() => {
     const element = ref.current
-    if (!element || shown) return
+    if (!element || shown || !placed) return
     const observer = new IntersectionObserver((entries) => {
       if (entries.some((entry) => entry.isIntersecting)) {
         setShown(true)
@@ -271,7 +293,7 @@ function SessionMap() {
     })
     observer.observe(element)
     return () => observer.disconnect()
-  }, [shown])
+  }, [shown, placed])
   return (
     <section aria-labelledby="map-h" class="card" ref={ref}>
       <h2 id="map-h">Session map</h2>
@@ -345,8 +367,9 @@ function WorldMap({ points }: { points: LocationPoint[] }) {
   )
 }
 
-function LatestAudit() {
+function LatestAudit({ onSettled }: WidgetProps) {
   const [loaded, retry] = useLoad(() => api.audit(10), [])
+  useSettled(loaded.state, onSettled)
   return (
     <section aria-labelledby="audit-h" class="card">
       <h2 id="audit-h">Latest audit events</h2>
