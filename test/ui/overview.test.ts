@@ -97,6 +97,31 @@ test('the session map fetches nothing while it is below the fold, on a phone and
   }
 }, 60_000)
 
+test('keyboard only: Tab from Customize reaches the session map below the fold, which loads then with focus on its heading; the next Tab goes on to the Audit log link', async () => {
+  const { context, page, problems, mapRequests } = await overviewAt({ width: 390, height: 700 })
+  try {
+    await settled(page)
+    const map = page.getByRole('region', { name: 'Session map' })
+    expect(await belowTheFold(map)).toBe(true)
+    expect(mapRequests).toEqual([])
+    await page.getByRole('button', { name: 'Customize' }).focus()
+    await page.keyboard.press('Tab')
+    const focused = () => page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.textContent}`)
+    expect(await focused()).toBe('H2 Session map')
+    await map.getByRole('table').waitFor()
+    expect([...new Set(mapRequests)].sort()).toEqual(['/api/session-locations', '/dashboard/assets/world-outline.js'])
+    await page.keyboard.press('Tab')
+    expect(await focused()).toBe('A Audit log')
+    // Back: the map stays, and nothing in it is a stop of its own.
+    await page.keyboard.press('Shift+Tab')
+    expect(await focused()).toBe('BUTTON Customize')
+    expect(await axeFindings(page)).toEqual([])
+    expect(problems).toEqual([])
+  } finally {
+    await context.close()
+  }
+}, 60_000)
+
 test('the Main navigation lists the admin pages in order; an unknown path shows the app’s own not-found view', async () => {
   const { page } = admin
   const nav = page.getByRole('navigation', { name: 'Main' })

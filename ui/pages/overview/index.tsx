@@ -276,12 +276,26 @@ function Services({ onSettled }: WidgetProps) {
 
 /**
  * The map's data and outline are asked for only once the map is shown: scrolled into view after the
- * widgets above it have settled. While they still say "Loading…" they are short, and the map would
- * seem to be on screen although their answers push it below the fold.
+ * widgets above it have settled (while they still say "Loading…" they are short, and the map would
+ * seem to be on screen although their answers push it below the fold), or reached with the keyboard
+ * or a screen reader, which need not scroll it into view.
  */
 function SessionMap({ placed }: WidgetProps) {
   const ref = useRef<HTMLElement>(null)
+  const heading = useRef<HTMLHeadingElement>(null)
   const [shown, setShown] = useState(false)
+  // Its button had focus and gives way to the map: focus goes to the map's heading, so that the next
+  // Tab goes on from here rather than from the top of the page.
+  const focusHeading = useRef(false)
+  const showNow = () => {
+    focusHeading.current = true
+    setShown(true)
+  }
+  useLayoutEffect(() => {
+    if (!shown || !focusHeading.current) return
+    focusHeading.current = false
+    heading.current?.focus()
+  }, [shown])
   useEffect(() => {
     const element = ref.current
     if (!element || shown || !placed) return
@@ -296,8 +310,19 @@ function SessionMap({ placed }: WidgetProps) {
   }, [shown, placed])
   return (
     <section aria-labelledby="map-h" class="card" ref={ref}>
-      <h2 id="map-h">Session map</h2>
-      {shown ? <MapContent /> : <p class="muted">The map loads when it is shown.</p>}
+      <h2 id="map-h" ref={heading} tabIndex={-1}>
+        Session map
+      </h2>
+      {shown ? (
+        <MapContent />
+      ) : (
+        <p class="muted">
+          The map loads when it is shown.{' '}
+          <button type="button" onFocus={showNow} onClick={showNow}>
+            Load the session map
+          </button>
+        </p>
+      )}
     </section>
   )
 }
