@@ -122,6 +122,34 @@ test('keyboard only: Tab from Customize reaches the session map below the fold, 
   }
 }, 60_000)
 
+test('the latest audit events link to the Audit log also when there are none, and when they cannot be read', async () => {
+  const { context, page, problems } = await signedInPage(harness, 'admin')
+  // The overview's read of the latest events, answered as the test decides: none, then refused.
+  let answer: 'none' | 'refused' = 'none'
+  await page.route((address) => address.pathname === '/api/security/audit', (route) =>
+    answer === 'none'
+      ? route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ events: [], next_before: null }) })
+      : route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'database_unavailable', message: 'The database is unavailable; try again shortly.' }) }),
+  )
+  try {
+    const audit = page.getByRole('region', { name: 'Latest audit events' })
+    const link = audit.getByRole('link', { name: 'Audit log' })
+    await page.reload()
+    await audit.getByText('Nothing has been audited yet.').waitFor()
+    expect(await link.evaluateAll((links) => links.map((a) => a.getAttribute('href')))).toEqual(['/dashboard/audit'])
+
+    answer = 'refused'
+    await page.reload()
+    await audit.getByRole('alert').getByText('The database is unavailable; try again shortly.').waitFor()
+    expect(await link.evaluateAll((links) => links.map((a) => a.getAttribute('href')))).toEqual(['/dashboard/audit'])
+    await link.click()
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+    expect(problems.filter((problem) => !(problem.includes('503') && problem.includes('/api/security/audit')))).toEqual([])
+  } finally {
+    await context.close()
+  }
+}, 60_000)
+
 test('the Main navigation lists the admin pages in order; an unknown path shows the app’s own not-found view', async () => {
   const { page } = admin
   const nav = page.getByRole('navigation', { name: 'Main' })
