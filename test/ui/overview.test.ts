@@ -150,6 +150,46 @@ test('the latest audit events link to the Audit log also when there are none, an
   }
 }, 60_000)
 
+test('a hidden session map fetches nothing; Customize → Reset to default shows it again and says so in the dialog', async () => {
+  const { context, page, problems, mapRequests } = await overviewAt(DESKTOP)
+  const layout = url('/api/dashboard/layout')
+  const before = (await (await context.request.get(layout)).json()) as { layout: object | null }
+  try {
+    await settled(page)
+    const map = page.getByRole('region', { name: 'Session map' })
+    await map.getByRole('table').waitFor()
+    const customize = page.getByRole('button', { name: 'Customize' })
+    const dialog = page.getByRole('dialog', { name: 'Customize the overview' })
+    const arranged = async () => (await dialog.locator('ol li').allTextContents()).map((text) => text.split('Up')[0]!.trim())
+    await customize.click()
+    await dialog.getByRole('checkbox', { name: 'Show Session map' }).uncheck()
+    await dialog.getByRole('button', { name: 'Move Services down' }).click()
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').getByText('Overview arrangement saved.').waitFor()
+
+    mapRequests.length = 0
+    await page.reload()
+    await settled(page)
+    expect(await map.count()).toBe(0)
+    expect(mapRequests).toEqual([])
+
+    await customize.click()
+    expect(await arranged()).toEqual(['Show Session map', 'Show Services', 'Show Latest audit events'])
+    await dialog.getByRole('button', { name: 'Reset to default' }).click()
+    expect(await arranged()).toEqual(['Show Services', 'Show Session map', 'Show Latest audit events'])
+    // Said inside the dialog, as the moves are: the page's status region behind a modal dialog is out of reach.
+    await dialog.getByRole('status').getByText('Reset to the default: Services, Session map, Latest audit events, all shown.').waitFor()
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await map.getByRole('table').waitFor()
+    expect([...new Set(mapRequests)].sort()).toEqual(['/api/session-locations', '/dashboard/assets/world-outline.js'])
+    expect(problems).toEqual([])
+  } finally {
+    // The other tests find the arrangement as it was, whatever happened here.
+    await context.request.put(layout, { data: { layout: before.layout ?? {} }, headers: { origin: harness.sandbox.url } })
+    await context.close()
+  }
+}, 60_000)
+
 test('the Main navigation lists the admin pages in order; an unknown path shows the app’s own not-found view', async () => {
   const { page } = admin
   const nav = page.getByRole('navigation', { name: 'Main' })

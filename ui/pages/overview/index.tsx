@@ -103,8 +103,13 @@ function CustomizeDialog(props: {
   const [draft, setDraft] = useState<Arrangement>(props.arrangement)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, setBusy] = useState(false)
-  // Said inside the dialog: while it is open, the page's status region behind it is out of reach.
-  const [moveNote, setMoveNote] = useState('')
+  // What a move or a reset did, said in the dialog's own status line (see below).
+  const [note, setNote] = useState('')
+  const say = (text: string) => {
+    // Emptied first, so that the same sentence twice is said twice.
+    setNote('')
+    queueMicrotask(() => setNote(text))
+  }
   const moved = useRef<string | null>(null)
   const unsaved = useUnsavedChanges(props.open && !same(draft, props.arrangement) ? 'the overview arrangement' : null, { form: 'layout', data: draft })
   // As the dialog opens, in the same render (see Dialog): a Space pressed at once is not undone.
@@ -115,6 +120,7 @@ function CustomizeDialog(props: {
       setDraft(kept && kept.length === props.arrangement.length ? kept : props.arrangement)
       if (props.kept) props.onKeptUsed()
       setFailure(null)
+      setNote('')
     }
   }, [props.open])
   // Keep the focus on the button that was pressed, now in the widget's new row, in the render that
@@ -134,9 +140,12 @@ function CustomizeDialog(props: {
     next.splice(to, 0, entry!)
     moved.current = `${entry!.id}:${direction}`
     setDraft(next)
-    // Emptied first, so that the same sentence twice is said twice.
-    setMoveNote('')
-    queueMicrotask(() => setMoveNote(`${WIDGETS[entry!.id].label} moved to position ${to + 1} of ${next.length}.`))
+    say(`${WIDGETS[entry!.id].label} moved to position ${to + 1} of ${next.length}.`)
+  }
+  const reset = () => {
+    const defaults = DEFAULT_ARRANGEMENT.filter((d) => props.arrangement.some((a) => a.id === d.id))
+    setDraft(defaults)
+    say(`Reset to the default: ${defaults.map((entry) => WIDGETS[entry.id].label).join(', ')}, all shown.`)
   }
   const save = async (event: Event) => {
     event.preventDefault()
@@ -185,15 +194,17 @@ function CustomizeDialog(props: {
             )
           })}
         </ol>
+        {/* The dialog's own status line, beside the page's one status region: a modal dialog makes
+            everything behind it inert, that region too, so what is said there is not read out. */}
         <p role="status" class="visually-hidden">
-          {moveNote}
+          {note}
         </p>
         {failure && <ErrorView failure={failure} />}
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
             Save
           </button>
-          <button type="button" onClick={() => setDraft(DEFAULT_ARRANGEMENT.filter((d) => props.arrangement.some((a) => a.id === d.id)))}>
+          <button type="button" onClick={reset}>
             Reset to default
           </button>
           <button type="button" onClick={props.onClose}>
