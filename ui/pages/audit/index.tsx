@@ -87,7 +87,8 @@ function IdFilter({ param, name, label, invalid, clear, anyCase = false }: { par
       />
       <button type="submit">Filter</button>
       {value && (
-        <button type="button" onClick={() => navigate(withQuery({ [param]: null, before: null, trail: null }))}>
+        // The button goes with the filter: focus goes to the field, for the next one.
+        <button type="button" onClick={() => (document.getElementById(id)?.focus(), navigate(withQuery({ [param]: null, before: null, trail: null })))}>
           {clear}
         </button>
       )}

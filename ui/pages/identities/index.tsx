@@ -164,7 +164,11 @@ export function IdentitiesPage() {
           />
           <button type="submit">Search</button>
           {filter && (
-            <button type="button" onClick={() => (setQuery(''), go({ search: null, page_token: null, trail: null }))}>
+            // The button goes with the search: focus goes to the box, for the next search.
+            <button
+              type="button"
+              onClick={() => (setQuery(''), document.getElementById('identity-search')?.focus(), go({ search: null, page_token: null, trail: null }))}
+            >
               Clear search
             </button>
           )}

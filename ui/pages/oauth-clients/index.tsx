@@ -178,7 +178,8 @@ export function OAuthClientsPage() {
           <input id="clients-name" type="search" placeholder="Client name" value={typed} autocomplete="off" onInput={(e) => setTyped(e.currentTarget.value)} />
           <button type="submit">Search</button>
           {name && (
-            <button type="button" onClick={() => paging.restart({ name: null })}>
+            // The button goes with the search: focus goes to the box, for the next search.
+            <button type="button" onClick={() => (document.getElementById('clients-name')?.focus(), paging.restart({ name: null }))}>
               Show all
             </button>
           )}

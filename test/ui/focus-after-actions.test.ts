@@ -1,0 +1,56 @@
+// Where focus and announcements go after small actions, with the keyboard alone: a filter cleared,
+// an inline edit cancelled, an API key removed, a revealed value masked by the page, a record's
+// breadcrumb back to its list, and the audit log's actors read out by name.
+import { expect, test } from 'bun:test'
+import type { Locator } from 'playwright-core'
+import { SANDBOX_USERS } from '../../dev/sandbox.ts'
+import { tabTo, useSignedInBrowser } from './harness.ts'
+
+const admin = useSignedInBrowser('admin', '/dashboard')
+
+const isFocused = (locator: Locator) => locator.evaluate((element) => element === document.activeElement)
+const identityIdOf = (email: string) => [...admin.harness.sandbox.kratos.identities.values()].find((identity) => identity.traits.email === email)!.id
+
+test('a button that clears a filter goes with it and leaves focus in the field, where the next search is typed: Clear search, Show all, Show everyone, Show every request', async () => {
+  const page = admin.page
+  const status = page.getByRole('status')
+
+  await page.goto(admin.url('/dashboard/identities?search=user07%40example.test'))
+  await page.getByRole('table').getByRole('link', { name: 'user07@example.test' }).waitFor()
+  await tabTo(page, 'Clear search')
+  await page.keyboard.press('Enter')
+  await page.waitForURL((url) => !url.searchParams.has('search'))
+  await status.getByText(/identities shown\./).waitFor()
+  const identities = page.getByRole('searchbox', { name: 'Search identities' })
+  expect(await isFocused(identities)).toBe(true)
+  await page.keyboard.type('user09@example.test')
+  await page.keyboard.press('Enter')
+  await page.waitForURL((url) => url.searchParams.get('search') === 'user09@example.test')
+  await status.getByText('1 identity shown.').waitFor()
+
+  await page.goto(admin.url('/dashboard/oauth-clients?name=Customer%20portal'))
+  await page.getByRole('table', { name: 'OAuth clients' }).getByRole('link', { name: 'Customer portal' }).waitFor()
+  await tabTo(page, 'Show all')
+  await page.keyboard.press('Enter')
+  await page.waitForURL((url) => !url.searchParams.has('name'))
+  await status.getByText(/clients shown\./).waitFor()
+  expect(await isFocused(page.getByRole('searchbox', { name: 'Search clients by name' }))).toBe(true)
+
+  await page.goto(admin.url(`/dashboard/audit?actor=${identityIdOf(SANDBOX_USERS.admin)}`))
+  await page.getByRole('table').locator('tbody tr').first().waitFor()
+  await tabTo(page, 'Show everyone')
+  await page.keyboard.press('Enter')
+  await page.waitForURL((url) => !url.searchParams.has('actor'))
+  await status.getByText(/audit events? shown\./).waitFor()
+  expect(await isFocused(page.getByRole('textbox', { name: 'Actor (identity ID)' }))).toBe(true)
+
+  await page.goto(admin.url('/dashboard/audit?request_id=00000000-0000-4000-8000-000000000000'))
+  await page.getByText('No audit event matches this filter.').waitFor()
+  await tabTo(page, 'Show every request')
+  await page.keyboard.press('Enter')
+  await page.waitForURL((url) => !url.searchParams.has('request_id'))
+  await status.getByText(/audit events? shown\./).waitFor()
+  expect(await isFocused(page.getByRole('textbox', { name: 'Request ID' }))).toBe(true)
+  expect(admin.problems.splice(0)).toEqual([])
+})
+
