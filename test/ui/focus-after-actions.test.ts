@@ -54,3 +54,21 @@ test('a button that clears a filter goes with it and leaves focus in the field, 
   expect(admin.problems.splice(0)).toEqual([])
 })
 
+test('Cancel of Edit client gives focus back to Edit client, not to the section heading', async () => {
+  const page = admin.page
+  await page.goto(admin.url('/dashboard/oauth-clients'))
+  await page.getByRole('link', { name: 'Billing service' }).click()
+  await page.getByRole('heading', { level: 1, name: 'Billing service' }).waitFor()
+  await tabTo(page, 'Edit client')
+  await page.keyboard.press('Enter')
+  const form = page.getByRole('region', { name: 'Edit client' })
+  await form.getByRole('button', { name: 'Cancel' }).focus()
+  await page.keyboard.press('Enter')
+  await form.waitFor({ state: 'detached' })
+  expect(await isFocused(page.getByRole('button', { name: 'Edit client' }))).toBe(true)
+  // And it opens again from there.
+  await page.keyboard.press('Enter')
+  await form.waitFor()
+  expect(admin.problems.splice(0)).toEqual([])
+})
+

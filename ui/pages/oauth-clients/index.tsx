@@ -348,6 +348,20 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
     sentUnanswered.current = false
     setEditing(false)
   }
+  // Cancel: focus goes back to Edit client, in the render that shows it again, as a dialog's goes
+  // back to what opened it (the form and its Cancel are gone, and the section's heading is no place
+  // to go on from).
+  const editButton = useRef<HTMLButtonElement>(null)
+  const cancelled = useRef(false)
+  useLayoutEffect(() => {
+    if (editing || !cancelled.current) return
+    cancelled.current = false
+    editButton.current?.focus()
+  }, [editing])
+  const cancelEditing = () => {
+    cancelled.current = true
+    stopEditing()
+  }
   // A Save that was asked about first (askToSave) keeps its question open, busy, until it is done:
   // what it found is then said on the page and in the form, as for any other Save. (Another
   // question, opened while a Save ran, is left open.)
@@ -488,7 +502,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       {editing ? (
         <section class="card" aria-labelledby="edit-client-h">
           <h2 id="edit-client-h">Edit client</h2>
-          <ClientForm draft={draft} onDraft={setDraft} stored={base} submitLabel="Save" busy={busy} onSubmit={askToSave} onCancel={stopEditing} submitRef={saveButton}>
+          <ClientForm draft={draft} onDraft={setDraft} stored={base} submitLabel="Save" busy={busy} onSubmit={askToSave} onCancel={cancelEditing} submitRef={saveButton}>
             {changed && (
               <ChangedNotice
                 id="client-changed"
@@ -572,7 +586,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
           </dl>
           {editable && (
             <div class="actions">
-              <button type="button" class="primary" onClick={startEditing}>
+              <button type="button" class="primary" ref={editButton} onClick={startEditing}>
                 Edit client
               </button>
               {usesSecret(client.token_endpoint_auth_method) && (
