@@ -72,3 +72,25 @@ test('Cancel of Edit client gives focus back to Edit client, not to the section 
   expect(admin.problems.splice(0)).toEqual([])
 })
 
+test('removing an upstream API key gives focus to that prefix’s Set key, which takes the place of its Replace key and Remove', async () => {
+  const page = admin.page
+  await admin.harness.sandbox.services.settings.write({ key: 'proxy.oauth-admin.api_key', value: 'ory_pat_focus-0123456789', encrypted: true, category: 'proxy' }, null)
+  await page.goto(admin.url('/dashboard/settings'))
+  const keyRow = page
+    .getByRole('region', { name: 'Upstream API keys' })
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: '/api/oauth-admin', exact: true }) })
+  await keyRow.getByRole('button', { name: 'Remove key for oauth-admin' }).waitFor()
+  await tabTo(page, 'Remove key for oauth-admin')
+  await page.keyboard.press('Enter')
+  const question = page.getByRole('dialog', { name: 'Remove API key?' })
+  await question.getByRole('button', { name: 'Remove' }).focus()
+  await page.keyboard.press('Enter')
+  await page.getByRole('status').getByText('API key for oauth-admin removed.').waitFor()
+  const setKey = keyRow.getByRole('button', { name: 'Set key for oauth-admin' })
+  await setKey.waitFor()
+  await keyRow.getByRole('button', { name: 'Remove key for oauth-admin' }).waitFor({ state: 'detached' })
+  expect(await isFocused(setKey)).toBe(true)
+  expect(admin.problems.splice(0)).toEqual([])
+})
+

@@ -226,10 +226,20 @@ function ApiKeys({
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, oneAtATime] = useOneAtATime()
   const present = new Set(settings.map((s) => API_KEY.exec(s.key)?.[1]).filter(Boolean))
+  // A key removed: its Remove goes, so focus goes to the row's Set key (its Replace key until the
+  // list is read again), not back to the Remove the question would return to. Moved as the
+  // question closes, in the render that closes it.
+  const removed = useRef<UpstreamName | null>(null)
+  useLayoutEffect(() => {
+    if (removing !== null || removed.current === null) return
+    document.getElementById(`api-key-set-${removed.current}`)?.focus()
+    removed.current = null
+  }, [removing])
   const remove = async () => {
     if (!removing) return
     const result = deleteOutcome(await api.deleteSetting(`proxy.${removing.name}.api_key`))
     if (!result.ok) return setFailure(result.failure)
+    removed.current = removing.name
     setRemoving(null)
     announce(result.already ? `API key for ${removing.name} had already been removed.` : `API key for ${removing.name} removed.`)
     reload()
@@ -251,7 +261,13 @@ function ApiKeys({
               <Cell label="Upstream">{prefix.label}</Cell>
               <Cell label="Key">{has ? <span class="state state-active">Key set</span> : <span class="muted">No key</span>}</Cell>
               <ActionsCell class="row-actions">
-                <button type="button" disabled={!encryption} aria-label={`${has ? 'Replace key' : 'Set key'} for ${prefix.name}`} onClick={() => setSetting(prefix)}>
+                <button
+                  type="button"
+                  id={`api-key-set-${prefix.name}`}
+                  disabled={!encryption}
+                  aria-label={`${has ? 'Replace key' : 'Set key'} for ${prefix.name}`}
+                  onClick={() => setSetting(prefix)}
+                >
                   {has ? 'Replace key' : 'Set key'}
                 </button>
                 {has && (
