@@ -94,3 +94,36 @@ test('removing an upstream API key gives focus to that prefix’s Set key, which
   expect(admin.problems.splice(0)).toEqual([])
 })
 
+test('a revealed value masked again by the page after 30 s says so in the status region, once; Hide pressed by the person says nothing', async () => {
+  const page = admin.page
+  await admin.harness.sandbox.services.settings.write({ key: 'webhook.signing_secret', value: 'whsec-focus-0001', encrypted: true, category: 'webhooks' }, null)
+  await page.clock.install()
+  await page.goto(admin.url('/dashboard/settings'))
+  const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'webhook.signing_secret', exact: true }) })
+  const status = page.getByRole('status')
+  await row.getByRole('button', { name: 'Reveal webhook.signing_secret' }).waitFor()
+  // Every text the status region shows, in order.
+  await page.evaluate(() => {
+    const region = document.querySelector('[role="status"]')!
+    const said: string[] = ((window as unknown as { said: string[] }).said = [])
+    new MutationObserver(() => region.textContent && said.push(region.textContent)).observe(region, { childList: true, subtree: true, characterData: true })
+  })
+  await row.getByRole('button', { name: 'Reveal webhook.signing_secret' }).press('Enter')
+  await row.getByText('whsec-focus-0001').waitFor()
+  await page.clock.fastForward(31_000)
+  await status.getByText('webhook.signing_secret masked again.').waitFor()
+  expect(await row.textContent()).not.toContain('whsec-focus-0001')
+  // Focus stays on the row's button, Reveal again.
+  expect(await isFocused(row.getByRole('button', { name: 'Reveal webhook.signing_secret' }))).toBe(true)
+  await page.clock.fastForward(60_000)
+  expect(await status.textContent()).toBe('')
+
+  await page.keyboard.press('Enter')
+  await row.getByText('whsec-focus-0001').waitFor()
+  await row.getByRole('button', { name: 'Hide webhook.signing_secret' }).press('Enter')
+  await row.getByRole('button', { name: 'Reveal webhook.signing_secret' }).waitFor()
+  await page.clock.fastForward(31_000)
+  expect(await page.evaluate(() => (window as unknown as { said: string[] }).said)).toEqual(['webhook.signing_secret masked again.'])
+  expect(admin.problems.splice(0)).toEqual([])
+})
+

@@ -185,7 +185,8 @@ function Masked({ setting }: { setting: Setting }) {
       if (!result.ok) return setFailure(result.failure)
       setFailure(null)
       setPlain(result.data.value)
-      timer.current = setTimeout(hide, REVEAL_MS)
+      // Masked by the page rather than by the person: said, or the value would vanish unannounced.
+      timer.current = setTimeout(() => (hide(), announce(`${setting.key} masked again.`)), REVEAL_MS)
     })
   return (
     <div class="masked">
