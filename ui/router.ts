@@ -177,6 +177,14 @@ document.addEventListener('click', (event) => {
   navigate(url.pathname + url.search)
 })
 
+/**
+ * The query each page was last shown with in this tab: a record's breadcrumb leads back to its list
+ * as the person left it (its filter and page), as Back does, not to the list's first page unfiltered.
+ */
+const lastQueries = new Map<string, string>()
+location.subscribe(({ path, search }) => lastQueries.set(path, search))
+export const asLastShown = (path: string): string => path + (lastQueries.get(path) ?? '')
+
 export function queryParam(name: string): string | null {
   return new URLSearchParams(location.value.search).get(name)
 }

@@ -127,3 +127,37 @@ test('a revealed value masked again by the page after 30 s says so in the status
   expect(admin.problems.splice(0)).toEqual([])
 })
 
+test('a record’s breadcrumb leads back to its list as it was left, filter and page kept, as Back does: a message, an identity, a client', async () => {
+  const page = admin.page
+  const table = page.getByRole('table')
+  /**
+   * Opens the list at `list` (on its next page when `nextPage`), opens its first record, and comes
+   * back by the breadcrumb `crumb`, with the keyboard: to the same list, the same first record.
+   */
+  const backByBreadcrumb = async (list: string, crumb: string, nextPage: boolean) => {
+    await page.goto(admin.url(list))
+    await table.waitFor()
+    if (nextPage) {
+      await page.getByRole('button', { name: 'Next page' }).click()
+      await page.getByText('Page 2', { exact: true }).waitFor()
+    }
+    const left = page.url()
+    const record = table.getByRole('link').first()
+    const name = (await record.textContent())!
+    await record.click()
+    await page.waitForURL((url) => url.href !== left)
+    await page.getByRole('heading', { level: 1 }).waitFor()
+    await page.getByRole('link', { name: crumb, exact: true }).and(page.locator('.breadcrumb a')).focus()
+    await page.keyboard.press('Enter')
+    await page.waitForURL(left)
+    await page.getByRole('heading', { level: 1, name: crumb }).waitFor()
+    if (nextPage) await page.getByText('Page 2', { exact: true }).waitFor()
+    expect(await table.getByRole('link').first().textContent()).toBe(name)
+  }
+  await backByBreadcrumb('/dashboard/messages?status=abandoned', 'Messages', false)
+  await backByBreadcrumb('/dashboard/messages', 'Messages', true)
+  await backByBreadcrumb('/dashboard/identities?search=user07%40example.test', 'Identities', false)
+  await backByBreadcrumb('/dashboard/oauth-clients', 'OAuth clients', true)
+  expect(admin.problems.splice(0)).toEqual([])
+})
+

@@ -20,7 +20,7 @@ import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '.
 import { useUnsavedChanges } from '../../components/unsaved.ts'
 import { takeDraft } from '../../drafts.ts'
 import { isOwnIdentity, OWN_SESSIONS_NOTE, schemasFrom } from '../../session.ts'
-import { location, navigateFrom, useLeaveGuard } from '../../router.ts'
+import { asLastShown, location, navigateFrom, useLeaveGuard } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote, traitsText, type AsJsonReason } from '../../components/traits-json.tsx'
 import { identityWriteFailure, primaryIdentifier, unshowableSchema } from './describe.ts'
@@ -49,7 +49,7 @@ export function IdentityPage({ params }: { params: Record<string, string> }) {
   return (
     <>
       <p class="breadcrumb">
-        <a href="/dashboard/identities">Identities</a>
+        <a href={asLastShown('/dashboard/identities')}>Identities</a>
       </p>
       <Heading>{title}</Heading>
       <Region loaded={loaded} retry={retry} label="the identity">

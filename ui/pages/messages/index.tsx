@@ -10,7 +10,7 @@ import { EmptyList, Region, useLoad, useResultsAnnounced } from '../../component
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
-import { location, queryParam, useQueryText } from '../../router.ts'
+import { asLastShown, location, queryParam, useQueryText } from '../../router.ts'
 
 /** Why there is no subject or body to show, where a page would have shown them. */
 const WITHHELD_NOTE = "Kratos shows a message's subject and body only when it runs in dev mode."
@@ -87,7 +87,7 @@ export function MessagePage({ params }: { params: Record<string, string> }) {
   return (
     <>
       <p class="breadcrumb">
-        <a href="/dashboard/messages">Messages</a>
+        <a href={asLastShown('/dashboard/messages')}>Messages</a>
       </p>
       <Heading>{title}</Heading>
       <Region loaded={loaded} retry={retry} label="the message">

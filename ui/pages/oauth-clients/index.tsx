@@ -16,7 +16,7 @@ import { revealHidden } from '../../reveal.ts'
 import { announce } from '../../components/status.ts'
 import { copyText } from '../../components/clipboard.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
-import { location, navigate, navigateFrom, queryParam, useLeaveGuard, useQueryState, useQueryText } from '../../router.ts'
+import { asLastShown, location, navigate, navigateFrom, queryParam, useLeaveGuard, useQueryState, useQueryText } from '../../router.ts'
 import { ChangedNotice, useChangedNotice, whatStopsSave, type Members } from '../../components/changed-meanwhile.tsx'
 import { same, staleMembers } from '../../components/json-patch.ts'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
@@ -231,7 +231,7 @@ export function OAuthClientPage({ params }: { params: Record<string, string> }) 
   return (
     <>
       <p class="breadcrumb">
-        <a href="/dashboard/oauth-clients">OAuth clients</a>
+        <a href={asLastShown('/dashboard/oauth-clients')}>OAuth clients</a>
       </p>
       <Heading>{title}</Heading>
       <Region loaded={loaded} retry={retry} label="the client">
