@@ -161,3 +161,19 @@ test('a record’s breadcrumb leads back to its list as it was left, filter and 
   expect(admin.problems.splice(0)).toEqual([])
 })
 
+test('the audit log names the signed-in actor by e-mail, its id beside it; an actor the page does not know keeps its id', async () => {
+  const page = admin.page
+  const adminId = identityIdOf(SANDBOX_USERS.admin)
+  const other = '0a1b2c3d-0000-4000-8000-0000000000aa'
+  await admin.harness.sandbox.services.audit.record({ action: 'login', actor: other, target: null, detail: { outcome: 'refused', reason: 'no_role' } })
+  await page.goto(admin.url('/dashboard/audit?action=login'))
+  const table = page.getByRole('table')
+  const own = table.getByRole('link', { name: SANDBOX_USERS.admin, exact: true }).first()
+  await own.waitFor()
+  expect(await own.getAttribute('href')).toBe(`/dashboard/identities/${adminId}`)
+  expect(await table.getByRole('link', { name: adminId }).count()).toBe(0)
+  // The id is still there to read and copy (the actor filter takes it).
+  expect(await own.locator('xpath=..').textContent()).toContain(adminId)
+  expect(await table.getByRole('link', { name: other, exact: true }).getAttribute('href')).toBe(`/dashboard/identities/${other}`)
+  expect(admin.problems.splice(0)).toEqual([])
+})

@@ -9,7 +9,7 @@ import { Heading } from '../../components/heading.tsx'
 import { EmptyList, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Time } from '../../components/time.tsx'
 import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
-import { config, hasUpstream } from '../../session.ts'
+import { config, hasUpstream, isOwnIdentity, user } from '../../session.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 
 const PAGE = 50
@@ -43,10 +43,25 @@ function actionOf(event: AuditEvent): string {
  */
 const loginStoreShown = () => hasUpstream('kratos') && config.value?.upstreams['iam-idp-admin'] !== true
 
+/**
+ * An identity by what a person knows it by, when the page knows that without asking (the trail
+ * keeps ids only, and a lookup per row is not worth it): the identity signed in here, by its
+ * e-mail. Else by its id, which all sound alike read out one after the other.
+ */
+const knownIdentifier = (id: string): string | null => (isOwnIdentity(id) && user.value?.email) || null
+
 function IdentityRef({ value }: { value: string | null }) {
   if (!value) return <>—</>
-  if (!UUID.test(value) || !loginStoreShown()) return <>{value}</>
-  return <a href={`/dashboard/identities/${encodeURIComponent(value)}`}>{value}</a>
+  const known = knownIdentifier(value)
+  const name = known ?? value
+  const shown = UUID.test(value) && loginStoreShown() ? <a href={`/dashboard/identities/${encodeURIComponent(value)}`}>{name}</a> : <>{name}</>
+  if (!known) return shown
+  // The id stays under it: it is what the actor filter takes. One element, one line of a phone's card.
+  return (
+    <span class="identity-ref">
+      {shown} <span class="identity-id muted">{value}</span>
+    </span>
+  )
 }
 
 /**
