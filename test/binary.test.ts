@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KratosFixture } from './support/kratos.ts'
 import { randomKey } from './support/service.ts'
-import { runToEnd, startProcess } from './support/process.ts'
+import { fetchChecked, inspectOutput, runToEnd, startProcess } from './support/process.ts'
 import { freePort } from './support/ports.ts'
 import { signSessionCookie } from '../src/session/cookie.ts'
 import { decodeBase64Key } from '../src/config.ts'
-import { leakProblems } from './support/leaks.ts'
+import { leakProblems, markSecret } from './support/leaks.ts'
 import { within } from './support/eventually.ts'
 import { rawRequest, rawSend } from './support/raw-http.ts'
 import { RawListener } from './support/upstream.ts'
@@ -153,11 +153,11 @@ describe('the compiled binary', () => {
       IDP_ADMIN_URL: kratos.url,
     }, workdir)
     try {
-      const health = await fetch(`${service.url}/api/health`)
+      const health = await service.fetch('/api/health')
       expect(health.status).toBe(200)
       expect(await health.json()).toEqual({ status: 'ok' })
-      expect((await fetch(`${service.url}/api/health`, { method: 'HEAD' })).status).toBe(200)
-      const denied = await fetch(`${service.url}/api/settings`)
+      expect((await service.fetch('/api/health', { method: 'HEAD' })).status).toBe(200)
+      const denied = await service.fetch('/api/settings')
       expect(denied.status).toBe(401)
       expect(leakProblems(401, denied.headers.get('content-type'), await denied.text())).toEqual([])
 
@@ -165,8 +165,9 @@ describe('the compiled binary', () => {
       kratos.delayMs = 700
       const now = Math.floor(Date.now() / 1000)
       const cookie = signSessionCookie(decodeBase64Key(key)!, { v: 1, sid: 's', sub: admin.id, email: 'bin@example.test', role: 'admin', iat: now, exp: now + 600 })
+      markSecret(cookie)
       kratos.calls.length = 0
-      const inFlight = fetch(`${service.url}/api/no-such-route`, { headers: { cookie: `admin-session=${cookie}` } })
+      const inFlight = service.fetch('/api/no-such-route', { headers: { cookie: `admin-session=${cookie}` } })
       // SIGTERM once the gate is waiting on the store for this request.
       expect(await within(5000, () => kratos.calls.some((call) => call.path.endsWith(admin.id)))).not.toBeNull()
       service.child.kill('SIGTERM')
@@ -208,18 +209,22 @@ describe('the compiled binary and its log output', () => {
     const child = Bun.spawn(['sh', '-c', 'exec "$0" > "$1"', binary, fifo], {
       env: { PATH: process.env.PATH!, ...loginEnv, SESSION_SIGNING_KEY: key, DATABASE_PATH: join(dir, 'stall', 'a.db'), IDP_ADMIN_URL: kratos.url, HOST: '127.0.0.1', PORT: String(port) },
       stdout: 'ignore',
-      stderr: 'ignore',
+      stderr: 'pipe',
     })
+    markSecret(key)
+    const errors = new Response(child.stderr).text()
     const base = `http://127.0.0.1:${port}`
+    const get = (path: string, init?: RequestInit) => fetchChecked(`${base}${path}`, init)
     try {
-      expect(await within(10_000, async () => (await fetch(`${base}/api/health`).catch(() => null))?.status === 200)).not.toBeNull()
+      expect(await within(10_000, async () => (await get('/api/health').catch(() => null))?.status === 200)).not.toBeNull()
       const before = rssOf(child.pid)
       const total = 40_000
-      const statuses = await inBatches(total, 64, async () => (await fetch(`${base}/api/health?padding=${'p'.repeat(200)}`)).status)
+      const statuses = await inBatches(total, 64, async () => (await get(`/api/health?padding=${'p'.repeat(200)}`)).status)
       expect(statuses).toEqual(new Map([[200, total]]))
       const now = Math.floor(Date.now() / 1000)
       const cookie = signSessionCookie(decodeBase64Key(key)!, { v: 1, sid: 'stall', sub: admin.id, email: 'stall@example.test', role: 'admin', iat: now, exp: now + 600 })
-      for (let i = 0; i < 3; i++) expect((await fetch(`${base}/api/identities?page_size=1`, { headers: { cookie: `admin-session=${cookie}` } })).status).toBe(200)
+      markSecret(cookie)
+      for (let i = 0; i < 3; i++) expect((await get('/api/identities?page_size=1', { headers: { cookie: `admin-session=${cookie}` } })).status).toBe(200)
       const after = rssOf(child.pid)
       expect(after - before).toBeLessThan(60)
 
@@ -246,10 +251,12 @@ describe('the compiled binary and its log output', () => {
       const reported = () => Buffer.concat(chunks).includes('"log_lines_dropped"')
       await drain()
       for (let tries = 0; tries < 20 && !reported(); tries++) {
-        expect((await fetch(`${base}/api/health`)).status).toBe(200)
+        expect((await get('/api/health')).status).toBe(200)
         await drain()
       }
-      const lines = Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+      const output = Buffer.concat(chunks)
+      inspectOutput(output.toString('utf8'), 'service process stdout')
+      const lines = output.toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
       const dropped = lines.filter((line) => line.event === 'log_lines_dropped').reduce((sum, line) => sum + (line.count as number), 0)
       const requestLines = lines.filter((line) => line.event === 'request').length
       expect(dropped).toBeGreaterThan(0)
@@ -261,6 +268,7 @@ describe('the compiled binary and its log output', () => {
       await child.exited
       closeSync(reader)
       await kratos.stop()
+      inspectOutput(await errors, 'service process stderr')
     }
   }, 120_000)
 
@@ -269,7 +277,7 @@ describe('the compiled binary and its log output', () => {
     test(`${signal} right after a burst: every request line reaches the output before the process ends`, async () => {
       const service = await startProcess([binary], { ...loginEnv, SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, `burst-${signal}`, 'a.db') })
       const total = 300
-      await inBatches(total, 30, async () => (await fetch(`${service.url}/api/health`)).status)
+      await inBatches(total, 30, async () => (await service.fetch('/api/health')).status)
       service.child.kill(signal)
       expect(await service.exited).toBe(0)
       const lines = service.stdout().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
@@ -286,22 +294,27 @@ describe('the compiled binary and its log output', () => {
     writeFileSync(logFile, '{"before":"the service"}\n')
     const port = freePort()
     const out = openSync(logFile, 'a')
+    const key = randomKey()
+    markSecret(key)
     const child = Bun.spawn([binary, 'serve'], {
-      env: { PATH: process.env.PATH, ...loginEnv, PORT: String(port), SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, 'file-stdout', 'a.db') } as Record<string, string>,
+      env: { PATH: process.env.PATH, ...loginEnv, PORT: String(port), SESSION_SIGNING_KEY: key, DATABASE_PATH: join(dir, 'file-stdout', 'a.db') } as Record<string, string>,
       stdin: 'ignore',
       stdout: out,
       stderr: 'pipe',
     })
     closeSync(out)
+    const errors = new Response(child.stderr).text()
     try {
       const base = `http://127.0.0.1:${port}`
-      expect(await within(10_000, async () => (await fetch(`${base}/api/health`).catch(() => null))?.status === 200)).not.toBeNull()
+      expect(await within(10_000, async () => (await fetchChecked(`${base}/api/health`).catch(() => null))?.status === 200)).not.toBeNull()
       // Enough lines for many 64 KiB writes.
       const total = 4000
-      await inBatches(total, 64, async (i) => (await fetch(`${base}/api/health?n=${i}&padding=${'p'.repeat(100)}`)).status)
+      await inBatches(total, 64, async (i) => (await fetchChecked(`${base}/api/health?n=${i}&padding=${'p'.repeat(100)}`)).status)
       child.kill('SIGTERM')
       expect(await child.exited).toBe(0)
       const text = readFileSync(logFile, 'utf8')
+      inspectOutput(text, 'service process stdout')
+      inspectOutput(await errors, 'service process stderr')
       expect(text.endsWith('\n')).toBe(true)
       const lines = text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
       expect(lines[0]).toEqual({ before: 'the service' })
@@ -388,7 +401,7 @@ describe('the compiled binary and file modes', () => {
       // A write, so that SQLite has its WAL and shared-memory files in use.
       const settings = await runToEnd(['sh', '-c', 'umask 000; exec "$0" settings set modes.probe', binary], { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: dbPath }, { stdin: 'value' })
       expect(settings.code).toBe(0)
-      expect((await fetch(`${service.url}/api/health`)).status).toBe(200)
+      expect((await service.fetch('/api/health')).status).toBe(200)
       for (const directory of [join(dir, 'modes'), join(dir, 'modes', 'state'), dbDir]) expect(modeOf(directory)).toBe('700')
       for (const file of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) {
         expect(existsSync(file)).toBe(true)
@@ -543,12 +556,14 @@ describe('the compiled binary and odd Host headers (the Host-header corpus)', ()
     const key = randomKey()
     const databasePath = join(dir, 'host', 'a.db')
     const env = { ...loginEnv, SESSION_SIGNING_KEY: key, DATABASE_PATH: databasePath, IDP_ADMIN_URL: kratos.url }
+    markSecret('secret-in-plain')
     const stored = await runToEnd([binary, 'settings', 'set', 'smtp.password'], env, { stdin: 'secret-in-plain' })
     expect(stored.code).toBe(0)
     const service = await startProcess([binary], env, workdir)
     try {
       const now = Math.floor(Date.now() / 1000)
       const cookie = signSessionCookie(decodeBase64Key(key)!, { v: 1, sid: 'v', sub: viewer.id, email: 'viewer.bin@example.test', role: 'viewer', iat: now, exp: now + 600 })
+      markSecret(cookie)
       const reported = [
         'GET /xy/api/settings HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
         'GET /x/api/security/audit?limit=1 HTTP/1.1\r\nHost: abc\r\nConnection: close\r\n\r\n',
@@ -582,6 +597,7 @@ describe('the compiled binary and odd Host headers (the Host-header corpus)', ()
       expect(service.stdout()).not.toContain('handler_without_session')
     } finally {
       service.child.kill('SIGKILL')
+      await service.exited
       await kratos.stop()
     }
   }, 120_000)

@@ -65,7 +65,7 @@ describe('deployment files', () => {
     const service = await startProcess(argv, env, temporaryDir('replica-'))
     try {
       expect(new URL(service.url).port).toBe(port)
-      expect((await fetch(`${service.url}/api/health`)).status).toBe(200)
+      expect((await service.fetch('/api/health')).status).toBe(200)
     } finally {
       service.child.kill('SIGTERM')
       await service.exited

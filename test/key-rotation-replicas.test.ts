@@ -10,8 +10,8 @@ import { join } from 'node:path'
 import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
 import { usePostgres } from './support/use-postgres.ts'
 import { randomKey } from './support/service.ts'
-import { runToEnd, startProcess, type ServiceProcess } from './support/process.ts'
-import { markSecret, markSensitive } from './support/leaks.ts'
+import { inspectOutput, runToEnd, startProcess, type ServiceProcess } from './support/process.ts'
+import { markSecret, markSensitive, throwFindings } from './support/leaks.ts'
 import { signSessionCookie } from '../src/session/cookie.ts'
 import { decodeBase64Key } from '../src/config.ts'
 
@@ -39,6 +39,8 @@ afterAll(async () => {
   }
   await kratos?.stop()
   rmSync(dir, { recursive: true, force: true })
+  // The lines the processes wrote as they stopped, after the last test's check.
+  await throwFindings()
 })
 
 const pg = usePostgres()
@@ -51,7 +53,8 @@ beforeAll(async () => {
   const cookie = signSessionCookie(decodeBase64Key(signingKey)!, { v: 1, sid: 'rotation-admin', sub: admin.id, email: 'rotation.admin@example.test', role: 'admin', iat, iatMs: iat * 1000, exp: iat + 3600 })
   adminCookie = `admin-session=${cookie}`
   secrets.push(cookie)
-  markSensitive(signingKey, oldKey, newKey, pg.password, cookie, admin.id, kratos.url)
+  markSecret(signingKey, oldKey, newKey, pg.password, cookie)
+  markSensitive(admin.id, kratos.url)
 })
 
 function environment(databaseUrl: string, keys: Keys): Record<string, string | undefined> {
@@ -84,6 +87,8 @@ async function serveExpectingRefusal(env: Record<string, string | undefined>) {
   const deadline = setTimeout(() => child.kill('SIGTERM'), 15_000)
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   clearTimeout(deadline)
+  inspectOutput(stdout, 'service process stdout')
+  inspectOutput(stderr, 'service process stderr')
   return { stdout, stderr, code }
 }
 
@@ -94,7 +99,7 @@ async function write(service: ServiceProcess, key: string): Promise<void> {
   const value = `${key} value ${randomKey(9)}`
   secrets.push(value)
   markSecret(value)
-  const response = await fetch(`${service.url}/api/settings`, {
+  const response = await service.fetch('/api/settings', {
     method: 'POST',
     headers: { cookie: adminCookie, origin: BASE_URL, 'content-type': 'application/json' },
     body: JSON.stringify({ key, value, encrypted: true }),
@@ -107,7 +112,7 @@ async function write(service: ServiceProcess, key: string): Promise<void> {
 async function unreadable(service: ServiceProcess): Promise<string[]> {
   const failed: string[] = []
   for (const [key, value] of written) {
-    const response = await fetch(`${service.url}/api/settings/${key}?decrypt=true`, { headers: { cookie: adminCookie } })
+    const response = await service.fetch(`/api/settings/${key}?decrypt=true`, { headers: { cookie: adminCookie } })
     const body = (await response.json()) as { value?: string }
     if (response.status !== 200 || body.value !== value) failed.push(key)
   }
@@ -128,13 +133,13 @@ describe('a replica started with another ENCRYPTION_KEY', () => {
     const wrongKey = randomKey()
     secrets.push(wrongKey)
     markSecret(wrongKey)
-    const created = await fetch(`${a.url}/api/settings`, {
+    const created = await a.fetch('/api/settings', {
       method: 'POST',
       headers: { cookie: adminCookie, origin: BASE_URL, 'content-type': 'application/json' },
       body: JSON.stringify({ key: 'proxy.idp-admin.api_key', value, encrypted: true }),
     })
     expect(created.status).toBe(201)
-    const before = await (await fetch(`${a.url}/api/settings`, { headers: { cookie: adminCookie } })).text()
+    const before = await (await a.fetch('/api/settings', { headers: { cookie: adminCookie } })).text()
 
     const refused = await serveExpectingRefusal(environment(url, { ENCRYPTION_KEY: wrongKey }))
     expect(refused.code).toBe(1)
@@ -142,8 +147,8 @@ describe('a replica started with another ENCRYPTION_KEY', () => {
     expect(refused.stdout).not.toContain('"event":"listening"')
     for (const secret of secrets) expect(refused.stdout + refused.stderr).not.toContain(secret)
 
-    expect(await (await fetch(`${a.url}/api/settings`, { headers: { cookie: adminCookie } })).text()).toBe(before)
-    const read = await fetch(`${a.url}/api/settings/proxy.idp-admin.api_key?decrypt=true`, { headers: { cookie: adminCookie } })
+    expect(await (await a.fetch('/api/settings', { headers: { cookie: adminCookie } })).text()).toBe(before)
+    const read = await a.fetch('/api/settings/proxy.idp-admin.api_key?decrypt=true', { headers: { cookie: adminCookie } })
     expect(((await read.json()) as { value: string }).value).toBe(value)
     await stop(a)
   }, 60_000)

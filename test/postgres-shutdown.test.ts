@@ -7,9 +7,9 @@ import { afterAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { usePostgres } from './support/use-postgres.ts'
 import { startFreezableProxy, type FreezableProxy } from './support/freezable-proxy.ts'
-import { startProcess, type ServiceProcess } from './support/process.ts'
+import { inspectOutput, startProcess, type ServiceProcess } from './support/process.ts'
 import { randomKey } from './support/service.ts'
-import { markSecret } from './support/leaks.ts'
+import { markSecret, throwFindings } from './support/leaks.ts'
 import { within } from './support/eventually.ts'
 
 const MAIN = join(import.meta.dir, '..', 'src', 'main.ts')
@@ -24,6 +24,8 @@ afterAll(async () => {
     await service.exited
   }
   for (const proxy of proxies) proxy.stop()
+  // The lines the processes wrote as they stopped, after the last test's check.
+  await throwFindings()
 })
 
 const pg = usePostgres()
@@ -64,7 +66,7 @@ const events = (service: ServiceProcess) => lines(service).map((line) => line.ev
 test('every connection frozen, the LISTEN among them before it was acknowledged, a poll waiting on another: SIGTERM stops the process within 3 s, exit 0, "stopped" written', async () => {
   // The LISTEN goes out and its answer never comes back: the flow was dropped as it subscribed.
   const { service, proxy } = await startBehindProxy((proxy) => proxy.freezeOnSend('LISTEN "admin_dashboard_changes"', 1))
-  expect((await fetch(`${service.url}/api/health`)).status).toBe(200)
+  expect((await service.fetch('/api/health')).status).toBe(200)
   // The LISTEN goes out on a connection of its own, which may not have sent it yet.
   expect(await within(5000, () => proxy.frozen() === 1)).not.toBeNull()
   // Then every connection, and every new one: a partition.
@@ -80,12 +82,12 @@ test('every connection frozen, the LISTEN among them before it was acknowledged,
 
 test('every connection frozen while a request waits on one of them: it is answered 503 by its deadline, and the process exits 0 soon after, "stopped" written', async () => {
   const { service, proxy } = await startBehindProxy()
-  expect((await fetch(`${service.url}/api/health`)).status).toBe(200)
+  expect((await service.fetch('/api/health')).status).toBe(200)
   expect(proxy.partition()).toBeGreaterThan(1)
   // Past the second in which the health check trusts the database's last answer, it asks again,
   // on a pooled connection, frozen now.
   await Bun.sleep(1100)
-  const pending = fetch(`${service.url}/api/health`).then((response) => response.status)
+  const pending = service.fetch('/api/health').then((response) => response.status)
   await Bun.sleep(300)
   const started = performance.now()
   service.child.kill('SIGTERM')
@@ -108,13 +110,14 @@ test('SIGTERM while the start waits on a database that does not answer: the star
   // Every connection frozen from the first: the start waits on its first query.
   proxy.partition()
   url.port = String(proxy.port)
-  markSecret(pg.password)
+  const key = randomKey()
+  markSecret(pg.password, key)
   const child = Bun.spawn(['bun', MAIN, 'serve'], {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       PORT: '0',
-      SESSION_SIGNING_KEY: randomKey(),
+      SESSION_SIGNING_KEY: key,
       DATABASE_URL: url.href,
       BASE_URL: 'http://admin.test',
       OAUTH_ISSUER_URL: 'http://issuer.test',
@@ -125,8 +128,9 @@ test('SIGTERM while the start waits on a database that does not answer: the star
     stdout: 'pipe',
     stderr: 'pipe',
   })
+  const output = new Response(child.stdout).text()
+  const errors = new Response(child.stderr).text()
   try {
-    const output = new Response(child.stdout).text()
     // Its first connection is held at the partition: the start is waiting on the database, with
     // the stop signals already handled (they are before the database is opened).
     expect(await within(10_000, () => proxy.frozen() > 0)).not.toBeNull()
@@ -148,6 +152,8 @@ test('SIGTERM while the start waits on a database that does not answer: the star
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL')
     await child.exited
+    inspectOutput(await output, 'service process stdout')
+    inspectOutput(await errors, 'service process stderr')
   }
 }, 30_000)
 

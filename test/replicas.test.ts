@@ -12,7 +12,7 @@ import { startPostgres, type PostgresCluster } from './support/postgres.ts'
 import { randomKey } from './support/service.ts'
 import { runToEnd, startProcess, type ServiceProcess } from './support/process.ts'
 import { RecordingUpstream } from './support/upstream.ts'
-import { leakProblems, markSecret, markSensitive } from './support/leaks.ts'
+import { leakProblems, markSecret, markSensitive, throwFindings } from './support/leaks.ts'
 import { signSessionCookie, type Role } from '../src/session/cookie.ts'
 import { decodeBase64Key } from '../src/config.ts'
 import { within } from './support/eventually.ts'
@@ -49,10 +49,10 @@ async function start(): Promise<ServiceProcess> {
   return service
 }
 
-const status = async (service: ServiceProcess, cookie: string) => (await fetch(`${service.url}/api/auth/session`, { headers: { cookie } })).status
+const status = async (service: ServiceProcess, cookie: string) => (await service.fetch('/api/auth/session', { headers: { cookie } })).status
 
 function post(service: ServiceProcess, path: string, cookie: string, body: unknown, signal?: AbortSignal) {
-  return fetch(`${service.url}${path}`, {
+  return service.fetch(path, {
     method: 'POST',
     headers: { cookie, origin: BASE_URL, 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -74,7 +74,8 @@ beforeAll(async () => {
   admin = kratos.addIdentity({ email: 'replica.admin@example.test', role: 'admin' })
   viewer = kratos.addIdentity({ email: 'replica.viewer@example.test', role: 'viewer' })
   upstream = new RecordingUpstream()
-  markSensitive(signingKey, encryptionKey, API_KEY, admin.id, viewer.id, kratos.url, pg.password)
+  markSecret(signingKey, encryptionKey, API_KEY, pg.password)
+  markSensitive(admin.id, viewer.id, kratos.url)
   env = {
     SESSION_SIGNING_KEY: signingKey,
     ENCRYPTION_KEY: encryptionKey,
@@ -101,6 +102,8 @@ afterAll(async () => {
   upstream?.stop()
   await pg?.destroy()
   rmSync(dir, { recursive: true, force: true })
+  // The lines the processes wrote as they stopped, after the last test's check.
+  await throwFindings()
 })
 
 test('both replicas say they run on PostgreSQL', () => {
@@ -111,7 +114,7 @@ test('a logout on A: B refuses the cookie within 1 s', async () => {
   const cookie = cookieFor(viewer, 'viewer', 'replica-logout')
   expect(await status(a, cookie)).toBe(200)
   expect(await status(b, cookie)).toBe(200)
-  const logout = await fetch(`${a.url}/api/auth/logout`, { method: 'POST', headers: { cookie, origin: BASE_URL } })
+  const logout = await a.fetch('/api/auth/logout', { method: 'POST', headers: { cookie, origin: BASE_URL } })
   expect(logout.status).toBe(204)
   expect(await status(a, cookie)).toBe(401)
   const took = await within(1000, async () => (await status(b, cookie)) === 401)
@@ -131,7 +134,7 @@ test('an administrator’s revocation on B: A refuses within 1 s, the administra
 
 test('an API key set on A: B’s next proxied call carries it within 1 s, and a changed key too', async () => {
   const callThroughB = async () => {
-    const response = await fetch(`${b.url}/api/oauth-admin/admin/clients`, { headers: { cookie: adminCookie } })
+    const response = await b.fetch('/api/oauth-admin/admin/clients', { headers: { cookie: adminCookie } })
     expect(response.status).toBe(200)
     await response.body?.cancel()
     return upstream.last().headers.authorization ?? null
@@ -149,7 +152,7 @@ test('an API key set on A: B’s next proxied call carries it within 1 s, and a 
 
 test('an audit event written on either replica is listed by both', async () => {
   for (const service of [a, b]) {
-    const response = await fetch(`${service.url}/api/security/audit?limit=200`, { headers: { cookie: adminCookie } })
+    const response = await service.fetch('/api/security/audit?limit=200', { headers: { cookie: adminCookie } })
     const { events } = (await response.json()) as { events: { action: string; actor: string | null; target: string | null }[] }
     expect(events.some((e) => e.action === 'logout')).toBe(true) // written by A
     expect(events.some((e) => e.action === 'sessions_revoke' && e.target === viewer.id)).toBe(true) // written by B
@@ -164,6 +167,7 @@ test('kill -9 of one replica during concurrent settings writes on both: every ac
     for (let n = 0; !stop; n++) {
       const key = `replica.${name}.n${n}`
       const value = `value ${name}/${n} ${randomKey(6)}`
+      markSecret(value)
       const encrypted = n % 2 === 0
       try {
         const response = await post(service, '/api/settings', adminCookie, { key, value, encrypted })
@@ -184,7 +188,7 @@ test('kill -9 of one replica during concurrent settings writes on both: every ac
   expect([...acknowledged.keys()].some((key) => key.startsWith('replica.a'))).toBe(true)
   expect([...acknowledged.keys()].some((key) => key.startsWith('replica.b'))).toBe(true)
 
-  const listed = (await (await fetch(`${b.url}/api/settings`, { headers: { cookie: adminCookie } })).json()) as { key: string; value: string; encrypted: boolean }[]
+  const listed = (await (await b.fetch('/api/settings', { headers: { cookie: adminCookie } })).json()) as { key: string; value: string; encrypted: boolean }[]
   const byKey = new Map(listed.map((s) => [s.key, s]))
   expect([...acknowledged.keys()].filter((key) => !byKey.has(key))).toEqual([])
   const wrong: string[] = []
@@ -194,7 +198,7 @@ test('kill -9 of one replica during concurrent settings writes on both: every ac
       if (byKey.get(key)!.value !== value) wrong.push(key)
       continue
     }
-    const read = await fetch(`${b.url}/api/settings/${key}?decrypt=true`, { headers: { cookie: adminCookie } })
+    const read = await b.fetch(`/api/settings/${key}?decrypt=true`, { headers: { cookie: adminCookie } })
     if (((await read.json()) as { value: string }).value !== value) wrong.push(key)
   }
   expect(wrong).toEqual([])
@@ -215,9 +219,9 @@ test('PostgreSQL stopped for 5 s under load: enveloped 503s, no hang, no crash, 
       try {
         const response =
           kind === 0
-            ? await fetch(`${service.url}/api/auth/session`, { headers: { cookie: adminCookie }, signal })
+            ? await service.fetch('/api/auth/session', { headers: { cookie: adminCookie }, signal })
             : kind === 1
-              ? await fetch(`${service.url}/api/settings`, { headers: { cookie: adminCookie }, signal })
+              ? await service.fetch('/api/settings', { headers: { cookie: adminCookie }, signal })
               : await post(service, '/api/settings', adminCookie, { key: `outage.${i}.${n % 20}`, value: `v${n}`, encrypted: true }, signal)
         const body = await response.text()
         outcomes.push({ status: response.status, ms: performance.now() - started, body, contentType: response.headers.get('content-type') })
@@ -262,7 +266,7 @@ test('PostgreSQL stopped for 5 s under load: enveloped 503s, no hang, no crash, 
   for (const service of [a, b]) {
     expect(service.child.exitCode).toBeNull()
     expect((await post(service, '/api/settings', adminCookie, { key: 'outage.after', value: 'ok' })).status).toBeLessThan(300)
-    expect((await fetch(`${service.url}/api/settings`, { headers: { cookie: adminCookie } })).status).toBe(200)
+    expect((await service.fetch('/api/settings', { headers: { cookie: adminCookie } })).status).toBe(200)
     expect(service.stdout()).toContain('"event":"database_unreachable"')
     expect(service.stdout()).toContain('"event":"database_reachable"')
   }

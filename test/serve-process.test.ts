@@ -5,12 +5,13 @@ import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomKey } from './support/service.ts'
-import { runToEnd, startProcess } from './support/process.ts'
+import { fetchChecked, inspectOutput, runToEnd, startProcess } from './support/process.ts'
 import { within } from './support/eventually.ts'
 import { Database } from 'bun:sqlite'
 import { signingKeyFingerprint } from '../src/session/cookie.ts'
 import { decodeBase64Key } from '../src/config.ts'
 import { freePort } from './support/ports.ts'
+import { markSecret } from './support/leaks.ts'
 
 const MAIN = join(import.meta.dir, '..', 'src', 'main.ts')
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-serve-'))
@@ -25,7 +26,7 @@ describe('HOST', () => {
       try {
         const url = new URL(service.url)
         expect(url.hostname).toBe('[::1]')
-        expect((await fetch(`${service.url}/api/health`)).status).toBe(200)
+        expect((await service.fetch('/api/health')).status).toBe(200)
       } finally {
         service.child.kill('SIGTERM')
         expect(await service.exited).toBe(0)
@@ -40,8 +41,10 @@ describe('stdout whose reader goes away', () => {
     const fifo = join(dir, 'stdout-fifo')
     expect(Bun.spawnSync(['mkfifo', fifo]).exitCode).toBe(0)
     const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+    const key = randomKey()
+    markSecret(key)
     const child = Bun.spawn(['sh', '-c', 'exec "$0" "$1" serve > "$2"', process.execPath, MAIN, fifo], {
-      env: { PATH: process.env.PATH!, HOME: process.env.HOME, ...loginEnv, SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, 'epipe', 'a.db'), HOST: '127.0.0.1', PORT: String(port) },
+      env: { PATH: process.env.PATH!, HOME: process.env.HOME, ...loginEnv, SESSION_SIGNING_KEY: key, DATABASE_PATH: join(dir, 'epipe', 'a.db'), HOST: '127.0.0.1', PORT: String(port) },
       stdout: 'ignore',
       stderr: 'pipe',
     })
@@ -50,7 +53,7 @@ describe('stdout whose reader goes away', () => {
     try {
       let up = false
       for (let i = 0; i < 400 && !up; i++) {
-        up = (await fetch(`${base}/api/health`).catch(() => null))?.status === 200
+        up = (await fetchChecked(`${base}/api/health`).catch(() => null))?.status === 200
         if (!up) await Bun.sleep(25)
       }
       expect(up).toBe(true)
@@ -59,7 +62,7 @@ describe('stdout whose reader goes away', () => {
       readSync(reader, Buffer.alloc(100))
       closeSync(reader)
       for (let round = 0; round < 20; round++) {
-        const statuses = await Promise.all(Array.from({ length: 20 }, async () => (await fetch(`${base}/api/health`)).status))
+        const statuses = await Promise.all(Array.from({ length: 20 }, async () => (await fetchChecked(`${base}/api/health`)).status))
         expect(statuses.every((status) => status === 200)).toBe(true)
         await Bun.sleep(30)
       }
@@ -67,6 +70,7 @@ describe('stdout whose reader goes away', () => {
       child.kill('SIGTERM')
       expect(await child.exited).toBe(0)
       const errors = await stderr
+      inspectOutput(errors, 'service process stderr')
       expect(errors).toContain('log output is dropped from now on')
       expect(errors).not.toMatch(/^\s+at |Bun v\d/m)
     } finally {

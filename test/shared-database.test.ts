@@ -9,7 +9,7 @@ import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
 import { randomKey } from './support/service.ts'
 import { runToEnd, startProcess, type ServiceProcess } from './support/process.ts'
 import { RecordingUpstream } from './support/upstream.ts'
-import { markSecret, markSensitive } from './support/leaks.ts'
+import { markSecret, markSensitive, throwFindings } from './support/leaks.ts'
 import { signSessionCookie, type Role } from '../src/session/cookie.ts'
 import { decodeBase64Key } from '../src/config.ts'
 import { within } from './support/eventually.ts'
@@ -30,19 +30,21 @@ function cookieFor(identity: FixtureIdentity, role: Role, sid: string): string {
   const now = Date.now()
   const iat = Math.floor(now / 1000) - 5
   const value = signSessionCookie(decodeBase64Key(key)!, { v: 1, sid, sub: identity.id, email: `${sid}@example.test`, role, iat, iatMs: iat * 1000, exp: iat + 600 })
-  markSensitive(value, `${sid}@example.test`)
+  markSecret(value)
+  markSensitive(`${sid}@example.test`)
   return `admin-session=${value}`
 }
 
 const status = async (service: ServiceProcess, cookie: string) =>
-  (await fetch(`${service.url}/api/auth/session`, { headers: { cookie } })).status
+  (await service.fetch('/api/auth/session', { headers: { cookie } })).status
 
 beforeAll(async () => {
   kratos = new KratosFixture().start()
   admin = kratos.addIdentity({ email: 'shared.admin@example.test', role: 'admin' })
   viewer = kratos.addIdentity({ email: 'shared.viewer@example.test', role: 'viewer' })
   upstream = new RecordingUpstream()
-  markSensitive(key, encryptionKey, admin.id, viewer.id, kratos.url)
+  markSecret(key, encryptionKey)
+  markSensitive(admin.id, viewer.id, kratos.url)
   env = {
     SESSION_SIGNING_KEY: key,
     ENCRYPTION_KEY: encryptionKey,
@@ -68,13 +70,15 @@ afterAll(async () => {
   await kratos.stop()
   upstream.stop()
   rmSync(dir, { recursive: true, force: true })
+  // The lines the processes wrote as they stopped, after the last test's check.
+  await throwFindings()
 })
 
 test('a logout on one process is honoured by the other within 1 s', async () => {
   const cookie = cookieFor(viewer, 'viewer', 'logout-shared')
   expect(await status(a, cookie)).toBe(200)
   expect(await status(b, cookie)).toBe(200)
-  const logout = await fetch(`${a.url}/api/auth/logout`, { method: 'POST', headers: { cookie, origin: BASE_URL } })
+  const logout = await a.fetch('/api/auth/logout', { method: 'POST', headers: { cookie, origin: BASE_URL } })
   expect(logout.status).toBe(204)
   expect(await status(a, cookie)).toBe(401)
   expect(await within(1000, async () => (await status(b, cookie)) === 401, 25)).not.toBeNull()
@@ -85,7 +89,7 @@ test('an administrator’s revocation on one process is honoured by the other wi
   const adminCookie = cookieFor(admin, 'admin', 'admin-shared')
   expect(await status(a, cookie)).toBe(200)
   expect(await status(b, cookie)).toBe(200)
-  const revoke = await fetch(`${b.url}/api/security/sessions/revoke`, {
+  const revoke = await b.fetch('/api/security/sessions/revoke', {
     method: 'POST',
     headers: { cookie: adminCookie, origin: BASE_URL, 'content-type': 'application/json' },
     body: JSON.stringify({ identity_id: viewer.id }),
@@ -101,7 +105,7 @@ test('an administrator’s revocation on one process is honoured by the other wi
 test('an API key written by one process, then by the command line, is carried by the other’s next call within 1 s', async () => {
   const adminCookie = cookieFor(admin, 'admin', 'admin-settings')
   const callThroughB = async () => {
-    const response = await fetch(`${b.url}/api/oauth-admin/admin/clients`, { headers: { cookie: adminCookie } })
+    const response = await b.fetch('/api/oauth-admin/admin/clients', { headers: { cookie: adminCookie } })
     expect(response.status).toBe(200)
     await response.body?.cancel()
     return upstream.last().headers.authorization ?? null
@@ -111,7 +115,7 @@ test('an API key written by one process, then by the command line, is carried by
   const viaHttp = `shared-file-key-${randomKey(9)}`
   const viaCli = `shared-cli-key-${randomKey(9)}`
   markSecret(viaHttp, viaCli)
-  const write = await fetch(`${a.url}/api/settings`, {
+  const write = await a.fetch('/api/settings', {
     method: 'POST',
     headers: { cookie: adminCookie, origin: BASE_URL, 'content-type': 'application/json' },
     body: JSON.stringify({ key: 'proxy.oauth-admin.api_key', value: viaHttp, encrypted: true }),

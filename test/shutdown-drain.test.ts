@@ -129,7 +129,7 @@ describe('SIGTERM to the process, with the real 10 s drain', () => {
       PROXY_TIMEOUT_MS: '60000',
       HOME: process.env.HOME,
     })
-    const pending = fetch(`${service.url}/api/idp/self-service/login/browser`).then(
+    const pending = service.fetch('/api/idp/self-service/login/browser').then(
       (response) => `answered ${response.status}`,
       () => 'connection closed',
     )

@@ -9,7 +9,7 @@ import { randomKey } from './support/service.ts'
 import { runToEnd, startProcess } from './support/process.ts'
 import { signSessionCookie } from '../src/session/cookie.ts'
 import { decodeBase64Key } from '../src/config.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret, markSensitive } from './support/leaks.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-geo-binary-'))
 const bin = join(dir, 'bin')
@@ -28,7 +28,8 @@ test('the compiled binary answers /api/geo from its embedded database, IPv4 and 
   const kratos = new KratosFixture().start()
   const viewer = kratos.addIdentity({ email: 'geo.bin@example.test', role: 'viewer' })
   const key = randomKey()
-  markSensitive(key, viewer.id, kratos.url)
+  markSecret(key)
+  markSensitive(viewer.id, kratos.url)
   const service = await startProcess(
     [binary],
     {
@@ -43,13 +44,15 @@ test('the compiled binary answers /api/geo from its embedded database, IPv4 and 
   )
   try {
     const now = Math.floor(Date.now() / 1000)
-    const cookie = `admin-session=${signSessionCookie(decodeBase64Key(key)!, { v: 1, sid: 'geo', sub: viewer.id, email: 'geo.bin@example.test', role: 'viewer', iat: now, exp: now + 600 })}`
+    const value = signSessionCookie(decodeBase64Key(key)!, { v: 1, sid: 'geo', sub: viewer.id, email: 'geo.bin@example.test', role: 'viewer', iat: now, exp: now + 600 })
+    markSecret(value)
+    const cookie = `admin-session=${value}`
     for (const [ip, country] of [['193.0.6.139', 'NL'], ['2001:200::1', 'JP']] as const) {
-      const response = await fetch(`${service.url}/api/geo?ip=${encodeURIComponent(ip)}`, { headers: { cookie } })
+      const response = await service.fetch(`/api/geo?ip=${encodeURIComponent(ip)}`, { headers: { cookie } })
       expect(response.status).toBe(200)
       expect(await response.json()).toMatchObject({ ip, country })
     }
-    const privateAddress = await fetch(`${service.url}/api/geo?ip=10.1.2.3`, { headers: { cookie } })
+    const privateAddress = await service.fetch('/api/geo?ip=10.1.2.3', { headers: { cookie } })
     expect(privateAddress.status).toBe(404)
   } finally {
     service.child.kill('SIGKILL')

@@ -105,6 +105,16 @@ export async function drainFindings(): Promise<string[]> {
   return findings.splice(0)
 }
 
+/**
+ * Throws what the checks found since they were last read. The preload calls it after every test;
+ * a hook that stops a process after the last test (afterAll) calls it too, for the lines written
+ * as the process stopped.
+ */
+export async function throwFindings(): Promise<void> {
+  const findings = await drainFindings()
+  if (findings.length > 0) throw new Error(`error bodies or log lines failed the leak check:\n${findings.join('\n')}`)
+}
+
 export function inspectedCount(): number {
   return inspected
 }

@@ -1,5 +1,5 @@
 import { afterAll, afterEach } from 'bun:test'
-import { drainFindings } from './leaks.ts'
+import { throwFindings } from './leaks.ts'
 import { removeTemporaryDirs } from './temp.ts'
 import { buildUi, uiBuildIsStale } from '../../scripts/build-ui.ts'
 
@@ -8,10 +8,7 @@ import { buildUi, uiBuildIsStale } from '../../scripts/build-ui.ts'
 if (uiBuildIsStale()) await buildUi()
 
 // Every error body and log line produced during a test passes the shared leak check, or that test fails.
-afterEach(async () => {
-  const findings = await drainFindings()
-  if (findings.length > 0) throw new Error(`error bodies or log lines failed the leak check:\n${findings.join('\n')}`)
-})
+afterEach(throwFindings)
 
 // The directories tests made for themselves (temp.ts) go once the whole run is over.
 afterAll(removeTemporaryDirs)
