@@ -99,6 +99,11 @@ export function inspectResponse(request: Request, response: Response, isPassthro
   )
 }
 
+/** A check that ends later (a body the browser is still reading); the findings wait for it. */
+export function inspectLater(check: Promise<void>): void {
+  pending.push(check)
+}
+
 /** Waits for outstanding checks and returns (and clears) what they found. */
 export async function drainFindings(): Promise<string[]> {
   while (pending.length > 0) await Promise.all(pending.splice(0))

@@ -4,14 +4,15 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { KratosFixture } from '../support/kratos.ts'
 import { HydraFixture } from '../support/hydra.ts'
 import { startOAuthProvider, type RunningProvider } from '../support/oauth-provider.ts'
 import { randomKey } from '../support/service.ts'
 import { runToEnd, startProcess, type ServiceProcess } from '../support/process.ts'
 import { freePort } from '../support/ports.ts'
-import { watchProblems } from './harness.ts'
+import { checkServiceAnswers, watchProblems } from './harness.ts'
+import { markSecret, throwFindings } from '../support/leaks.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-ui-binary-'))
 const binary = join(dir, 'admin-dashboard')
@@ -67,7 +68,17 @@ afterAll(async () => {
   await kratos?.stop()
   await hydra?.stop()
   rmSync(dir, { recursive: true, force: true })
+  // The lines the service wrote as it stopped, after the last test's check.
+  await throwFindings()
 })
+
+/** A new context and its page, whose error answers from the service pass the leak check. */
+async function openPage(): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext()
+  const page = await context.newPage()
+  await checkServiceAnswers(page, baseUrl)
+  return { context, page }
+}
 
 async function signIn(page: Page, path: string, login = 'ops@example.test'): Promise<void> {
   await page.goto(`${baseUrl}${path}`)
@@ -75,19 +86,16 @@ async function signIn(page: Page, path: string, login = 'ops@example.test'): Pro
   await page.fill('input[name="login"]', login)
   await page.fill('input[name="password"]', 'anything')
   await page.click('button[type="submit"]')
-  await page.waitForURL(`${baseUrl}${path}`)
+  // Back at the page asked for; what it shows is each test's to wait for.
+  await page.waitForURL(`${baseUrl}${path}`, { waitUntil: 'commit' })
+  // The session cookie the browser now holds is a secret: no answer and no log line may carry it.
+  for (const cookie of await page.context().cookies(baseUrl)) if (cookie.name === 'admin-session') markSecret(cookie.value)
 }
 
 test('from the executable: an admin signs in from a deep link, pages through the identities and finds one', async () => {
-  const context = await browser.newContext()
-  const page = await context.newPage()
+  const { context, page } = await openPage()
   const problems = watchProblems(page, baseUrl)
-  await page.goto(`${baseUrl}/dashboard/identities?page_size=25`)
-  await page.waitForURL((url) => url.origin === provider.url)
-  await page.fill('input[name="login"]', 'ops@example.test')
-  await page.fill('input[name="password"]', 'anything')
-  await page.click('button[type="submit"]')
-  await page.waitForURL(`${baseUrl}/dashboard/identities?page_size=25`)
+  await signIn(page, '/dashboard/identities?page_size=25')
   const table = page.getByRole('table', { name: /Identities/ })
   await table.waitFor()
   const first = await table.locator('tbody tr').count()
@@ -110,19 +118,15 @@ test('from the executable: an admin signs in from a deep link, pages through the
 }, 60_000)
 
 test('from the executable: an admin stores an API key that the next Kratos call carries, reveals a setting and finds the reveal in the audit log', async () => {
-  const context = await browser.newContext()
+  const { context, page } = await openPage()
   context.setDefaultTimeout(10_000)
-  const page = await context.newPage()
   const problems = watchProblems(page, baseUrl)
   const bodies: Promise<string>[] = []
   context.on('response', (response) => bodies.push(response.text().catch(() => '')))
-  await page.goto(`${baseUrl}/dashboard/settings`)
-  await page.waitForURL((url) => url.origin === provider.url)
-  await page.fill('input[name="login"]', 'ops@example.test')
-  await page.fill('input[name="password"]', 'anything')
-  await page.click('button[type="submit"]')
+  await signIn(page, '/dashboard/settings')
   await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
   const apiKey = 'ory_pat_from-the-executable-0123456789'
+  markSecret(apiKey, 'smtp-secret-value')
   await page.getByRole('button', { name: 'Set key for idp-admin' }).click()
   await page.getByRole('dialog', { name: 'API key for /api/idp-admin' }).getByLabel('API key').fill(apiKey)
   await page.getByRole('dialog', { name: 'API key for /api/idp-admin' }).getByRole('button', { name: 'Save' }).click()
@@ -161,15 +165,10 @@ test('from the executable: an admin stores an API key that the next Kratos call 
 }, 60_000)
 
 test('from the executable: revoke a Kratos session, read a failed message, create a client whose secret is shown once', async () => {
-  const context = await browser.newContext()
+  const { context, page } = await openPage()
   context.setDefaultTimeout(10_000)
-  const page = await context.newPage()
   const problems = watchProblems(page, baseUrl)
-  await page.goto(`${baseUrl}/dashboard/sessions`)
-  await page.waitForURL((url) => url.origin === provider.url)
-  await page.fill('input[name="login"]', 'ops@example.test')
-  await page.fill('input[name="password"]', 'anything')
-  await page.click('button[type="submit"]')
+  await signIn(page, '/dashboard/sessions')
   await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor()
   await page.getByRole('button', { name: 'Revoke session of person07@example.test' }).click()
   await page.getByRole('dialog', { name: 'Revoke session?' }).getByRole('button', { name: 'Revoke' }).click()
@@ -190,6 +189,7 @@ test('from the executable: revoke a Kratos session, read a failed message, creat
   await dialog.getByRole('button', { name: 'Create client' }).click()
   await page.getByRole('heading', { level: 1, name: 'Ops tool' }).waitFor()
   const created = [...hydra.clients.values()].find((client) => client.client_name === 'Ops tool')!
+  markSecret(created.secret)
   expect(await page.locator('output[aria-label="Client secret"]').textContent()).toBe(created.secret)
   await page.reload()
   await page.getByRole('heading', { level: 1, name: 'Ops tool' }).waitFor()
@@ -199,15 +199,10 @@ test('from the executable: revoke a Kratos session, read a failed message, creat
 }, 60_000)
 
 test('from the executable: create an identity from the schema form, edit a trait, delete it after typing its identifier', async () => {
-  const context = await browser.newContext()
+  const { context, page } = await openPage()
   context.setDefaultTimeout(10_000)
-  const page = await context.newPage()
   const problems = watchProblems(page, baseUrl)
-  await page.goto(`${baseUrl}/dashboard/identities`)
-  await page.waitForURL((url) => url.origin === provider.url)
-  await page.fill('input[name="login"]', 'ops@example.test')
-  await page.fill('input[name="password"]', 'anything')
-  await page.click('button[type="submit"]')
+  await signIn(page, '/dashboard/identities')
   await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
   await page.getByRole('button', { name: 'Create identity' }).click()
   const dialog = page.getByRole('dialog', { name: 'Create identity' })
@@ -236,15 +231,10 @@ test('from the executable: create an identity from the schema form, edit a trait
 }, 60_000)
 
 test('from the executable: read the posture, end an identity’s dashboard sessions, and customize the overview', async () => {
-  const context = await browser.newContext()
+  const { context, page } = await openPage()
   context.setDefaultTimeout(10_000)
-  const page = await context.newPage()
   const problems = watchProblems(page, baseUrl)
-  await page.goto(`${baseUrl}/dashboard/security`)
-  await page.waitForURL((url) => url.origin === provider.url)
-  await page.fill('input[name="login"]', 'ops@example.test')
-  await page.fill('input[name="password"]', 'anything')
-  await page.click('button[type="submit"]')
+  await signIn(page, '/dashboard/security')
   const posture = page.getByRole('region', { name: 'Posture checks' })
   await posture.getByText(/need(s)? attention/).waitFor()
   expect(await posture.textContent()).toContain('What to do:')
@@ -269,9 +259,8 @@ test('from the executable: read the posture, end an identity’s dashboard sessi
 }, 60_000)
 
 test('from the executable: deactivate and reactivate, a recovery link, revoke and extend sessions, deactivate three at once', async () => {
-  const context = await browser.newContext()
+  const { context, page } = await openPage()
   context.setDefaultTimeout(10_000)
-  const page = await context.newPage()
   const problems = watchProblems(page, baseUrl)
   const find = (email: string) => [...kratos.identities.values()].find((identity) => identity.traits.email === email)!
   const person = find('person11@example.test')
@@ -324,9 +313,8 @@ test('from the executable: deactivate and reactivate, a recovery link, revoke an
 }, 60_000)
 
 test('from the executable: edit a client’s redirect URIs, create a public client with no secret, delete a client', async () => {
-  const context = await browser.newContext()
+  const { context, page } = await openPage()
   context.setDefaultTimeout(10_000)
-  const page = await context.newPage()
   const problems = watchProblems(page, baseUrl)
   await signIn(page, '/dashboard/oauth-clients')
   await page.getByRole('button', { name: 'Create client' }).click()
@@ -356,9 +344,8 @@ test('from the executable: edit a client’s redirect URIs, create a public clie
 }, 60_000)
 
 test('from the executable: a viewer sees only Overview, and an admin page\'s URL says no access without one admin request', async () => {
-  const context = await browser.newContext()
+  const { context, page } = await openPage()
   context.setDefaultTimeout(10_000)
-  const page = await context.newPage()
   const problems = watchProblems(page, baseUrl)
   const requests: string[] = []
   page.on('request', (request) => requests.push(new URL(request.url()).pathname))

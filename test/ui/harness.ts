@@ -10,7 +10,8 @@ import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Dialog, type Locator, type Page, type Request, type Route } from 'playwright-core'
 import { startSandbox, SANDBOX_USERS, type Sandbox } from '../../dev/sandbox.ts'
 import { isPassthrough } from '../../src/proxy/passthrough.ts'
-import { inspectLogLine, inspectResponse, markSecret } from '../support/leaks.ts'
+import { inspectLater, inspectLogLine, inspectResponse, leakProblems, markSecret, recordFinding } from '../support/leaks.ts'
+import { isRelayedAnswer } from '../support/process.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
@@ -74,6 +75,43 @@ export function watchProblems(page: Page, serviceUrl: string): string[] {
     })
   })
   return problems
+}
+
+/**
+ * The error answers a page receives from a service running as its own process pass the leak check,
+ * as the sandbox's answers do in process. Each is read as it arrives, held by the browser's own
+ * interception (DevTools' Fetch domain) and then let through unchanged: a page that goes elsewhere
+ * on an error answer (the sign-in after a 401) has already dropped it when 'response' listeners
+ * could ask for it.
+ */
+export async function checkServiceAnswers(page: Page, serviceUrl: string): Promise<void> {
+  const devtools = await page.context().newCDPSession(page)
+  devtools.on('Fetch.requestPaused', (paused) => {
+    const status = paused.responseStatusCode
+    const header = (name: string) => paused.responseHeaders?.find((entry) => entry.name.toLowerCase() === name)?.value ?? null
+    const letThrough = () => devtools.send('Fetch.continueRequest', { requestId: paused.requestId }).catch(() => {})
+    if (status === undefined || status < 400 || isRelayedAnswer(paused.request.url, header('content-security-policy'))) {
+      void letThrough()
+      return
+    }
+    const where = `${paused.request.method} ${new URL(paused.request.url).pathname} → ${status} (in the browser)`
+    inspectLater(
+      devtools
+        .send('Fetch.getResponseBody', { requestId: paused.requestId })
+        .then(
+          ({ body, base64Encoded }) => {
+            const text = base64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body
+            if (paused.request.method === 'HEAD' && text === '') return
+            const problems = leakProblems(status, header('content-type'), text)
+            if (problems.length > 0) recordFinding(`${where}: ${problems.join('; ')}: ${text.slice(0, 300)}`)
+          },
+          // Its page closed meanwhile: nothing was answered to anyone.
+          () => {},
+        )
+        .finally(letThrough),
+    )
+  })
+  await devtools.send('Fetch.enable', { patterns: [{ urlPattern: `${serviceUrl}/*`, requestStage: 'Response' }] })
 }
 
 /** Signs in at the provider from wherever the app sent the browser, and waits to be back. */
