@@ -53,7 +53,8 @@ export interface Logger {
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
 
-const LOG_BUFFER_BYTES = 4 * 1024 * 1024
+/** At most this much waits in memory for a stalled output; past it, request lines are dropped and counted. */
+export const LOG_BUFFER_BYTES = 4 * 1024 * 1024
 const FLUSH_DELAY_MS = 20
 const FLUSH_AT_BYTES = 64 * 1024
 /** What one chunk holds: a flush's worth, and room for the line that reaches it. */
