@@ -1,0 +1,74 @@
+// Hidden characters are shown as ⟨U+XXXX⟩ where they could disguise a name, and kept where real
+// text is written with them: the joiners between the letters of Persian, Hindi or Sinhala words and
+// inside emoji sequences, the emoji presentation selector after an emoji.
+import { expect, test } from 'bun:test'
+import { revealHidden } from '../ui/reveal.ts'
+
+test('Persian, Hindi, Marathi and Sinhala words written with the zero-width non-joiner or joiner read as written', () => {
+  const words = [
+    'می\u200Cخواهم', // Persian "I want": the prefix می stands apart from the verb
+    'کتاب\u200Cها', // Persian "books"
+    'نمی\u200Cدانم', // Persian "I don't know"
+    'क्\u200Cष', // Hindi: the half form of क shown with its virama instead of the ligature क्ष
+    'क्\u200Dष', // Hindi: its half form
+    'कार्\u200Dयालय', // Marathi: the eyelash ra
+    'ශ්\u200Dරී ලංකා', // Sinhala: Sri Lanka, with its rakaransaya
+  ]
+  for (const word of words) expect(revealHidden(word)).toBe(word)
+  expect(revealHidden('Mina Rahimi (می\u200Cخواهم)')).toBe('Mina Rahimi (می\u200Cخواهم)')
+})
+
+test('emoji sequences keep their joiners and presentation selectors', () => {
+  const emoji = [
+    '👨\u200D👩\u200D👧\u200D👦', // family
+    '🏳\uFE0F\u200D🌈', // rainbow flag
+    '🧑🏽\u200D💻', // technologist, medium skin tone
+    '🤦🏼\u200D♂\uFE0F', // man facepalming, medium-light skin tone
+    '👁\uFE0F\u200D🗨\uFE0F', // eye in speech bubble
+    '❤\uFE0F',
+    '1\uFE0F\u20E3', // keycap one
+    '©\uFE0F',
+  ]
+  for (const sequence of emoji) expect(revealHidden(sequence)).toBe(sequence)
+  expect(revealHidden('Émoji Pérson 👨\u200D👩\u200D👧\u200D👦 ❤\uFE0F')).toBe('Émoji Pérson 👨\u200D👩\u200D👧\u200D👦 ❤\uFE0F')
+})
+
+test('the same characters are marked where they hide something: beside ASCII, at the start or end, several in a row, between two scripts', () => {
+  expect(revealHidden('ad\u200Cmin@example.test')).toBe('ad⟨U+200C⟩min@example.test')
+  expect(revealHidden('ad\u200Dmin')).toBe('ad⟨U+200D⟩min')
+  expect(revealHidden('admin\u200C')).toBe('admin⟨U+200C⟩')
+  expect(revealHidden('\u200Dadmin')).toBe('⟨U+200D⟩admin')
+  expect(revealHidden('\u200Cمی')).toBe('⟨U+200C⟩می')
+  expect(revealHidden('می\u200C')).toBe('می⟨U+200C⟩')
+  expect(revealHidden('می\u200C\u200Cخواهم')).toBe('می⟨U+200C⟩⟨U+200C⟩خواهم')
+  expect(revealHidden('می\u200C خواهم')).toBe('می⟨U+200C⟩ خواهم')
+  expect(revealHidden('क\u200Cخ')).toBe('क⟨U+200C⟩خ')
+  expect(revealHidden('a\u200Dب')).toBe('a⟨U+200D⟩ب')
+  expect(revealHidden('👩\u200D')).toBe('👩⟨U+200D⟩')
+  expect(revealHidden('\u200D👩')).toBe('⟨U+200D⟩👩')
+  expect(revealHidden('👩\u200D\u200D💻')).toBe('👩⟨U+200D⟩⟨U+200D⟩💻')
+  expect(revealHidden('a\u200D💻')).toBe('a⟨U+200D⟩💻')
+  expect(revealHidden('\uFE0Fadmin')).toBe('⟨U+FE0F⟩admin')
+  expect(revealHidden('admin\uFE0F')).toBe('admin⟨U+FE0F⟩')
+  expect(revealHidden('admin1\uFE0F')).toBe('admin1⟨U+FE0F⟩')
+  expect(revealHidden('❤\uFE0F\uFE0F')).toBe('❤\uFE0F⟨U+FE0F⟩')
+  expect(revealHidden('ad\uFE0Fmin')).toBe('ad⟨U+FE0F⟩min')
+})
+
+test('in an e-mail address every one of them is marked, even between the letters of a script that uses it', () => {
+  expect(revealHidden('علی\u200Cرضا@example.ir')).toBe('علی⟨U+200C⟩رضا@example.ir')
+  expect(revealHidden('👩\u200D💻@example.test')).toBe('👩⟨U+200D⟩💻@example.test')
+  expect(revealHidden('ad\u200Bmin@example.test')).toBe('ad⟨U+200B⟩min@example.test')
+})
+
+test('bidi controls, zero-width spaces and the other hiding characters stay marked in any company', () => {
+  expect(revealHidden('\u202Etset.elpmaxe@nimda')).toBe('⟨U+202E⟩tset.elpmaxe@nimda')
+  expect(revealHidden('می\u202Bخواهم')).toBe('می⟨U+202B⟩خواهم')
+  expect(revealHidden('می\u2067خواهم\u2069')).toBe('می⟨U+2067⟩خواهم⟨U+2069⟩')
+  expect(revealHidden('क्\u200Bष')).toBe('क्⟨U+200B⟩ष')
+  expect(revealHidden('👩\u2060💻')).toBe('👩⟨U+2060⟩💻')
+  expect(revealHidden('❤\uFE0E')).toBe('❤⟨U+FE0E⟩')
+  expect(revealHidden('Ada\u200B Admin\uFEFF')).toBe('Ada⟨U+200B⟩ Admin⟨U+FEFF⟩')
+  expect(revealHidden('line one\nline two')).toBe('line one⟨U+000A⟩line two')
+  expect(revealHidden('plain text')).toBe('plain text')
+})
