@@ -12,6 +12,7 @@ import { ErrorView } from './components/load.tsx'
 import { Heading, focusHeadingAfterNavigation } from './components/heading.tsx'
 import { findRoute, NAV, normalPath, preloadPages, type Upstream } from './routes.tsx'
 import type { ApiFailure } from './api.ts'
+import { revealHidden } from './reveal.ts'
 
 /** The page shown now, as the sign-in's return_to (the server keeps it only when it is a plain /dashboard path). */
 const currentPage = () => window.location.pathname + window.location.search
@@ -267,7 +268,7 @@ function Shell() {
           Menu
         </button>
         <div class="account">
-          <span class="email">{current.email}</span>
+          <span class="email">{revealHidden(current.email)}</span>
           <span class={`badge badge-${current.role}`}>{current.role === 'admin' ? 'Admin' : 'Viewer'}</span>
           <label class="theme-choice">
             <span>Theme</span>

@@ -16,6 +16,9 @@ const sessionsOf = (email: string) => admin.harness.sandbox.kratos.sessions.filt
 const listOrder = (a: { id: string; created_at: string }, b: { id: string; created_at: string }) =>
   Date.parse(b.created_at) - Date.parse(a.created_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 
+/** Characters that hide text or turn it around: none may reach the page as they came. */
+const HIDING = /[\u202A-\u202E\u2066-\u2069\u200B-\u200F\uFEFF]/
+
 test('Sessions: newest first; revoke one (the store ends it), extend one (its expiry moves, its device stays), page to the next page', async () => {
   const { kratos } = admin.harness.sandbox
   await admin.page.goto(admin.url('/dashboard/sessions'))
@@ -527,17 +530,73 @@ test('OAuth clients: a later page whose clients were deleted meanwhile says ther
   }
 })
 
-test('OAuth clients: a client name that turns text around shows the character that does it, on its page and in its Delete question', async () => {
+test('OAuth clients: a client name that turns text around shows the character that does it, on its page and in its Delete question; so do its redirect URIs and audience', async () => {
   admin.problems.length = 0
   const { hydra } = admin.harness.sandbox
-  const client = hydra.addClient({ client_name: '\u202Elatrop remotsuC', redirect_uris: ['https://turned.example.com/callback'] })
+  const client = hydra.addClient({ client_name: '\u202Elatrop remotsuC', redirect_uris: ['https://turned.example.com/\u202Ekcabllac'], audience: ['https://api.example.com/\u200Bbilling'] })
   await admin.page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
   await admin.page.getByRole('heading', { level: 1, name: '⟨U+202E⟩latrop remotsuC' }).waitFor()
+  const facts = admin.page.getByRole('region', { name: 'Client', exact: true })
+  expect(await facts.textContent()).toContain('https://turned.example.com/⟨U+202E⟩kcabllac')
+  expect(await facts.textContent()).toContain('https://api.example.com/⟨U+200B⟩billing')
+  expect(HIDING.test((await facts.textContent()) ?? '')).toBe(false)
   await admin.page.getByRole('button', { name: 'Delete client' }).click()
   const dialog = admin.page.getByRole('dialog', { name: 'Delete client?' })
   await dialog.waitFor()
   expect(await dialog.evaluate((element) => /[\u202A-\u202E\u2066-\u2069]/.test(element.textContent ?? ''))).toBe(false)
   await dialog.getByRole('button', { name: 'Cancel' }).click()
   hydra.clients.delete(client.client_id)
+  expect(admin.problems).toEqual([])
+})
+
+test('Messages: a recipient, subject or dispatch error with characters that hide or turn text around shows them, in the list, the heading, the tab title and the details', async () => {
+  admin.problems.length = 0
+  const { kratos } = admin.harness.sandbox
+  const turned = kratos.addMessage(
+    { recipient: 'adm\u200Bin@example.test', subject: '\u202Edrowssap ruoy teseR', body: 'code 123456', status: 'sent', created_at: new Date().toISOString() },
+    [{ status: 'failed', error: { message: 'mailbox adm\u200Bin@example.test unavailable', reason: '550' } }],
+  )
+  try {
+    await admin.page.goto(admin.url('/dashboard/messages'))
+    const row = admin.page.getByRole('table', { name: 'Messages' }).getByRole('row').filter({ has: admin.page.locator(`a[href="/dashboard/messages/${turned.id}"]`) })
+    expect(await row.locator('td:nth-child(1)').textContent()).toBe('adm⟨U+200B⟩in@example.test')
+    expect(await row.locator('td:nth-child(2)').textContent()).toBe('⟨U+202E⟩drowssap ruoy teseR')
+    await row.getByRole('link').click()
+    await admin.page.getByRole('heading', { level: 1, name: '⟨U+202E⟩drowssap ruoy teseR' }).waitFor()
+    expect(await admin.page.title()).toBe('⟨U+202E⟩drowssap ruoy teseR · admin-dashboard')
+    await admin.page.getByRole('region', { name: 'Dispatch attempts' }).getByText('mailbox adm⟨U+200B⟩in@example.test unavailable (550)').waitFor()
+    expect(await admin.page.getByRole('region', { name: 'Details' }).textContent()).toContain('adm⟨U+200B⟩in@example.test')
+    expect(HIDING.test((await admin.page.getByRole('main').textContent()) ?? '')).toBe(false)
+
+    // Without a subject from Kratos (not in dev mode) the heading names the recipient, as shown.
+    kratos.devMode = false
+    await admin.page.reload()
+    await admin.page.getByRole('heading', { level: 1, name: 'Message to adm⟨U+200B⟩in@example.test' }).waitFor()
+    expect(await admin.page.title()).toBe('Message to adm⟨U+200B⟩in@example.test · admin-dashboard')
+  } finally {
+    kratos.devMode = true
+    kratos.messages.splice(kratos.messages.indexOf(turned), 1)
+  }
+  expect(admin.problems).toEqual([])
+})
+
+test('Sessions: a user agent with a right-to-left override shows the character in the Device cell instead of turning the text around, on the Sessions page and the identity page', async () => {
+  admin.problems.length = 0
+  const { kratos } = admin.harness.sandbox
+  const person = kratos.addIdentity({ email: 'turned.agent@example.test' })
+  const session = kratos.addSession(person.id, { ip_address: '2.16.7.0', user_agent: '\u202Etnega live' })
+  try {
+    await admin.page.goto(admin.url('/dashboard/sessions'))
+    const row = admin.page.getByRole('table', { name: 'Active sessions' }).getByRole('row').filter({ hasText: 'turned.agent@example.test' })
+    await row.getByRole('cell', { name: '⟨U+202E⟩tnega live' }).waitFor()
+    expect(HIDING.test((await row.textContent()) ?? '')).toBe(false)
+    await row.getByRole('link', { name: 'turned.agent@example.test' }).click()
+    const sessions = admin.page.getByRole('region', { name: 'Sessions' })
+    await sessions.getByRole('cell', { name: '⟨U+202E⟩tnega live' }).waitFor()
+    expect(HIDING.test((await sessions.textContent()) ?? '')).toBe(false)
+  } finally {
+    kratos.sessions.splice(kratos.sessions.indexOf(session), 1)
+    kratos.identities.delete(person.id)
+  }
   expect(admin.problems).toEqual([])
 })

@@ -861,6 +861,29 @@ test('the audit log filters to writes through the proxies, stepped to with the a
   expect(admin.problems).toEqual([])
 })
 
+test('an audit target or actor with characters that hide or turn text around shows them, in the audit log and the Overview’s latest events', async () => {
+  admin.problems.length = 0
+  const { audit } = admin.harness.sandbox.services
+  await audit.record({ action: 'settings_write', actor: identityIdOf(SANDBOX_USERS.admin), target: 'feature.\u202Egalf' })
+  await audit.record({ action: 'sessions_revoke', actor: '\u202Enimda', target: 'adm\u200Bin' })
+  const hiding = /[\u202A-\u202E\u2066-\u2069\u200B-\u200F]/
+  await admin.page.goto(admin.url('/dashboard/audit'))
+  const rows = admin.page.getByRole('table').locator('tbody tr')
+  await rows.first().waitFor()
+  expect(await rows.nth(0).locator('td:nth-child(2)').textContent()).toBe('⟨U+202E⟩nimda')
+  expect(await rows.nth(0).locator('td:nth-child(4)').textContent()).toBe('adm⟨U+200B⟩in')
+  expect(await rows.nth(1).locator('td:nth-child(4)').textContent()).toBe('feature.⟨U+202E⟩galf')
+  expect(hiding.test((await admin.page.getByRole('table').textContent()) ?? '')).toBe(false)
+
+  await admin.page.goto(admin.url('/dashboard'))
+  const latest = admin.page.getByRole('region', { name: 'Latest audit events' }).getByRole('listitem')
+  await latest.first().waitFor()
+  expect(await latest.nth(0).textContent()).toContain(' by ⟨U+202E⟩nimda on adm⟨U+200B⟩in')
+  expect(await latest.nth(1).textContent()).toContain(' on feature.⟨U+202E⟩galf')
+  expect(hiding.test((await admin.page.getByRole('region', { name: 'Latest audit events' }).textContent()) ?? '')).toBe(false)
+  expect(admin.problems).toEqual([])
+})
+
 test('Security shows every posture check with what to do about each warning, and the configuration without secrets', async () => {
   await admin.page.goto(admin.url('/dashboard/security'))
   const posture = admin.page.getByRole('region', { name: 'Posture checks' })

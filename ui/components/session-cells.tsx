@@ -2,6 +2,7 @@
 // made (device, address, place) and when (authenticated, expires).
 import { useEffect, useState } from 'preact/hooks'
 import { api, type KratosSession } from '../api.ts'
+import { revealHidden } from '../reveal.ts'
 import { Cell } from './data-table.tsx'
 import { Time } from './time.tsx'
 
@@ -54,18 +55,21 @@ export function Location({ ip }: { ip: string | undefined }) {
   return <>{label ?? '—'}</>
 }
 
-/** Device, IP address and place of a session's first device; Kratos's own place for it when it sent one. */
+/**
+ * Device, IP address and place of a session's first device; Kratos's own place for it when it sent
+ * one. Each is what the client sent, so a right-to-left override in a user agent is shown, not obeyed.
+ */
 export function DeviceCells({ session }: { session: KratosSession }) {
   const device = session.devices[0]
   return (
     <>
       <Cell label="Device" class="device">
-        {device?.user_agent || '—'}
+        {revealHidden(device?.user_agent ?? '') || '—'}
       </Cell>
       <Cell label="IP address" class={looksLikeIp(device?.ip_address) ? 'mono ip' : 'mono'}>
-        {device?.ip_address || '—'}
+        {revealHidden(device?.ip_address ?? '') || '—'}
       </Cell>
-      <Cell label="Location">{device?.location ? device.location : <Location ip={device?.ip_address} />}</Cell>
+      <Cell label="Location">{device?.location ? revealHidden(device.location) : <Location ip={device?.ip_address} />}</Cell>
     </>
   )
 }

@@ -11,6 +11,7 @@ import { Time } from '../../components/time.tsx'
 import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
 import { config, hasUpstream, isOwnIdentity, user } from '../../session.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
+import { revealHidden } from '../../reveal.ts'
 
 const PAGE = 50
 const ACTIONS = ['login', 'logout', 'identity_search', 'sessions_revoke', 'proxy_write', 'settings_write', 'settings_delete', 'settings_decrypt_read', 'settings_reencrypt'].map(
@@ -53,7 +54,7 @@ const knownIdentifier = (id: string): string | null => (isOwnIdentity(id) && use
 function IdentityRef({ value }: { value: string | null }) {
   if (!value) return <>—</>
   const known = knownIdentifier(value)
-  const name = known ?? value
+  const name = revealHidden(known ?? value)
   const shown = UUID.test(value) && loginStoreShown() ? <a href={`/dashboard/identities/${encodeURIComponent(value)}`}>{name}</a> : <>{name}</>
   if (!known) return shown
   // The id stays under it: it is what the actor filter takes. One element, one line of a phone's card.
@@ -177,7 +178,7 @@ export function AuditPage() {
                     </Cell>
                     <Cell label="Action">{actionOf(event)}</Cell>
                     <Cell label="Target" class="mono">
-                      {IDENTITY_TARGETS.has(event.action) ? <IdentityRef value={event.target} /> : (event.target ?? '—')}
+                      {IDENTITY_TARGETS.has(event.action) ? <IdentityRef value={event.target} /> : event.target === null ? '—' : revealHidden(event.target)}
                     </Cell>
                     <Cell label="Outcome">{outcomeOf(event)}</Cell>
                   </Row>

@@ -122,7 +122,7 @@ function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: 
           <dt>ID</dt>
           <dd class="mono">{identity.id}</dd>
           <dt>Schema</dt>
-          <dd>{identity.schema_id ?? '—'}</dd>
+          <dd>{revealHidden(identity.schema_id ?? '') || '—'}</dd>
           <dt>State</dt>
           <dd>
             <span class={`state state-${identity.state ?? 'active'}`}>{inactive ? 'Inactive' : 'Active'}</span>{' '}
@@ -560,7 +560,7 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
                   </ul>
                 ) : (
                   <>
-                    {revealHidden(identifiers.join(', ')) || <span class="muted">no identifier</span>}{' '}
+                    {identifiers.map(revealHidden).join(', ') || <span class="muted">no identifier</span>}{' '}
                     {deletion !== undefined && deletion !== 'link' && !(deletion === 'password' && passwordDeleted) && button({ type, deletion })}
                     {NOT_DELETED.has(type) && <span class="muted">Kratos’s admin API cannot delete {type} credentials.</span>}
                   </>

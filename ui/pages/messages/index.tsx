@@ -11,6 +11,7 @@ import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { asLastShown, location, queryParam, useQueryText } from '../../router.ts'
+import { revealHidden } from '../../reveal.ts'
 
 /** Why there is no subject or body to show, where a page would have shown them. */
 const WITHHELD_NOTE = "Kratos shows a message's subject and body only when it runs in dev mode."
@@ -56,11 +57,11 @@ export function MessagesPage() {
               {items.map((message) => (
                 <Row key={message.id}>
                   <Cell label="Recipient" class="identifier">
-                    <Wrappable text={message.recipient} />
+                    <Wrappable text={revealHidden(message.recipient)} />
                   </Cell>
                   <Cell label="Subject" class="text">
                     <a href={`/dashboard/messages/${encodeURIComponent(message.id)}`}>
-                      {message.hidden && message.subject === undefined ? <span class="muted">Hidden by Kratos</span> : message.subject || '(no subject)'}
+                      {message.hidden && message.subject === undefined ? <span class="muted">Hidden by Kratos</span> : revealHidden(message.subject ?? '') || '(no subject)'}
                     </a>
                   </Cell>
                   <Cell label="Status">
@@ -99,17 +100,17 @@ export function MessagePage({ params }: { params: Record<string, string> }) {
 
 /** The message's subject; without one that Kratos shows, who it went to. */
 function titleOf(message: CourierMessage): string {
-  if (message.hidden && message.subject === undefined) return message.recipient ? `Message to ${message.recipient}` : 'Message'
-  return message.subject || '(no subject)'
+  if (message.hidden && message.subject === undefined) return message.recipient ? `Message to ${revealHidden(message.recipient)}` : 'Message'
+  return revealHidden(message.subject ?? '') || '(no subject)'
 }
 
-/** An error as the courier recorded it, as text. */
+/** An error as the courier recorded it, as text (a mail server's answer quotes the address it refused). */
 function errorText(error: unknown): string {
   if (error === null || error === undefined) return ''
-  if (typeof error === 'string') return error
+  if (typeof error === 'string') return revealHidden(error)
   if (typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') {
     const { message, reason } = error as { message: string; reason?: unknown }
-    return typeof reason === 'string' && reason ? `${message} (${reason})` : message
+    return revealHidden(typeof reason === 'string' && reason ? `${message} (${reason})` : message)
   }
   return JSON.stringify(error)
 }
@@ -122,7 +123,7 @@ function MessageDetail({ message }: { message: CourierMessage }) {
         <h2 id="message-facts-h">Details</h2>
         <dl class="facts">
           <dt>Recipient</dt>
-          <dd>{message.recipient || '—'}</dd>
+          <dd>{revealHidden(message.recipient) || '—'}</dd>
           <dt>Status</dt>
           <dd>
             <StatusBadge status={message.status} />

@@ -202,10 +202,10 @@ export function OAuthClientsPage() {
                     <a href={`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`}>{clientName(client)}</a>
                   </Cell>
                   <Cell label="Client ID" class="mono identifier">
-                    {client.client_id}
+                    {revealHidden(client.client_id)}
                   </Cell>
                   <Cell label="Type">{isPublic(client) ? 'Public' : 'Confidential'}</Cell>
-                  <Cell label="Grant types">{(client.grant_types ?? []).map(grantName).join(', ') || '—'}</Cell>
+                  <Cell label="Grant types">{(client.grant_types ?? []).map((grant) => revealHidden(grantName(grant))).join(', ') || '—'}</Cell>
                   <Cell label="Created">
                     <Time value={client.created_at} />
                   </Cell>
@@ -486,7 +486,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
     })
   // A refusal is shown in the dialog it answers; closing the dialog dismisses it.
   const closeConfirm = () => (setConfirm(null), setFailure(null))
-  const list = (values: string[] | null | undefined) => (values && values.length > 0 ? values.join(', ') : '—')
+  const list = (values: string[] | null | undefined) => (values && values.length > 0 ? values.map(revealHidden).join(', ') : '—')
   // A field Hydra sent in another shape is marked, never shown as empty; when the form has it, the
   // form (which would fill it with its defaults and send them) is not offered.
   const editable = !isUnreadable(client, ...FORM_FIELDS)
@@ -531,7 +531,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
           )}
           <dl class="facts">
             <dt>Client ID</dt>
-            <dd class="mono">{client.client_id}</dd>
+            <dd class="mono">{revealHidden(client.client_id)}</dd>
             <dt>Type</dt>
             <dd>{shown('token_endpoint_auth_method', isPublic(client) ? 'Public (no secret)' : 'Confidential')}</dd>
             <dt>Authentication</dt>
@@ -539,7 +539,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
             {(client.jwks_uri || isUnreadable(client, 'jwks_uri')) && (
               <>
                 <dt>JWKS URI</dt>
-                <dd class="mono">{shown('jwks_uri', client.jwks_uri)}</dd>
+                <dd class="mono">{shown('jwks_uri', revealHidden(client.jwks_uri ?? ''))}</dd>
               </>
             )}
             <dt>Redirect URIs</dt>
@@ -551,7 +551,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
             <dt>Response types</dt>
             <dd>{shown('response_types', list(client.response_types))}</dd>
             <dt>Scope</dt>
-            <dd class="mono">{shown('scope', client.scope || '—')}</dd>
+            <dd class="mono">{shown('scope', revealHidden(client.scope ?? '') || '—')}</dd>
             <dt>Audience</dt>
             <dd class="mono">{shown('audience', list(client.audience))}</dd>
             <dt>Skip consent</dt>

@@ -15,6 +15,7 @@ import { useLiveLoad } from './live.ts'
 import { same } from '../../components/json-patch.ts'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
 import { takeDraft } from '../../drafts.ts'
+import { revealHidden } from '../../reveal.ts'
 
 const SERVICE_NAMES: Record<string, string> = {
   idp: 'Kratos public API',
@@ -418,8 +419,8 @@ function LatestAudit({ onSettled }: WidgetProps) {
               {events.map((event) => (
                 <li key={event.id}>
                   <Time value={event.at} /> <strong>{event.action.replace(/_/g, ' ')}</strong>
-                  {event.actor && <span class="mono muted"> by {event.actor}</span>}
-                  {event.target && <span class="mono muted"> on {event.target}</span>}
+                  {event.actor && <span class="mono muted"> by {revealHidden(event.actor)}</span>}
+                  {event.target && <span class="mono muted"> on {revealHidden(event.target)}</span>}
                 </li>
               ))}
             </ol>
