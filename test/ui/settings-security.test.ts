@@ -5,7 +5,7 @@ import { beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { within } from '../support/eventually.ts'
-import { answerQuestions, backThroughSignIn, holdRequests, SCREENSHOT_DIR, signedInPage, signIn, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, backThroughSignIn, holdRequests, SCREENSHOT_DIR, sidewaysScroll, signedInPage, signIn, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/settings')
 /** Every response body the admin's browser received, to prove a stored key never comes back. */
@@ -108,6 +108,34 @@ test('a long value (up to 64 KiB) is shown cut after its first lines, with Show 
   } finally {
     await settings.remove('templates.long', null)
     await settings.remove('templates.long_secret', null)
+  }
+})
+
+test('on a phone a long value keeps the card’s width beside its name, with Show all under it, and a category of 64 characters without a space wraps instead of scrolling the page sideways', async () => {
+  const { settings } = admin.harness.sandbox.services
+  const category = 'com.example.platform.identity.integrations.salesforce.production'
+  await settings.write({ key: 'integrations.salesforce.mapping', value: 'field mapping, '.repeat(60), category }, null)
+  try {
+    await admin.page.setViewportSize({ width: 390, height: 844 })
+    await admin.page.goto(admin.url('/dashboard/settings'))
+    await admin.page.getByRole('heading', { level: 2, name: category }).waitFor()
+    const row = settingsRow('integrations.salesforce.mapping')
+    const more = row.getByRole('button', { name: /^Show all of integrations\.salesforce\.mapping/ })
+    await more.waitFor()
+    expect(await sidewaysScroll(admin.page)).toBe(0)
+    const cell = (await row.locator('td.value').boundingBox())!
+    const value = (await row.locator('td.value .multiline').boundingBox())!
+    const label = (await row.locator('td.value .cell-label').boundingBox())!
+    // The value has the column beside its name, not a sliver of it; the button sits under the value, not under the name.
+    expect(value.x).toBeGreaterThan(label.x + label.width)
+    expect(value.width).toBeGreaterThan(cell.width / 2)
+    expect((await more.boundingBox())!.x).toBeGreaterThanOrEqual(value.x)
+    const heading = (await admin.page.getByRole('heading', { level: 2, name: category }).boundingBox())!
+    expect(heading.x + heading.width).toBeLessThanOrEqual(390)
+    expect(admin.problems).toEqual([])
+  } finally {
+    await admin.page.setViewportSize({ width: 1280, height: 900 })
+    await settings.remove('integrations.salesforce.mapping', null)
   }
 })
 

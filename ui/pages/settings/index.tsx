@@ -561,12 +561,13 @@ function LongValue({ name, value }: { name: string; value: string }) {
   if (characters.length <= SHOWN_CHARACTERS && lines.length <= SHOWN_LINES) return <span class="multiline">{value}</span>
   const cut = Array.from(lines.slice(0, SHOWN_LINES).join('\n')).slice(0, SHOWN_CHARACTERS).join('')
   const size = `${characters.length.toLocaleString('en')} characters`
+  // One element: in a phone's card each child of the cell takes a column of its own (data-table.css).
   return (
-    <>
+    <div>
       <span class="multiline">{whole ? value : `${cut}…`}</span>{' '}
       <button type="button" aria-expanded={whole} aria-label={whole ? `Show less of ${name}` : `Show all of ${name} (${size})`} onClick={() => setWhole(!whole)}>
         {whole ? 'Show less' : `Show all (${size})`}
       </button>
-    </>
+    </div>
   )
 }
