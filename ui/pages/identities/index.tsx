@@ -13,11 +13,12 @@ import { location, navigate, queryParam, useQueryState, useQueryText, withQuery 
 import { CreateIdentity, keptCreateIdentity } from './create.tsx'
 import { takeDraft } from '../../drafts.ts'
 import { displayName, primaryIdentifier } from './describe.ts'
+import { useFocusFirstInvalid } from '../../components/focus.ts'
 
 const PAGE_SIZES = [25, 50, 100, 250]
-// GET /api/identities refuses a longer credentials_identifier (admin-api.md, src/identities/model.ts):
-// the box takes no more, so a search typed or pasted there is never refused for its length. (The
-// browser counts UTF-16 units and the route characters, so the box is, if anything, the stricter.)
+// GET /api/identities refuses a longer credentials_identifier (admin-api.md §Limits), counted in
+// characters as src/identities/model.ts counts them. The box takes a longer text and says so at
+// Search: cut to fit, a pasted identifier would be searched as another one and reported missing.
 const MAX_SEARCH_LENGTH = 255
 type BulkAction = 'deactivate' | 'activate' | 'delete'
 const VERB: Record<BulkAction, string> = { deactivate: 'Deactivate', activate: 'Activate', delete: 'Delete' }
@@ -61,6 +62,9 @@ export function IdentitiesPage() {
   // It belongs to the list as it was then: another search or page (Back and Forward included) lets go of it.
   const [createUnknown, setCreateUnknown] = useQueryState<ApiFailure>()
   const [query, setQuery] = useQueryText(filter)
+  // Said under the box until the next search, or until Back or Forward shows another list.
+  const [searchError, setSearchError] = useQueryState<{ message: string }>()
+  const focusFirstInvalid = useFocusFirstInvalid()
 
   const rows: Identity[] = loaded.state === 'ready' ? loaded.data.identities : []
   const visibleSelected = rows.filter((row) => selected.has(row.id))
@@ -150,7 +154,14 @@ export function IdentitiesPage() {
           class="search"
           onSubmit={(event) => {
             event.preventDefault()
-            go({ search: query.trim() || null, page_token: null, trail: null })
+            const wanted = query.trim()
+            const length = [...wanted].length
+            if (length > MAX_SEARCH_LENGTH) {
+              setSearchError({ message: `The search takes at most ${MAX_SEARCH_LENGTH} characters; this text has ${length}. A longer identifier cannot be searched for.` })
+              return focusFirstInvalid(event.currentTarget)
+            }
+            setSearchError(null)
+            go({ search: wanted || null, page_token: null, trail: null })
           }}
         >
           <label for="identity-search">Search identities</label>
@@ -158,19 +169,25 @@ export function IdentitiesPage() {
             id="identity-search"
             type="search"
             value={query}
-            maxLength={MAX_SEARCH_LENGTH}
             onInput={(e) => setQuery(e.currentTarget.value)}
             placeholder="Exact e-mail or username"
+            aria-invalid={searchError ? 'true' : undefined}
+            aria-describedby={searchError ? 'identity-search-error' : undefined}
           />
           <button type="submit">Search</button>
           {filter && (
             // The button goes with the search: focus goes to the box, for the next search.
             <button
               type="button"
-              onClick={() => (setQuery(''), document.getElementById('identity-search')?.focus(), go({ search: null, page_token: null, trail: null }))}
+              onClick={() => (setQuery(''), setSearchError(null), document.getElementById('identity-search')?.focus(), go({ search: null, page_token: null, trail: null }))}
             >
               Clear search
             </button>
+          )}
+          {searchError && (
+            <p class="field-error" id="identity-search-error">
+              {searchError.message}
+            </p>
           )}
         </form>
         <button type="button" class="primary" onClick={() => (setCreateUnknown(null), setCreating(true))}>
