@@ -66,6 +66,13 @@ describe('validateDraft', () => {
     expect(validateDraft(draft({ jwks_uri: 'http://left.example.com/jwks.json' }))).toEqual({})
   })
 
+  test('a client name of any length is taken, as Hydra takes it (text, with no limit in its validator): a stored one does not stop an edit of something else', () => {
+    const name = 'Huge '.repeat(1000)
+    expect(validateDraft(draft({ client_name: name }))).toEqual({})
+    const stored = { client_id: 'c', client_name: name, redirect_uris: ['https://app.example.com/callback'] }
+    expect(validateDraft({ ...draftOf(stored), redirect_uris: 'https://app.example.com/v2/callback' }, stored)).toEqual({})
+  })
+
   test('a JWKS URI Hydra already holds (over http, set through its API) does not stop an edit of something else; a new one is judged', () => {
     const stored = { client_id: 'c', token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'http://keys.internal/jwks.json', redirect_uris: ['https://app.example.com/callback'] }
     const opened = draftOf(stored)

@@ -262,6 +262,22 @@ describe('in the browser', () => {
     expect(admin.problems).toEqual([])
   })
 
+  test('a client whose name is thousands of characters long, as Hydra takes it, can be edited: its redirect URIs are saved and its name stays', async () => {
+    const { hydra } = admin.harness.sandbox
+    const name = `${'Huge '.repeat(1000)}client`
+    const client = await openNewClient({ client_name: name, redirect_uris: ['https://huge.example.com/callback'] })
+    await admin.page.getByRole('button', { name: 'Edit client' }).click()
+    expect(await admin.page.getByRole('textbox', { name: 'Client name' }).inputValue()).toBe(name)
+    await admin.page.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://huge.example.com/callback\nhttps://huge.example.com/v2/callback')
+    await admin.page.getByRole('button', { name: 'Save' }).click()
+    await admin.page.getByRole('button', { name: 'Edit client' }).waitFor()
+    expect(hydra.clients.get(client.client_id)!.redirect_uris).toEqual(['https://huge.example.com/callback', 'https://huge.example.com/v2/callback'])
+    expect(hydra.clients.get(client.client_id)!.client_name).toBe(name)
+    expect(await admin.page.getByText('At most 255 characters.').count()).toBe(0)
+    hydra.clients.delete(client.client_id)
+    expect(admin.problems).toEqual([])
+  })
+
   test('an edit keeps what someone else changed meanwhile: only the fields this form changed are written', async () => {
     const { hydra } = admin.harness.sandbox
     const client = await openNewClient({ client_name: 'Shared app', redirect_uris: ['https://shared.example.com/callback'], metadata: { tier: 'bronze' } })

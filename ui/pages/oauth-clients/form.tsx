@@ -197,8 +197,8 @@ type DraftErrors = Partial<Record<keyof ClientDraft | ClientLifespan, string>>
 
 /** `stored`: the client an edit is of, whose JWKS URI is not judged again while it stays private_key_jwt. */
 export function validateDraft(draft: ClientDraft, stored?: OAuthClient | null): DraftErrors {
+  // No length for the name: Hydra stores it as text and its validator sets none (client/validator.go).
   const errors: DraftErrors = {}
-  if (draft.client_name.length > 255) errors.client_name = 'At most 255 characters.'
   const jwksProblem = jwksUriProblem(draft, stored)
   if (jwksProblem) errors.jwks_uri = jwksProblem
   const redirects = lines(draft.redirect_uris)
