@@ -5,7 +5,7 @@ import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { within } from '../support/eventually.ts'
-import { answerQuestions, answerTooLate, backThroughSignIn, browserAsksBeforeLeaving, createIdentityThroughForm, fillOtherRequired, DESKTOP, holdRequests, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, tabTo, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, answerTooLate, backThroughSignIn, browserAsksBeforeLeaving, createIdentityThroughForm, fillOtherRequired, DESKTOP, holdRequests, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
 
@@ -93,6 +93,46 @@ test('an admin edits a trait and the metadata', async () => {
   }
   expect(writes() - writesBefore).toBe(1)
   expect(stored('user03@example.test')?.metadata_public).toEqual({ plan: 'team' })
+})
+
+test('metadata of more than 100,000 characters is shown closed, with its size and Edit, instead of in a text box the browser lays out for seconds at each key; small metadata beside it is a text box as before', async () => {
+  admin.problems.length = 0
+  const { kratos } = admin.harness.sandbox
+  const large = { items: Array.from({ length: 3000 }, (_, k) => ({ k, note: 'lorem ipsum dolor sit amet' })) }
+  const text = JSON.stringify(large, null, 2)
+  expect(text.length).toBeGreaterThan(100_000)
+  const person = kratos.addIdentity({ email: 'large.metadata@example.test' })
+  person.metadata_public = large
+  person.metadata_admin = { note: 'vip' }
+  await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await admin.page.getByRole('heading', { level: 1, name: 'large.metadata@example.test' }).waitFor()
+  const metadata = admin.page.getByRole('region', { name: 'Metadata' })
+  const edit = metadata.getByRole('button', { name: 'Edit public metadata' })
+  await edit.waitFor()
+  expect(await metadata.getByRole('textbox', { name: 'Public metadata' }).count()).toBe(0)
+  await metadata.getByText(`Public metadata: ${Math.round(text.length / 1000)} KB of JSON, not shown.`).waitFor()
+  const adminBox = metadata.getByRole('textbox', { name: 'Admin metadata' })
+  expect(await adminBox.inputValue()).toBe('{\n  "note": "vip"\n}')
+  expect(await sweep(admin.page, 'identity-large-metadata', () => edit.waitFor())).toEqual([])
+
+  // The small box is saved alone; the large one stays as stored, and closed.
+  await adminBox.fill('{"note": "vvip"}')
+  await metadata.getByRole('button', { name: 'Save' }).click()
+  await admin.page.getByRole('status').getByText('Metadata saved.').waitFor()
+  expect([kratos.identities.get(person.id)!.metadata_admin, kratos.identities.get(person.id)!.metadata_public]).toEqual([{ note: 'vvip' }, large])
+  expect(await metadata.getByRole('textbox', { name: 'Public metadata' }).count()).toBe(0)
+
+  // Edit opens it, with focus in it, holding the stored JSON.
+  await edit.click()
+  const publicBox = metadata.getByRole('textbox', { name: 'Public metadata' })
+  await publicBox.waitFor()
+  expect(await admin.page.evaluate(() => document.activeElement?.id)).toBe('metadata-public')
+  expect(await publicBox.inputValue()).toBe(text)
+  await publicBox.fill('{"plan": "team"}')
+  await metadata.getByRole('button', { name: 'Save' }).click()
+  await admin.page.getByRole('status').getByText('Metadata saved.').waitFor()
+  expect(kratos.identities.get(person.id)!.metadata_public).toEqual({ plan: 'team' })
+  expect(admin.problems).toEqual([])
 })
 
 test('a refused Save takes focus to the field that says why as it says so, not a frame later when Save has it again', async () => {

@@ -1,5 +1,5 @@
 // Identity (admin): traits, state, metadata, addresses, credentials, sessions, recovery, deletion.
-import { useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { isRecord, traitsFitForm } from '../../ory-records.ts'
 import { api, deleteOutcome, sessionGone, type ApiFailure, type FormSchema, type Identity, type KratosSession } from '../../api.ts'
 import { SESSIONS_AT_A_TIME, sessionCount, shownFrom, type ShownSessions } from '../../identity-sessions.ts'
@@ -403,6 +403,21 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
       onChange((current) => afterWrite(current, read.identity))
       announce(`Reloaded the stored ${stale.length > 1 ? 'metadata' : METADATA[stale[0]!]}; your version is kept below to copy from.`)
     })
+  // A box holding large stored metadata stays closed until Edit: the browser takes seconds to lay
+  // out such a text box, and as long again for each key typed in it. One with an edit or an error
+  // to show is open.
+  const [opened, setOpened] = useState<{ public?: boolean; admin?: boolean }>({})
+  const storedText = useMemo(() => ({ public: text(base.public), admin: text(base.admin) }), [base])
+  const closed = (key: 'public' | 'admin', value: string) => !opened[key] && !errors[key] && value.length > LARGE_METADATA && value === storedText[key]
+  const openedNow = useRef<'public' | 'admin' | null>(null)
+  useLayoutEffect(() => {
+    if (openedNow.current) document.getElementById(`metadata-${openedNow.current}`)?.focus()
+    openedNow.current = null
+  }, [opened])
+  const open = (key: 'public' | 'admin') => {
+    openedNow.current = key
+    setOpened((now) => ({ ...now, [key]: true }))
+  }
   const focusChangedField = () => document.getElementById(changed?.stale[0] === 'metadata_admin' ? 'metadata-admin' : 'metadata-public')?.focus()
   const dismiss = () => {
     setChanged(null)
@@ -417,25 +432,38 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
             ['public', 'Public metadata', pub, setPub],
             ['admin', 'Admin metadata', adm, setAdm],
           ] as const
-        ).map(([key, label, value, set]) => (
-          <div class="field" key={key}>
-            <label for={`metadata-${key}`}>{label}</label>
-            <textarea
-              id={`metadata-${key}`}
-              rows={4}
-              class="mono"
-              value={value}
-              onInput={(e) => set(e.currentTarget.value)}
-              aria-invalid={errors[key] ? 'true' : undefined}
-              aria-describedby={errors[key] ? `metadata-${key}-error` : undefined}
-            />
-            {errors[key] && (
-              <p class="field-error" id={`metadata-${key}-error`}>
-                {errors[key]}
+        ).map(([key, label, value, set]) =>
+          closed(key, value) ? (
+            <div class="field" key={key}>
+              <p class="metadata-closed" id={`metadata-${key}-size`}>
+                <strong>{label}</strong>: {sizeOf(value)} of JSON, not shown. A text this large makes the page slow to type in.
               </p>
-            )}
-          </div>
-        ))}
+              <div>
+                <button type="button" aria-describedby={`metadata-${key}-size`} onClick={() => open(key)}>
+                  Edit {label.toLowerCase()}
+                </button>
+              </div>
+            </div>
+          ) : (
+            <div class="field" key={key}>
+              <label for={`metadata-${key}`}>{label}</label>
+              <textarea
+                id={`metadata-${key}`}
+                rows={4}
+                class="mono"
+                value={value}
+                onInput={(e) => set(e.currentTarget.value)}
+                aria-invalid={errors[key] ? 'true' : undefined}
+                aria-describedby={errors[key] ? `metadata-${key}-error` : undefined}
+              />
+              {errors[key] && (
+                <p class="field-error" id={`metadata-${key}-error`}>
+                  {errors[key]}
+                </p>
+              )}
+            </div>
+          ),
+        )}
         {changed && (
           <ChangedNotice id="metadata-changed" changed={changed} record="identity" by={CHANGED_BY} where={changed.stale.length > 1 ? 'boxes' : 'box'} busy={busy} onReload={reload} onDismiss={dismiss} focusField={focusChangedField} />
         )}
@@ -458,6 +486,14 @@ interface MetadataDraft {
 const keptMetadata = (data: unknown): MetadataDraft | null => {
   const draft = data as Partial<MetadataDraft> | null
   return draft && isRecord(draft.base) && typeof draft.pub === 'string' && typeof draft.adm === 'string' ? (draft as MetadataDraft) : null
+}
+
+/** Characters of JSON above which a metadata box is closed until Edit. */
+const LARGE_METADATA = 100_000
+/** A text's size in UTF-8, as it travels: "412 KB", "3.6 MB". */
+function sizeOf(text: string): string {
+  const bytes = new TextEncoder().encode(text).length
+  return bytes >= 1_000_000 ? `${(bytes / 1_000_000).toFixed(1)} MB` : `${Math.round(bytes / 1000)} KB`
 }
 
 const METADATA: Record<string, string> = { metadata_public: 'public metadata', metadata_admin: 'admin metadata' }
