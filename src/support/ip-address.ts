@@ -2,6 +2,7 @@
 // IPv4/IPv6 address ready for the database. IPv4-mapped IPv6 (`::ffff:a.b.c.d`) is read as IPv4.
 
 import { BlockList, isIP } from 'node:net'
+import { NOT_PUBLIC_IPV4, NOT_PUBLIC_IPV6 } from './special-addresses.ts'
 
 type AddressCheck =
   | { kind: 'public'; family: 4 | 6; /** The form to look up (mapped addresses unwrapped). */ lookup: string }
@@ -11,40 +12,10 @@ type AddressCheck =
 /** The longest textual IPv6 address (with an embedded IPv4 part) is 45 characters. */
 const MAX_ADDRESS_LENGTH = 45
 
-// Special-purpose ranges (IANA IPv4/IPv6 special-purpose registries): nothing to place on a map.
+// Special-purpose ranges: nothing to place on a map (special-addresses.ts, shared with the UI).
 const NOT_PUBLIC = new BlockList()
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  NOT_PUBLIC.addSubnet(network, prefix, 'ipv4')
-}
-for (const [network, prefix] of [
-  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible block
-  ['64:ff9b:1::', 48],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['3fff::', 20], // documentation (RFC 9637)
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
-] as const) {
-  NOT_PUBLIC.addSubnet(network, prefix, 'ipv6')
-}
+for (const [network, prefix] of NOT_PUBLIC_IPV4) NOT_PUBLIC.addSubnet(network, prefix, 'ipv4')
+for (const [network, prefix] of NOT_PUBLIC_IPV6) NOT_PUBLIC.addSubnet(network, prefix, 'ipv6')
 
 export function checkAddress(text: string): AddressCheck {
   // Zone identifiers (`fe80::1%eth0`) name a local interface: not an address to locate.

@@ -237,6 +237,32 @@ test('25 sessions from one address: its place is asked for once, not once per ro
   }
 }, 60_000)
 
+test('sessions from private, loopback, link-local and documentation addresses show no place and ask the geo route nothing (no 404 for the browser to report); a public address beside them is placed', async () => {
+  admin.problems.length = 0
+  const { kratos } = admin.harness.sandbox
+  const { id } = kratos.addIdentity({ email: 'office.network@example.test', name: 'Office Network' })
+  const reserved = ['10.1.2.3', '192.168.1.20', '172.20.0.5', '127.0.0.1', '100.64.1.1', '169.254.3.4', '192.0.2.44', '198.51.100.7', '203.0.113.9', 'fd12:3456::1', 'fe80::1', '2001:db8::7', '::1', '::ffff:10.0.0.1']
+  reserved.forEach((ip, index) => kratos.addSession(id, { ip_address: ip, user_agent: `Office ${ip}` }, 1 + index / 1000))
+  kratos.addSession(id, { ip_address: '81.2.69.160', user_agent: 'Travelling' }, 0)
+  const asked: string[] = []
+  const count = (request: { url(): string }) => {
+    const url = new URL(request.url())
+    if (url.pathname === '/api/geo') asked.push(url.searchParams.get('ip')!)
+  }
+  admin.page.on('request', count)
+  try {
+    await admin.page.goto(admin.url(`/dashboard/identities/${id}`))
+    await rowsShown(reserved.length + 1)
+    const row = (device: string) => admin.page.locator(`${SECTION} tbody tr`).filter({ has: admin.page.getByRole('cell', { name: device, exact: true }) })
+    await row('Travelling').getByText('United Kingdom').waitFor()
+    for (const ip of reserved) expect([ip, await row(`Office ${ip}`).locator('td:nth-child(3)').textContent()]).toEqual([ip, '—'])
+    expect(asked).toEqual(['81.2.69.160'])
+  } finally {
+    admin.page.off('request', count)
+  }
+  expect(admin.problems).toEqual([])
+})
+
 test('after Revoke all, the list’s buttons stay disabled until the list is read again, so nothing is pressed on rows already revoked', async () => {
   const person = identityWithSessions('reloading.list@example.test', 0, 30)
   await admin.page.goto(admin.url(`/dashboard/identities/${person.id}`))

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, type KratosSession } from '../api.ts'
 import { revealHidden } from '../reveal.ts'
+import { placeableAddress } from '../placeable-address.ts'
 import { Cell } from './data-table.tsx'
 import { Time } from './time.tsx'
 
@@ -32,18 +33,20 @@ function placeNameOf(ip: string): Promise<string | null> {
 }
 
 /**
- * What could be an IP address (IPv4 dotted, or IPv6 hex and colons): only such is shown on one line
- * and asked about. Kratos records what the client sent; anything else is shown as text, wrapped,
- * and not sent to the geo route, which would refuse it.
+ * What could be an IP address (IPv4 dotted, or IPv6 hex and colons): only such is shown on one line.
+ * Kratos records what the client sent; anything else is shown as text, wrapped.
  */
 const LOOKS_LIKE_IP = /^(?:\d{1,3}(?:\.\d{1,3}){3}|(?=[0-9A-Fa-f:.]*:)[0-9A-Fa-f:.]{2,45})$/
 const looksLikeIp = (text: string | undefined): text is string => text !== undefined && LOOKS_LIKE_IP.test(text)
 
-/** Where an IP address is, from the geo route; a dash when unknown. */
+/**
+ * Where an IP address is, from the geo route; a dash when unknown. A private, loopback or
+ * documentation address (an office network, a proxy in front of Kratos) has no place to ask for.
+ */
 export function Location({ ip }: { ip: string | undefined }) {
   const [label, setLabel] = useState<string | null>(null)
   useEffect(() => {
-    if (!looksLikeIp(ip)) return
+    if (ip === undefined || !placeableAddress(ip)) return
     let current = true
     void placeNameOf(ip).then((text) => {
       if (current) setLabel(text)
