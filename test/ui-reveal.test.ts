@@ -72,3 +72,14 @@ test('bidi controls, zero-width spaces and the other hiding characters stay mark
   expect(revealHidden('line one\nline two')).toBe('line one⟨U+000A⟩line two')
   expect(revealHidden('plain text')).toBe('plain text')
 })
+
+test('tag characters, invisible, are marked except inside a subdivision flag', () => {
+  const scotland = '\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}'
+  expect(revealHidden(`Fiona ${scotland}`)).toBe(`Fiona ${scotland}`)
+  // Text smuggled in tags reads as nothing at all: here 'hi' after an e-mail address and a name.
+  expect(revealHidden('admin@example.test\u{E0068}\u{E0069}')).toBe('admin@example.test⟨U+E0068⟩⟨U+E0069⟩')
+  expect(revealHidden('Ada\u{E0068}\u{E0069}\u{E007F}')).toBe('Ada⟨U+E0068⟩⟨U+E0069⟩⟨U+E007F⟩')
+  // A flag that is not closed, or tags after something other than the black flag, hide something.
+  expect(revealHidden('\u{1F3F4}\u{E0067}\u{E0062}')).toBe('\u{1F3F4}⟨U+E0067⟩⟨U+E0062⟩')
+  expect(revealHidden('\u{1F3F3}\u{E0067}\u{E007F}')).toBe('\u{1F3F3}⟨U+E0067⟩⟨U+E007F⟩')
+})

@@ -7,17 +7,22 @@
 // Three of them are also how real text is written, and are kept where they do that: the zero-width
 // non-joiner and joiner (U+200C, U+200D) between the letters of a script that shapes with them
 // (Persian می‌خواهم, Hindi क्‌ष, Sinhala ශ්‍රී), the joiner inside an emoji sequence (👩‍💻), and the
-// emoji presentation selector (U+FE0F) after an emoji (❤️). There they change what is drawn, so
+// emoji presentation selector (U+FE0F) after an emoji (❤️), and the invisible tag characters only
+// inside a subdivision flag (🏴󠁧󠁢󠁳󠁣󠁴󠁿). There they change what is drawn, so
 // they hide nothing. Anywhere else (at the start or end, beside ASCII, several in a row) they are
 // marked, and in an e-mail address always: an identifier must not have two spellings that read
 // alike.
 
-const HIDDEN = /[\u0000-\u001F\u007F-\u009F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/gu
+const HIDDEN = /[\u0000-\u001F\u007F-\u009F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}]/gu
 
 const ZWNJ = '\u200C'
 const ZWJ = '\u200D'
 const EMOJI_PRESENTATION = '\uFE0F'
 const KEYCAP = '\u20E3'
+/** A subdivision flag (🏴󠁧󠁢󠁳󠁣󠁴󠁿 Scotland) is the black flag, tag letters naming the region, and the cancel tag. */
+const BLACK_FLAG = '\u{1F3F4}'
+const TAG = /^[\u{E0020}-\u{E007E}]$/u
+const CANCEL_TAG = '\u{E007F}'
 
 /** Scripts written with the zero-width non-joiner and joiner between their letters (The Unicode Standard, 23.2). */
 const JOINING_SCRIPTS = [
@@ -70,7 +75,21 @@ function writesText(text: string, character: string, offset: number): boolean {
       if (left === undefined) return false
       return KEYCAP_BASE.test(left) ? right === KEYCAP : left.codePointAt(0)! > 0x7f && EMOJI.test(left)
     default:
-      return false
+      return inSubdivisionFlag(text, offset)
+  }
+}
+
+/** Whether the tag character at `offset` belongs to a subdivision flag: the black flag, tags only, the cancel tag. */
+function inSubdivisionFlag(text: string, offset: number): boolean {
+  if (!TAG.test(at(text, offset) ?? '') && at(text, offset) !== CANCEL_TAG) return false
+  let start = before(text, offset)
+  while (start && TAG.test(start.char)) start = before(text, start.at)
+  if (start?.char !== BLACK_FLAG) return false
+  for (let next = offset; ; ) {
+    const char = at(text, next)
+    if (char === CANCEL_TAG) return true
+    if (char === null || !TAG.test(char)) return false
+    next += char.length
   }
 }
 
