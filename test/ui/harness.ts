@@ -378,6 +378,18 @@ export async function createIdentityThroughForm(page: Page, email: string): Prom
   return dialog
 }
 
+/**
+ * What each live region of the page holds (an <output>, role status, alert or log, aria-live): what a
+ * screen reader reads out as it changes. A text box's value inside one counts with its text.
+ */
+export function liveRegionTexts(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('output, [role="status"], [role="alert"], [role="log"], [role="timer"], [role="marquee"], [aria-live]:not([aria-live="off"])')].map((region) =>
+      [region.textContent ?? '', ...[...region.querySelectorAll('input, textarea')].map((field) => (field as HTMLInputElement).value)].join(' '),
+    ),
+  )
+}
+
 /** Whether a reload or closing the tab would get the browser's own "Leave site?" question now. */
 export function browserAsksBeforeLeaving(page: Page): Promise<boolean> {
   return page.evaluate(() => {

@@ -5,7 +5,7 @@ import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { within } from '../support/eventually.ts'
-import { answerQuestions, answerTooLate, backThroughSignIn, browserAsksBeforeLeaving, createIdentityThroughForm, fillOtherRequired, DESKTOP, holdRequests, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, answerTooLate, backThroughSignIn, browserAsksBeforeLeaving, createIdentityThroughForm, fillOtherRequired, DESKTOP, holdRequests, liveRegionTexts, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
 
@@ -217,12 +217,16 @@ test('an admin deactivates and reactivates an identity', async () => {
   expect(stored('user04@example.test')?.state).toBe('active')
 })
 
-test('an admin creates a recovery link, shown once with a Copy button', async () => {
+test('an admin creates a recovery link, shown once with a Copy button; the status region says so in words, never the link', async () => {
   await openIdentity('user06@example.test')
   await admin.page.getByRole('button', { name: 'Create recovery link' }).click()
-  const link = admin.page.getByRole('status', { name: 'Recovery link' }).or(admin.page.locator('output[aria-label="Recovery link"]'))
-  await link.first().waitFor()
-  expect(await link.first().textContent()).toMatch(/^https?:\/\//)
+  const link = admin.page.getByRole('textbox', { name: 'Recovery link', exact: true })
+  await link.waitFor()
+  const shown = await link.inputValue()
+  expect(shown).toMatch(/^https?:\/\//)
+  await admin.page.getByRole('status').getByText('Recovery link created; it is shown once, below.').waitFor()
+  expect(await admin.page.getByRole('status').count()).toBe(1)
+  expect((await liveRegionTexts(admin.page)).filter((text) => text.includes(shown))).toEqual([])
   await admin.page.getByRole('button', { name: 'Copy' }).waitFor()
 })
 
@@ -239,7 +243,7 @@ test('a recovery method turned off in Kratos says so, with the setting that turn
       .waitFor()
     // The code method, still on, works.
     await recovery.getByRole('button', { name: 'Create recovery code' }).click()
-    await recovery.locator('output[aria-label="Recovery code"]').waitFor()
+    await recovery.getByRole('textbox', { name: 'Recovery code', exact: true }).waitFor()
     await recovery.getByRole('button', { name: 'Dismiss the recovery code' }).click()
     kratos.recoveryMethods.code = false
     await recovery.getByRole('button', { name: 'Create recovery code' }).click()
@@ -267,7 +271,7 @@ test('a recovery link shown once is not lost without a question: a menu link, Ba
   page.on('dialog', onDialog)
   try {
     await page.getByRole('button', { name: 'Create recovery link' }).click()
-    const link = page.locator('output[aria-label="Recovery link"]')
+    const link = page.getByRole('textbox', { name: 'Recovery link', exact: true })
     await link.waitFor()
     const question = 'confirm: The recovery link is shown only once: leaving this page loses it for good. Leave anyway?'
     const menuLink = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Identities' })
@@ -296,7 +300,7 @@ test('a recovery link shown once is not lost without a question: a menu link, Ba
     // A code this time, and OK: the person leaves.
     await openIdentity('user07@example.test')
     await page.getByRole('button', { name: 'Create recovery code' }).click()
-    await page.locator('output[aria-label="Recovery code"]').waitFor()
+    await page.getByRole('textbox', { name: 'Recovery code', exact: true }).waitFor()
     answer = true
     await menuLink.click()
     await page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
@@ -324,16 +328,16 @@ test('Sign out with a recovery link shown asks first: Cancel keeps the page, the
   const questions = answerQuestions(page)
   try {
     await page.getByRole('button', { name: 'Create recovery link' }).click()
-    const link = page.locator('output[aria-label="Recovery link"]')
+    const link = page.getByRole('textbox', { name: 'Recovery link', exact: true })
     await link.waitFor()
-    const shown = await link.textContent()
+    const shown = await link.inputValue()
     const question = 'confirm: The recovery link is shown only once: leaving this page loses it for good. Sign out anyway?'
 
     // Cancel: nothing happens; the page, its link and the session stay.
     await page.getByRole('button', { name: 'Sign out' }).click()
     expect(questions.asked.splice(0)).toEqual([question])
     expect(page.url()).toBe(identityUrl)
-    expect(await link.textContent()).toBe(shown)
+    expect(await link.inputValue()).toBe(shown)
     await page.getByRole('heading', { level: 1, name: 'user08@example.test' }).waitFor()
     expect(await page.getByRole('heading', { level: 1, name: /Sign/ }).count()).toBe(0)
     expect(loggedOut).toBe(0)
@@ -537,9 +541,9 @@ test('deleting a second factor leaves the rest of the page as it was: unsaved ed
   const traits = admin.page.getByRole('region', { name: 'Traits' })
   await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Not saved yet')
   await admin.page.getByRole('button', { name: 'Create recovery link' }).click()
-  const link = admin.page.locator('output[aria-label="Recovery link"]')
+  const link = admin.page.getByRole('textbox', { name: 'Recovery link', exact: true })
   await link.waitFor()
-  const shown = await link.textContent()
+  const shown = await link.inputValue()
 
   await admin.page.getByRole('button', { name: 'Delete totp credential' }).click()
   const dialog = admin.page.getByRole('dialog', { name: 'Delete the totp credential?' })
@@ -549,7 +553,7 @@ test('deleting a second factor leaves the rest of the page as it was: unsaved ed
   expect(admin.harness.sandbox.kratos.calls.filter((call) => call.method === 'DELETE' && call.path.endsWith('/credentials/totp')).length).toBe(1)
   await admin.page.getByRole('region', { name: 'Credentials' }).getByText('totp').waitFor({ state: 'detached' })
   expect(await traits.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('Not saved yet')
-  expect(await link.textContent()).toBe(shown)
+  expect(await link.inputValue()).toBe(shown)
   // The button that opened the dialog is gone: focus is on its section, not lost.
   expect(await admin.page.evaluate(() => document.activeElement?.closest('section')?.getAttribute('aria-labelledby'))).toBe('credentials-h')
   expect(admin.problems).toEqual([])

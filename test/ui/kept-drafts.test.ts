@@ -204,7 +204,7 @@ test('Save with a recovery link shown after the session ended asks first; Stay k
     const { page: tab, context } = other
     const questions = answerQuestions(tab)
     await tab.getByRole('button', { name: 'Create recovery link' }).click()
-    await tab.locator('output[aria-label="Recovery link"]').waitFor()
+    await tab.getByRole('textbox', { name: 'Recovery link', exact: true }).waitFor()
     const traits = tab.getByRole('region', { name: 'Traits' })
     const name = traits.getByRole('textbox', { name: 'Name', exact: true })
     await name.fill('Typed First')
@@ -216,7 +216,7 @@ test('Save with a recovery link shown after the session ended asks first; Stay k
       'confirm: The recovery link is shown only once: leaving this page loses it for good. Your session has ended: go to the sign-in anyway?',
     ])
     expect(new URL(tab.url()).pathname).toBe(`/dashboard/identities/${person.id}`)
-    await tab.locator('output[aria-label="Recovery link"]').waitFor()
+    await tab.getByRole('textbox', { name: 'Recovery link', exact: true }).waitFor()
     expect(await keptInTab(tab)).toEqual([])
     // OK this time: to the sign-in with no other question, and back with the draft as typed now.
     await name.fill('Typed Since')

@@ -631,7 +631,7 @@ describe('in the browser', () => {
   test('a question whose change is under way stays until it is answered: Cancel is unavailable with the change’s button and Escape does nothing, so nothing is done behind a Cancel', async () => {
     const { hydra } = admin.harness.sandbox
     const page = admin.page
-    const secret = page.locator('output[aria-label="Client secret"]')
+    const secret = page.getByRole('textbox', { name: 'Client secret', exact: true })
     const form = page.getByRole('region', { name: 'Edit client' })
     const question = page.getByRole('dialog', { name: 'Save with a new secret?' })
     const clientUrl = (id: string) => (url: URL) => url.pathname === `/api/oauth-admin/admin/clients/${encodeURIComponent(id)}`
@@ -672,7 +672,7 @@ describe('in the browser', () => {
     }
     await question.waitFor({ state: 'hidden' })
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('secret-h')
-    expect(hydra.clients.get(switched.client_id)).toMatchObject({ token_endpoint_auth_method: 'client_secret_basic', secret: (await secret.textContent())! })
+    expect(hydra.clients.get(switched.client_id)).toMatchObject({ token_endpoint_auth_method: 'client_secret_basic', secret: (await secret.inputValue())! })
     expect(clientCalls(switched.client_id, 'PATCH')).toBe(1)
     await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
 
@@ -830,7 +830,7 @@ describe('in the browser', () => {
         await page.getByRole('heading', { level: 1, name }).waitFor()
       }
       await create('Once app')
-      const secret = page.locator('output[aria-label="Client secret"]')
+      const secret = page.getByRole('textbox', { name: 'Client secret', exact: true })
       await secret.waitFor()
       expect(await sweep(page, 'client-secret-shown', () => secret.waitFor())).toEqual([])
       const menuLink = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'OAuth clients' })
@@ -864,7 +864,7 @@ describe('in the browser', () => {
     const client = await openNewClient({ client_name: 'Kiosk backend', token_endpoint_auth_method: 'none', redirect_uris: ['com.example.kiosk:/callback'] })
     // Hydra gave it a secret at create and told nobody.
     const hidden = hydra.clients.get(client.client_id)!.secret
-    const secret = page.locator('output[aria-label="Client secret"]')
+    const secret = page.getByRole('textbox', { name: 'Client secret', exact: true })
     const form = page.getByRole('region', { name: 'Edit client' })
 
     // An edit that keeps it public sends no secret.
@@ -890,7 +890,7 @@ describe('in the browser', () => {
     const stored = hydra.clients.get(client.client_id)!
     expect(stored.token_endpoint_auth_method).toBe('client_secret_basic')
     expect(stored.secret).not.toBe(hidden)
-    expect(await secret.textContent()).toBe(stored.secret)
+    expect(await secret.inputValue()).toBe(stored.secret)
     expect(stored.secret).toMatch(/^[A-Za-z0-9_-]{43}$/)
     // One request set the method and the secret.
     expect(clientCalls(client.client_id, 'PATCH')).toBe(patches + 1)
@@ -904,7 +904,7 @@ describe('in the browser', () => {
     try {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'OAuth clients' }).click()
       expect(questions.asked.splice(0)).toEqual(['confirm: The client secret is shown only once: leaving this page loses it for good. Leave anyway?'])
-      expect(await secret.textContent()).toBe(stored.secret)
+      expect(await secret.inputValue()).toBe(stored.secret)
       await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
       await secret.waitFor({ state: 'detached' })
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'OAuth clients' }).click()
@@ -919,7 +919,7 @@ describe('in the browser', () => {
   test('a new secret whose change Hydra did not answer in time stays on screen, said to be uncertain; one made meanwhile by someone else is not replaced', async () => {
     const { hydra } = admin.harness.sandbox
     const page = admin.page
-    const secret = page.locator('output[aria-label="Client secret"]')
+    const secret = page.getByRole('textbox', { name: 'Client secret', exact: true })
     const form = page.getByRole('region', { name: 'Edit client' })
     const uncertain = "Hydra's answer did not come through, so whether this is now the client's secret is not known. Keep it: if the client cannot authenticate with it, use Replace secret."
     const patches = (url: URL) => url.pathname.startsWith('/api/oauth-admin/admin/clients/')
@@ -937,7 +937,7 @@ describe('in the browser', () => {
     } finally {
       await stop()
     }
-    expect(hydra.clients.get(late.client_id)!.secret).toBe((await secret.textContent())!)
+    expect(hydra.clients.get(late.client_id)!.secret).toBe((await secret.inputValue())!)
     expect(await page.getByRole('alert').filter({ hasText: 'Hydra did not answer in time. The change may have been made' }).count()).toBe(1)
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('secret-h')
     // Save again, not asked again (it was answered): the client read again uses a secret now; whose
@@ -953,7 +953,7 @@ describe('in the browser', () => {
     expect(clientCalls(late.client_id, 'PATCH')).toBe(patchesBefore)
     await page.getByText(uncertain).waitFor()
     await page.getByRole('button', { name: 'Replace secret' }).waitFor()
-    expect(hydra.clients.get(late.client_id)!.secret).toBe((await secret.textContent())!)
+    expect(hydra.clients.get(late.client_id)!.secret).toBe((await secret.inputValue())!)
     await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
 
     // Replace secret: the same.
@@ -966,7 +966,7 @@ describe('in the browser', () => {
     } finally {
       await stop()
     }
-    expect(hydra.clients.get(replaced.client_id)!.secret).toBe((await secret.textContent())!)
+    expect(hydra.clients.get(replaced.client_id)!.secret).toBe((await secret.inputValue())!)
     await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
 
     // An answer cut short after Hydra made the change (502): the same.
@@ -983,7 +983,7 @@ describe('in the browser', () => {
     } finally {
       await page.unroute(patches, cut)
     }
-    expect(hydra.clients.get(replaced.client_id)!.secret).toBe((await secret.textContent())!)
+    expect(hydra.clients.get(replaced.client_id)!.secret).toBe((await secret.inputValue())!)
     await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
 
     // Someone else made the same switch meanwhile and handed out their secret: it stays.
@@ -1004,7 +1004,7 @@ describe('in the browser', () => {
   test('only a Save again of the edit whose own new secret went unanswered is not asked again: a secret left uncertain by Replace secret or by an edit left since does not stand for the question', async () => {
     const { hydra } = admin.harness.sandbox
     const page = admin.page
-    const secret = page.locator('output[aria-label="Client secret"]')
+    const secret = page.getByRole('textbox', { name: 'Client secret', exact: true })
     const form = page.getByRole('region', { name: 'Edit client' })
     const method = form.getByRole('combobox', { name: 'Token endpoint authentication' })
     const question = page.getByRole('dialog', { name: 'Save with a new secret?' })
@@ -1022,7 +1022,7 @@ describe('in the browser', () => {
     } finally {
       await stop()
     }
-    const replaced = (await secret.textContent())!
+    const replaced = (await secret.inputValue())!
     expect(hydra.clients.get(id)!.secret).toBe(replaced)
 
     // Made public (no secret to ask about), then made to use a secret again: the new one would end
@@ -1054,7 +1054,7 @@ describe('in the browser', () => {
     }
     const switched = hydra.clients.get(id)!
     expect(switched.token_endpoint_auth_method).toBe('client_secret_basic')
-    expect(await secret.textContent()).toBe(switched.secret)
+    expect(await secret.inputValue()).toBe(switched.secret)
     await form.getByRole('button', { name: 'Cancel' }).click()
     await page.getByRole('button', { name: 'Edit client' }).click()
     await method.selectOption('client_secret_basic')
@@ -1071,7 +1071,7 @@ describe('in the browser', () => {
   test('a switch back to a secret, or from private_key_jwt, asks before Save: Cancel and Escape send nothing and keep the edit; Save sets a new secret, reading the client once, and a list changed meanwhile still stops it', async () => {
     const { hydra } = admin.harness.sandbox
     const page = admin.page
-    const secret = page.locator('output[aria-label="Client secret"]')
+    const secret = page.getByRole('textbox', { name: 'Client secret', exact: true })
     const form = page.getByRole('region', { name: 'Edit client' })
     const question = page.getByRole('dialog', { name: 'Save with a new secret?' })
     const method = form.getByRole('combobox', { name: 'Token endpoint authentication' })
@@ -1133,7 +1133,7 @@ describe('in the browser', () => {
     const stored = hydra.clients.get(id)!
     expect(stored).toMatchObject({ token_endpoint_auth_method: 'client_secret_post', redirect_uris: ['https://billing.example.com/callback', 'https://billing.example.com/eu/callback'] })
     expect(stored.secret).not.toBe('billing-secret-0123')
-    expect(await secret.textContent()).toBe(stored.secret)
+    expect(await secret.inputValue()).toBe(stored.secret)
     expect(clientCalls(id, 'PATCH')).toBe(patches + 1)
     expect(clientCalls(id, 'GET')).toBe(gets + 1)
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('secret-h')
@@ -1175,7 +1175,7 @@ describe('in the browser', () => {
     const switched = hydra.clients.get(jwt.client_id)!
     expect(switched).toMatchObject({ token_endpoint_auth_method: 'client_secret_basic', redirect_uris: ['https://signing.example.com/callback', 'https://signing.example.com/theirs'] })
     expect(switched.secret).not.toBe(jwtSecret)
-    expect(await secret.textContent()).toBe(switched.secret)
+    expect(await secret.inputValue()).toBe(switched.secret)
     expect(clientCalls(jwt.client_id, 'PATCH')).toBe(jwtPatches + 1)
     await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
     expect(admin.problems).toEqual([])
@@ -1185,7 +1185,7 @@ describe('in the browser', () => {
     const { hydra } = admin.harness.sandbox
     const page = admin.page
     const client = await openNewClient({ client_name: 'Leaked secret app', client_secret: 'leaked-secret-0123', redirect_uris: ['https://leaked.example.com/callback'] })
-    const secret = page.locator('output[aria-label="Client secret"]')
+    const secret = page.getByRole('textbox', { name: 'Client secret', exact: true })
     const dialog = page.getByRole('dialog', { name: 'Replace the client secret?' })
     await page.getByRole('button', { name: 'Replace secret' }).click()
     await dialog.getByRole('button', { name: 'Cancel' }).click()
@@ -1199,7 +1199,7 @@ describe('in the browser', () => {
     await page.getByRole('status').getByText('Leaked secret app has a new secret, shown once: copy it now.').waitFor()
     const stored = hydra.clients.get(client.client_id)!.secret
     expect(stored).not.toBe('leaked-secret-0123')
-    expect(await secret.textContent()).toBe(stored)
+    expect(await secret.inputValue()).toBe(stored)
     expect(clientCalls(client.client_id, 'PATCH')).toBe(1)
     await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
 
@@ -1455,7 +1455,7 @@ describe('in the browser', () => {
     await facts.getByText('private_key_jwt').waitFor()
     expect(hydra.clients.get(client.client_id)).toMatchObject({ token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://reports.example.com/jwks.json', secret: 'reports-secret-0123' })
     // Not a switch to a secret: no question, and no secret shown.
-    expect(await page.locator('output[aria-label="Client secret"]').count()).toBe(0)
+    expect(await page.getByRole('textbox', { name: 'Client secret', exact: true }).count()).toBe(0)
 
     const other = await openNewClient({ client_name: 'Audit feed', redirect_uris: ['https://audit.example.com/callback'] })
     const added = await throughProxy('PATCH', `/admin/clients/${encodeURIComponent(other.client_id)}`, [{ op: 'add', path: '/jwks', value: { keys: [SIGNER_KEY] } }])

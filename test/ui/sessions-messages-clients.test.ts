@@ -1,7 +1,7 @@
 // Sessions, Messages and OAuth clients as an administrator uses them, each outcome checked in the
 // Kratos-like store or the Hydra-like admin API afterwards.
 import { beforeAll, expect, test } from 'bun:test'
-import { sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { liveRegionTexts, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 import { within } from '../support/eventually.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/sessions')
@@ -365,8 +365,12 @@ test('OAuth clients: create a confidential client, copy its secret once, reload 
   await admin.page.getByRole('heading', { level: 1, name: 'Reporting dashboard' }).waitFor()
   const created = [...hydra.clients.values()].find((client) => client.client_name === 'Reporting dashboard')!
   expect(created.token_endpoint_auth_method).toBe('client_secret_basic')
-  const secret = admin.page.getByRole('status', { name: 'Client secret' }).or(admin.page.locator('output[aria-label="Client secret"]'))
-  expect(await secret.textContent()).toBe(created.secret)
+  const secret = admin.page.getByRole('textbox', { name: 'Client secret', exact: true })
+  expect(await secret.inputValue()).toBe(created.secret)
+  // The one status region says it in words; no live region reads the secret out.
+  await admin.page.getByRole('status').getByText('Client Reporting dashboard created; its secret is shown once, below.').waitFor()
+  expect(await admin.page.getByRole('status').count()).toBe(1)
+  expect((await liveRegionTexts(admin.page)).filter((text) => text.includes(created.secret!))).toEqual([])
   await admin.page.getByRole('button', { name: 'Copy' }).click()
   expect(await admin.page.evaluate(() => navigator.clipboard.readText())).toBe(created.secret!)
   await admin.page.reload()
@@ -408,7 +412,7 @@ test('OAuth clients: create a confidential client, copy its secret once, reload 
   expect(kiosk.token_endpoint_auth_method).toBe('none')
   // Hydra gave it a random secret too, and told nobody: none is shown.
   expect(kiosk.secret).toBeTruthy()
-  expect(await admin.page.locator('output[aria-label="Client secret"]').count()).toBe(0)
+  expect(await admin.page.getByRole('textbox', { name: 'Client secret', exact: true }).count()).toBe(0)
   expect(admin.problems).toEqual([])
 })
 

@@ -15,7 +15,7 @@ import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { membersPatch, rebaseMembers, same, staleMembers, valuePatch } from '../../components/json-patch.ts'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
-import { copyText } from '../../components/clipboard.ts'
+import { CopyButton, ShownOnceValue } from '../../components/shown-once.tsx'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
 import { takeDraft } from '../../drafts.ts'
@@ -893,9 +893,9 @@ function RecoverySection({ identity }: { identity: Identity }) {
       setResult({ kind, value: r.data.recovery_code, link: r.data.recovery_link, expires: r.data.expires_at })
     }
     setFailure(null)
-    announce(kind === 'link' ? 'Recovery link created.' : 'Recovery code created.')
+    // Said in words: the link or code itself is not read out (see ShownOnceValue).
+    announce(kind === 'link' ? 'Recovery link created; it is shown once, below.' : 'Recovery code created; it is shown once, below.')
   }
-  const copy = () => result && copyText(result.value)
   return (
     <section aria-labelledby="recovery-h" class="card">
       <h2 id="recovery-h" tabIndex={-1}>
@@ -913,22 +913,21 @@ function RecoverySection({ identity }: { identity: Identity }) {
       {result && (
         <div class="one-time">
           <p>
-            {result.kind === 'link' ? 'Recovery link' : 'Recovery code'} (shown once)
-            {result.expires && (
-              <>
-                , expires <Time value={result.expires} />
-              </>
-            )}
-            :
+            <label for="recovery-value">{result.kind === 'link' ? 'Recovery link' : 'Recovery code'}</label>{' '}
+            <span id="recovery-expiry">
+              (shown once
+              {result.expires && (
+                <>
+                  , expires <Time value={result.expires} />
+                </>
+              )}
+              )
+            </span>
           </p>
-          <output class="mono secret" aria-label={result.kind === 'link' ? 'Recovery link' : 'Recovery code'}>
-            {result.value}
-          </output>
+          <ShownOnceValue id="recovery-value" value={result.value} describedBy="recovery-expiry" />
           {result.link && <p class="mono secret">Enter it at {result.link}</p>}
           <div class="actions">
-            <button type="button" onClick={copy}>
-              Copy
-            </button>
+            <CopyButton value={result.value} />
             <button type="button" aria-label={`Dismiss the ${shownOnce}`} onClick={dismiss}>
               Dismiss
             </button>

@@ -14,7 +14,7 @@ import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { revealHidden } from '../../reveal.ts'
 import { announce } from '../../components/status.ts'
-import { copyText } from '../../components/clipboard.ts'
+import { CopyButton, ShownOnceValue } from '../../components/shown-once.tsx'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { asLastShown, location, navigate, navigateFrom, queryParam, useLeaveGuard, useQueryState, useQueryText } from '../../router.ts'
 import { ChangedNotice, useChangedNotice, whatStopsSave, type Members } from '../../components/changed-meanwhile.tsx'
@@ -164,7 +164,8 @@ export function OAuthClientsPage() {
       unsaved.release()
       const client = result.data
       if (client.client_secret) createdSecret.value = { clientId: client.client_id, secret: client.client_secret }
-      announce(`Client ${clientName(client)} created.`)
+      // Said in words: the secret itself is not read out (see ShownOnceValue).
+      announce(client.client_secret ? `Client ${clientName(client)} created; its secret is shown once, below.` : `Client ${clientName(client)} created.`)
       navigate(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`)
     })
   return (
@@ -266,25 +267,20 @@ function OneTimeSecret({ secret, onDismiss }: { secret: ShownSecret | null; onDi
     onDismiss()
     document.getElementById('page-title')?.focus()
   }
-  const copy = () => copyText(secret.value)
   return (
     <section class="card one-time" aria-labelledby="secret-h">
       <h2 id="secret-h" tabIndex={-1}>
         Client secret
       </h2>
-      <p>Shown once: copy it now. Hydra stores only a hash of it.</p>
+      <p id="secret-note">Shown once: copy it now. Hydra stores only a hash of it.</p>
       {secret.uncertain && (
         <p>
           Hydra's answer did not come through, so whether this is now the client's secret is not known. Keep it: if the client cannot authenticate with it, use Replace secret.
         </p>
       )}
-      <output class="mono secret" aria-label="Client secret">
-        {secret.value}
-      </output>
+      <ShownOnceValue id="client-secret" value={secret.value} labelledBy="secret-h" describedBy="secret-note" />
       <div class="actions">
-        <button type="button" onClick={copy}>
-          Copy
-        </button>
+        <CopyButton value={secret.value} />
         <button type="button" aria-label="Dismiss the client secret" onClick={dismiss}>
           Dismiss
         </button>
