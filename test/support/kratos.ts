@@ -286,8 +286,8 @@ export class KratosFixture {
   readonly messages: FixtureMessage[] = []
   /** Passwords set at creation (by identity id), to prove a form sent one. */
   readonly passwords = new Map<string, string>()
-  /** Recovery links and codes handed out, newest last. */
-  readonly recoveries: { identityId: string; kind: 'link' | 'code'; expires_at: string }[] = []
+  /** Recovery links and codes handed out, newest last: `value` is the link or the code, `link` the address answered with it. */
+  readonly recoveries: { identityId: string; kind: 'link' | 'code'; value: string; link: string; expires_at: string }[] = []
   readonly calls: RecordedCall[] = []
   /** Milliseconds to wait before answering (to exercise timeouts). */
   delayMs = 0
@@ -594,9 +594,14 @@ export class KratosFixture {
       const expires_at = new Date(Date.now() + seconds * 1000).toISOString()
       const flow = randomUUID()
       const link = `${this.url}/self-service/recovery?flow=${flow}`
-      this.recoveries.push({ identityId: body.identity_id, kind: parts[2] === 'link' ? 'link' : 'code', expires_at })
-      if (parts[2] === 'link') return Response.json({ recovery_link: `${link}&token=${randomUUID().replaceAll('-', '')}`, expires_at })
-      return Response.json({ recovery_link: link, recovery_code: String(100000 + Math.floor(Math.random() * 900000)), expires_at }, { status: 201 })
+      if (parts[2] === 'link') {
+        const withToken = `${link}&token=${randomUUID().replaceAll('-', '')}`
+        this.recoveries.push({ identityId: body.identity_id, kind: 'link', value: withToken, link: withToken, expires_at })
+        return Response.json({ recovery_link: withToken, expires_at })
+      }
+      const code = String(100000 + Math.floor(Math.random() * 900000))
+      this.recoveries.push({ identityId: body.identity_id, kind: 'code', value: code, link, expires_at })
+      return Response.json({ recovery_link: link, recovery_code: code, expires_at }, { status: 201 })
     }
     if (parts[1] === 'courier' && parts[2] === 'messages') {
       if (parts.length === 3 && method === 'GET') return this.listMessages(url)

@@ -217,17 +217,42 @@ test('an admin deactivates and reactivates an identity', async () => {
   expect(stored('user04@example.test')?.state).toBe('active')
 })
 
-test('an admin creates a recovery link, shown once with a Copy button; the status region says so in words, never the link', async () => {
+test('an admin creates a recovery link and a recovery code: each shown once as Kratos issued it, with its expiry, and Copy copies exactly it; the status region says so in words, never the link or code', async () => {
+  const { page, harness } = admin
+  const { kratos } = harness.sandbox
+  await admin.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness.sandbox.url })
   await openIdentity('user06@example.test')
-  await admin.page.getByRole('button', { name: 'Create recovery link' }).click()
-  const link = admin.page.getByRole('textbox', { name: 'Recovery link', exact: true })
-  await link.waitFor()
-  const shown = await link.inputValue()
-  expect(shown).toMatch(/^https?:\/\//)
-  await admin.page.getByRole('status').getByText('Recovery link created; it is shown once, below.').waitFor()
-  expect(await admin.page.getByRole('status').count()).toBe(1)
-  expect((await liveRegionTexts(admin.page)).filter((text) => text.includes(shown))).toEqual([])
-  await admin.page.getByRole('button', { name: 'Copy' }).waitFor()
+  const person = stored('user06@example.test')!
+  const recovery = page.getByRole('region', { name: 'Account recovery' })
+  /** The expiry as the page shows a time: in the browser's zone and locale. */
+  const shownTime = (iso: string) => page.evaluate((value) => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'long' }).format(new Date(value)), iso)
+
+  for (const kind of ['link', 'code'] as const) {
+    const before = kratos.recoveries.length
+    await recovery.getByRole('button', { name: `Create recovery ${kind}` }).click()
+    await page.getByRole('status').getByText(`Recovery ${kind} created; it is shown once, below.`).waitFor()
+    const issued = kratos.recoveries.slice(before)
+    expect(issued.map(({ identityId, kind }) => ({ identityId, kind }))).toEqual([{ identityId: person.id, kind }])
+    const { value, link, expires_at } = issued[0]!
+    const shown = recovery.getByRole('textbox', { name: `Recovery ${kind}`, exact: true })
+    expect(await shown.inputValue()).toBe(value)
+    // A code is entered at the flow's address, shown with it.
+    if (kind === 'code') await recovery.getByText(`Enter it at ${link}`).waitFor()
+    // Its expiry, in words and as the exact time.
+    await recovery.getByText(`(shown once, expires ${await shownTime(expires_at)})`).waitFor()
+    expect(await recovery.locator('time').getAttribute('datetime')).toBe(new Date(expires_at).toISOString())
+    // Read out by no live region: the one status region says what was made, in words.
+    expect(await page.getByRole('status').count()).toBe(1)
+    expect((await liveRegionTexts(page)).filter((text) => text.includes(value))).toEqual([])
+    // Copy puts exactly it on the clipboard, and says so.
+    await page.evaluate(() => navigator.clipboard.writeText(''))
+    await recovery.getByRole('button', { name: 'Copy' }).click()
+    await page.getByRole('status').getByText('Copied.').waitFor()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(value)
+    await recovery.getByRole('button', { name: `Dismiss the recovery ${kind}` }).click()
+    await shown.waitFor({ state: 'detached' })
+  }
+  expect(admin.problems).toEqual([])
 })
 
 test('a recovery method turned off in Kratos says so, with the setting that turns it on, instead of "not found"', async () => {
