@@ -196,6 +196,28 @@ test('Sessions: an Extend Kratos accepts without the session (204) that cannot b
   expect(admin.problems.splice(0)).toEqual([expect.stringContaining('ERR_CONNECTION_REFUSED')])
 })
 
+test('Sessions: another page or page size says in the status region how many sessions it shows, as the other lists do', async () => {
+  const { kratos } = admin.harness.sandbox
+  const { page } = admin
+  await page.goto(admin.url('/dashboard/sessions'))
+  const table = page.getByRole('table', { name: 'Active sessions' })
+  await table.waitFor()
+  const active = kratos.sessions.filter((session) => session.active).length
+  expect(active).toBeGreaterThan(25)
+  expect(active).toBeLessThanOrEqual(50)
+  const status = page.getByRole('status')
+
+  await page.getByRole('button', { name: 'Next page' }).click()
+  await status.getByText(`${active - 25} ${active - 25 === 1 ? 'session' : 'sessions'} shown.`).waitFor()
+  expect(await table.locator('tbody tr').count()).toBe(active - 25)
+  await page.getByRole('button', { name: 'Previous page' }).click()
+  await status.getByText('25 sessions shown.').waitFor()
+  await page.getByRole('combobox', { name: 'Page size' }).selectOption('50')
+  await status.getByText(`${active} sessions shown.`).waitFor()
+  expect(await table.locator('tbody tr').count()).toBe(active)
+  expect(admin.problems).toEqual([])
+})
+
 test('Sessions: each refused Extend is said anew, the same words twice too; the row\'s message goes when the list is read again (another page and Back)', async () => {
   const { kratos } = admin.harness.sandbox
   await admin.page.goto(admin.url('/dashboard/sessions'))

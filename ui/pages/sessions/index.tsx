@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks'
 import { api, deleteOutcome, type ApiFailure, type KratosSession } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
-import { EmptyList, FailureDetails, Region, useLoad } from '../../components/load.tsx'
+import { EmptyList, FailureDetails, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { ActionsCell, Cell, DataTable, Row, Wrappable } from '../../components/data-table.tsx'
 import { ConfirmDialog } from '../../components/dialog.tsx'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
@@ -16,6 +16,9 @@ import { primaryIdentifier } from '../identities/describe.ts'
 export function SessionsPage() {
   const paging = useTokenPaging()
   const [loaded, readAgain, replace] = useLoad(() => api.sessions({ page_size: paging.size, page_token: paging.token || undefined }), [location.value.search])
+  const none = paging.token ? 'No more sessions.' : 'There are no active sessions.'
+  // Another page or page size says what it shows, as the other lists do.
+  useResultsAnnounced(loaded, location.value.search, ({ items }) => (items.length === 0 ? none : `${items.length} ${items.length === 1 ? 'session' : 'sessions'} shown.`))
   const [revoking, setRevoking] = useState<{ session: KratosSession; who: string } | null>(null)
   // A refused Revoke is said in its dialog; a refused Extend beside the row's buttons, where the
   // person is (focus stays on Extend), naming the session.
@@ -79,7 +82,7 @@ export function SessionsPage() {
       <Region loaded={loaded} retry={retry} label="sessions" place={paging.place([])}>
         {({ items, skipped }) =>
           items.length === 0 ? (
-            skipped === 0 && <EmptyList text={paging.token ? 'No more sessions.' : 'There are no active sessions.'} firstPage={paging.place([]).firstPage} />
+            skipped === 0 && <EmptyList text={none} firstPage={paging.place([]).firstPage} />
           ) : (
             <DataTable label="Active sessions" caption="Active sessions" columns={['Identity', 'Authenticated', 'Expires', 'Device', 'IP address', 'Location', { hidden: 'Actions' }]}>
               {items.map((session) => {
