@@ -218,6 +218,45 @@ test('Sessions: another page or page size says in the status region how many ses
   expect(admin.problems).toEqual([])
 })
 
+test('Sessions: after Revoke, focus is on the next row’s Revoke (the row before, for the last row), where the person was, not on the heading at the top of the page', async () => {
+  const { page } = admin
+  await page.goto(admin.url('/dashboard/sessions'))
+  const table = page.getByRole('table', { name: 'Active sessions' })
+  await table.waitFor()
+  const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName)
+  const inView = () =>
+    page.evaluate(() => {
+      const box = document.activeElement!.getBoundingClientRect()
+      return box.top >= 0 && box.bottom <= window.innerHeight
+    })
+  const revokeByKeyboard = async (email: string) => {
+    await table.getByRole('button', { name: `Revoke session of ${email}` }).focus()
+    await page.keyboard.press('Enter')
+    const dialog = page.getByRole('dialog', { name: 'Revoke session?' })
+    await dialog.getByRole('button', { name: 'Revoke' }).focus()
+    await page.keyboard.press('Enter')
+    await page.getByRole('status').getByText(`Session of ${email} revoked.`).waitFor()
+    await dialog.waitFor({ state: 'hidden' })
+  }
+  // A row low in the list: the next one's Revoke takes focus, in view, the page not scrolled to the top.
+  let listed = await table.locator('tbody tr td:first-child a').allTextContents()
+  await revokeByKeyboard(listed[20]!)
+  expect(await focused()).toBe(`Revoke session of ${listed[21]}`)
+  expect(await inView()).toBe(true)
+  expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0)
+  // The next Enter, through the question, revokes that next session.
+  await page.keyboard.press('Enter')
+  await page.getByRole('dialog', { name: 'Revoke session?' }).getByRole('button', { name: 'Revoke' }).click()
+  await page.getByRole('status').getByText(`Session of ${listed[21]} revoked.`).waitFor()
+  expect(await focused()).toBe(`Revoke session of ${listed[22]}`)
+  // The last row: the row before it.
+  listed = await table.locator('tbody tr td:first-child a').allTextContents()
+  await revokeByKeyboard(listed.at(-1)!)
+  expect(await focused()).toBe(`Revoke session of ${listed.at(-2)}`)
+  expect(await inView()).toBe(true)
+  expect(admin.problems).toEqual([])
+})
+
 test('Sessions: each refused Extend is said anew, the same words twice too; the row\'s message goes when the list is read again (another page and Back)', async () => {
   const { kratos } = admin.harness.sandbox
   await admin.page.goto(admin.url('/dashboard/sessions'))
@@ -478,12 +517,13 @@ test('keyboard only: Sessions → Revoke dialog → Escape; OAuth clients → Cr
   await admin.page.goto(admin.url('/dashboard/sessions'))
   await admin.page.getByRole('table', { name: 'Active sessions' }).waitFor()
   const first = (await admin.page.getByRole('button', { name: /^Revoke session of / }).first().getAttribute('aria-label'))!
+  const second = (await admin.page.getByRole('button', { name: /^Revoke session of / }).nth(1).getAttribute('aria-label'))!
   await tabTo(admin.page, first)
   await admin.page.keyboard.press('Enter')
   await admin.page.getByRole('dialog', { name: 'Revoke session?' }).waitFor()
   await admin.page.keyboard.press('Escape')
   expect(await admin.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(first)
-  // Confirmed this time: its row goes, and focus goes to the page rather than nowhere.
+  // Confirmed this time: its row goes, and focus goes to the next row's Revoke rather than nowhere.
   await admin.page.keyboard.press('Enter')
   const dialog = admin.page.getByRole('dialog', { name: 'Revoke session?' })
   await dialog.waitFor()
@@ -491,11 +531,13 @@ test('keyboard only: Sessions → Revoke dialog → Escape; OAuth clients → Cr
   await admin.page.keyboard.press('Enter')
   await admin.page.getByRole('status').getByText(/^Session of .* revoked\.$/).waitFor()
   expect(await admin.page.getByRole('button', { name: first }).count()).toBe(0)
-  // The dialog's close event, which hands focus on, comes a task after the row has gone.
-  await admin.page.waitForFunction(() => document.activeElement?.tagName === 'H1', undefined, { timeout: 5000 })
+  // And stays there: the dialog's close event, which would hand focus back, comes a task after the row has gone.
+  await admin.page.waitForFunction((name) => document.activeElement?.getAttribute('aria-label') === name, second, { timeout: 5000 })
+  await admin.page.getByRole('dialog', { name: 'Revoke session?' }).waitFor({ state: 'hidden' })
+  expect(await admin.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(second)
   // Extend keeps focus on its button, which is disabled only while the request runs.
   const extend = (await admin.page.getByRole('button', { name: /^Extend session of / }).first().getAttribute('aria-label'))!
-  await tabTo(admin.page, extend)
+  await tabTo(admin.page, extend, 80, 'Shift+Tab')
   await admin.page.keyboard.press('Enter')
   await admin.page.getByRole('status').getByText(/^Session of .* extended\.$/).waitFor()
   await admin.page.waitForFunction((name) => document.activeElement?.getAttribute('aria-label') === name, extend, { timeout: 5000 })

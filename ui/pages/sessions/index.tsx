@@ -1,6 +1,6 @@
 // Sessions (admin): active Kratos sessions across identities, paged with Kratos's page tokens;
 // revoke or extend one, the list updating and the outcome announced.
-import { useState } from 'preact/hooks'
+import { useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { api, deleteOutcome, type ApiFailure, type KratosSession } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, FailureDetails, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
@@ -30,6 +30,18 @@ export function SessionsPage() {
     readAgain()
   }
   const [busy, setBusy] = useState<string | null>(null)
+  // After a Revoke, focus goes to the Revoke of the row that took the revoked one's place (of the
+  // row before it, for the last row), as on the identity page: someone working down the list goes
+  // on from there, not from the top of the page. Moved in the render that shows the list without
+  // the row, before the closing question would hand focus back to a button that is gone.
+  const tbody = useRef<HTMLTableSectionElement>(null)
+  const [focusRow, setFocusRow] = useState<number | null>(null)
+  useLayoutEffect(() => {
+    if (focusRow === null || loaded.state !== 'ready') return
+    setFocusRow(null)
+    const buttons = tbody.current?.querySelectorAll<HTMLButtonElement>('button.revoke') ?? []
+    buttons[Math.min(focusRow, buttons.length - 1)]?.focus()
+  }, [focusRow, loaded])
 
   const revoke = async () => {
     if (!revoking || loaded.state !== 'ready' || busy !== null) return
@@ -42,6 +54,7 @@ export function SessionsPage() {
     setFailure(null)
     setRevoking(null)
     replace({ ...loaded.data, items: loaded.data.items.filter((s) => s.id !== session.id) })
+    setFocusRow(loaded.data.items.findIndex((s) => s.id === session.id))
     announce(result.already ? `Session of ${who} had already been revoked.` : `Session of ${who} revoked.`)
   }
   const extend = async (session: KratosSession, who: string) => {
@@ -84,7 +97,7 @@ export function SessionsPage() {
           items.length === 0 ? (
             skipped === 0 && <EmptyList text={none} firstPage={paging.place([]).firstPage} />
           ) : (
-            <DataTable label="Active sessions" caption="Active sessions" columns={['Identity', 'Authenticated', 'Expires', 'Device', 'IP address', 'Location', { hidden: 'Actions' }]}>
+            <DataTable label="Active sessions" caption="Active sessions" columns={['Identity', 'Authenticated', 'Expires', 'Device', 'IP address', 'Location', { hidden: 'Actions' }]} bodyRef={tbody}>
               {items.map((session) => {
                 const who = session.identity ? primaryIdentifier(session.identity) : 'an unknown identity'
                 return (
@@ -104,7 +117,7 @@ export function SessionsPage() {
                       <button type="button" aria-label={`Extend session of ${who}`} disabled={busy === session.id} onClick={() => extend(session, who)}>
                         Extend
                       </button>
-                      <button type="button" class="danger" aria-label={`Revoke session of ${who}`} onClick={() => (setFailure(null), setRevoking({ session, who }))}>
+                      <button type="button" class="danger revoke" aria-label={`Revoke session of ${who}`} onClick={() => (setFailure(null), setRevoking({ session, who }))}>
                         Revoke
                       </button>
                       {rowFailure?.sessionId === session.id && (
