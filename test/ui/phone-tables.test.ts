@@ -1,7 +1,8 @@
 // Data tables on a 390 px phone: each row is a card an operator reads and acts on without scrolling
 // the table sideways, while a screen reader still finds a table of rows and cells, each cell named
 // by its value alone. Checked on the Sessions page and on an identity's sessions, in Chromium's own
-// accessibility tree. Also a record's details (name and value side by side) on the same phone.
+// accessibility tree. Also a record's details (name and value side by side) on the same phone, and
+// on every page the box that scrolls a table sideways, a tab stop, named as its table.
 import { expect, test } from 'bun:test'
 import type { Locator, Page } from 'playwright-core'
 import { DESKTOP, PHONE, useSignedInBrowser } from './harness.ts'
@@ -205,5 +206,47 @@ test('at 1280 px a hostile unbroken value (a name, a subject, a client name, a m
   expect(geoAsked.filter((ip) => ip.includes('&'))).toEqual([])
   // The geo route's 404 for a real address it has no place for (an earlier test's documentation
   // prefix) is its answer; a refused request (400) would be this page's fault.
+  expect(admin.problems.filter((problem) => !(problem.includes('/api/geo?') && problem.includes('status of 404')))).toEqual([])
+})
+
+/** The focused element as Chromium exposes it to assistive technology, and the name of the table it holds. */
+async function focusedAsRead(page: Page): Promise<{ role: string; name: string; table: string | null }> {
+  const cdp = await page.context().newCDPSession(page)
+  try {
+    const read = async (expression: string) => {
+      const { result } = await cdp.send('Runtime.evaluate', { expression })
+      if (!result.objectId) return null
+      const { nodes } = await cdp.send('Accessibility.getPartialAXTree', { objectId: result.objectId, fetchRelatives: false })
+      const node = nodes[0]
+      return node ? { role: node.ignored ? '' : String(node.role?.value ?? ''), name: String(node.name?.value ?? '') } : null
+    }
+    const focused = await read('document.activeElement')
+    const table = await read("document.activeElement.querySelector('table')")
+    return { role: focused?.role ?? '', name: focused?.name ?? '', table: table?.name ?? null }
+  } finally {
+    await cdp.detach()
+  }
+}
+
+test('on every page with a table, the box that scrolls it sideways is a tab stop that says what it is: a group named as its table', async () => {
+  admin.problems.length = 0
+  const { kratos } = admin.harness.sandbox
+  const person = [...kratos.identities.values()].find((candidate) => candidate.traits.email === 'user01@example.test')!
+  await admin.page.setViewportSize(DESKTOP)
+  const read: { path: string; role: string; name: string; table: string | null }[] = []
+  for (const path of ['/dashboard/identities', `/dashboard/identities/${person.id}`, '/dashboard/sessions', '/dashboard/messages', '/dashboard/oauth-clients', '/dashboard/settings', '/dashboard/audit']) {
+    await admin.page.goto(admin.url(path))
+    await admin.page.getByRole('table').first().waitFor()
+    await admin.page.waitForFunction(() => document.querySelector('main [aria-busy="true"]') === null)
+    const tables = await admin.page.getByRole('table').count()
+    for (let i = 0; i < tables; i++) {
+      // The box is the table's nearest ancestor that takes focus from the keyboard.
+      await admin.page.getByRole('table').nth(i).evaluate((table) => table.parentElement!.closest<HTMLElement>('[tabindex="0"]')!.focus())
+      read.push({ path, ...(await focusedAsRead(admin.page)) })
+    }
+  }
+  expect(read.length).toBeGreaterThanOrEqual(7)
+  for (const box of read) expect(box).toEqual({ path: box.path, role: 'group', name: box.table!, table: expect.stringMatching(/\S/) })
+  // The geo route's 404 for an earlier test's documentation address is its answer, not a problem of this page.
   expect(admin.problems.filter((problem) => !(problem.includes('/api/geo?') && problem.includes('status of 404')))).toEqual([])
 })

@@ -15,21 +15,23 @@ export type Column = string | { hidden: string }
 
 interface DataTableProps {
   columns: Column[]
-  /** What the table holds, for screen readers (it is not shown). */
-  caption?: string
-  /** Names the box that scrolls the table sideways, for keyboard users who focus it. */
-  label?: string
+  /**
+   * The table's name, for screen readers (it is not shown): its caption, and the name of the box
+   * that scrolls it sideways, which is a tab stop (so that a keyboard can scroll it), so that the
+   * stop says what it is.
+   */
+  caption: string
   /** Classes besides `data`. */
   class?: string
   bodyRef?: Ref<HTMLTableSectionElement>
   children: ComponentChildren
 }
 
-export function DataTable({ columns, caption, label, class: extra, bodyRef, children }: DataTableProps) {
+export function DataTable({ columns, caption, class: extra, bodyRef, children }: DataTableProps) {
   return (
-    <div class="table-wrap" tabIndex={0} aria-label={label}>
+    <div class="table-wrap" tabIndex={0} role="group" aria-label={caption}>
       <table class={extra ? `data ${extra}` : 'data'} role="table">
-        {caption && <caption class="visually-hidden">{caption}</caption>}
+        <caption class="visually-hidden">{caption}</caption>
         <thead role="rowgroup">
           <tr role="row">
             {columns.map((column) => (

@@ -806,7 +806,7 @@ function SessionsSection({ identity }: { identity: Identity }) {
               )}
               {count && <p class="muted">{count}</p>}
               {items.length > 0 && (
-                <DataTable label={identityActive ? 'Active sessions' : 'Sessions'} caption={identityActive ? 'Active sessions' : 'Sessions'} columns={['Device', 'IP address', 'Location', 'Authenticated', 'Expires', { hidden: 'Actions' }]} bodyRef={tbody}>
+                <DataTable caption={identityActive ? 'Active sessions' : 'Sessions'} columns={['Device', 'IP address', 'Location', 'Authenticated', 'Expires', { hidden: 'Actions' }]} bodyRef={tbody}>
                   {items.map((session, index) => {
                     return (
                       <Row key={session.id}>

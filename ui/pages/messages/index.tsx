@@ -53,7 +53,7 @@ export function MessagesPage() {
           items.length === 0 ? (
             skipped === 0 && <EmptyList text={none} firstPage={paging.place([]).firstPage} />
           ) : (
-            <DataTable label="Messages" caption="Courier messages, newest first" columns={['Recipient', 'Subject', 'Status', 'Template', 'Created']}>
+            <DataTable caption="Courier messages, newest first" columns={['Recipient', 'Subject', 'Status', 'Template', 'Created']}>
               {items.map((message) => (
                 <Row key={message.id}>
                   <Cell label="Recipient" class="identifier">

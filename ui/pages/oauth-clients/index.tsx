@@ -196,7 +196,7 @@ export function OAuthClientsPage() {
           items.length === 0 ? (
             skipped === 0 && <EmptyList text={none} firstPage={paging.place([]).firstPage} />
           ) : (
-            <DataTable label="OAuth clients" caption="OAuth clients" columns={['Name', 'Client ID', 'Type', 'Grant types', 'Created']}>
+            <DataTable caption="OAuth clients" columns={['Name', 'Client ID', 'Type', 'Grant types', 'Created']}>
               {items.map((client) => (
                 <Row key={client.client_id}>
                   <Cell label="Name" class="text">

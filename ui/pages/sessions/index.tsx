@@ -97,7 +97,7 @@ export function SessionsPage() {
           items.length === 0 ? (
             skipped === 0 && <EmptyList text={none} firstPage={paging.place([]).firstPage} />
           ) : (
-            <DataTable label="Active sessions" caption="Active sessions" columns={['Identity', 'Authenticated', 'Expires', 'Device', 'IP address', 'Location', { hidden: 'Actions' }]} bodyRef={tbody}>
+            <DataTable caption="Active sessions" columns={['Identity', 'Authenticated', 'Expires', 'Device', 'IP address', 'Location', { hidden: 'Actions' }]} bodyRef={tbody}>
               {items.map((session) => {
                 const who = session.identity ? primaryIdentifier(session.identity) : 'an unknown identity'
                 return (

@@ -130,7 +130,7 @@ function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (se
       {names.map((name, index) => (
         <section key={name} class="card" aria-labelledby={`category-${index}`}>
           <h2 id={`category-${index}`}>{name}</h2>
-          <DataTable label={`Settings in ${name}`} class="settings" columns={['Key', 'Value', 'Updated', { hidden: 'Actions' }]}>
+          <DataTable caption={`Settings in ${name}`} class="settings" columns={['Key', 'Value', 'Updated', { hidden: 'Actions' }]}>
             {groups.get(name)!.map((setting) => (
               <Row key={setting.key}>
                 <RowHeader label="Key" class="mono">
@@ -251,7 +251,7 @@ function ApiKeys({
       <p class="muted">
         Sent as <code>Authorization: Bearer …</code> on every call through that prefix. Stored encrypted; never shown again after saving.
       </p>
-      <DataTable label="Upstream API keys" columns={['Prefix', 'Upstream', 'Key', { hidden: 'Actions' }]}>
+      <DataTable caption="Upstream API keys" columns={['Prefix', 'Upstream', 'Key', { hidden: 'Actions' }]}>
         {PREFIXES.map((prefix) => {
           const has = present.has(prefix.name)
           return (
