@@ -187,8 +187,8 @@ export function App() {
 
   useEffect(() => {
     // A navigation takes focus to the page's h1, except a new query on the same page made from a
-    // form control (a filter, the page size, a search box): focus stays there, so a select can be
-    // stepped through with the arrow keys.
+    // form control (a filter, a search box): focus stays there, so a select can be stepped through
+    // with the arrow keys. The page size, below the list, sends focus to the h1 itself (Pager).
     let shown: string | null = null
     return location.subscribe(({ path }) => {
       const control = document.activeElement

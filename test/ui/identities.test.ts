@@ -256,6 +256,26 @@ test('after Back focus is on the h1 as the page appears, and keys pressed before
   }
 }, 60_000)
 
+test('another page size from the keyboard: the list is read again from the top, and focus goes to the h1 there with it, not left on the select far down the page', async () => {
+  const { page } = admin
+  await page.goto(admin.url('/dashboard/identities'))
+  await settled()
+  const size = page.getByRole('combobox', { name: 'Page size' })
+  await size.focus()
+  await page.keyboard.press('ArrowDown')
+  await page.waitForURL(/page_size=50/)
+  await page.getByRole('status').getByText(/identities shown\./).waitFor()
+  expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1')
+  expect(await page.evaluate(() => window.scrollY)).toBe(0)
+  // Back to 25, chosen from the list: the same.
+  await size.focus()
+  await size.selectOption('25')
+  await page.waitForURL((url) => !url.searchParams.has('page_size'))
+  await page.getByRole('status').getByText('25 identities shown.').waitFor()
+  expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1')
+  expect(admin.problems).toEqual([])
+})
+
 test('the identities page passes the sweep: light and dark, desktop and phone', async () => {
   admin.problems.length = 0
   await admin.page.goto(admin.url('/dashboard/identities'))

@@ -421,6 +421,23 @@ test("Messages: newest first, paged with Kratos's sealed page tokens; Previous p
   expect(admin.problems).toEqual([])
 })
 
+test('Messages: another page size sends focus to the h1 at the top with the list read again, not left on the select far down the page', async () => {
+  const { page } = admin
+  await page.goto(admin.url('/dashboard/messages'))
+  await page.getByRole('table', { name: 'Messages' }).waitFor()
+  const size = page.getByRole('combobox', { name: 'Page size' })
+  await size.focus()
+  await page.keyboard.press('ArrowDown')
+  await page.waitForURL(/page_size=50/)
+  await page.getByRole('status').getByText(/^\d+ messages shown\.$/).waitFor()
+  const rows = await page.getByRole('table', { name: 'Messages' }).locator('tbody tr').count()
+  expect(rows).toBeGreaterThan(25)
+  expect(await page.getByRole('status').textContent()).toBe(`${rows} messages shown.`)
+  expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1')
+  expect(await page.evaluate(() => window.scrollY)).toBe(0)
+  expect(admin.problems).toEqual([])
+})
+
 test('OAuth clients: create a confidential client, copy its secret once, reload and see no secret; edit its redirect URIs; create a public client; revoke tokens; delete', async () => {
   const { hydra } = admin.harness.sandbox
   await admin.page.goto(admin.url('/dashboard/oauth-clients'))

@@ -1,6 +1,7 @@
 // Token paging whose place lives in the URL: `page_token` for this page, `trail` for the tokens of
 // the pages before it (so Previous page, reload and back keep the place), `page_size`.
-import { navigate, queryParam, withQuery } from '../router.ts'
+import { location, navigate, queryParam, withQuery } from '../router.ts'
+import { focusHeadingAfterNavigation } from './heading.tsx'
 import type { LinkPlace } from './load.tsx'
 import { readTrail, writeTrail } from './trail.ts'
 
@@ -48,16 +49,34 @@ export function Pager({ paging, next }: { paging: TokenPaging; next: string | nu
       <button type="button" disabled={!next} onClick={() => next && paging.next(next)}>
         Next page
       </button>
-      <label class="page-size">
-        <span>Page size</span>
-        <select value={String(paging.size)} onChange={(e) => paging.restart({ page_size: e.currentTarget.value === String(PAGE_SIZES[0]) ? null : e.currentTarget.value })}>
-          {PAGE_SIZES.map((n) => (
-            <option key={n} value={String(n)}>
-              {n}
-            </option>
-          ))}
-        </select>
-      </label>
+      <PageSizeSelect size={paging.size} onChange={(size) => paging.restart({ page_size: size })} />
     </div>
+  )
+}
+
+/**
+ * The page-size choice; `onChange` gets the size for the URL (null for the default). Another size
+ * reads the list again from its first page and the page goes back to its top, so focus goes to the
+ * h1 with it, as after Next page: left on this select, it would stay far down the page, off screen.
+ * (A filter at the top of the page keeps focus: see App.)
+ */
+export function PageSizeSelect({ size, onChange }: { size: number; onChange: (size: string | null) => void }) {
+  const change = (chosen: string) => {
+    const before = location.peek()
+    onChange(chosen === String(PAGE_SIZES[0]) ? null : chosen)
+    // Not when leaving was declined (the page stays as it was).
+    if (location.peek() !== before) focusHeadingAfterNavigation()
+  }
+  return (
+    <label class="page-size">
+      <span>Page size</span>
+      <select value={String(size)} onChange={(e) => change(e.currentTarget.value)}>
+        {PAGE_SIZES.map((n) => (
+          <option key={n} value={String(n)}>
+            {n}
+          </option>
+        ))}
+      </select>
+    </label>
   )
 }

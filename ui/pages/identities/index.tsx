@@ -8,6 +8,7 @@ import { Dialog } from '../../components/dialog.tsx'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { UnreadableRows } from '../../components/unreadable.tsx'
+import { PAGE_SIZES, PageSizeSelect } from '../../components/pager.tsx'
 import { readTrail, writeTrail } from '../../components/trail.ts'
 import { location, navigate, queryParam, useQueryState, useQueryText, withQuery } from '../../router.ts'
 import { CreateIdentity, keptCreateIdentity } from './create.tsx'
@@ -15,7 +16,6 @@ import { takeDraft } from '../../drafts.ts'
 import { displayName, primaryIdentifier } from './describe.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 
-const PAGE_SIZES = [25, 50, 100, 250]
 // GET /api/identities refuses a longer credentials_identifier (admin-api.md §Limits), counted in
 // characters as src/identities/model.ts counts them. The box takes a longer text and says so at
 // Search: cut to fit, a pasted identifier would be searched as another one and reported missing.
@@ -26,7 +26,7 @@ const STOPPING = 'Stopping after the current request…'
 
 function pageSize(): number {
   const size = Number(queryParam('page_size'))
-  return PAGE_SIZES.includes(size) ? size : 25
+  return PAGE_SIZES.includes(size) ? size : PAGE_SIZES[0]!
 }
 
 export function IdentitiesPage() {
@@ -275,16 +275,7 @@ export function IdentitiesPage() {
         <button type="button" disabled={loaded.state !== 'ready' || !loaded.data.has_more} onClick={next}>
           Next page
         </button>
-        <label class="page-size">
-          <span>Page size</span>
-          <select value={String(size)} onChange={(e) => go({ page_size: e.currentTarget.value === '25' ? null : e.currentTarget.value, page_token: null, trail: null })}>
-            {PAGE_SIZES.map((n) => (
-              <option key={n} value={String(n)}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
+        <PageSizeSelect size={size} onChange={(chosen) => go({ page_size: chosen, page_token: null, trail: null })} />
       </div>
       <Dialog open={pending !== null} title={pending ? `${VERB[pending]} ${count} ${count === 1 ? 'identity' : 'identities'}?` : ''} onClose={closeBulk}>
         {pending && (
