@@ -7,7 +7,7 @@ import { config, hasUpstream, isAdmin, user } from './session.ts'
 import { dismissLostWrite, draftsFor, dropDrafts, keepDrafts, listed, lostWrite, type KeptDrafts } from './drafts.ts'
 import { theme, type ThemeChoice } from './theme.ts'
 import { useMenuDismissal } from './menu.ts'
-import { statusMessage } from './components/status.ts'
+import { clearAnnouncementOfPageLeft, statusMessage } from './components/status.ts'
 import { ErrorView } from './components/load.tsx'
 import { Heading, focusHeadingAfterNavigation } from './components/heading.tsx'
 import { findRoute, NAV, normalPath, preloadPages, type Upstream } from './routes.tsx'
@@ -190,11 +190,15 @@ export function App() {
     // form control (a filter, a search box): focus stays there, so a select can be stepped through
     // with the arrow keys. The page size, below the list, sends focus to the h1 itself (Pager).
     let shown: string | null = null
-    return location.subscribe(({ path }) => {
+    let shownAt: string | null = null
+    return location.subscribe(({ path, search }) => {
       const control = document.activeElement
       const fromControl = control instanceof HTMLSelectElement || control instanceof HTMLInputElement
       if (shown !== null && !(path === shown && fromControl)) focusHeadingAfterNavigation()
       shown = path
+      // The status region speaks of the page shown (a link to the page already shown changes nothing).
+      if (shownAt !== null && path + search !== shownAt) clearAnnouncementOfPageLeft()
+      shownAt = path + search
     })
   }, [])
 

@@ -24,6 +24,16 @@ export function clearEarlierAnnouncement(): void {
   statusMessage.value = ''
 }
 
+/**
+ * Another page or list is shown (a link, Back, another page of the list): what was said about the
+ * one left (an outcome there, how many rows its list showed) does not describe it, and would stay
+ * over it for seconds. An announcement made with the navigation itself stays: the identity just
+ * created, whose page it opens, or the one just deleted, on the list it goes back to.
+ */
+export function clearAnnouncementOfPageLeft(): void {
+  clearEarlierAnnouncement()
+}
+
 export function announce(message: string): void {
   if (!saidThisTurn) {
     saidThisTurn = true
