@@ -7,7 +7,8 @@ import { config, hasUpstream, isAdmin, user } from './session.ts'
 import { dismissLostWrite, draftsFor, dropDrafts, keepDrafts, listed, lostWrite, type KeptDrafts } from './drafts.ts'
 import { theme, type ThemeChoice } from './theme.ts'
 import { useMenuDismissal } from './menu.ts'
-import { clearAnnouncementOfPageLeft, statusMessage } from './components/status.ts'
+import { clearAnnouncementOfPageLeft } from './components/status.ts'
+import { StatusRegion } from './components/status-region.tsx'
 import { ErrorView } from './components/load.tsx'
 import { Heading, focusHeadingAfterNavigation } from './components/heading.tsx'
 import { findRoute, NAV, normalPath, preloadPages, type Upstream } from './routes.tsx'
@@ -298,19 +299,20 @@ function Shell() {
           ))}
         </ul>
       </nav>
-      <main id="main" class="page" tabIndex={-1}>
-        {lostWrite.value !== null && lostWrite.value.page === path && (
-          <div class="notice page-notice" role="alert">
-            <p>{lostWrite.value.said}</p>
-            <button type="button" onClick={dismissNotice}>
-              Dismiss
-            </button>
-          </div>
-        )}
-        {content}
-      </main>
-      <div role="status" class="status-region" aria-live="polite">
-        {statusMessage.value}
+      {/* The page and, after it, the status box, which takes room of its own there (StatusRegion). */}
+      <div class="page-area">
+        <main id="main" class="page" tabIndex={-1}>
+          {lostWrite.value !== null && lostWrite.value.page === path && (
+            <div class="notice page-notice" role="alert">
+              <p>{lostWrite.value.said}</p>
+              <button type="button" onClick={dismissNotice}>
+                Dismiss
+              </button>
+            </div>
+          )}
+          {content}
+        </main>
+        <StatusRegion />
       </div>
       <footer class="footer">
         <a href="https://db-ip.com" rel="noreferrer">

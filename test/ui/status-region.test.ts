@@ -2,7 +2,8 @@
 // was said about a page left goes with it, unless it was said for the navigation itself), and the
 // box it shows at the foot of the screen never hides the control that has focus.
 import { expect, test } from 'bun:test'
-import { createIdentityThroughForm, useSignedInBrowser } from './harness.ts'
+import type { Page } from 'playwright-core'
+import { createIdentityThroughForm, DESKTOP, PHONE, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin')
 
@@ -58,3 +59,76 @@ test('what is said with the navigation stays: "Identity … created." on the ide
   await page.getByRole('status').getByText(`Identity ${email} deleted.`).waitFor()
   expect(admin.problems).toEqual([])
 })
+
+/**
+ * Where the control that has focus stands, once the page has drawn the frames after the last key:
+ * whether it is inside the screen, and whether the status box (with a message in it) covers any of it.
+ */
+async function focusInSight(page: Page): Promise<{ focused: string; message: string; inView: boolean; underTheBox: boolean }> {
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
+  const status = page.getByRole('status')
+  const box = (await status.boundingBox())!
+  const focused = page.locator(':focus')
+  const control = (await focused.boundingBox())!
+  const height = page.viewportSize()!.height
+  return {
+    focused: (await focused.getAttribute('aria-label')) ?? (await focused.textContent()) ?? '',
+    message: (await status.textContent()) ?? '',
+    // A pixel's rounding aside.
+    inView: control.y >= -1 && control.y + control.height <= height + 1,
+    underTheBox: control.y + control.height > box.y && control.y < box.y + box.height && control.x + control.width > box.x && control.x < box.x + box.width,
+  }
+}
+
+for (const [size, viewport] of [
+  ['1280 px', DESKTOP],
+  ['390 px', PHONE],
+] as const) {
+  test(`at ${size} the status box never hides the control that has focus: a message over a focused Extend, Tab down the list under a message, the pager at the end of the page`, async () => {
+    const { page } = admin
+    const { kratos } = admin.harness.sandbox
+    await page.setViewportSize(viewport)
+    // Kratos leaves every session as it is: each Extend says so in a long message (several lines on a phone).
+    kratos.earliestPossibleExtendMs = 60 * 60 * 1000
+    try {
+      await page.goto(admin.url('/dashboard/sessions'))
+      const table = page.getByRole('table', { name: 'Active sessions' })
+      await table.waitFor()
+      const said = /^Kratos did not extend the session of /
+      const extendButtons = table.getByRole('button', { name: /^Extend session of / })
+      const clear = { inView: true, underTheBox: false }
+
+      // A message that appears over the focused control (pressed at the foot of the screen): the page moves it clear.
+      const low = extendButtons.nth(8)
+      await low.evaluate((button) => {
+        button.scrollIntoView({ block: 'end' })
+        ;(button as HTMLElement).focus({ preventScroll: true })
+      })
+      await page.keyboard.press('Enter')
+      await page.getByRole('status').getByText(said).waitFor()
+      expect(await focusInSight(page)).toMatchObject({ ...clear, focused: await low.getAttribute('aria-label'), message: expect.stringMatching(said) })
+
+      // Tab on down the list while the message shows: each control the browser scrolls to is clear of the box.
+      for (let step = 0; step < 6; step++) {
+        await page.keyboard.press('Tab')
+        expect(await focusInSight(page)).toMatchObject({ ...clear, message: expect.stringMatching(said) })
+      }
+
+      // At the end of the page: the last row's Extend, then the pager's controls under its message.
+      const last = extendButtons.last()
+      await last.focus()
+      await page.keyboard.press('Enter')
+      await page.getByRole('status').getByText(said).waitFor()
+      expect(await focusInSight(page)).toMatchObject({ ...clear, focused: await last.getAttribute('aria-label') })
+      await page.getByRole('button', { name: 'Next page' }).focus()
+      expect(await focusInSight(page)).toMatchObject({ ...clear, focused: 'Next page', message: expect.stringMatching(said) })
+      await page.keyboard.press('Tab')
+      expect(await focusInSight(page)).toMatchObject({ ...clear, message: expect.stringMatching(said) })
+      expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('SELECT')
+      expect(admin.problems).toEqual([])
+    } finally {
+      kratos.earliestPossibleExtendMs = null
+      await page.setViewportSize(DESKTOP)
+    }
+  })
+}
