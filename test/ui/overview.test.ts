@@ -122,6 +122,8 @@ test('keyboard only: Tab from Customize reaches the session map below the fold, 
     const focused = () => page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.textContent}`)
     expect(await focused()).toBe('H2 Session map')
     await map.getByRole('table').waitFor()
+    // The table comes with the data; the land outline is drawn once its own chunk has arrived.
+    await map.locator('path.land').waitFor()
     expect([...new Set(mapRequests)].sort()).toEqual(['/api/session-locations', '/dashboard/assets/world-outline.js'])
     await page.keyboard.press('Tab')
     expect(await focused()).toBe('A Audit log')
@@ -194,6 +196,8 @@ test('a hidden session map fetches nothing; Customize → Reset to default shows
     await dialog.getByRole('status').getByText('Reset to the default: Services, Session map, Latest audit events, all shown.').waitFor()
     await dialog.getByRole('button', { name: 'Save' }).click()
     await map.getByRole('table').waitFor()
+    // The table comes with the data; the land outline is drawn once its own chunk has arrived.
+    await map.locator('path.land').waitFor()
     expect([...new Set(mapRequests)].sort()).toEqual(['/api/session-locations', '/dashboard/assets/world-outline.js'])
     expect(problems).toEqual([])
   } finally {
