@@ -11,7 +11,7 @@ import { loadConfig, type Environment } from '../src/config.ts'
 import { openStorage } from '../src/db/open.ts'
 import { createLogger } from '../src/log.ts'
 import { serve } from '../src/server.ts'
-import { KratosFixture } from '../test/support/kratos.ts'
+import { KratosFixture, type FixtureCredential, type FixtureIdentity } from '../test/support/kratos.ts'
 import { HydraFixture } from '../test/support/hydra.ts'
 import { startOAuthProvider } from '../test/support/oauth-provider.ts'
 
@@ -19,6 +19,48 @@ export const SANDBOX_USERS = {
   admin: 'admin@example.test',
   viewer: 'viewer@example.test',
 } as const
+
+/**
+ * The sandbox's second identity schema, a business customer's: the customer number is the login
+ * identifier (for a password), the e-mail address only a contact field; the rest are the kinds of
+ * field a traits form has (nested objects, a whole number, a number, a yes/no, a choice).
+ */
+export const CUSTOMER_SCHEMA = {
+  $id: 'https://schemas.example.test/customer.schema.json',
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  title: 'Business customer',
+  type: 'object',
+  properties: {
+    traits: {
+      type: 'object',
+      properties: {
+        customer_number: {
+          type: 'string',
+          title: 'Customer number',
+          pattern: '^CN-[0-9]{6}$',
+          'ory.sh/kratos': { credentials: { password: { identifier: true } } },
+        },
+        email: { type: 'string', format: 'email', title: 'Contact e-mail' },
+        name: {
+          type: 'object',
+          title: 'Contact person',
+          properties: { first: { type: 'string', title: 'First name' }, last: { type: 'string', title: 'Last name' } },
+        },
+        company: {
+          type: 'object',
+          title: 'Company',
+          properties: { name: { type: 'string', title: 'Company name' }, employees: { type: 'integer', title: 'Employees', minimum: 1 } },
+          required: ['name'],
+        },
+        plan: { type: 'string', title: 'Plan', enum: ['starter', 'business', 'enterprise'] },
+        credit_limit: { type: 'number', title: 'Credit limit (EUR)', minimum: 0 },
+        invoice_by_post: { type: 'boolean', title: 'Invoices by post' },
+      },
+      required: ['customer_number', 'email', 'plan'],
+      additionalProperties: false,
+    },
+  },
+}
 
 interface SandboxOptions {
   /** Port of the service (0 picks a free one). */
@@ -96,6 +138,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     const [ip] = cities[i % cities.length]!
     kratos.addSession(person.id, { ip_address: ip, user_agent: agents[i % agents.length] }, i % 20)
   }
+  const customer = seedCustomers(kratos)
+  // Older than every other session: the last on the Sessions page.
+  kratos.addSession(customer.id, { ip_address: '2.16.7.0', user_agent: agents[0] }, 25)
+  seedCredentials(kratos)
   seedMessages(kratos)
   const hydra = new HydraFixture().start()
   seedClients(hydra)
@@ -149,6 +195,50 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       await hydra.stop()
     },
   }
+}
+
+/** Two business customers under CUSTOMER_SCHEMA, each with a password (its identifier the customer number, as Kratos stores it); the first is returned. */
+function seedCustomers(kratos: KratosFixture): FixtureIdentity {
+  kratos.extraSchemas.set('customer', CUSTOMER_SCHEMA)
+  const first = kratos.addIdentity(
+    { customer_number: 'CN-104233', email: 'orders@acme-tools.example', name: { first: 'Clara', last: 'Kunde' }, company: { name: 'Acme Tools GmbH', employees: 120 }, plan: 'enterprise', credit_limit: 25000, invoice_by_post: false },
+    { schemaId: 'customer' },
+  )
+  kratos.addIdentity(
+    { customer_number: 'CN-220871', email: 'office@lind-bakery.example', name: { first: 'Jonas', last: 'Lind' }, company: { name: 'Lind Bakery', employees: 8 }, plan: 'starter', invoice_by_post: true },
+    { schemaId: 'customer' },
+  )
+  return first
+}
+
+/**
+ * Identities with the other credential types, as Kratos stores them under the default schema (which
+ * marks the e-mail address as the identifier of a password and of a code): one with a password, two
+ * social sign-in links, TOTP, security keys (one a second factor, one passwordless), lookup secrets
+ * and its code credential, so that each kind can be seen and deleted; one that signed up with a
+ * social sign-in only (its password credential has identifiers but no password), whose one link
+ * Kratos refuses to delete.
+ */
+function seedCredentials(kratos: KratosFixture): void {
+  const withCredentials = (traits: Record<string, unknown>, credentials: (identity: FixtureIdentity) => Record<string, Omit<FixtureCredential, 'type'>>) => {
+    const identity = kratos.addIdentity(traits)
+    identity.credentials = Object.fromEntries(Object.entries(credentials(identity)).map(([type, credential]) => [type, { type, ...credential }]))
+  }
+  withCredentials({ email: 'mia.multifactor@example.test', name: 'Mia Multifactor' }, (identity) => ({
+    password: { identifiers: identity.identifiers, version: 0 },
+    // Each link's identifier is Kratos's OIDCUniqueID: `<provider>:<subject>`.
+    oidc: { identifiers: ['google:108345627293847561234', 'github:4711023'], version: 0 },
+    // TOTP and lookup secrets are identified by the identity's id (their settings strategies).
+    totp: { identifiers: [identity.id], version: 0 },
+    webauthn: { identifiers: identity.identifiers, version: 1, config: { keys: [{ id: 'security-key', passwordless: false }, { id: 'laptop-fingerprint', passwordless: true }] } },
+    lookup_secret: { identifiers: [identity.id], version: 0 },
+    code: { identifiers: identity.identifiers, version: 1 },
+  }))
+  withCredentials({ email: 'sam.social@example.test', name: 'Sam Social' }, (identity) => ({
+    password: { identifiers: identity.identifiers, version: 0, config: { hashed: false } },
+    oidc: { identifiers: ['google:209876543210987654321'], version: 0 },
+    code: { identifiers: identity.identifiers, version: 1 },
+  }))
 }
 
 /** Courier messages in every status, some with failed dispatches, one whose body is hostile HTML. */

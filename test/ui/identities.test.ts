@@ -213,12 +213,14 @@ test('with the keyboard alone: skip link, search, open the identity, a dialog an
   expect(await admin.page.evaluate(() => document.activeElement?.textContent)).toBe('Revoke all sessions')
   await admin.page.goBack()
   await admin.page.getByRole('heading', { level: 1, name: 'Identities' }).waitFor()
-  // Create identity: once the schema's form replaces the loading state, focus is in its first field.
+  // Create identity: once the schema's form replaces the loading state, focus is in its first field:
+  // the choice of schema (the sandbox has two), then Tab goes on to the chosen schema's first field.
   await tabTo(admin.page, 'Create identity')
   await admin.page.keyboard.press('Enter')
   const create = admin.page.getByRole('dialog', { name: 'Create identity' })
   await create.getByRole('textbox', { name: /e-?mail/i }).first().waitFor()
-  await admin.page.waitForFunction(() => document.activeElement?.closest('dialog') !== null && document.activeElement?.tagName === 'INPUT', undefined, { timeout: 5000 })
+  await admin.page.waitForFunction(() => document.activeElement?.closest('dialog') !== null && document.activeElement?.id === 'create-schema', undefined, { timeout: 5000 })
+  await admin.page.keyboard.press('Tab')
   await admin.page.keyboard.type('typed.first@example.test')
   expect(await create.getByRole('textbox', { name: /e-?mail/i }).first().inputValue()).toBe('typed.first@example.test')
   await admin.page.keyboard.press('Escape')
