@@ -732,6 +732,20 @@ export class KratosFixture {
     return count
   }
 
+  /**
+   * The `credentials_identifier` filter of `ListIdentities` (persistence/sql/identity/
+   * persister_identity.go): a password, code or webauthn identifier matches the search as Kratos
+   * normalizes both (`GracefulNormalization`: trimmed, lower-cased, whether or not it is an e-mail
+   * address: a customer number too); an oidc or saml one (`<provider>:<subject>`) matches exactly.
+   */
+  private hasIdentifier(identity: FixtureIdentity, search: string): boolean {
+    const normalized = search.trim().toLowerCase()
+    const credentials = Object.values(identity.credentials ?? {})
+    const fromTraits = [...identity.identifiers, ...credentials.filter((credential) => ['password', 'code', 'webauthn'].includes(credential.type)).flatMap((credential) => credential.identifiers)]
+    if (fromTraits.some((identifier) => identifier.trim().toLowerCase() === normalized)) return true
+    return credentials.some((credential) => (credential.type === 'oidc' || credential.type === 'saml') && credential.identifiers.includes(search))
+  }
+
   private identifierTaken(email: string, except?: string): boolean {
     const wanted = email.toLowerCase()
     return [...this.identities.values()].some((identity) => identity.id !== except && identity.identifiers.some((id) => id.toLowerCase() === wanted))
@@ -860,10 +874,7 @@ export class KratosFixture {
 
     let rows = [...this.identities.values()]
     const withCredentials = exact !== '' || similar !== '' || query.has('include_credential')
-    if (exact !== '') {
-      const wanted = exact.includes('@') ? exact.toLowerCase() : exact
-      rows = rows.filter((identity) => identity.identifiers.some((id) => (id.includes('@') ? id.toLowerCase() : id) === wanted))
-    }
+    if (exact !== '') rows = rows.filter((identity) => this.hasIdentifier(identity, exact))
     if (similar !== '') rows = rows.filter((identity) => identity.identifiers.some((id) => id.startsWith(similar)))
     if (ids.length > 0) rows = rows.filter((identity) => ids.includes(identity.id))
     else if (organization !== '') rows = rows.filter((identity) => identity.organization_id === kratosId(organization))
