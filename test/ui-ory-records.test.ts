@@ -117,11 +117,11 @@ describe('the smaller answers', () => {
   test('identity schemas: entries without an id are left out, one that cannot be a form is kept without traits; an answer that is no list is refused', () => {
     const listed = { ...DEFAULT_SCHEMA, properties: { traits: { type: 'object', properties: { emails: { type: 'array', items: { type: 'string' } } } } } }
     expect(readSchemas([{ id: 'default', schema: DEFAULT_SCHEMA }, { id: 'broken', schema: 'x' }, { schema: DEFAULT_SCHEMA }, null, { id: 'listed', schema: listed }])).toEqual([
-      { id: 'default', title: 'Person', traits: readTraitsSchema(DEFAULT_SCHEMA), asJson: false },
-      { id: 'broken', traits: null, asJson: false },
-      { id: 'listed', title: 'Person', traits: null, asJson: true },
+      { id: 'default', title: 'Person', traits: readTraitsSchema(DEFAULT_SCHEMA), asJson: false, identifiers: [['email']] },
+      { id: 'broken', traits: null, asJson: false, identifiers: [] },
+      { id: 'listed', title: 'Person', traits: null, asJson: true, identifiers: [] },
     ])
-    expect(readSchemas([{ id: 'odd', schema: { ...DEFAULT_SCHEMA, title: { en: 'Person' } } }])).toEqual([{ id: 'odd', traits: readTraitsSchema(DEFAULT_SCHEMA), asJson: false }])
+    expect(readSchemas([{ id: 'odd', schema: { ...DEFAULT_SCHEMA, title: { en: 'Person' } } }])).toEqual([{ id: 'odd', traits: readTraitsSchema(DEFAULT_SCHEMA), asJson: false, identifiers: [['email']] }])
     expect(readSchemas({ id: 'default' })).toBeNull()
   })
 

@@ -264,7 +264,14 @@ export interface IdentitySchema {
    * JSON, which shows all of them, and Kratos checks them against the schema on save.
    */
   asJson: boolean
+  /** Where the traits it marks as login identifiers are, in the schema's order (see `readIdentifierTraits`). */
+  identifiers: TraitPath[]
 }
+
+/** Each item of a list, as a step of a `TraitPath`. */
+export const EACH_ITEM = Symbol('each item')
+/** Where a trait is within the traits: the keys of the objects on the way, and `EACH_ITEM` through a list. */
+export type TraitPath = readonly (string | typeof EACH_ITEM)[]
 
 /**
  * The identity schemas with an id (an entry without one cannot be chosen); null when the answer is
@@ -278,7 +285,7 @@ export function readSchemas(value: unknown): IdentitySchema[] | null {
     .map((entry) => {
       const title = isRecord(entry.schema) && isString(entry.schema.title) && entry.schema.title.trim() !== '' ? entry.schema.title : undefined
       const read = readTraits(entry.schema)
-      return { id: entry.id, ...(title !== undefined ? { title } : {}), traits: read === AS_JSON ? null : read, asJson: read === AS_JSON }
+      return { id: entry.id, ...(title !== undefined ? { title } : {}), traits: read === AS_JSON ? null : read, asJson: read === AS_JSON, identifiers: readIdentifierTraits(entry.schema) }
     })
 }
 
@@ -466,11 +473,50 @@ function compiles(pattern: string): boolean {
   }
 }
 
-/** Kratos's extension marks a login identifier under `credentials.password` or `credentials.code`. */
+/**
+ * Kratos's extension marks a login identifier with `identifier: true` under `credentials.password`,
+ * `credentials.webauthn` or `credentials.code` (identity/extension_credentials.go); a passkey's
+ * `display_name` and TOTP's `account_name` name no identifier.
+ */
 function isLoginIdentifier(extension: unknown): boolean {
   if (!isRecord(extension) || !isRecord(extension.credentials)) return false
-  const { password, code } = extension.credentials
-  return (isRecord(password) && password.identifier === true) || (isRecord(code) && code.identifier === true)
+  const { password, webauthn, code } = extension.credentials
+  return [password, webauthn, code].some((method) => isRecord(method) && method.identifier === true)
+}
+
+/**
+ * The traits an identity schema marks as login identifiers (`ory.sh/kratos`, see
+ * `isLoginIdentifier`), in the schema's order: at any depth of nested objects, and a list whose
+ * items are marked (each address of a list of them is one). Read from the document itself, so a
+ * schema that cannot be a form still names its identities. Local `$ref`s are followed (a cycle, or
+ * one to another document, is not); what is no JSON Schema there is passed over.
+ */
+export function readIdentifierTraits(document: unknown): TraitPath[] {
+  if (!isRecord(document) || !isRecord(document.properties)) return []
+  const found: TraitPath[] = []
+  let visited = 0
+  const walk = (node: unknown, path: TraitPath, followed: readonly string[]) => {
+    if (++visited > MAX_FIELDS || path.length > MAX_DEPTH) return
+    let current = node
+    let chain = followed
+    while (isRecord(current) && current.$ref !== undefined) {
+      const ref = current.$ref
+      if (!isString(ref) || !ref.startsWith('#') || chain.includes(ref)) return
+      chain = [...chain, ref]
+      current = pointTo(document, ref)
+    }
+    if (!isRecord(current)) return
+    if (path.length > 0 && isLoginIdentifier(current['ory.sh/kratos'])) {
+      found.push(path)
+      return
+    }
+    if (isRecord(current.properties)) {
+      for (const [key, child] of Object.entries(current.properties)) walk(child, [...path, key], chain)
+    }
+    if (isRecord(current.items)) walk(current.items, [...path, EACH_ITEM], chain)
+  }
+  walk(document.properties.traits, [], [])
+  return found
 }
 
 export interface RecoveryLink {

@@ -7,7 +7,7 @@ import type { ApiFailure, ApiResult } from '../api.ts'
 import { announce, clearEarlierAnnouncement } from './status.ts'
 import { copyText } from './clipboard.ts'
 
-type Loaded<T> = { state: 'loading' } | { state: 'failed'; failure: ApiFailure } | { state: 'ready'; data: T; refreshing?: boolean }
+export type Loaded<T> = { state: 'loading' } | { state: 'failed'; failure: ApiFailure } | { state: 'ready'; data: T; refreshing?: boolean }
 
 const sameDeps = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((value, i) => Object.is(value, b[i]))
 

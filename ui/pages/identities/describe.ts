@@ -1,24 +1,62 @@
-// How an identity is named in tables and headings.
-import type { ApiFailure, Identity } from '../../api.ts'
+// How an identity is named in tables, headings and the questions about it.
+import type { ApiFailure, Identity, IdentitySchema } from '../../api.ts'
+import { EACH_ITEM, type TraitPath } from '../../ory-records.ts'
 import { revealHidden } from '../../reveal.ts'
 
-/** The traits that name an identity, in this order; a list of them (a schema with several addresses) is named by its first. */
+/** The traits that name an identity when nothing says which are its identifiers, in this order; a list of them (a schema with several addresses) is named by its first. */
 const NAMING_TRAITS = ['email', 'username', 'phone', 'emails', 'usernames', 'phones']
+/**
+ * The credentials whose identifiers Kratos takes from the traits the schema marks, in this order
+ * (identity/extension_credentials.go); an oidc or saml identifier is a provider's subject, TOTP's
+ * and lookup secrets' the identity's id, a passkey's its user handle: no names.
+ */
+const NAMING_CREDENTIALS = ['password', 'code', 'webauthn']
 
-/** The identifier that names an identity, with any character that would hide or disguise it made visible (reveal.ts). */
-export function primaryIdentifier(identity: Identity): string {
-  return revealHidden(rawIdentifier(identity))
+/**
+ * The identifier that names an identity, with any character that would hide or disguise it made
+ * visible (reveal.ts). `schemas`: the identity schemas as read (null when they could not be), whose
+ * markings say which traits are the identity's login identifiers.
+ */
+export function primaryIdentifier(identity: Identity, schemas: readonly IdentitySchema[] | null = null): string {
+  return revealHidden(rawIdentifier(identity, schemas?.find((schema) => schema.id === identity.schema_id)?.identifiers ?? []))
 }
 
-function rawIdentifier(identity: Identity): string {
+/**
+ * The first of these that the identity has: a trait its schema marks as a login identifier, in the
+ * schema's order (an e-mail address may be a mere contact field, and a customer number the
+ * identifier); the identifiers of its credentials, when the record carries them (as Kratos stores
+ * them: lower-cased); a trait named like an identifier; its id.
+ */
+function rawIdentifier(identity: Identity, marked: readonly TraitPath[]): string {
   const traits = identity.traits ?? {}
-  for (const key of NAMING_TRAITS) {
-    const value = traits[key]
-    const first = Array.isArray(value) ? value.find((item) => typeof item === 'string' && item) : value
-    if (typeof first === 'string' && first) return first
+  for (const path of marked) {
+    const value = firstText(traits, path)
+    if (value !== undefined) return value
   }
-  const fromCredentials = identity.credentials?.password?.identifiers?.[0]
-  return fromCredentials ?? identity.id
+  for (const type of NAMING_CREDENTIALS) {
+    const identifier = identity.credentials?.[type]?.identifiers.find((text) => text !== '')
+    if (identifier !== undefined) return identifier
+  }
+  for (const key of NAMING_TRAITS) {
+    const value = firstText(traits, [key])
+    if (value !== undefined) return value
+  }
+  return identity.id
+}
+
+/** The first non-empty text at `path`; a list on the way, or at its end, is read item by item. */
+function firstText(value: unknown, path: TraitPath): string | undefined {
+  if (Array.isArray(value) && (path.length === 0 || path[0] === EACH_ITEM)) {
+    for (const item of value) {
+      const found = firstText(item, path.slice(1))
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  if (path.length === 0) return typeof value === 'string' && value !== '' ? value : undefined
+  const [step, ...rest] = path
+  if (typeof step !== 'string' || typeof value !== 'object' || value === null || !Object.hasOwn(value, step)) return undefined
+  return firstText((value as Record<string, unknown>)[step], rest)
 }
 
 export function displayName(identity: Identity): string {

@@ -1,11 +1,11 @@
 // Identity (admin): traits, state, metadata, addresses, credentials, sessions, recovery, deletion.
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { isRecord, traitsFitForm } from '../../ory-records.ts'
-import { api, deleteOutcome, sessionGone, type ApiFailure, type FormSchema, type Identity, type KratosSession } from '../../api.ts'
+import { api, deleteOutcome, sessionGone, type ApiFailure, type FormSchema, type Identity, type IdentitySchema, type KratosSession } from '../../api.ts'
 import { SESSIONS_AT_A_TIME, sessionCount, shownFrom, type ShownSessions } from '../../identity-sessions.ts'
 import { DeviceCells, TimeCells } from '../../components/session-cells.tsx'
 import { Heading } from '../../components/heading.tsx'
-import { ErrorView, Region, useLoad } from '../../components/load.tsx'
+import { ErrorView, Region, useLoad, type Loaded } from '../../components/load.tsx'
 import { ActionsCell, DataTable, Row } from '../../components/data-table.tsx'
 import { ConfirmDialog, Dialog } from '../../components/dialog.tsx'
 import { Guarded } from '../../components/guarded.tsx'
@@ -45,7 +45,12 @@ const NOT_DELETED = new Set(['passkey', 'code'])
 export function IdentityPage({ params }: { params: Record<string, string> }) {
   const identityId = params.id!
   const [loaded, retry, replace] = useLoad(() => api.identity(identityId), [identityId])
-  const title = loaded.state === 'ready' ? primaryIdentifier(loaded.data) : 'Identity'
+  // Asked for beside the identity: its traits form comes from its schema, and so does its name.
+  const [schemas, retrySchemas] = useLoad(() => api.schemas(schemasFrom()), [])
+  const known = schemas.state === 'ready' ? schemas.data : null
+  // Named once the schemas are read (or known to be unreadable), so that the heading does not
+  // change from one identifier to another.
+  const title = loaded.state === 'ready' && schemas.state !== 'loading' ? primaryIdentifier(loaded.data, known) : 'Identity'
   return (
     <>
       <p class="breadcrumb">
@@ -53,7 +58,7 @@ export function IdentityPage({ params }: { params: Record<string, string> }) {
       </p>
       <Heading>{title}</Heading>
       <Region loaded={loaded} retry={retry} label="the identity">
-        {(identity) => <IdentityDetail identity={identity} onChange={replace} />}
+        {(identity) => <IdentityDetail identity={identity} identifier={primaryIdentifier(identity, known)} schemas={schemas} retrySchemas={retrySchemas} onChange={replace} />}
       </Region>
     </>
   )
@@ -74,8 +79,15 @@ function afterWrite(identity: Identity, answer: Identity): Identity {
   return { ...identity, ...answer, credentials: identity.credentials, unreadable: unreadable.length > 0 ? unreadable : undefined }
 }
 
-function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: IdentityChange }) {
-  const [schemas, retrySchemas] = useLoad(() => api.schemas(schemasFrom()), [])
+function IdentityDetail(props: {
+  identity: Identity
+  /** What names it (describe.ts primaryIdentifier). */
+  identifier: string
+  schemas: Loaded<IdentitySchema[]>
+  retrySchemas: () => void
+  onChange: IdentityChange
+}) {
+  const { identity, identifier, schemas, retrySchemas, onChange } = props
   const entry = schemas.state === 'ready' ? schemas.data.find((s) => s.id === identity.schema_id) : undefined
   const schema: FormSchema | null = entry?.traits ?? null
   const schemaFailure: ApiFailure | null =
@@ -153,9 +165,9 @@ function IdentityDetail({ identity, onChange }: { identity: Identity; onChange: 
       <Guarded title="Credentials">
         <CredentialsSection identity={identity} onChange={onChange} />
       </Guarded>
-      <SessionsSection identity={identity} />
+      <SessionsSection identity={identity} identifier={identifier} />
       <RecoverySection identity={identity} />
-      <DangerSection identity={identity} />
+      <DangerSection identity={identity} identifier={identifier} />
     </div>
   )
 }
@@ -691,7 +703,7 @@ function withCredentialsOf(identity: Identity, now: Identity): Identity {
   return { ...identity, credentials: now.credentials, unreadable: unreadable.length > 0 ? unreadable : undefined }
 }
 
-function SessionsSection({ identity }: { identity: Identity }) {
+function SessionsSection({ identity, identifier }: { identity: Identity; identifier: string }) {
   const [loaded, retry, replace] = useLoad(async () => {
     const result = await api.identitySessions(identity.id, SESSIONS_AT_A_TIME)
     return result.ok ? { ok: true as const, data: shownFrom(result.data, SESSIONS_AT_A_TIME) } : result
@@ -852,7 +864,7 @@ function SessionsSection({ identity }: { identity: Identity }) {
         onClose={() => setConfirmDashboard(false)}
       >
         <p>
-          Every dashboard session of <strong>{primaryIdentifier(identity)}</strong> stops working now. Its Kratos sessions are not touched.
+          Every dashboard session of <strong>{identifier}</strong> stops working now. Its Kratos sessions are not touched.
         </p>
         {own && <p>{OWN_SESSIONS_NOTE}</p>}
       </ConfirmDialog>
@@ -938,8 +950,7 @@ function RecoverySection({ identity }: { identity: Identity }) {
   )
 }
 
-function DangerSection({ identity }: { identity: Identity }) {
-  const identifier = primaryIdentifier(identity)
+function DangerSection({ identity, identifier }: { identity: Identity; identifier: string }) {
   const [open, setOpen] = useState(false)
   const [typed, setTyped] = useState('')
   const [failure, setFailure] = useState<ApiFailure | null>(null)

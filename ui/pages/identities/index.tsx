@@ -15,6 +15,7 @@ import { CreateIdentity, keptCreateIdentity } from './create.tsx'
 import { takeDraft } from '../../drafts.ts'
 import { displayName, primaryIdentifier } from './describe.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
+import { useSchemasOnce } from './schemas-once.ts'
 
 // GET /api/identities refuses a longer credentials_identifier (admin-api.md §Limits), counted in
 // characters as src/identities/model.ts counts them. The box takes a longer text and says so at
@@ -35,10 +36,15 @@ export function IdentitiesPage() {
   const token = queryParam('page_token') ?? ''
   const previousTokens = readTrail(queryParam('trail'))
   const filter = queryParam('search') ?? ''
-  const [loaded, retry] = useLoad(
-    () => api.identities({ page_size: size, page_token: token || undefined, credentials_identifier: filter || undefined }),
-    [search],
-  )
+  const schemasOnce = useSchemasOnce()
+  // Kratos lists identities without their credentials: each row is named by its schema's
+  // identifier markings, read once for the page while its first rows are asked for.
+  const [loaded, retry] = useLoad(async () => {
+    const [page, schemas] = await Promise.all([api.identities({ page_size: size, page_token: token || undefined, credentials_identifier: filter || undefined }), schemasOnce()])
+    return page.ok ? { ...page, data: { ...page.data, schemas } } : page
+  }, [search])
+  const schemas = loaded.state === 'ready' ? loaded.data.schemas : null
+  const nameOf = (identity: Identity) => primaryIdentifier(identity, schemas)
   const none = token ? 'No more identities.' : filter ? `No identity has the identifier “${filter}”.` : 'There are no identities yet.'
   useResultsAnnounced(loaded, search, ({ identities }) => (identities.length === 0 ? none : `${identities.length} ${identities.length === 1 ? 'identity' : 'identities'} shown.`))
   const [selected, setSelected] = useState<Set<string>>(new Set())
@@ -119,9 +125,9 @@ export function IdentitiesPage() {
     setSelected(new Set([...refused, ...unknown].map(({ identity }) => identity.id).concat(notTried.map((identity) => identity.id))))
     const sentences: string[] = []
     const first = refused[0]
-    if (first) sentences.push(`Not ${past}: ${refused.map(({ identity }) => primaryIdentifier(identity)).join(', ')}. ${first.failure.message}`)
+    if (first) sentences.push(`Not ${past}: ${refused.map(({ identity }) => nameOf(identity)).join(', ')}. ${first.failure.message}`)
     if (late) {
-      const which = unknown.map(({ identity }) => primaryIdentifier(identity)).join(', ')
+      const which = unknown.map(({ identity }) => nameOf(identity)).join(', ')
       sentences.push(`${notAnsweredInTime(upstreamName(late.failure), which)}: they may have been ${past}. The list below has been read again: check it before trying again.`)
     }
     // Its Details give the ID of the first failure there is to report (a 5xx, a timeout), not of a
@@ -232,7 +238,7 @@ export function IdentitiesPage() {
           ) : (
             <DataTable caption={`Identities, page ${previousTokens.length + 1}`} columns={[{ hidden: 'Selected' }, 'Identifier', 'Name', 'State', 'Created']}>
               {page.identities.map((identity) => {
-                const identifier = primaryIdentifier(identity)
+                const identifier = nameOf(identity)
                 return (
                   <Row key={identity.id}>
                     <SelectCell>
@@ -315,7 +321,7 @@ export function IdentitiesPage() {
             }}
             onCreated={(identity) => {
               setCreating(false)
-              announce(`Identity ${primaryIdentifier(identity)} created.`)
+              announce(`Identity ${nameOf(identity)} created.`)
               navigate(`/dashboard/identities/${encodeURIComponent(identity.id)}`)
             }}
           />

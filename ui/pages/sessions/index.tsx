@@ -12,10 +12,16 @@ import { UnreadableRows } from '../../components/unreadable.tsx'
 import { location, useQueryState } from '../../router.ts'
 import { DeviceCells, TimeCells } from '../../components/session-cells.tsx'
 import { primaryIdentifier } from '../identities/describe.ts'
+import { useSchemasOnce } from '../identities/schemas-once.ts'
 
 export function SessionsPage() {
   const paging = useTokenPaging()
-  const [loaded, readAgain, replace] = useLoad(() => api.sessions({ page_size: paging.size, page_token: paging.token || undefined }), [location.value.search])
+  const schemasOnce = useSchemasOnce()
+  // Each session's identity is named by its schema's identifier markings, read once for the page.
+  const [loaded, readAgain, replace] = useLoad(async () => {
+    const [page, schemas] = await Promise.all([api.sessions({ page_size: paging.size, page_token: paging.token || undefined }), schemasOnce()])
+    return page.ok ? { ...page, data: { ...page.data, schemas } } : page
+  }, [location.value.search])
   const none = paging.token ? 'No more sessions.' : 'There are no active sessions.'
   // Another page or page size says what it shows, as the other lists do.
   useResultsAnnounced(loaded, location.value.search, ({ items }) => (items.length === 0 ? none : `${items.length} ${items.length === 1 ? 'session' : 'sessions'} shown.`))
@@ -93,13 +99,13 @@ export function SessionsPage() {
       <p class="muted">Active Kratos sessions across all identities.</p>
       {loaded.state === 'ready' && <UnreadableRows count={loaded.data.skipped} noun={['session', 'sessions']} from="kratos" />}
       <Region loaded={loaded} retry={retry} label="sessions" place={paging.place([])}>
-        {({ items, skipped }) =>
+        {({ items, skipped, schemas }) =>
           items.length === 0 ? (
             skipped === 0 && <EmptyList text={none} firstPage={paging.place([]).firstPage} />
           ) : (
             <DataTable caption="Active sessions" columns={['Identity', 'Authenticated', 'Expires', 'Device', 'IP address', 'Location', { hidden: 'Actions' }]} bodyRef={tbody}>
               {items.map((session) => {
-                const who = session.identity ? primaryIdentifier(session.identity) : 'an unknown identity'
+                const who = session.identity ? primaryIdentifier(session.identity, schemas) : 'an unknown identity'
                 return (
                   <Row key={session.id}>
                     <Cell label="Identity" class="identifier">
