@@ -3,7 +3,7 @@
 // by that trait wherever the dashboard names an identity: the Identities list, the identity's
 // heading and title, the questions about it, the Sessions page.
 import { expect, test } from 'bun:test'
-import { sweep, useSignedInBrowser } from './harness.ts'
+import { holdRequests, sweep, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin')
 
@@ -89,5 +89,25 @@ test('the Sessions page names the customer’s session by its customer number', 
   await dialog.getByRole('button', { name: 'Revoke' }).click()
   await admin.page.getByRole('status').getByText('Session of CN-104233 revoked.').waitFor()
   expect(session!.active).toBe(false)
+  expect(admin.problems).toEqual([])
+})
+
+test('identity schemas that do not come do not hold the list: its rows are shown, named without them, and named by them once they have come', async () => {
+  const schemas = await holdRequests(admin.page, (url) => /^\/api\/idp(-admin)?\/schemas/.test(url.pathname))
+  try {
+    // A fresh load of the app, so nothing of the schemas is known yet.
+    await admin.page.goto(admin.url('/dashboard/identities?search=CN-104233'))
+    const table = admin.page.getByRole('table', { name: /Identities/ })
+    // Held: the row is there all the same, named by the trait names Kratos lists (the e-mail address).
+    await table.getByRole('link', { name: 'orders@acme-tools.example' }).waitFor()
+    schemas.release()
+    // The next load of the list (the whole list, then the same search again) has them.
+    await admin.page.getByRole('button', { name: 'Clear search' }).click()
+    await admin.page.getByRole('searchbox', { name: 'Search identities' }).fill('CN-104233')
+    await admin.page.keyboard.press('Enter')
+    await table.getByRole('link', { name: 'CN-104233' }).waitFor()
+  } finally {
+    await schemas.stop()
+  }
   expect(admin.problems).toEqual([])
 })
