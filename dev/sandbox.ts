@@ -126,16 +126,17 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const kratos = new KratosFixture({ selfHosted: true }).start()
   kratos.addIdentity({ email: SANDBOX_USERS.admin, role: 'admin', name: 'Ada Admin' })
   kratos.addIdentity({ email: SANDBOX_USERS.viewer, role: 'viewer', name: 'Victor Viewer' })
-  const cities = [
-    ['81.2.69.160', 'London'],
-    ['2.16.7.0', 'Berlin'],
-    ['1.0.16.1', 'Tokyo'],
-    ['8.8.8.8', 'Mountain View'],
+  // Addresses and the countries the embedded geo database places them in (the session map's rows).
+  const places = [
+    ['81.2.69.160', 'United Kingdom'],
+    ['2.16.7.0', 'Netherlands'],
+    ['1.0.16.1', 'Japan'],
+    ['8.8.8.8', 'United States'],
   ] as const
   const agents = ['Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0', 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) Safari/604.1', 'okhttp/4.12.0']
   for (let i = 1; i <= 40; i++) {
     const person = kratos.addIdentity({ email: `user${String(i).padStart(2, '0')}@example.test`, name: `Sample User ${i}` })
-    const [ip] = cities[i % cities.length]!
+    const [ip] = places[i % places.length]!
     kratos.addSession(person.id, { ip_address: ip, user_agent: agents[i % agents.length] }, i % 20)
   }
   const customer = seedCustomers(kratos)
