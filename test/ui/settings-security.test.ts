@@ -440,6 +440,61 @@ test('a Save answered after Escape leaves alone the dialog opened since and what
   expect(admin.problems.splice(0)).toEqual([expect.stringContaining('ERR_CONNECTION_REFUSED')])
 })
 
+test('a Save under way keeps focus on it, in its dialog: Save is unavailable and the form busy until the answer, and Enter meanwhile sends nothing more (Add setting, an API key)', async () => {
+  const page = admin.page
+  await page.goto(admin.url('/dashboard/settings'))
+  await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor()
+  const posts: string[] = []
+  const count = (request: { method(): string; url(): string }) => {
+    if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/settings') posts.push(request.url())
+  }
+  const held = await holdRequests(page, (url) => url.pathname === '/api/settings', 'POST')
+  page.on('request', count)
+  try {
+    await page.getByRole('button', { name: 'Add setting' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Add setting' })
+    await dialog.getByRole('textbox', { name: 'Key' }).fill('mail.held_save')
+    await dialog.getByRole('textbox', { name: 'Value' }).fill('Held')
+    await dialog.getByRole('button', { name: 'Save' }).focus()
+    await page.keyboard.press('Enter')
+    // While the write is held: focus on Save, inside the dialog; Save marked unavailable; the form busy.
+    expect(await within(10_000, () => posts.length === 1)).not.toBeNull()
+    expect(await page.evaluate(() => (document.activeElement?.closest('dialog') ? document.activeElement.textContent : 'outside the dialog'))).toBe('Save')
+    expect(await dialog.getByRole('button', { name: 'Save' }).getAttribute('aria-disabled')).toBe('true')
+    expect(await dialog.locator('form').getAttribute('aria-busy')).toBe('true')
+    await page.keyboard.press('Enter')
+    held.release()
+    await page.getByRole('status').getByText('Setting mail.held_save saved.').waitFor()
+    await dialog.waitFor({ state: 'hidden' })
+    expect(posts.length).toBe(1)
+  } finally {
+    await held.stop()
+  }
+
+  // Enter in the key's field, twice: the second finds Save unavailable.
+  const keyHeld = await holdRequests(page, (url) => url.pathname === '/api/settings', 'POST')
+  try {
+    await page.getByRole('button', { name: 'Set key for idp', exact: true }).click()
+    const dialog = page.getByRole('dialog', { name: 'API key for /api/idp' })
+    await dialog.getByLabel('API key').fill('ory_pat_held-save')
+    await dialog.getByLabel('API key').press('Enter')
+    expect(await within(10_000, () => posts.length === 2)).not.toBeNull()
+    await dialog.getByLabel('API key').press('Enter')
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('api-key-value')
+    expect(await dialog.getByRole('button', { name: 'Save' }).getAttribute('aria-disabled')).toBe('true')
+    keyHeld.release()
+    await page.getByRole('status').getByText('API key for idp saved.').waitFor()
+    expect(posts.length).toBe(2)
+  } finally {
+    await keyHeld.stop()
+    page.off('request', count)
+  }
+  expect(await admin.harness.sandbox.services.settings.apiKeyFor('idp')).toBe('ory_pat_held-save')
+  await admin.harness.sandbox.services.settings.remove('proxy.idp.api_key', null)
+  await admin.harness.sandbox.services.settings.remove('mail.held_save', null)
+  expect(admin.problems).toEqual([])
+})
+
 test('a Save answered after Escape with a failure to report is announced without its request ID, which stays on the page under Details, with Copy', async () => {
   const { settings } = admin.harness.sandbox.services
   await settings.write({ key: 'mail.signature', value: 'The platform team', category: 'mail' }, null)

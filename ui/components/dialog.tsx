@@ -6,6 +6,7 @@ import type { ComponentChildren } from 'preact'
 import { focusables, placeOf, returnFocusTo, type Place } from './focus.ts'
 import type { ApiFailure } from '../api.ts'
 import { ErrorView } from './load.tsx'
+import { unavailableWhile } from './one-at-a-time.ts'
 
 let counter = 0
 
@@ -66,9 +67,9 @@ export function Dialog(props: {
       dialog.removeEventListener('close', closed)
     }
   }, [])
-  // Escape while its action is under way: refused as a key, wherever focus is (on the body once the
-  // pressed button is disabled). Refusing the cancel event alone is not enough: Chromium lets a page
-  // refuse it once per user activation, and Escape is none, so a second Escape would close it.
+  // Escape while its action is under way: refused as a key, wherever focus is. Refusing the cancel
+  // event alone is not enough: Chromium lets a page refuse it once per user activation, and Escape is
+  // none, so a second Escape would close it.
   useLayoutEffect(() => {
     if (!props.open || !props.underway) return
     const escape = (event: KeyboardEvent) => {
@@ -137,21 +138,18 @@ export function ConfirmDialog(props: {
   }, [pressed, props.busy, props.open])
   const underway = pressed && props.busy && props.open
   const confirm = () => {
-    if (props.busy) return
     setPressed(true)
     props.onConfirm()
   }
-  // The buttons are marked unavailable rather than disabled: a disabled button loses focus (to the
-  // page's body, outside the question), while this one keeps it, and a screen reader says it changed.
   return (
     <Dialog open={props.open} title={props.title} onClose={props.onClose} underway={underway}>
       {props.children}
       {props.failure && <ErrorView failure={props.failure} />}
       <div class="actions">
-        <button type="button" class="danger" aria-disabled={props.busy ? 'true' : undefined} onClick={confirm}>
+        <button type="button" class="danger" {...unavailableWhile(props.busy, confirm)}>
           {props.action}
         </button>
-        <button type="button" aria-disabled={underway ? 'true' : undefined} onClick={() => !underway && props.onClose()}>
+        <button type="button" {...unavailableWhile(underway, props.onClose)}>
           Cancel
         </button>
       </div>

@@ -10,7 +10,7 @@ import { ActionsCell, DataTable, Row } from '../../components/data-table.tsx'
 import { ConfirmDialog, Dialog } from '../../components/dialog.tsx'
 import { Guarded } from '../../components/guarded.tsx'
 import { revealHidden } from '../../reveal.ts'
-import { useOneAtATime } from '../../components/one-at-a-time.ts'
+import { unavailableWhile, useOneAtATime } from '../../components/one-at-a-time.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { membersPatch, rebaseMembers, same, staleMembers, valuePatch } from '../../components/json-patch.ts'
 import { Time } from '../../components/time.tsx'
@@ -985,11 +985,10 @@ function DangerSection({ identity, identifier }: { identity: Identity; identifie
           </div>
           {failure && <ErrorView failure={failure} />}
           <div class="actions">
-            {/* Unavailable while it runs, not disabled: a disabled button would lose focus to the page's body (ConfirmDialog). */}
-            <button type="submit" class="danger" disabled={typed !== identifier} aria-disabled={busy ? 'true' : undefined}>
+            <button type="submit" class="danger" disabled={typed !== identifier} {...unavailableWhile(busy)}>
               Delete
             </button>
-            <button type="button" aria-disabled={busy ? 'true' : undefined} onClick={() => !busy && setOpen(false)}>
+            <button type="button" {...unavailableWhile(busy, () => setOpen(false))}>
               Cancel
             </button>
           </div>

@@ -7,7 +7,7 @@ import { Heading } from '../../components/heading.tsx'
 import { ErrorView, FailureDetails, Region, toReport, useLoad } from '../../components/load.tsx'
 import { ActionsCell, Cell, DataTable, RowHeader, Row } from '../../components/data-table.tsx'
 import { ConfirmDialog, Dialog } from '../../components/dialog.tsx'
-import { useOneAtATime } from '../../components/one-at-a-time.ts'
+import { unavailableWhile, useOneAtATime } from '../../components/one-at-a-time.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
@@ -303,7 +303,7 @@ function ApiKeyDialog({
   const [value, setValue] = useState('')
   const [error, setError] = useState<string | null>(null)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
-  const [busy, setBusy] = useState(false)
+  const [busy, oneAtATime] = useOneAtATime()
   const opening = useRef(0)
   const focusFirstInvalid = useFocusFirstInvalid()
   // Never kept in the browser: a Save refused because the session ended asks for it again.
@@ -315,7 +315,7 @@ function ApiKeyDialog({
     setError(null)
     setFailure(null)
   }, [prefix?.name])
-  const save = async (event: Event) => {
+  const save = (event: Event) => {
     event.preventDefault()
     if (!prefix) return
     // A key holds no white space: what a paste brought around it goes.
@@ -327,21 +327,21 @@ function ApiKeyDialog({
     }
     setError(null)
     const asked = opening.current
-    setBusy(true)
-    // Setting or replacing, the key typed here is the one wanted, whatever was stored meanwhile.
-    const result = await unsaved.send(() => api.saveSetting({ key: `proxy.${prefix.name}.api_key`, value: key, encrypted: true, category: 'proxy' }, 'either'))
-    setBusy(false)
-    if (opening.current !== asked) return answeredLate(`API key for ${prefix.name}`, result, onSaved, onLateFailure)
-    // The key leaves the page's memory whatever happened.
-    setValue('')
-    if (!result.ok) return setFailure(result.failure)
-    onClose()
-    announce(`API key for ${prefix.name} saved.`)
-    onSaved()
+    return oneAtATime(async () => {
+      // Setting or replacing, the key typed here is the one wanted, whatever was stored meanwhile.
+      const result = await unsaved.send(() => api.saveSetting({ key: `proxy.${prefix.name}.api_key`, value: key, encrypted: true, category: 'proxy' }, 'either'))
+      if (opening.current !== asked) return answeredLate(`API key for ${prefix.name}`, result, onSaved, onLateFailure)
+      // The key leaves the page's memory whatever happened.
+      setValue('')
+      if (!result.ok) return setFailure(result.failure)
+      onClose()
+      announce(`API key for ${prefix.name} saved.`)
+      onSaved()
+    })
   }
   return (
     <Dialog open={prefix !== null} title={`API key for /api/${prefix?.name ?? ''}`} onClose={onClose}>
-      <form class="form" onSubmit={save} noValidate>
+      <form class="form" onSubmit={save} noValidate aria-busy={busy ? 'true' : undefined}>
         <div class="field">
           <label for="api-key-value">API key</label>
           <input
@@ -362,7 +362,7 @@ function ApiKeyDialog({
         </div>
         {failure && <ErrorView failure={failure} />}
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
+          <button type="submit" class="primary" {...unavailableWhile(busy)}>
             Save
           </button>
           <button type="button" onClick={onClose}>
@@ -431,7 +431,7 @@ function SettingDialog(props: {
   const [encrypted, setEncrypted] = useState(false)
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
-  const [busy, setBusy] = useState(false)
+  const [busy, oneAtATime] = useOneAtATime()
   const focusFirstInvalid = useFocusFirstInvalid()
   const opening = useRef(0)
   // What the dialog opened with. An encrypted value is never put into the form: editing it means typing a new one.
@@ -457,7 +457,7 @@ function SettingDialog(props: {
     setErrors({})
     setFailure(null)
   }, [props.editing])
-  const save = async (event: Event) => {
+  const save = (event: Event) => {
     event.preventDefault()
     const form = event.currentTarget as HTMLFormElement
     const found: Record<string, string> = {}
@@ -472,24 +472,24 @@ function SettingDialog(props: {
     setErrors(found)
     if (Object.keys(found).length > 0) return focusFirstInvalid(form)
     const asked = opening.current
-    setBusy(true)
-    // Add never overwrites a setting, and Edit never brings back one deleted since the page loaded.
-    const result = await unsaved.send(() =>
-      api.saveSetting({ key, value, encrypted, category: category.trim() === '' ? null : category.trim() }, existing ? 'replace' : 'create'),
-    )
-    setBusy(false)
-    if (opening.current !== asked) return answeredLate(`Setting ${key}`, result, props.onSaved, props.onLateFailure)
-    if (!result.ok && result.failure.status === 412) {
-      // The list is read again, so that it shows the setting as it is now.
+    return oneAtATime(async () => {
+      // Add never overwrites a setting, and Edit never brings back one deleted since the page loaded.
+      const result = await unsaved.send(() =>
+        api.saveSetting({ key, value, encrypted, category: category.trim() === '' ? null : category.trim() }, existing ? 'replace' : 'create'),
+      )
+      if (opening.current !== asked) return answeredLate(`Setting ${key}`, result, props.onSaved, props.onLateFailure)
+      if (!result.ok && result.failure.status === 412) {
+        // The list is read again, so that it shows the setting as it is now.
+        props.onSaved()
+        if (existing) return setFailure({ ...result.failure, message: DELETED_MEANWHILE })
+        setErrors({ key: SETTING_EXISTS })
+        return focusFirstInvalid(form)
+      }
+      if (!result.ok) return setFailure(result.failure)
+      props.onClose()
+      announce(`Setting ${key} saved.`)
       props.onSaved()
-      if (existing) return setFailure({ ...result.failure, message: DELETED_MEANWHILE })
-      setErrors({ key: SETTING_EXISTS })
-      return focusFirstInvalid(form)
-    }
-    if (!result.ok) return setFailure(result.failure)
-    props.onClose()
-    announce(`Setting ${key} saved.`)
-    props.onSaved()
+    })
   }
   const field = (name: string) => ({
     'aria-invalid': errors[name] ? ('true' as const) : undefined,
@@ -503,7 +503,7 @@ function SettingDialog(props: {
     )
   return (
     <Dialog open={props.editing !== null} title={existing ? `Edit ${existing.key}` : 'Add setting'} onClose={props.onClose}>
-      <form class="form" onSubmit={save} noValidate>
+      <form class="form" onSubmit={save} noValidate aria-busy={busy ? 'true' : undefined}>
         <div class="field">
           <label for="setting-key">Key</label>
           <input id="setting-key" class="mono" value={key} readOnly={existing !== null} autocomplete="off" spellcheck={false} onInput={(e) => setKey(e.currentTarget.value)} {...field('key')} />
@@ -537,7 +537,7 @@ function SettingDialog(props: {
         </div>
         {failure && <ErrorView failure={failure} />}
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
+          <button type="submit" class="primary" {...unavailableWhile(busy)}>
             Save
           </button>
           <button type="button" onClick={props.onClose}>
