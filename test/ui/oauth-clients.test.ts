@@ -707,7 +707,7 @@ describe('in the browser', () => {
     hold = await holdRequests(page, clientUrl(kept.client_id), 'PATCH')
     try {
       await form.getByRole('button', { name: 'Save' }).click()
-      await form.locator('button:disabled', { hasText: 'Save' }).waitFor()
+      await form.locator('button[aria-disabled="true"]', { hasText: 'Save' }).waitFor()
       await page.getByRole('button', { name: 'Delete client' }).click()
       expect(await deleting.getByRole('button', { name: 'Delete' }).getAttribute('aria-disabled')).toBe('true')
       await deleting.getByRole('button', { name: 'Cancel' }).click()
@@ -722,6 +722,64 @@ describe('in the browser', () => {
       await hold.stop()
     }
     expect(hydra.clients.get(kept.client_id)!.client_name).toBe('Held delete (kept)')
+    expect(admin.problems).toEqual([])
+  })
+
+  test('Create client and an edit’s Save under way keep focus on their button: it is unavailable and the form busy until Hydra answers, and Enter meanwhile sends nothing more', async () => {
+    const { hydra } = admin.harness.sandbox
+    const page = admin.page
+    const focused = () => page.evaluate(() => `${document.activeElement?.closest('dialog') ? 'in the dialog: ' : ''}${document.activeElement?.textContent}`)
+    const creates = () => hydra.calls.filter((call) => call.method === 'POST' && call.path === '/admin/clients').length
+    await page.goto(admin.url('/dashboard/oauth-clients'))
+    await page.getByRole('table', { name: 'OAuth clients' }).waitFor()
+    await page.getByRole('button', { name: 'Create client' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Create client' })
+    await dialog.getByRole('textbox', { name: 'Client name' }).fill('Held create')
+    await dialog.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://held-create.example.com/cb')
+    const before = creates()
+    let hold = await holdRequests(page, (url) => url.pathname === '/api/oauth-admin/admin/clients', 'POST')
+    try {
+      await dialog.getByRole('button', { name: 'Create client' }).focus()
+      const asked = page.waitForRequest((request) => request.method() === 'POST')
+      await page.keyboard.press('Enter')
+      await asked
+      expect(await focused()).toBe('in the dialog: Create client')
+      expect(await dialog.getByRole('button', { name: 'Create client' }).getAttribute('aria-disabled')).toBe('true')
+      expect(await dialog.locator('form').getAttribute('aria-busy')).toBe('true')
+      await page.keyboard.press('Enter')
+      hold.release()
+      await page.getByRole('status').getByText('Client Held create created.').waitFor()
+    } finally {
+      await hold.stop()
+    }
+    await page.getByRole('heading', { level: 1, name: 'Held create' }).waitFor()
+    expect(creates() - before).toBe(1)
+    await page.getByRole('button', { name: 'Dismiss the client secret' }).click()
+
+    // The edit's Save, reached by Enter in a field and pressed again meanwhile: one PATCH, focus kept.
+    const created = [...hydra.clients.values()].find((client) => client.client_name === 'Held create')!
+    const form = page.getByRole('region', { name: 'Edit client' })
+    await page.getByRole('button', { name: 'Edit client' }).click()
+    const name = form.getByRole('textbox', { name: 'Client name' })
+    await name.fill('Held create (renamed)')
+    hold = await holdRequests(page, (url) => url.pathname === `/api/oauth-admin/admin/clients/${encodeURIComponent(created.client_id)}`, 'PATCH')
+    try {
+      await form.getByRole('button', { name: 'Save' }).focus()
+      const asked = page.waitForRequest((request) => request.method() === 'PATCH')
+      await page.keyboard.press('Enter')
+      await asked
+      expect(await focused()).toBe('Save')
+      expect(await form.getByRole('button', { name: 'Save' }).getAttribute('aria-disabled')).toBe('true')
+      expect(await form.locator('form').getAttribute('aria-busy')).toBe('true')
+      await page.keyboard.press('Enter')
+      await name.press('Enter')
+      hold.release()
+      await page.getByRole('status').getByText('Client Held create (renamed) saved.').waitFor()
+    } finally {
+      await hold.stop()
+    }
+    expect(clientCalls(created.client_id, 'PATCH')).toBe(1)
+    expect(hydra.clients.get(created.client_id)!.client_name).toBe('Held create (renamed)')
     expect(admin.problems).toEqual([])
   })
 

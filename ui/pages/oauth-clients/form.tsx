@@ -8,6 +8,7 @@ import type { ComponentChildren, Ref } from 'preact'
 import { CLIENT_LIFESPANS, type ClientLifespan, type OAuthClient } from '../../api.ts'
 import { same, valuePatch, type PatchOp } from '../../components/json-patch.ts'
 import type { Members } from '../../components/changed-meanwhile.tsx'
+import { unavailableWhile } from '../../components/one-at-a-time.ts'
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'implicit']
 const RESPONSE_TYPES = ['code', 'id_token', 'token']
@@ -404,6 +405,7 @@ export function ClientForm(props: {
   draft: ClientDraft
   onDraft: (draft: ClientDraft) => void
   submitLabel: string
+  /** A change of the page is under way: the submit button is unavailable (and keeps focus), the form busy. */
   busy: boolean
   onSubmit: (draft: ClientDraft) => void
   onCancel: () => void
@@ -452,7 +454,7 @@ export function ClientForm(props: {
       </p>
     )
   return (
-    <form class="form" onSubmit={submit} noValidate>
+    <form class="form" onSubmit={submit} noValidate aria-busy={props.busy ? 'true' : undefined}>
       <div class="field">
         <label for="client-client_name">Client name</label>
         <input {...described('client_name')} value={draft.client_name} autocomplete="off" onInput={(e) => set('client_name', e.currentTarget.value)} />
@@ -577,7 +579,7 @@ export function ClientForm(props: {
       </details>
       {props.children}
       <div class="actions">
-        <button type="submit" class="primary" disabled={props.busy} ref={props.submitRef}>
+        <button type="submit" class="primary" ref={props.submitRef} {...unavailableWhile(props.busy)}>
           {props.submitLabel}
         </button>
         <button type="button" onClick={props.onCancel}>
