@@ -221,6 +221,37 @@ test('an admin creates a recovery link and a recovery code: each shown once as K
   const { page, harness } = admin
   const { kratos } = harness.sandbox
   await admin.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness.sandbox.url })
+test('with the keyboard, a Deactivate under way keeps focus on its button: unavailable and the state busy until Kratos answers, Enter meanwhile sends nothing more, and focus stays as it turns into Activate', async () => {
+  const { kratos } = admin.harness.sandbox
+  const person = kratos.addIdentity({ email: 'held.state@example.test', name: 'Held State' })
+  await openIdentity('held.state@example.test')
+  const page = admin.page
+  const button = page.getByRole('button', { name: 'Deactivate', exact: true })
+  const writes = () => kratos.calls.filter((call) => call.method === 'PATCH' && call.path === `/admin/identities/${person.id}`).length
+  const held = await holdRequests(page, (url) => url.pathname === `/api/idp-admin/admin/identities/${person.id}`, 'PATCH')
+  try {
+    await button.focus()
+    const asked = page.waitForRequest((request) => request.method() === 'PATCH')
+    await page.keyboard.press('Enter')
+    await asked
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Deactivate')
+    expect(await button.getAttribute('aria-disabled')).toBe('true')
+    expect(await page.locator('dd[aria-busy="true"]').getByRole('button', { name: 'Deactivate' }).count()).toBe(1)
+    await page.keyboard.press('Enter')
+    held.release()
+    await page.getByRole('status').getByText('Identity deactivated.').waitFor()
+  } finally {
+    await held.stop()
+  }
+  expect(writes()).toBe(1)
+  expect(person.state).toBe('inactive')
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Activate')
+  expect(await page.locator('dd[aria-busy="true"]').count()).toBe(0)
+  kratos.identities.delete(person.id)
+  expect(admin.problems).toEqual([])
+})
+
+test('an admin creates a recovery link, shown once with a Copy button', async () => {
   await openIdentity('user06@example.test')
   const person = stored('user06@example.test')!
   const recovery = page.getByRole('region', { name: 'Account recovery' })

@@ -112,19 +112,18 @@ function IdentityDetail(props: {
   // edited as JSON: the form would send them back as text.
   const misfit = schema !== null && identity.traits !== undefined && !traitsFitForm(schema, identity.traits)
   const asJson: { schemaId: string; reason: AsJsonReason } | null = !entry ? null : entry.asJson ? { schemaId: entry.id, reason: 'schema' } : misfit ? { schemaId: entry.id, reason: 'traits' } : null
-  const [stateBusy, setStateBusy] = useState(false)
+  const [stateBusy, oneAtATime] = useOneAtATime()
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const inactive = identity.state === 'inactive'
 
-  const toggleState = async () => {
-    setStateBusy(true)
-    const result = await api.setState(identity.id, inactive ? 'active' : 'inactive')
-    setStateBusy(false)
-    if (!result.ok) return setFailure(result.failure)
-    setFailure(null)
-    onChange((current) => afterWrite(current, result.data))
-    announce(inactive ? 'Identity activated.' : 'Identity deactivated.')
-  }
+  const toggleState = () =>
+    oneAtATime(async () => {
+      const result = await api.setState(identity.id, inactive ? 'active' : 'inactive')
+      if (!result.ok) return setFailure(result.failure)
+      setFailure(null)
+      onChange((current) => afterWrite(current, result.data))
+      announce(inactive ? 'Identity activated.' : 'Identity deactivated.')
+    })
 
   return (
     <div class="sections">
@@ -136,9 +135,9 @@ function IdentityDetail(props: {
           <dt>Schema</dt>
           <dd>{revealHidden(identity.schema_id ?? '') || '—'}</dd>
           <dt>State</dt>
-          <dd>
+          <dd aria-busy={stateBusy ? 'true' : undefined}>
             <span class={`state state-${identity.state ?? 'active'}`}>{inactive ? 'Inactive' : 'Active'}</span>{' '}
-            <button type="button" onClick={toggleState} disabled={stateBusy}>
+            <button type="button" {...unavailableWhile(stateBusy, toggleState)}>
               {inactive ? 'Activate' : 'Deactivate'}
             </button>
           </dd>
