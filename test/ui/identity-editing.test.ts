@@ -55,6 +55,38 @@ test('an admin creates an identity from the schema form; required fields say so 
   expect(admin.harness.sandbox.kratos.passwords.get(created.id)).toBe('a long enough password 1')
 }, 60_000)
 
+test('a Create identity under way keeps focus on its button, in the dialog: unavailable and the form busy until Kratos answers, and Enter meanwhile creates nothing more', async () => {
+  const { kratos } = admin.harness.sandbox
+  const page = admin.page
+  await page.goto(admin.url('/dashboard/identities'))
+  await page.getByRole('button', { name: 'Create identity' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Create identity' })
+  const email = dialog.getByRole('textbox', { name: /e-?mail/i }).first()
+  await email.fill('held.create@example.test')
+  await fillOtherRequired(dialog)
+  const creates = () => kratos.calls.filter((call) => call.method === 'POST' && call.path === '/admin/identities').length
+  const before = creates()
+  const held = await holdRequests(page, (url) => url.pathname === '/api/idp-admin/admin/identities', 'POST')
+  try {
+    await dialog.getByRole('button', { name: 'Create identity' }).focus()
+    const asked = page.waitForRequest((request) => request.method() === 'POST')
+    await page.keyboard.press('Enter')
+    await asked
+    expect(await page.evaluate(() => (document.activeElement?.closest('dialog') ? document.activeElement.textContent : 'outside the dialog'))).toBe('Create identity')
+    expect(await dialog.getByRole('button', { name: 'Create identity' }).getAttribute('aria-disabled')).toBe('true')
+    expect(await dialog.locator('form').getAttribute('aria-busy')).toBe('true')
+    await page.keyboard.press('Enter')
+    await email.press('Enter')
+    held.release()
+    await page.getByRole('heading', { level: 1, name: 'held.create@example.test' }).waitFor()
+  } finally {
+    await held.stop()
+  }
+  expect(creates() - before).toBe(1)
+  kratos.identities.delete(stored('held.create@example.test')!.id)
+  expect(admin.problems).toEqual([])
+})
+
 test('an admin edits a trait and the metadata', async () => {
   await openIdentity('user03@example.test')
   const traits = admin.page.getByRole('region', { name: 'Traits' })

@@ -8,6 +8,7 @@ import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote } from '../../components/traits-json.tsx'
 import { identityWriteFailure, unshowableSchema } from './describe.ts'
 import { holdsInput, useUnsavedChanges } from '../../components/unsaved.ts'
+import { unavailableWhile, useOneAtATime } from '../../components/one-at-a-time.ts'
 import type { ApiFailure } from '../../api.ts'
 
 /** What Create identity keeps through the sign-in (drafts.ts): never the initial password. */
@@ -38,7 +39,7 @@ export function CreateIdentity(props: {
   const [errors, setErrors] = useState<Errors>({})
   const [password, setPassword] = useState('')
   const [failure, setFailure] = useState<ApiFailure | null>(null)
-  const [busy, setBusy] = useState(false)
+  const [busy, oneAtATime] = useOneAtATime()
   const focusFirstInvalid = useFocusFirstInvalid()
   // Kept through the sign-in should the session end meanwhile, all but the password.
   const unsaved = useUnsavedChanges(holdsInput(values) || password !== '' || traitsJson.trim() !== '{}' ? 'the new identity' : null, {
@@ -57,7 +58,7 @@ export function CreateIdentity(props: {
           const chosen = schemas.find((s) => s.id === schemaId) ?? schemas.find((s) => s.traits !== null) ?? schemas[0]!
           const traits = chosen.traits
           const editable = traits !== null || chosen.asJson
-          const submit = async (event: Event) => {
+          const submit = (event: Event) => {
             event.preventDefault()
             // What the service said about the last attempt is not about this one.
             setFailure(null)
@@ -76,24 +77,24 @@ export function CreateIdentity(props: {
               // No form, nothing to send: traits guessed from a schema that cannot be read are not sent.
               return
             }
-            setBusy(true)
-            const result = await unsaved.send(() =>
-              api.createIdentity({
-                schema_id: chosen.id,
-                traits: sent,
-                ...(password ? { credentials: { password: { config: { password } } } } : {}),
-              }),
-            )
-            setBusy(false)
-            if (result.ok) {
-              // Saved: opening the identity loses nothing.
-              unsaved.release()
-              props.onCreated(result.data)
-            } else if (result.failure.maybeDone) props.onUnknown(result.failure)
-            else setFailure(identityWriteFailure(result.failure))
+            return oneAtATime(async () => {
+              const result = await unsaved.send(() =>
+                api.createIdentity({
+                  schema_id: chosen.id,
+                  traits: sent,
+                  ...(password ? { credentials: { password: { config: { password } } } } : {}),
+                }),
+              )
+              if (result.ok) {
+                // Saved: opening the identity loses nothing.
+                unsaved.release()
+                props.onCreated(result.data)
+              } else if (result.failure.maybeDone) props.onUnknown(result.failure)
+              else setFailure(identityWriteFailure(result.failure))
+            })
           }
           return (
-            <form onSubmit={submit} noValidate class="form">
+            <form onSubmit={submit} noValidate class="form" aria-busy={busy ? 'true' : undefined}>
               {schemas.length > 1 && (
                 <div class="field">
                   <label for="create-schema">Identity schema</label>
@@ -127,7 +128,7 @@ export function CreateIdentity(props: {
               {failure && <ErrorView failure={failure} />}
               <div class="actions">
                 {editable && (
-                  <button type="submit" class="primary" disabled={busy}>
+                  <button type="submit" class="primary" {...unavailableWhile(busy)}>
                     Create identity
                   </button>
                 )}
