@@ -1002,6 +1002,48 @@ test('with the keyboard alone: Cancel while a bulk change runs returns focus to 
   expect(admin.problems).toEqual([])
 })
 
+test('a bulk change under way keeps focus in its dialog, on its unavailable button, with the form busy; its progress is said from inside the dialog every tenth of the way, and its outcome by the page as the dialog closes', async () => {
+  const { kratos } = admin.harness.sandbox
+  const page = admin.page
+  const chosen = Array.from({ length: 30 }, (_, i) => kratos.addIdentity({ email: `bulk.said.${String(i).padStart(2, '0')}@example.test`, name: `Bulk Said ${i}` }).traits.email as string)
+  await page.goto(admin.url('/dashboard/identities?page_size=250'))
+  const table = page.getByRole('table', { name: /Identities/ })
+  for (const email of chosen) await table.getByRole('checkbox', { name: `Select ${email}` }).check()
+  // The sixteenth request is held: the test looks at the dialog half-way.
+  let patches = 0
+  const held = await holdRequests(page, (url) => url.pathname.startsWith('/api/idp-admin/admin/identities/'), (request) => request.method() === 'PATCH' && ++patches === 16)
+  try {
+    await page.getByRole('group', { name: 'Selected identities' }).getByRole('button', { name: 'Deactivate' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Deactivate 30 identities?' })
+    await dialog.waitFor()
+    // Everything the dialog's status region says, in order.
+    await dialog.getByRole('status').evaluate((region) => {
+      const said: string[] = []
+      ;(window as unknown as { said: string[] }).said = said
+      new MutationObserver(() => region.textContent && said.push(region.textContent)).observe(region, { childList: true, subtree: true, characterData: true })
+    })
+    // A state change, not a deletion: its question opens on its own button, and Enter there starts it.
+    expect(await page.evaluate(() => (document.activeElement?.closest('dialog') ? document.activeElement.textContent : 'outside the dialog'))).toBe('Deactivate')
+    await page.keyboard.press('Enter')
+    await dialog.getByRole('progressbar', { name: '15 of 30' }).waitFor()
+    expect(await page.evaluate(() => (document.activeElement?.closest('dialog') ? document.activeElement.textContent : 'outside the dialog'))).toBe('Deactivate')
+    expect(await dialog.getByRole('button', { name: 'Deactivate' }).getAttribute('aria-disabled')).toBe('true')
+    expect(await dialog.locator('form').getAttribute('aria-busy')).toBe('true')
+    expect(await dialog.getByRole('status').textContent()).toBe('Deactivating: 15 of 30 done.')
+    // Enter again on the unavailable button starts nothing more.
+    await page.keyboard.press('Enter')
+    held.release()
+    await page.getByRole('status').getByText('30 identities deactivated.', { exact: true }).waitFor()
+  } finally {
+    await held.stop()
+  }
+  expect(patches).toBe(30)
+  expect(chosen.every((email) => stored(email)!.state === 'inactive')).toBe(true)
+  expect(await page.evaluate(() => (window as unknown as { said: string[] }).said)).toEqual([3, 6, 9, 12, 15, 18, 21, 24, 27].map((n) => `Deactivating: ${n} of 30 done.`))
+  for (const email of chosen) kratos.identities.delete(stored(email)!.id)
+  expect(admin.problems).toEqual([])
+}, 60_000)
+
 test('a bulk Delete of an identity already deleted elsewhere counts it as deleted, as a single Delete does', async () => {
   const { kratos } = admin.harness.sandbox
   const kept = kratos.addIdentity({ email: 'bulk.gone.a@example.test', name: 'Bulk Gone A' })

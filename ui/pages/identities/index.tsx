@@ -5,6 +5,7 @@ import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, toReport, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Cell, DataTable, Row, SelectCell, Wrappable } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
+import { unavailableWhile, useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { UnreadableRows } from '../../components/unreadable.tsx'
@@ -23,6 +24,7 @@ import { useSchemasOnce } from './schemas-once.ts'
 const MAX_SEARCH_LENGTH = 255
 type BulkAction = 'deactivate' | 'activate' | 'delete'
 const VERB: Record<BulkAction, string> = { deactivate: 'Deactivate', activate: 'Activate', delete: 'Delete' }
+const PRESENT: Record<BulkAction, string> = { deactivate: 'Deactivating', activate: 'Activating', delete: 'Deleting' }
 const STOPPING = 'Stopping after the current request…'
 
 function pageSize(): number {
@@ -49,10 +51,14 @@ export function IdentitiesPage() {
   useResultsAnnounced(loaded, search, ({ identities }) => (identities.length === 0 ? none : `${identities.length} ${identities.length === 1 ? 'identity' : 'identities'} shown.`))
   const [selected, setSelected] = useState<Set<string>>(new Set())
   const [pending, setPending] = useState<BulkAction | null>(null)
-  const [working, setWorking] = useState(false)
+  const [working, oneAtATime] = useOneAtATime()
   // How far a bulk action has gone, shown in its dialog; Cancel or Escape while it runs stops it
   // after the request under way.
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null)
+  // How far it has gone, said from inside its dialog (the page's status region is behind it, out of
+  // reach): every tenth of the way, not at each of hundreds of steps. Its end is the outcome, which
+  // the page says once the dialog has closed.
+  const [progressSaid, setProgressSaid] = useState('')
   const stopBulk = useRef(false)
   // Cancelled while a request was under way: the page says so until that request has been answered.
   const [stopping, setStopping] = useState(false)
@@ -90,11 +96,13 @@ export function IdentitiesPage() {
     go({ page_token: previousTokens[previousTokens.length - 1] || null, trail: writeTrail(before) })
   }
 
-  const runBulk = async (action: BulkAction) => {
-    setWorking(true)
+  const runBulk = (action: BulkAction) => oneAtATime(() => changeEach(action))
+  const changeEach = async (action: BulkAction) => {
     setBulkFailure(null)
     stopBulk.current = false
-    setProgress({ done: 0, total: visibleSelected.length })
+    const total = visibleSelected.length
+    setProgress({ done: 0, total })
+    setProgressSaid('')
     let attempted = 0
     const refused: { identity: Identity; failure: ApiFailure }[] = []
     // Kratos did not answer in time for these: they may have been changed (the list read again shows).
@@ -107,10 +115,10 @@ export function IdentitiesPage() {
         action === 'delete' ? deleteOutcome(await api.deleteIdentity(identity.id)) : await api.setState(identity.id, action === 'activate' ? 'active' : 'inactive')
       if (!result.ok && result.failure.maybeDone) unknown.push({ identity, failure: result.failure })
       else if (!result.ok) refused.push({ identity, failure: result.failure })
-      setProgress({ done: attempted, total: visibleSelected.length })
+      setProgress({ done: attempted, total })
+      if (attempted < total && Math.floor((attempted * 10) / total) > Math.floor(((attempted - 1) * 10) / total)) setProgressSaid(`${PRESENT[action]}: ${attempted} of ${total} done.`)
     }
     const notTried = visibleSelected.slice(attempted)
-    setWorking(false)
     setStopping(false)
     setProgress(null)
     setPending(null)
@@ -205,14 +213,7 @@ export function IdentitiesPage() {
         {/* Not disabled while an action runs, only said to be: the button that opened a dialog
             cancelled meanwhile is where focus returns, and a disabled one cannot take it. */}
         {(['deactivate', 'activate', 'delete'] as const).map((action) => (
-          <button
-            key={action}
-            type="button"
-            disabled={count === 0}
-            aria-disabled={working ? 'true' : undefined}
-            class={action === 'delete' ? 'danger' : ''}
-            onClick={() => !working && setPending(action)}
-          >
+          <button key={action} type="button" disabled={count === 0} class={action === 'delete' ? 'danger' : ''} {...unavailableWhile(working, () => setPending(action))}>
             {VERB[action]}
           </button>
         ))}
@@ -285,27 +286,33 @@ export function IdentitiesPage() {
       </div>
       <Dialog open={pending !== null} title={pending ? `${VERB[pending]} ${count} ${count === 1 ? 'identity' : 'identities'}?` : ''} onClose={closeBulk}>
         {pending && (
-          <form method="dialog" onSubmit={(event) => (event.preventDefault(), runBulk(pending))}>
-            <p>
-              {pending === 'delete'
-                ? `This deletes ${count} ${count === 1 ? 'identity' : 'identities'} with their credentials and sessions. It cannot be undone.`
-                : `This changes the state of ${count} ${count === 1 ? 'identity' : 'identities'}.`}
-            </p>
-            {progress && (
-              <p class="bulk-progress">
-                <label for="bulk-progress">{`${progress.done} of ${progress.total}`}</label>{' '}
-                <progress id="bulk-progress" max={progress.total} value={progress.done} />
+          <>
+            <form method="dialog" onSubmit={(event) => (event.preventDefault(), runBulk(pending))} aria-busy={working ? 'true' : undefined}>
+              <p>
+                {pending === 'delete'
+                  ? `This deletes ${count} ${count === 1 ? 'identity' : 'identities'} with their credentials and sessions. It cannot be undone.`
+                  : `This changes the state of ${count} ${count === 1 ? 'identity' : 'identities'}.`}
               </p>
-            )}
-            <div class="actions">
-              <button type="submit" class={pending === 'delete' ? 'danger' : 'primary'} disabled={working}>
-                {VERB[pending]}
-              </button>
-              <button type="button" onClick={closeBulk}>
-                Cancel
-              </button>
-            </div>
-          </form>
+              {progress && (
+                <p class="bulk-progress">
+                  <label for="bulk-progress">{`${progress.done} of ${progress.total}`}</label>{' '}
+                  <progress id="bulk-progress" max={progress.total} value={progress.done} />
+                </p>
+              )}
+              <div class="actions">
+                <button type="submit" class={pending === 'delete' ? 'danger' : 'primary'} {...unavailableWhile(working)}>
+                  {VERB[pending]}
+                </button>
+                <button type="button" onClick={closeBulk}>
+                  Cancel
+                </button>
+              </div>
+            </form>
+            {/* Beside the busy form, not in it: what is inside a busy element may be held back until it is done. */}
+            <p role="status" class="visually-hidden">
+              {progressSaid}
+            </p>
+          </>
         )}
       </Dialog>
       <Dialog open={creating} title="Create identity" onClose={() => setCreating(false)}>
