@@ -1,7 +1,8 @@
 // An administrator manages identities in a real browser (headless Chromium) against the sandbox.
 import { expect, test } from 'bun:test'
+import { join } from 'node:path'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
-import { answerTooLate, createIdentityThroughForm, holdRequests, pageOnFakeClock, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { answerTooLate, createIdentityThroughForm, DESKTOP, holdRequests, pageOnFakeClock, PHONE, SCREENSHOT_DIR, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
 // Signed in from a deep link: the sign-in lands back on it.
 const admin = useSignedInBrowser('admin', '/dashboard/identities?page_size=25')
@@ -321,6 +322,61 @@ test('an admin empties the last page with a bulk delete: it says there are no mo
   expect((await identifiersOnPage()).length).toBeGreaterThan(0)
   expect(admin.problems).toEqual([])
 }, 60_000)
+
+test('Select all on this page selects every row shown, or none, and is mixed while some are; the bulk dialog says how many; on a phone it stands above the cards, with its name', async () => {
+  const page = admin.page
+  await page.goto(admin.url('/dashboard/identities?page_size=25'))
+  await settled()
+  const all = table().getByRole('checkbox', { name: 'Select all on this page' })
+  const group = page.getByRole('group', { name: 'Selected identities' })
+  const state = () => all.evaluate((box) => ((box as HTMLInputElement).indeterminate ? 'mixed' : (box as HTMLInputElement).checked))
+  const rowsChecked = () => table().getByRole('checkbox', { name: /^Select (?!all)/ }).evaluateAll((boxes) => boxes.filter((box) => (box as HTMLInputElement).checked).length)
+  expect(await state()).toBe(false)
+  await table().getByRole('checkbox', { name: /^Select (?!all)/ }).nth(2).check()
+  expect(await state()).toBe('mixed')
+  // Mixed, it selects the rest.
+  await all.click()
+  await group.getByText('25 selected').waitFor()
+  expect(await state()).toBe(true)
+  expect(await rowsChecked()).toBe(25)
+  await group.getByRole('button', { name: 'Deactivate' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Deactivate 25 identities?' })
+  await dialog.getByText('This changes the state of 25 identities.').waitFor()
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+  await dialog.waitFor({ state: 'hidden' })
+  // From the keyboard: Space lets go of them all.
+  await all.focus()
+  await page.keyboard.press('Space')
+  await group.getByText('No identity selected').waitFor()
+  expect(await rowsChecked()).toBe(0)
+  expect(await state()).toBe(false)
+
+  // On a phone, where the cards have no header row: above the first card, its name in sight.
+  await page.setViewportSize(PHONE)
+  try {
+    for (const theme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: theme })
+      const box = (await all.boundingBox())!
+      const name = (await page.locator('.select-all-name').boundingBox())!
+      const firstCard = (await table().getByRole('row').nth(1).boundingBox())!
+      expect(box.y + box.height).toBeLessThanOrEqual(firstCard.y)
+      expect(name.width).toBeGreaterThan(50)
+      expect(name.x + name.width).toBeLessThanOrEqual(PHONE.width)
+      await page.screenshot({ path: join(SCREENSHOT_DIR, `identities-select-all-${theme}-phone.png`) })
+    }
+    await all.check()
+    await group.getByText('25 selected').waitFor()
+  } finally {
+    await page.emulateMedia({ colorScheme: 'light' })
+    await page.setViewportSize(DESKTOP)
+  }
+  // Another page starts with nothing selected.
+  await page.getByRole('button', { name: 'Next page' }).click()
+  await page.waitForFunction(() => document.querySelector('.pager span')?.textContent === 'Page 2' && document.querySelector('[aria-busy="true"]') === null)
+  await group.getByText('No identity selected').waitFor()
+  expect(await state()).toBe(false)
+  expect(admin.problems).toEqual([])
+})
 
 test('a link past the last page (kept too long, without the trail Previous page follows) says there are no more and offers the first page', async () => {
   await admin.page.goto(admin.url('/dashboard/identities?page_size=50&page_token=ffffffff-ffff-4fff-bfff-fffffffffffe'))

@@ -708,7 +708,7 @@ test('an admin deactivates three identities at once behind one dialog that says 
   await admin.page.goto(admin.url('/dashboard/identities'))
   const table = admin.page.getByRole('table', { name: /Identities/ })
   await table.waitFor()
-  const boxes = table.getByRole('checkbox')
+  const boxes = table.getByRole('checkbox', { name: /^Select (?!all on this page)/ })
   const chosen: string[] = []
   for (let i = 0; i < 3; i++) {
     const box = boxes.nth(i)
@@ -731,8 +731,8 @@ test('Back while a bulk Delete asks for confirmation closes the question with th
   await table.waitFor()
   await admin.page.getByRole('button', { name: 'Next page' }).click()
   await admin.page.waitForURL(/page_token=/)
-  await table.getByRole('checkbox').nth(0).check()
-  await table.getByRole('checkbox').nth(1).check()
+  await table.getByRole('checkbox', { name: /^Select (?!all on this page)/ }).nth(0).check()
+  await table.getByRole('checkbox', { name: /^Select (?!all on this page)/ }).nth(1).check()
   const before = admin.harness.sandbox.kratos.identities.size
   await admin.page.getByRole('button', { name: 'Delete', exact: true }).click()
   const dialog = admin.page.getByRole('dialog', { name: 'Delete 2 identities?' })
@@ -1101,7 +1101,7 @@ test('a bulk change Kratos refuses says why and for which identities, and leaves
   await table.waitFor()
   const chosen: string[] = []
   for (const index of [4, 5]) {
-    const box = table.getByRole('checkbox').nth(index)
+    const box = table.getByRole('checkbox', { name: /^Select (?!all on this page)/ }).nth(index)
     chosen.push(((await box.getAttribute('aria-label')) ?? '').replace(/^Select /, ''))
     await box.check()
   }
@@ -1155,7 +1155,7 @@ test('changes Kratos did not answer in time for are said to be of unknown outcom
   // A bulk deactivation: both were deactivated, neither answer came back.
   const chosen: string[] = []
   for (const index of [6, 7]) {
-    const box = table.getByRole('checkbox').nth(index)
+    const box = table.getByRole('checkbox', { name: /^Select (?!all on this page)/ }).nth(index)
     chosen.push(((await box.getAttribute('aria-label')) ?? '').replace(/^Select /, ''))
     await box.check()
   }

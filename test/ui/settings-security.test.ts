@@ -1134,7 +1134,7 @@ test('on a device whose next frame is late, a dialog is open in the render that 
     await table.waitFor()
     await page.getByRole('button', { name: 'Next page' }).click()
     await page.waitForURL(/page_token=/)
-    await table.getByRole('checkbox').nth(0).check()
+    await table.getByRole('checkbox', { name: /^Select (?!all on this page)/ }).nth(0).check()
     await page.clock.pauseAt(Date.now() + 180_000)
     await page.getByRole('button', { name: 'Delete', exact: true }).focus()
     await page.keyboard.press('Enter')

@@ -10,8 +10,11 @@
 import { Fragment, type ComponentChildren, type Ref } from 'preact'
 import { signal } from '@preact/signals'
 
-/** A column's header: its name, or `{ hidden }` for a column named for screen readers only (a selection box, the row's actions). */
-export type Column = string | { hidden: string }
+/**
+ * A column's header: its name, or `{ hidden }` for a column named for screen readers only (a selection
+ * box, the row's actions); a selection column's header may hold a `control` (SelectAll).
+ */
+export type Column = string | { hidden: string; control?: ComponentChildren }
 
 interface DataTableProps {
   columns: Column[]
@@ -34,11 +37,22 @@ export function DataTable({ columns, caption, class: extra, bodyRef, children }:
         <caption class="visually-hidden">{caption}</caption>
         <thead role="rowgroup">
           <tr role="row">
-            {columns.map((column) => (
-              <th key={typeof column === 'string' ? column : column.hidden} scope="col" role="columnheader">
-                {typeof column === 'string' ? column : <span class="visually-hidden">{column.hidden}</span>}
-              </th>
-            ))}
+            {columns.map((column) =>
+              typeof column === 'string' ? (
+                <th key={column} scope="col" role="columnheader">
+                  {column}
+                </th>
+              ) : column.control ? (
+                // Named as a column still; the control in it has its own name.
+                <th key={column.hidden} scope="col" role="columnheader" class="head-control" aria-label={column.hidden}>
+                  {column.control}
+                </th>
+              ) : (
+                <th key={column.hidden} scope="col" role="columnheader">
+                  <span class="visually-hidden">{column.hidden}</span>
+                </th>
+              ),
+            )}
           </tr>
         </thead>
         <tbody role="rowgroup" ref={bodyRef}>
@@ -93,6 +107,20 @@ export function SelectCell({ children }: { children: ComponentChildren }) {
     <td role="cell" class="cell-select">
       {children}
     </td>
+  )
+}
+
+/**
+ * The box in a selection column's header that selects every row shown, or none: checked when all
+ * are, mixed when some are. Its name is said on a wide screen and shown on a phone, where the header
+ * row is out of sight but this box stands above the cards.
+ */
+export function SelectAll({ label, all, some, onChange }: { label: string; all: boolean; some: boolean; onChange: (checked: boolean) => void }) {
+  return (
+    <label class="select-all">
+      <input type="checkbox" checked={all} indeterminate={some && !all} onChange={(event) => onChange(event.currentTarget.checked)} />
+      <span class="select-all-name">{label}</span>
+    </label>
   )
 }
 

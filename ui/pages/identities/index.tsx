@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, deleteOutcome, notAnsweredInTime, unknownOutcomeSaid, upstreamName, type ApiFailure, type Identity } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, toReport, useLoad, useResultsAnnounced } from '../../components/load.tsx'
-import { Cell, DataTable, Row, SelectCell, Wrappable } from '../../components/data-table.tsx'
+import { Cell, DataTable, Row, SelectAll, SelectCell, Wrappable } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { unavailableWhile, useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Time } from '../../components/time.tsx'
@@ -159,6 +159,15 @@ export function IdentitiesPage() {
   }
 
   const count = visibleSelected.length
+  // Every row of this page, or none of them: 250 rows need not take 250 presses.
+  const selectPage = (checked: boolean) => {
+    const copy = new Set(selected)
+    for (const row of rows) {
+      if (checked) copy.add(row.id)
+      else copy.delete(row.id)
+    }
+    setSelected(copy)
+  }
   return (
     <>
       <Heading>Identities</Heading>
@@ -237,7 +246,19 @@ export function IdentitiesPage() {
               <EmptyList text={none} firstPage={token ? withQuery({ page_token: null, trail: null }) : null} />
             )
           ) : (
-            <DataTable caption={`Identities, page ${previousTokens.length + 1}`} columns={[{ hidden: 'Selected' }, 'Identifier', 'Name', 'State', 'Created']}>
+            <DataTable
+              caption={`Identities, page ${previousTokens.length + 1}`}
+              columns={[
+                {
+                  hidden: 'Selected',
+                  control: <SelectAll label="Select all on this page" all={count === page.identities.length} some={count > 0} onChange={selectPage} />,
+                },
+                'Identifier',
+                'Name',
+                'State',
+                'Created',
+              ]}
+            >
               {page.identities.map((identity) => {
                 const identifier = nameOf(identity)
                 return (
