@@ -378,6 +378,37 @@ test('Select all on this page selects every row shown, or none, and is mixed whi
   expect(admin.problems).toEqual([])
 })
 
+test('a bulk Delete asks with focus on Cancel, so Enter pressed twice deletes nothing; a bulk Deactivate, which can be undone, asks with focus on Deactivate', async () => {
+  const page = admin.page
+  const { kratos } = admin.harness.sandbox
+  const chosen = [1, 2].map((n) => kratos.addIdentity({ email: `bulk.enter.${n}@example.test`, name: `Bulk Enter ${n}` }))
+  await page.goto(admin.url('/dashboard/identities?page_size=250'))
+  await settled()
+  for (const identity of chosen) await table().getByRole('checkbox', { name: `Select ${identity.traits.email}` }).check()
+  const group = page.getByRole('group', { name: 'Selected identities' })
+  const focused = () => page.evaluate(() => `${document.activeElement?.closest('dialog') ? 'in the dialog: ' : ''}${document.activeElement?.textContent}`)
+  await group.getByRole('button', { name: 'Delete' }).focus()
+  const deleting = page.getByRole('dialog', { name: 'Delete 2 identities?' })
+  await page.keyboard.press('Enter')
+  await deleting.waitFor()
+  expect(await focused()).toBe('in the dialog: Cancel')
+  await page.keyboard.press('Enter')
+  await deleting.waitFor({ state: 'hidden' })
+  expect(await focused()).toBe('Delete')
+  expect(chosen.every((identity) => kratos.identities.has(identity.id))).toBe(true)
+  await group.getByText('2 selected').waitFor()
+  // A change that can be undone opens on its own button, as before.
+  await group.getByRole('button', { name: 'Deactivate' }).focus()
+  await page.keyboard.press('Enter')
+  const deactivating = page.getByRole('dialog', { name: 'Deactivate 2 identities?' })
+  await deactivating.waitFor()
+  expect(await focused()).toBe('in the dialog: Deactivate')
+  await page.keyboard.press('Escape')
+  await deactivating.waitFor({ state: 'hidden' })
+  for (const identity of chosen) kratos.identities.delete(identity.id)
+  expect(admin.problems).toEqual([])
+})
+
 test('a link past the last page (kept too long, without the trail Previous page follows) says there are no more and offers the first page', async () => {
   await admin.page.goto(admin.url('/dashboard/identities?page_size=50&page_token=ffffffff-ffff-4fff-bfff-fffffffffffe'))
   const empty = admin.page.getByRole('main').getByText('No more identities.')

@@ -58,15 +58,23 @@ test('an admin deletes one oidc link of two: Kratos is told which, and the other
   expect(admin.problems).toEqual([])
 })
 
-test('with the keyboard alone, an admin deletes an oidc link by its own Delete', async () => {
+test('with the keyboard alone, an admin deletes an oidc link by its own Delete; the question opens on Cancel, so Enter pressed twice deletes nothing', async () => {
   const person = identityWith('keyboard.links@example.test', { password: 'password', oidc: { identifiers: ['google:1234', 'github:99'] } })
   await open(person)
   await admin.page.getByRole('heading', { level: 1 }).focus()
   await tabTo(admin.page, 'Delete oidc identifier github:99')
-  await admin.page.keyboard.press('Enter')
   const dialog = admin.page.getByRole('dialog', { name: 'Delete the oidc identifier github:99?' })
+  // Enter twice: the first asks, the second lands on Cancel.
+  await admin.page.keyboard.press('Enter')
+  await admin.page.keyboard.press('Enter')
+  await dialog.waitFor({ state: 'hidden' })
+  expect(await admin.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Delete oidc identifier github:99')
+  expect(deletes(person, 'oidc')).toEqual([])
+  // Asked again: Delete is one Shift+Tab from Cancel.
+  await admin.page.keyboard.press('Enter')
   await dialog.waitFor()
-  // The dialog's first control, its Delete, has focus.
+  expect(await admin.page.evaluate(() => document.activeElement?.closest('dialog') !== null && document.activeElement?.textContent)).toBe('Cancel')
+  await admin.page.keyboard.press('Shift+Tab')
   expect(await admin.page.evaluate(() => document.activeElement?.closest('dialog') !== null && document.activeElement?.textContent)).toBe('Delete')
   await admin.page.keyboard.press('Enter')
   await admin.page.getByRole('status').getByText('The oidc identifier github:99 was deleted.').waitFor()

@@ -937,9 +937,12 @@ describe('in the browser', () => {
     await form.getByRole('combobox', { name: 'Token endpoint authentication' }).selectOption('client_secret_basic')
     const patches = clientCalls(client.client_id, 'PATCH')
     // Its applications get no token without the new secret: asked first, as every switch to a secret
-    // is (whether anyone knew a secret before cannot be told from Hydra). Enter on the focused Save.
+    // is (whether anyone knew a secret before cannot be told from Hydra). The question opens on
+    // Cancel (the secret it sets cannot be taken back); Enter on its Save, one Shift+Tab away.
     await form.getByRole('button', { name: 'Save' }).click()
     await page.getByRole('dialog', { name: 'Save with a new secret?' }).waitFor()
+    expect(await page.evaluate(() => document.activeElement?.closest('dialog') !== null && document.activeElement?.textContent)).toBe('Cancel')
+    await page.keyboard.press('Shift+Tab')
     expect(await page.evaluate(() => document.activeElement?.closest('dialog') !== null && document.activeElement?.textContent)).toBe('Save')
     await page.keyboard.press('Enter')
     await page.getByRole('status').getByText('Client Kiosk server saved with a new secret, shown once: copy it now.').waitFor()
@@ -1165,17 +1168,17 @@ describe('in the browser', () => {
         'Billing gets a new secret, shown once, and authenticates with it from now on. Any secret it had before stops working at once: applications using the client cannot get tokens until they are given the new one.',
       )
       .waitFor()
-    expect(await focused()).toBe('in the dialog: Save')
+    expect(await focused()).toBe('in the dialog: Cancel')
     expect(await sweep(page, 'client-save-new-secret', () => question.waitFor())).toEqual([])
     await question.getByRole('button', { name: 'Cancel' }).click()
     await question.waitFor({ state: 'hidden' })
     await formSaveFocused()
     await untouched()
 
-    // Keyboard: Enter on Save asks, Escape answers Cancel.
+    // Keyboard: Enter on Save asks, with focus on Cancel; Escape answers Cancel.
     await page.keyboard.press('Enter')
     await question.waitFor()
-    expect(await focused()).toBe('in the dialog: Save')
+    expect(await focused()).toBe('in the dialog: Cancel')
     await page.keyboard.press('Escape')
     await question.waitFor({ state: 'hidden' })
     await formSaveFocused()

@@ -548,6 +548,9 @@ test('keyboard only: Sessions → Revoke dialog → Escape; OAuth clients → Cr
   await admin.page.keyboard.press('Enter')
   const dialog = admin.page.getByRole('dialog', { name: 'Revoke session?' })
   await dialog.waitFor()
+  // It opens on Cancel (a revoked session cannot be given back); Revoke is one Shift+Tab away.
+  expect(await admin.page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Cancel')
+  await admin.page.keyboard.press('Shift+Tab')
   expect(await admin.page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Revoke')
   await admin.page.keyboard.press('Enter')
   await admin.page.getByRole('status').getByText(/^Session of .* revoked\.$/).waitFor()

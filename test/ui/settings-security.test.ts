@@ -1036,10 +1036,12 @@ test('End dashboard sessions under way stays until it is answered: Cancel is una
     const field = form.getByRole('textbox', { name: 'Identity ID' })
     const hold = await holdRequests(admin.page, (url) => url.pathname === '/api/security/sessions/revoke', 'POST')
     try {
-      // From the keyboard: Enter in the field asks, Enter on the question's button answers.
+      // From the keyboard: Enter in the field asks, with focus on Cancel; Enter on the question's button answers.
       await field.fill(viewerId)
       await field.press('Enter')
       await dialog.waitFor()
+      expect(await admin.page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel')
+      await admin.page.keyboard.press('Shift+Tab')
       expect(await admin.page.evaluate(() => document.activeElement?.textContent)).toBe('End dashboard sessions')
       await admin.page.keyboard.press('Enter')
       await dialog.locator('button[aria-disabled="true"]', { hasText: 'Cancel' }).waitFor()

@@ -115,9 +115,11 @@ export function Dialog(props: {
 
 /**
  * A question before a change that cannot be undone: what it does (`children`), the change's button
- * (`action`, busy while it runs) and Cancel. A refusal of the change is shown inside it, where the
- * person is, and the question stays open for another try. Once the change is asked for, Cancel and
- * Escape do nothing until it is done: they would close the question while the change goes on.
+ * (`action`, busy while it runs) and Cancel. It opens with focus on Cancel, so that Enter pressed
+ * once more than meant (on the button that asked, then again) does not make the change. A refusal of
+ * the change is shown inside it, where the person is, and the question stays open for another try.
+ * Once the change is asked for, Cancel and Escape do nothing until it is done: they would close the
+ * question while the change goes on.
  */
 export function ConfirmDialog(props: {
   open: boolean
@@ -149,7 +151,7 @@ export function ConfirmDialog(props: {
         <button type="button" class="danger" {...unavailableWhile(props.busy, confirm)}>
           {props.action}
         </button>
-        <button type="button" {...unavailableWhile(underway, props.onClose)}>
+        <button type="button" autofocus {...unavailableWhile(underway, props.onClose)}>
           Cancel
         </button>
       </div>

@@ -324,7 +324,8 @@ export function IdentitiesPage() {
                 <button type="submit" class={pending === 'delete' ? 'danger' : 'primary'} {...unavailableWhile(working)}>
                   {VERB[pending]}
                 </button>
-                <button type="button" onClick={closeBulk}>
+                {/* A deletion opens on Cancel, as a ConfirmDialog does: Enter pressed twice deletes nothing. */}
+                <button type="button" autofocus={pending === 'delete'} onClick={closeBulk}>
                   Cancel
                 </button>
               </div>
