@@ -249,10 +249,6 @@ test('an admin deactivates and reactivates an identity', async () => {
   expect(stored('user04@example.test')?.state).toBe('active')
 })
 
-test('an admin creates a recovery link and a recovery code: each shown once as Kratos issued it, with its expiry, and Copy copies exactly it; the status region says so in words, never the link or code', async () => {
-  const { page, harness } = admin
-  const { kratos } = harness.sandbox
-  await admin.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness.sandbox.url })
 test('with the keyboard, a Deactivate under way keeps focus on its button: unavailable and the state busy until Kratos answers, Enter meanwhile sends nothing more, and focus stays as it turns into Activate', async () => {
   const { kratos } = admin.harness.sandbox
   const person = kratos.addIdentity({ email: 'held.state@example.test', name: 'Held State' })
@@ -283,7 +279,10 @@ test('with the keyboard, a Deactivate under way keeps focus on its button: unava
   expect(admin.problems).toEqual([])
 })
 
-test('an admin creates a recovery link, shown once with a Copy button', async () => {
+test('an admin creates a recovery link and a recovery code: each shown once as Kratos issued it, with its expiry, and Copy copies exactly it; the status region says so in words, never the link or code', async () => {
+  const { page, harness } = admin
+  const { kratos } = harness.sandbox
+  await admin.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness.sandbox.url })
   await openIdentity('user06@example.test')
   const person = stored('user06@example.test')!
   const recovery = page.getByRole('region', { name: 'Account recovery' })
