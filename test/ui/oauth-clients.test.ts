@@ -748,7 +748,7 @@ describe('in the browser', () => {
       expect(await dialog.locator('form').getAttribute('aria-busy')).toBe('true')
       await page.keyboard.press('Enter')
       hold.release()
-      await page.getByRole('status').getByText('Client Held create created.').waitFor()
+      await page.getByRole('status').getByText('Client Held create created; its secret is shown once, below.').waitFor()
     } finally {
       await hold.stop()
     }

@@ -24,7 +24,7 @@ test('an outcome said on one page is not left over the next: a revoked session�
   expect(admin.problems).toEqual([])
 })
 
-test('a filtered list’s count is not left over the next list: "1 message shown." goes when a message opens, and is not over the whole list its breadcrumb leads back to', async () => {
+test('a filtered list’s count is not left over the next list: "1 message shown." goes when a message opens, and is not over the whole list the menu leads to', async () => {
   const { page } = admin
   const recipient = `one.message.${crypto.randomUUID().slice(0, 8)}@example.test`
   admin.harness.sandbox.kratos.addMessage({ recipient, subject: 'The only one', body: 'Hello', status: 'sent' })
@@ -36,7 +36,8 @@ test('a filtered list’s count is not left over the next list: "1 message shown
   await page.getByRole('link', { name: 'The only one' }).click()
   await page.getByRole('heading', { level: 1, name: 'The only one' }).waitFor()
   expect(await statusText()).toBe('')
-  await page.getByRole('main').getByRole('link', { name: 'Messages' }).click()
+  // The breadcrumb leads back to the filtered list; the menu to the whole one.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Messages' }).click()
   await page.getByRole('heading', { level: 1, name: 'Messages' }).waitFor()
   await page.waitForFunction(() => document.querySelectorAll('main tbody tr').length > 1)
   expect(await statusText()).toBe('')
