@@ -7,7 +7,7 @@ import { config, hasUpstream, isAdmin, user } from './session.ts'
 import { dismissLostWrite, draftsFor, dropDrafts, keepDrafts, listed, lostWrite, type KeptDrafts } from './drafts.ts'
 import { theme, type ThemeChoice } from './theme.ts'
 import { useMenuDismissal } from './menu.ts'
-import { clearAnnouncementOfPageLeft } from './components/status.ts'
+import { clearEarlierAnnouncement } from './components/status.ts'
 import { StatusRegion } from './components/status-region.tsx'
 import { ErrorView } from './components/load.tsx'
 import { Heading, focusHeadingAfterNavigation } from './components/heading.tsx'
@@ -190,16 +190,14 @@ export function App() {
     // A navigation takes focus to the page's h1, except a new query on the same page made from a
     // form control (a filter, a search box): focus stays there, so a select can be stepped through
     // with the arrow keys. The page size, below the list, sends focus to the h1 itself (Pager).
-    let shown: string | null = null
-    let shownAt: string | null = null
+    let shown: { path: string; search: string } | null = null
     return location.subscribe(({ path, search }) => {
       const control = document.activeElement
       const fromControl = control instanceof HTMLSelectElement || control instanceof HTMLInputElement
-      if (shown !== null && !(path === shown && fromControl)) focusHeadingAfterNavigation()
-      shown = path
+      if (shown !== null && !(path === shown.path && fromControl)) focusHeadingAfterNavigation()
       // The status region speaks of the page shown (a link to the page already shown changes nothing).
-      if (shownAt !== null && path + search !== shownAt) clearAnnouncementOfPageLeft()
-      shownAt = path + search
+      if (shown !== null && (path !== shown.path || search !== shown.search)) clearEarlierAnnouncement()
+      shown = { path, search }
     })
   }, [])
 

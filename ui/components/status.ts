@@ -15,23 +15,18 @@ let hide: ReturnType<typeof setTimeout> | undefined
 let saidThisTurn = false
 
 /**
- * A failure is being shown: an earlier outcome still on screen ("Traits saved.") no longer
- * describes the page, and beside the failure it would read as if the failed change had been made.
+ * What was said earlier no longer describes the page, and goes, unless it was said in this very turn:
+ * - a failure is being shown: an earlier outcome still on screen ("Traits saved.") would read, beside
+ *   it, as if the failed change had been made;
+ * - another page or list is shown (a link, Back, another page of the list): an outcome on the one
+ *   left, or how many rows its list showed, would stay over it for seconds. What was said with the
+ *   navigation itself stays: the identity just created, whose page it opens, or the one just
+ *   deleted, on the list it goes back to.
  */
 export function clearEarlierAnnouncement(): void {
   if (saidThisTurn) return
   clearTimeout(hide)
   statusMessage.value = ''
-}
-
-/**
- * Another page or list is shown (a link, Back, another page of the list): what was said about the
- * one left (an outcome there, how many rows its list showed) does not describe it, and would stay
- * over it for seconds. An announcement made with the navigation itself stays: the identity just
- * created, whose page it opens, or the one just deleted, on the list it goes back to.
- */
-export function clearAnnouncementOfPageLeft(): void {
-  clearEarlierAnnouncement()
 }
 
 export function announce(message: string): void {
