@@ -226,6 +226,34 @@ test('the Main navigation lists the admin pages in order; an unknown path shows 
   expect(await current()).toEqual([])
 })
 
+test('the tab’s title names the page in the same render as its h1, never the page before: through the Main navigation and into an identity', async () => {
+  const { page } = admin
+  await page.goto(url('/dashboard/'))
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+  // Each time the h1 changes, what the title was at that moment (a mutation is seen in the microtask after the render).
+  await page.evaluate(() => {
+    const seen: string[][] = []
+    ;(window as unknown as { titlesSeen: string[][] }).titlesSeen = seen
+    new MutationObserver(() => {
+      const heading = document.querySelector('h1')?.textContent ?? ''
+      if (heading && seen.at(-1)?.[0] !== heading) seen.push([heading, document.title])
+    }).observe(document.body, { subtree: true, childList: true, characterData: true })
+  })
+  const nav = page.getByRole('navigation', { name: 'Main' })
+  for (const name of ['Identities', 'Sessions', 'Messages', 'OAuth clients', 'Settings', 'Audit log', 'Security', 'Identities']) {
+    await nav.getByRole('link', { name, exact: true }).click()
+    await page.getByRole('heading', { level: 1, name, exact: true }).waitFor()
+  }
+  const first = page.getByRole('table', { name: 'Identities' }).getByRole('link').first()
+  const identity = (await first.textContent())!
+  await first.click()
+  await page.getByRole('heading', { level: 1, name: identity, exact: true }).waitFor()
+  const seen = await page.evaluate(() => (window as unknown as { titlesSeen: string[][] }).titlesSeen)
+  expect(seen.map(([heading]) => heading)).toEqual(expect.arrayContaining(['Identities', 'Sessions', 'Messages', 'OAuth clients', 'Settings', 'Audit log', 'Security', identity]))
+  expect(seen.filter(([heading, title]) => title !== `${heading} · admin-dashboard`)).toEqual([])
+  expect(admin.problems).toEqual([])
+})
+
 test('the theme choice is remembered', async () => {
   const { page } = admin
   await page.goto(url('/dashboard'))

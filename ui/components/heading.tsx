@@ -1,5 +1,5 @@
 // The page's one h1: it names the page and the tab's <title>, and takes focus after a navigation.
-import { useEffect, useLayoutEffect, useRef } from 'preact/hooks'
+import { useLayoutEffect, useRef } from 'preact/hooks'
 
 let focusOnNextHeading = false
 /** Called by the router on every navigation (not on first load: the skip link comes first there). */
@@ -9,7 +9,9 @@ export function focusHeadingAfterNavigation(): void {
 
 export function Heading({ children }: { children: string }) {
   const ref = useRef<HTMLHeadingElement>(null)
-  useEffect(() => {
+  // The tab's title changes in the render that shows the heading, not after the next frame: a
+  // screen reader, a tab strip or a test reading the title once the h1 is there reads this page's.
+  useLayoutEffect(() => {
     document.title = `${children} · admin-dashboard`
   }, [children])
   // Focus moves in the render that shows the page, not after its next frame: a key pressed as the
