@@ -3,7 +3,7 @@
 // compiled executable. Run by build.ts, scripts/setup, the dev and start scripts and the test
 // preload (only when ui/ changed since the last build).
 
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
 const root = join(import.meta.dir, '..')
@@ -69,7 +69,16 @@ export async function buildUi(): Promise<void> {
     `export const ASSETS: Readonly<Record<string, { type: string; body: string }>> = ${JSON.stringify(assets)}`,
     '',
   ].join('\n')
-  writeFileSync(GENERATED, source)
+  // Test files running side by side (bun test --parallel) import this module while another file's
+  // build writes it: the same bundle only marks the file fresh, a new one replaces it whole.
+  if (existsSync(GENERATED) && readFileSync(GENERATED, 'utf8') === source) {
+    const now = new Date()
+    utimesSync(GENERATED, now, now)
+    return
+  }
+  const written = `${GENERATED}.${process.pid}.tmp`
+  writeFileSync(written, source)
+  renameSync(written, GENERATED)
 }
 
 /**
