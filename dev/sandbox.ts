@@ -79,6 +79,26 @@ interface SandboxOptions {
   observe?: (request: Request, response: Response) => void
   /** Where the log's lines go instead of stdout, every level included (for the same tests). */
   logLines?: (line: string) => void
+  /** PostgreSQL instead of the SQLite file under `dataDir` (DATABASE_URL). */
+  databaseUrl?: string
+  /**
+   * How many replicas of the service share the database (each on a port of its own, with its own
+   * BASE_URL, as two hosts behind a balancer); `url` and `services` are the first one's. Default 1.
+   * More than one needs `databaseUrl` and `port` 0.
+   */
+  replicas?: number
+}
+
+/** One replica of the service: its address, its layers, and a restart on the same port. */
+export interface SandboxReplica {
+  url: string
+  /** The running process's layers; new ones after a restart. */
+  services: Services
+  env: Environment
+  /** Stops it as SIGTERM does (in-flight requests finish, the database is closed). */
+  stop(): Promise<void>
+  /** Starts it again on the same port, after `stop`. */
+  start(): Promise<void>
 }
 
 export interface Sandbox {
@@ -92,6 +112,8 @@ export interface Sandbox {
   services: Services
   /** The service's environment (its keys too: tests prove pages never show them). */
   env: Environment
+  /** Every replica, the first one being `url` and `services`. */
+  replicas: SandboxReplica[]
   stop(): Promise<void>
 }
 
@@ -117,9 +139,10 @@ function holdFreePort(): { port: number; release(): void } {
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   mkdirSync(options.dataDir, { recursive: true })
-  const held = options.port === 0 ? holdFreePort() : { port: options.port, release() {} }
-  const { port } = held
-  const baseUrl = `http://127.0.0.1:${port}`
+  const count = options.replicas ?? 1
+  if (count > 1 && (options.databaseUrl === undefined || options.port !== 0)) throw new Error('several replicas need a databaseUrl and port 0')
+  const held = options.port === 0 ? Array.from({ length: count }, holdFreePort) : [{ port: options.port, release() {} }]
+  const baseUrls = held.map(({ port }) => `http://127.0.0.1:${port}`)
 
   // As a self-hosted Kratos runs: the admin API on one port, the public API (where the identity
   // schemas are served) on another.
@@ -149,7 +172,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
 
   const provider = await startOAuthProvider({
     clientId: 'admin-dashboard',
-    redirectUris: [`${baseUrl}/api/auth/callback`],
+    redirectUris: baseUrls.map((baseUrl) => `${baseUrl}/api/auth/callback`),
     findSubject: (login) => {
       const identity = [...kratos.identities.values()].find((candidate) => candidate.traits.email === login.trim().toLowerCase())
       return identity ? { sub: identity.id, email: identity.traits.email as string } : null
@@ -157,7 +180,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   })
 
   const keys = sandboxKeys(options.dataDir)
-  const env: Environment = {
+  const environment = (baseUrl: string, port: number): Environment => ({
     SESSION_SIGNING_KEY: keys.SESSION_SIGNING_KEY,
     ...(options.encryption === false ? {} : { ENCRYPTION_KEY: keys.ENCRYPTION_KEY }),
     BASE_URL: baseUrl,
@@ -167,34 +190,75 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...(options.hydraAdmin === false ? {} : { OAUTH_ADMIN_URL: hydra.url }),
     HOST: '127.0.0.1',
     PORT: String(port),
-    DATABASE_PATH: join(options.dataDir, 'sandbox.db'),
+    ...(options.databaseUrl === undefined ? { DATABASE_PATH: join(options.dataDir, 'sandbox.db') } : { DATABASE_URL: options.databaseUrl }),
     NODE_ENV: 'development',
     LOG_LEVEL: options.quiet ? 'error' : 'info',
+  })
+  const replicas: SandboxReplica[] = []
+  // One after the other: the first applies the migrations.
+  for (const [index, { port, release }] of held.entries()) {
+    replicas.push(await startReplica(environment(baseUrls[index]!, port), options, release))
   }
-  const loaded = loadConfig(env)
-  if (!loaded.ok) throw new Error(loaded.errors.join('; '))
-  const log = options.logLines ? createLogger('debug', options.logLines) : createLogger(loaded.config.logLevel)
-  const opened = await openStorage(loaded.config, log)
-  if (!opened.ok) throw new Error(opened.error)
-  const { handle, services } = createApp({ config: loaded.config, storage: opened.storage, log })
-  await services.ready()
-  held.release()
-  const running = serve({ handle, hostname: '127.0.0.1', port, log, observe: options.observe })
+  const [first] = replicas
 
   return {
-    url: baseUrl,
+    url: first!.url,
     providerUrl: provider.url,
     kratos,
     hydra,
-    services,
-    env,
+    get services() {
+      return first!.services
+    },
+    env: first!.env,
+    replicas,
     async stop() {
-      await running.stop()
-      await opened.storage.close()
+      for (const replica of replicas) await replica.stop()
       await provider.stop()
       await kratos.stop()
       await hydra.stop()
     },
+  }
+}
+
+/** The service on `env`'s port; `release` lets go of the port held for it just before it binds it. */
+async function startReplica(env: Environment, options: SandboxOptions, release: () => void): Promise<SandboxReplica> {
+  const loaded = loadConfig(env)
+  if (!loaded.ok) throw new Error(loaded.errors.join('; '))
+  const { config } = loaded
+  const log = options.logLines ? createLogger('debug', options.logLines) : createLogger(config.logLevel)
+  let running: { services: Services; stop(): Promise<void> } | null = null
+  let releasePort = release
+  const start = async () => {
+    if (running) return
+    const opened = await openStorage(config, log)
+    if (!opened.ok) throw new Error(opened.error)
+    const { handle, services } = createApp({ config, storage: opened.storage, log })
+    await services.ready()
+    releasePort()
+    releasePort = () => {}
+    const server = serve({ handle, hostname: '127.0.0.1', port: config.port, log, observe: options.observe })
+    running = {
+      services,
+      async stop() {
+        await server.stop()
+        services.close()
+        await opened.storage.close()
+      },
+    }
+  }
+  await start()
+  return {
+    url: config.baseUrl!.origin,
+    get services() {
+      return running!.services
+    },
+    env,
+    async stop() {
+      const stopping = running
+      running = null
+      await stopping?.stop()
+    },
+    start,
   }
 }
 

@@ -29,7 +29,18 @@ export interface Harness {
   stop(): Promise<void>
 }
 
-export async function startHarness(options: { hydraAdmin?: boolean; kratosAdmin?: boolean; kratosPublic?: boolean; encryption?: boolean } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  hydraAdmin?: boolean
+  kratosAdmin?: boolean
+  kratosPublic?: boolean
+  encryption?: boolean
+  /** PostgreSQL instead of SQLite (see test/ui/replicas.ts). */
+  databaseUrl?: string
+  /** Replicas of the service on that database (sandbox.replicas). */
+  replicas?: number
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'admin-dashboard-ui-'))
   // Every answer and every log line of the sandbox passes the suite's leak check (test/support/preload.ts).
   const sandbox = await startSandbox({
@@ -114,15 +125,18 @@ export async function checkServiceAnswers(page: Page, serviceUrl: string): Promi
   await devtools.send('Fetch.enable', { patterns: [{ urlPattern: `${serviceUrl}/*`, requestStage: 'Response' }] })
 }
 
-/** Signs in at the provider from wherever the app sent the browser, and waits to be back. */
-export async function signIn(page: Page, sandbox: Sandbox, role: 'admin' | 'viewer'): Promise<void> {
+/**
+ * Signs in at the provider from wherever the app sent the browser, and waits to be back at the
+ * service (`serviceUrl`: a replica's, the sandbox's first by default).
+ */
+export async function signIn(page: Page, sandbox: Sandbox, role: 'admin' | 'viewer', serviceUrl = sandbox.url): Promise<void> {
   await page.waitForURL((url) => url.origin === sandbox.providerUrl)
   await page.fill('input[name="login"]', SANDBOX_USERS[role])
   await page.fill('input[name="password"]', 'anything')
   await page.click('button[type="submit"]')
-  await page.waitForURL((url) => url.origin === sandbox.url)
+  await page.waitForURL((url) => url.origin === serviceUrl)
   // The session cookie the browser now holds is a secret: no answer and no log line may carry it.
-  for (const cookie of await page.context().cookies(sandbox.url)) if (cookie.name === 'admin-session') markSecret(cookie.value)
+  for (const cookie of await page.context().cookies(serviceUrl)) if (cookie.name === 'admin-session') markSecret(cookie.value)
 }
 
 /**
@@ -148,15 +162,20 @@ export function useHarness(): Harness {
   }
 }
 
-/** A signed-in context for a role, and one page in it. */
-export async function signedInPage(harness: Harness, role: 'admin' | 'viewer', path = '/dashboard'): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+/** A signed-in context for a role, and one page in it (at `serviceUrl`: a replica's, the sandbox's first by default). */
+export async function signedInPage(
+  harness: Harness,
+  role: 'admin' | 'viewer',
+  path = '/dashboard',
+  serviceUrl = harness.sandbox.url,
+): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
   const context = await harness.browser.newContext({ viewport: DESKTOP })
   // Well under the test's own timeout, so a step that waits in vain says which step it was.
   context.setDefaultTimeout(10_000)
   const page = await context.newPage()
-  const problems = watchProblems(page, harness.sandbox.url)
-  await page.goto(`${harness.sandbox.url}${path}`)
-  await signIn(page, harness.sandbox, role)
+  const problems = watchProblems(page, serviceUrl)
+  await page.goto(`${serviceUrl}${path}`)
+  await signIn(page, harness.sandbox, role, serviceUrl)
   await page.getByRole('heading', { level: 1 }).waitFor()
   return { context, page, problems }
 }
