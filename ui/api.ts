@@ -409,6 +409,8 @@ export const api = {
     request<{ events: AuditEvent[]; next_before: number | null }>('GET', `/api/security/audit${q(params)}`),
   audit: (limit: number) => request<{ events: AuditEvent[]; next_before: number | null }>('GET', `/api/security/audit${q({ limit })}`),
   settings: () => request<Setting[]>('GET', '/api/settings'),
+  /** One setting as stored (ciphertext when encrypted); read again before a change, a 401 refuses that change. */
+  setting: async (key: string, readFor: ReadFor = 'show') => (await send<Setting>('GET', `/api/settings/${id(key)}`, undefined, { readFor })).result,
   revealSetting: (key: string) => request<Setting>('GET', `/api/settings/${id(key)}?decrypt=true`),
   /**
    * `create` only creates and `replace` only replaces (the service answers 412 when the key is, or

@@ -431,6 +431,10 @@ function SettingDialog(props: {
   const [encrypted, setEncrypted] = useState(false)
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [failure, setFailure] = useState<ApiFailure | null>(null)
+  // An Edit's Save is checked against the setting as the dialog opened it, or as it was read again
+  // when a change saved meanwhile stopped a Save (`changed`): the next Save then replaces it knowingly.
+  const [base, setBase] = useState<Setting | null>(null)
+  const [changed, setChanged] = useState<Setting | null>(null)
   const [busy, oneAtATime] = useOneAtATime()
   const focusFirstInvalid = useFocusFirstInvalid()
   const opening = useRef(0)
@@ -456,6 +460,8 @@ function SettingDialog(props: {
     setEncrypted(draft ? false : opened.encrypted)
     setErrors({})
     setFailure(null)
+    setBase(existing)
+    setChanged(null)
   }, [props.editing])
   const save = (event: Event) => {
     event.preventDefault()
@@ -472,12 +478,22 @@ function SettingDialog(props: {
     setErrors(found)
     if (Object.keys(found).length > 0) return focusFirstInvalid(form)
     const asked = opening.current
+    const body = { key, value, encrypted, category: category.trim() === '' ? null : category.trim() }
     return oneAtATime(async () => {
-      // Add never overwrites a setting, and Edit never brings back one deleted since the page loaded.
-      const result = await unsaved.send(() =>
-        api.saveSetting({ key, value, encrypted, category: category.trim() === '' ? null : category.trim() }, existing ? 'replace' : 'create'),
-      )
+      // Add never overwrites a setting, and Edit never brings back one deleted since the page
+      // loaded, nor undoes a change saved meanwhile (see editOutcome).
+      const outcome = await unsaved.send(() => (existing ? editOutcome(base ?? existing, body) : saved(api.saveSetting(body, 'create'))))
+      if ('changed' in outcome) {
+        if (opening.current !== asked) return announce(`Setting ${key} was not saved: it was changed meanwhile.`)
+        setFailure(null)
+        setBase(outcome.changed)
+        setChanged(outcome.changed)
+        // The list is read again, so that it shows the setting as it is now.
+        return props.onSaved()
+      }
+      const result = outcome.saved
       if (opening.current !== asked) return answeredLate(`Setting ${key}`, result, props.onSaved, props.onLateFailure)
+      setChanged(null)
       if (!result.ok && result.failure.status === 412) {
         // The list is read again, so that it shows the setting as it is now.
         props.onSaved()
@@ -535,6 +551,7 @@ function SettingDialog(props: {
           <label for="setting-encrypted">Encrypt the value</label>
           {message('encrypted')}
         </div>
+        {changed && <ChangedMeanwhile setting={changed} />}
         {failure && <ErrorView failure={failure} />}
         <div class="actions">
           <button type="submit" class="primary" {...unavailableWhile(busy)}>
@@ -546,6 +563,54 @@ function SettingDialog(props: {
         </div>
       </form>
     </Dialog>
+  )
+}
+
+/** What a setting holds, as an Edit compares it: the value as stored (ciphertext when encrypted), its encryption and category. */
+const sameStored = (a: Setting, b: Setting) => a.value === b.value && a.encrypted === b.encrypted && a.category === b.category
+
+type EditOutcome = { saved: ApiResult<Setting> } | { changed: Setting }
+const saved = async (result: Promise<ApiResult<Setting>>): Promise<EditOutcome> => ({ saved: await result })
+
+/**
+ * An Edit's Save. It replaces the whole setting, and settings carry no version the service could
+ * check, so a change someone else saved since the dialog opened (another administrator, on this
+ * replica or another, or the command line) would be undone unseen: the setting is read again first,
+ * and nothing is sent when it is no longer as `base`. Nothing is awaited between the read and the
+ * write, so the window left is one round trip. Deleted meanwhile: as the service's 412 says it.
+ */
+async function editOutcome(base: Setting, body: { key: string; value: string; encrypted: boolean; category: string | null }): Promise<EditOutcome> {
+  const now = await api.setting(base.key, 'change')
+  if (!now.ok) return { saved: now.failure.status === 404 ? { ok: false, failure: { ...now.failure, status: 412 } } : now }
+  if (!sameStored(now.data, base)) return { changed: now.data }
+  return saved(api.saveSetting(body, 'replace'))
+}
+
+/** An Edit's Save stopped by a change saved meanwhile: what is stored now; the edit stays in the form for a second Save. */
+function ChangedMeanwhile({ setting }: { setting: Setting }) {
+  return (
+    <div class="notice changed-meanwhile">
+      <div role="alert">
+        <p>
+          <strong>Not saved: this setting changed since the page loaded.</strong>
+        </p>
+        <p>
+          It was saved again on <Time value={setting.updated_at ?? null} /> by another administrator or the command line, and saving would have undone that
+          change. Your edit is still in the form: Save again to replace what is stored now with it.
+        </p>
+      </div>
+      {setting.encrypted ? (
+        <p>The value stored now is encrypted: close this dialog and use Reveal to read it.</p>
+      ) : (
+        <>
+          <p id="setting-stored-value">Stored value:</p>
+          <pre class="json-block" tabIndex={0} aria-labelledby="setting-stored-value">
+            {setting.value}
+          </pre>
+        </>
+      )}
+      <p>Stored category: {setting.category ?? 'none'}</p>
+    </div>
   )
 }
 
