@@ -4,6 +4,7 @@
 // and recovered from.
 import { expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
+import { axeFindings } from './harness.ts'
 import { operatorAt, useReplicaHarness } from './replicas.ts'
 
 const cluster = useReplicaHarness()
@@ -27,6 +28,7 @@ test('two administrators edit one setting on two replicas: the later Save does n
 
     await secondEdit.getByRole('button', { name: 'Save' }).click()
     await secondEdit.getByRole('alert').getByText('Not saved: this setting changed since the page loaded.').waitFor()
+    expect(await axeFindings(second.page)).toEqual([])
     expect(await secondEdit.getByLabel('Stored value:').textContent()).toBe('Platform Team')
     expect((await storedSetting('mail.from_name'))?.value).toBe('Platform Team')
     // The edit is kept, and the list behind the dialog shows what is stored now.
@@ -38,6 +40,48 @@ test('two administrators edit one setting on two replicas: the later Save does n
     await second.page.getByRole('status').getByText('Setting mail.from_name saved.').waitFor()
     expect((await storedSetting('mail.from_name'))?.value).toBe('Support Team')
     expect([...first.problems, ...second.problems]).toEqual([])
+  } finally {
+    await first.context.close()
+    await second.context.close()
+  }
+})
+
+test('an encrypted setting saved again on one replica and revealed on the other: the value as it is now, and the row says it was saved since the list was read; deleted there, Reveal takes the row away and says so', async () => {
+  await cluster.a.services.settings.write({ key: 'smtp.password', value: 'smtp-old-0001', encrypted: true, category: 'mail' }, null)
+  const first = await operatorAt(cluster, cluster.a, 'admin', '/dashboard/settings')
+  const second = await operatorAt(cluster, cluster.b, 'admin', '/dashboard/settings')
+  try {
+    const row = settingsRow(second.page, 'smtp.password')
+    await row.getByRole('button', { name: 'Reveal smtp.password' }).waitFor()
+    await first.page.getByRole('button', { name: 'Edit smtp.password' }).click()
+    const edit = first.page.getByRole('dialog', { name: 'Edit smtp.password' })
+    await edit.getByRole('textbox', { name: 'Value' }).fill('smtp-new-0002')
+    await edit.getByRole('button', { name: 'Save' }).click()
+    await first.page.getByRole('status').getByText('Setting smtp.password saved.').waitFor()
+
+    await row.getByRole('button', { name: 'Reveal smtp.password' }).click()
+    await row.getByText('smtp-new-0002').waitFor()
+    await row.getByText(/^Saved again on .*, since the list was read: Reveal shows the value as it is now\.$/).waitFor()
+    expect(await axeFindings(second.page)).toEqual([])
+
+    // Made plain there: said too.
+    await cluster.a.services.settings.write({ key: 'smtp.password', value: 'smtp-plain-0003', category: 'mail' }, null)
+    await row.getByRole('button', { name: 'Hide smtp.password' }).click()
+    await row.getByRole('button', { name: 'Reveal smtp.password' }).click()
+    await row.getByText('smtp-plain-0003').waitFor()
+    await row.getByText(/, and now stored in plain text: Reveal shows/).waitFor()
+
+    await first.page.reload()
+    await first.page.getByRole('button', { name: 'Delete smtp.password' }).click()
+    await first.page.getByRole('dialog', { name: 'Delete setting?' }).getByRole('button', { name: 'Delete' }).click()
+    await first.page.getByRole('status').getByText('Setting smtp.password deleted.').waitFor()
+    await row.getByRole('button', { name: 'Hide smtp.password' }).click()
+    await row.getByRole('button', { name: 'Reveal smtp.password' }).click()
+    await second.page.getByRole('status').getByText('Setting smtp.password was deleted since the page loaded.').waitFor()
+    await row.waitFor({ state: 'detached' })
+    expect(await storedSetting('smtp.password')).toBeUndefined()
+    expect(first.problems).toEqual([])
+    expect(second.problems).toEqual([expect.stringContaining('status of 404')])
   } finally {
     await first.context.close()
     await second.context.close()

@@ -125,6 +125,12 @@ function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (se
     announce(result.already ? `Setting ${deleting.key} had already been deleted.` : `Setting ${deleting.key} deleted.`)
     reload()
   }
+  // Revealed after it was deleted elsewhere: its row goes, and with it the button that had focus.
+  const gone = (key: string) => {
+    document.getElementById('page-title')?.focus()
+    announce(`Setting ${key} was deleted since the page loaded.`)
+    reload()
+  }
   return (
     <>
       {names.map((name, index) => (
@@ -138,7 +144,7 @@ function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (se
                 </RowHeader>
                 <Cell label="Value" class="mono value">
                   {/* Every write makes a new ciphertext: what was revealed of the value before it goes. */}
-                  {setting.encrypted ? <Masked key={setting.value} setting={setting} /> : <LongValue name={setting.key} value={setting.value} />}
+                  {setting.encrypted ? <Masked key={setting.value} setting={setting} onGone={gone} /> : <LongValue name={setting.key} value={setting.value} />}
                 </Cell>
                 <Cell label="Updated">
                   <Time value={setting.updated_at} />
@@ -165,9 +171,15 @@ function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (se
   )
 }
 
-/** An encrypted value: masked; Reveal reads the plaintext (audited) and masks it again after 30 s or when the page goes. */
-function Masked({ setting }: { setting: Setting }) {
+/**
+ * An encrypted value: masked; Reveal reads the plaintext (audited) and masks it again after 30 s or
+ * when the page goes. The read answers with the setting as it is now: saved again since the list was
+ * read (another administrator, another replica, the command line), the row says so beside the value,
+ * as its other cells are older; deleted meanwhile, `onGone` takes the row away.
+ */
+function Masked({ setting, onGone }: { setting: Setting; onGone: (key: string) => void }) {
   const [plain, setPlain] = useState<string | null>(null)
+  const [savedSince, setSavedSince] = useState<Setting | null>(null)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null)
   // Pressed again before the answer (a double click): one read, audited once. The button is not
@@ -182,9 +194,11 @@ function Masked({ setting }: { setting: Setting }) {
   const reveal = () =>
     oneAtATime(async () => {
       const result = await api.revealSetting(setting.key)
+      if (!result.ok && result.failure.status === 404) return onGone(setting.key)
       if (!result.ok) return setFailure(result.failure)
       setFailure(null)
       setPlain(result.data.value)
+      setSavedSince(result.data.updated_at === setting.updated_at && result.data.encrypted ? null : result.data)
       // Masked by the page rather than by the person: said, or the value would vanish unannounced.
       timer.current = setTimeout(() => (hide(), announce(`${setting.key} masked again.`)), REVEAL_MS)
     })
@@ -205,6 +219,12 @@ function Masked({ setting }: { setting: Setting }) {
         <button type="button" aria-label={`Hide ${setting.key}`} onClick={hide}>
           Hide
         </button>
+      )}
+      {savedSince && (
+        <p class="notice">
+          Saved again on <Time value={savedSince.updated_at ?? null} />, since the list was read{savedSince.encrypted ? '' : ', and now stored in plain text'}: Reveal shows
+          the value as it is now.
+        </p>
       )}
       {failure && <ErrorView failure={failure} />}
     </div>
