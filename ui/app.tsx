@@ -365,7 +365,10 @@ function SessionEndedView({ from, kept }: { from: string; kept: KeptDrafts | nul
   return (
     <main id="main" class="page page-alone">
       <Heading>Session ended</Heading>
-      <p>Your dashboard session has ended: it expired, or you signed out in another window. Nothing more is shown or checked until you sign in again.</p>
+      <p>
+        Your dashboard session has ended: it expired, you signed out in another window, or an administrator ended it. Nothing more is shown or checked until you
+        sign in again.
+      </p>
       {kept && kept.kept.length > 0 && <p>{`Your unsaved changes to ${listed(kept.kept)} are kept in this tab: they open again when you sign in again here.`}</p>}
       <p>
         <a href={signInHref(from)} onClick={() => kept?.write()}>

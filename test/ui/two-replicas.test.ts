@@ -3,7 +3,9 @@
 // one saves is undone unseen by the other, and an outage of the database or of a replica is said
 // and recovered from.
 import { expect, test } from 'bun:test'
-import type { Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
+import { SANDBOX_USERS } from '../../dev/sandbox.ts'
+import { within } from '../support/eventually.ts'
 import { axeFindings } from './harness.ts'
 import { operatorAt, useReplicaHarness } from './replicas.ts'
 
@@ -85,5 +87,37 @@ test('an encrypted setting saved again on one replica and revealed on the other:
   } finally {
     await first.context.close()
     await second.context.close()
+  }
+})
+
+/** The cookie header a browser sends to `serviceUrl`. */
+const cookieOf = async (context: BrowserContext, serviceUrl: string) => (await context.cookies(serviceUrl)).map((cookie) => `${cookie.name}=${cookie.value}`).join('; ')
+
+test('an administrator on one replica ends the dashboard sessions of a viewer signed in at the other: refused there within 1 s, and the viewer’s wall screen says an administrator may have ended it', async () => {
+  const viewer = await operatorAt(cluster, cluster.a, 'viewer', '/dashboard')
+  const admin = await operatorAt(cluster, cluster.b, 'admin', '/dashboard/security')
+  try {
+    await viewer.page.clock.install()
+    await viewer.page.reload()
+    await viewer.page.getByRole('region', { name: 'Services' }).getByText('Up', { exact: true }).first().waitFor()
+    await viewer.page.waitForLoadState('networkidle')
+    const viewerCookie = await cookieOf(viewer.context, cluster.a.url)
+    const sessionAtA = async () => (await fetch(`${cluster.a.url}/api/auth/session`, { headers: { cookie: viewerCookie } })).status
+
+    const viewerId = [...cluster.sandbox.kratos.identities.values()].find((identity) => identity.traits.email === SANDBOX_USERS.viewer)!.id
+    await admin.page.getByRole('textbox', { name: 'Identity ID' }).fill(viewerId)
+    await admin.page.getByRole('button', { name: 'End dashboard sessions' }).click()
+    await admin.page.getByRole('dialog', { name: 'End dashboard sessions?' }).getByRole('button', { name: 'End dashboard sessions' }).click()
+    await admin.page.getByRole('status').getByText(`Every dashboard session of ${viewerId} has ended.`).waitFor()
+    expect(await within(1000, async () => (await sessionAtA()) === 401)).not.toBeNull()
+
+    // The overview's own check finds it, shows "Session ended" in place and says why it may have.
+    await viewer.page.clock.runFor(30_000)
+    await viewer.page.getByRole('heading', { level: 1, name: 'Session ended' }).waitFor()
+    await viewer.page.getByText('Your dashboard session has ended: it expired, you signed out in another window, or an administrator ended it.', { exact: false }).waitFor()
+    expect(admin.problems).toEqual([])
+  } finally {
+    await viewer.context.close()
+    await admin.context.close()
   }
 })
