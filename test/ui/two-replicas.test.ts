@@ -3,9 +3,10 @@
 // one saves is undone unseen by the other, and an outage of the database or of a replica is said
 // and recovered from.
 import { expect, test } from 'bun:test'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page, Request } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { within } from '../support/eventually.ts'
+import { markSecret } from '../support/leaks.ts'
 import { axeFindings } from './harness.ts'
 import { operatorAt, useReplicaHarness } from './replicas.ts'
 
@@ -121,3 +122,149 @@ test('an administrator on one replica ends the dashboard sessions of a viewer si
     await admin.context.close()
   }
 })
+
+test('an API key set, replaced and removed through one replica’s page: the other replica’s next calls carry the new key, and none after the removal, within 1 s', async () => {
+  const first = await operatorAt(cluster, cluster.a, 'admin', '/dashboard/settings')
+  const second = await operatorAt(cluster, cluster.b, 'admin', '/dashboard/oauth-clients')
+  const { hydra } = cluster.sandbox
+  /** The key B's next call to Hydra carries, as Hydra received it. */
+  const sentByB = async () => {
+    const response = await second.context.request.get(`${cluster.b.url}/api/oauth-admin/admin/clients`)
+    expect(response.status()).toBe(200)
+    return hydra.calls.filter((call) => call.path === '/admin/clients').at(-1)?.headers.get('authorization') ?? null
+  }
+  try {
+    expect(await sentByB()).toBeNull()
+    const keys = ['ory_pat_first-0123456789', 'ory_pat_second-0123456789']
+    markSecret(...keys)
+    for (const key of keys) {
+      await first.page.getByRole('button', { name: /^(Set|Replace) key for oauth-admin$/ }).click()
+      const dialog = first.page.getByRole('dialog', { name: 'API key for /api/oauth-admin' })
+      await dialog.getByLabel('API key').fill(key)
+      await dialog.getByRole('button', { name: 'Save' }).click()
+      await first.page.getByRole('status').getByText('API key for oauth-admin saved.').waitFor()
+      expect(await within(1000, async () => (await sentByB()) === `Bearer ${key}`)).not.toBeNull()
+    }
+    // Removed because it leaked: B stops sending it.
+    await first.page.getByRole('button', { name: 'Remove key for oauth-admin' }).click()
+    await first.page.getByRole('dialog', { name: 'Remove API key?' }).getByRole('button', { name: 'Remove' }).click()
+    await first.page.getByRole('status').getByText('API key for oauth-admin removed.').waitFor()
+    expect(await within(1000, async () => (await sentByB()) === null)).not.toBeNull()
+    expect([...first.problems, ...second.problems]).toEqual([])
+  } finally {
+    await first.context.close()
+    await second.context.close()
+  }
+})
+
+test('the audit log lists the events of both replicas, newest first; paging back through it while the other replica writes shows each once and skips none', async () => {
+  const first = await operatorAt(cluster, cluster.a, 'admin', '/dashboard/audit')
+  try {
+    const keys = Array.from({ length: 110 }, (_, n) => `audit.both.${String(n).padStart(3, '0')}`)
+    // Written on both at once, alternately.
+    await Promise.all(keys.map((key, n) => (n % 2 === 0 ? cluster.a : cluster.b).services.settings.write({ key, value: 'v' }, null)))
+    await first.page.goto(`${cluster.a.url}/dashboard/audit?action=settings_write`)
+    const shown: string[] = []
+    let later = 0
+    for (;;) {
+      const table = first.page.getByRole('table', { name: 'Audit events, newest first' })
+      await table.waitFor()
+      await first.page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'))
+      const rows = await table.getByRole('row').allInnerTexts()
+      shown.push(...rows.slice(1).map((row) => row.split('\t')[3]!.trim()))
+      // Newer events keep coming on the other replica meanwhile.
+      await Promise.all(Array.from({ length: 5 }, () => cluster.b.services.settings.write({ key: `audit.later.${later++}`, value: 'v' }, null)))
+      const older = first.page.getByRole('button', { name: 'Older events' })
+      if (await older.isDisabled()) break
+      await older.click()
+    }
+    const ours = shown.filter((target) => target.startsWith('audit.both.'))
+    expect(new Set(ours).size).toBe(ours.length)
+    expect(ours.toSorted()).toEqual(keys)
+    // Newest first: by id, the order the service took them in.
+    const stored = await cluster.b.services.audit.list({ limit: 1000, action: 'settings_write' })
+    expect(ours).toEqual(stored.map((event) => event.target ?? '').filter((target) => target.startsWith('audit.both.')))
+    expect(shown.some((target) => target.startsWith('audit.later.'))).toBe(false)
+    expect(first.problems).toEqual([])
+  } finally {
+    await first.context.close()
+  }
+})
+
+test('an arrangement of the overview saved through one replica is the one the other shows', async () => {
+  const first = await operatorAt(cluster, cluster.a, 'admin', '/dashboard')
+  const second = await operatorAt(cluster, cluster.b, 'admin', '/dashboard')
+  try {
+    await first.page.getByRole('button', { name: 'Customize' }).click()
+    const dialog = first.page.getByRole('dialog', { name: 'Customize the overview' })
+    await dialog.getByRole('checkbox', { name: 'Show Session map' }).uncheck()
+    await dialog.getByRole('button', { name: 'Move Latest audit events up' }).click()
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await first.page.getByRole('status').getByText('Overview arrangement saved.').waitFor()
+    await second.page.reload()
+    await second.page.getByRole('heading', { level: 2, name: 'Latest audit events' }).waitFor()
+    expect(await second.page.getByRole('main').getByRole('heading', { level: 2 }).allInnerTexts()).toEqual(['Services', 'Latest audit events'])
+    expect([...first.problems, ...second.problems]).toEqual([])
+  } finally {
+    await first.context.close()
+    await second.context.close()
+  }
+})
+
+test('PostgreSQL stopped for a moment, then a replica restarted, while pages are open: each says so in place and recovers, the wall screen by itself, a Save when pressed again', async () => {
+  const wall = await operatorAt(cluster, cluster.a, 'admin', '/dashboard')
+  const editor = await operatorAt(cluster, cluster.b, 'admin', '/dashboard/settings')
+  const services = wall.page.getByRole('region', { name: 'Services' })
+  /** The next timed check of the services, 30 s on: its status, 0 when no answer came. */
+  const checkAgain = async () => {
+    const isCheck = (request: Request) => new URL(request.url()).pathname === '/api/services/health'
+    const finished = wall.page.waitForEvent('requestfinished', isCheck).then(async (request) => (await request.response())?.status() ?? 0)
+    const failed = wall.page.waitForEvent('requestfailed', isCheck).then(() => 0)
+    await wall.page.clock.runFor(30_000)
+    return Promise.race([finished, failed].map((outcome) => outcome.catch(() => -1)))
+  }
+  try {
+    await wall.page.clock.install()
+    await wall.page.reload()
+    await services.getByText('Up', { exact: true }).first().waitFor()
+    await editor.page.getByRole('button', { name: 'Add setting' }).click()
+    const dialog = editor.page.getByRole('dialog', { name: 'Add setting' })
+    await dialog.getByRole('textbox', { name: 'Key' }).fill('outage.note')
+    await dialog.getByRole('textbox', { name: 'Value' }).fill('written after the outage')
+
+    await cluster.pg.stop()
+    try {
+      await dialog.getByRole('button', { name: 'Save' }).click()
+      await dialog.getByRole('alert').getByText('The database is unavailable; try again shortly.').waitFor({ timeout: 15_000 })
+      // Past the second the gate trusts what it knew, the timed check is refused: the last check stays, marked as such.
+      await Bun.sleep(1200)
+      expect(await checkAgain()).toBe(503)
+      await services.getByText('The services could not be checked again; the last check is shown. The database is unavailable; try again shortly.').waitFor()
+      await services.getByText('Up', { exact: true }).first().waitFor()
+    } finally {
+      await cluster.pg.start()
+    }
+    // Back: the next timed check clears the notice, and Save (pressed again) saves.
+    expect(await within(10_000, async () => (await checkAgain()) === 200)).not.toBeNull()
+    await services.getByText('The services could not be checked again', { exact: false }).waitFor({ state: 'detached' })
+    expect(await within(10_000, async () => (await fetch(`${cluster.b.url}/api/health`)).status === 200)).not.toBeNull()
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await editor.page.getByRole('status').getByText('Setting outage.note saved.').waitFor()
+    expect((await storedSetting('outage.note'))?.value).toBe('written after the outage')
+
+    // The wall screen's replica restarted: it cannot be reached for a moment, then the next check is answered.
+    await cluster.a.stop()
+    try {
+      expect(await checkAgain()).toBe(0)
+      await services.getByText('The services could not be checked again; the last check is shown. The service cannot be reached. Check your connection and try again.').waitFor()
+    } finally {
+      await cluster.a.start()
+    }
+    expect(await checkAgain()).toBe(200)
+    await services.getByText('The services could not be checked again', { exact: false }).waitFor({ state: 'detached' })
+    await wall.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+  } finally {
+    await wall.context.close()
+    await editor.context.close()
+  }
+}, 90_000)
