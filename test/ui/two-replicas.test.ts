@@ -7,13 +7,24 @@ import type { BrowserContext, Page, Request } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { within } from '../support/eventually.ts'
 import { markSecret } from '../support/leaks.ts'
-import { axeFindings } from './harness.ts'
+import { axeFindings, DESKTOP, PHONE, sidewaysScroll } from './harness.ts'
 import { operatorAt, useReplicaHarness } from './replicas.ts'
 
 const cluster = useReplicaHarness()
 
 const settingsRow = (page: Page, key: string) => page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: key, exact: true }) })
 const storedSetting = async (key: string) => (await cluster.a.services.settings.list()).find((setting) => setting.key === key)
+
+/** What a phone shows of the page as it is: nothing scrolls sideways, nothing axe-core finds serious. */
+async function fitsAPhone(page: Page): Promise<void> {
+  await page.setViewportSize(PHONE)
+  try {
+    expect(await sidewaysScroll(page)).toBe(0)
+    expect(await axeFindings(page)).toEqual([])
+  } finally {
+    await page.setViewportSize(DESKTOP)
+  }
+}
 
 test('two administrators edit one setting on two replicas: the later Save does not undo the earlier one unseen; it shows what is stored now, and Save again replaces it', async () => {
   await cluster.a.services.settings.write({ key: 'mail.from_name', value: 'Identity Team', category: 'mail' }, null)
@@ -32,6 +43,7 @@ test('two administrators edit one setting on two replicas: the later Save does n
     await secondEdit.getByRole('button', { name: 'Save' }).click()
     await secondEdit.getByRole('alert').getByText('Not saved: this setting changed since the page loaded.').waitFor()
     expect(await axeFindings(second.page)).toEqual([])
+    await fitsAPhone(second.page)
     expect(await secondEdit.getByLabel('Stored value:').textContent()).toBe('Platform Team')
     expect((await storedSetting('mail.from_name'))?.value).toBe('Platform Team')
     // The edit is kept, and the list behind the dialog shows what is stored now.
@@ -66,6 +78,7 @@ test('an encrypted setting saved again on one replica and revealed on the other:
     await row.getByText('smtp-new-0002').waitFor()
     await row.getByText(/^Saved again on .*, since the list was read: Reveal shows the value as it is now\.$/).waitFor()
     expect(await axeFindings(second.page)).toEqual([])
+    await fitsAPhone(second.page)
 
     // Made plain there: said too.
     await cluster.a.services.settings.write({ key: 'smtp.password', value: 'smtp-plain-0003', category: 'mail' }, null)
