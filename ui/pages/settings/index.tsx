@@ -615,8 +615,8 @@ function ChangedMeanwhile({ setting }: { setting: Setting }) {
           <strong>Not saved: this setting changed since the page loaded.</strong>
         </p>
         <p>
-          It was saved again on <Time value={setting.updated_at ?? null} /> by another administrator or the command line, and saving would have undone that
-          change. Your edit is still in the form: Save again to replace what is stored now with it.
+          It was saved again on <Time value={setting.updated_at ?? null} /> elsewhere (by another administrator, in another window or from the command line),
+          and saving would have undone that change. Your edit is still in the form: Save again to replace what is stored now with it.
         </p>
       </div>
       {setting.encrypted ? (
