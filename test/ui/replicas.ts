@@ -5,6 +5,7 @@
 
 import { afterAll, beforeAll } from 'bun:test'
 import type { SandboxReplica } from '../../dev/sandbox.ts'
+import { markSecret } from '../support/leaks.ts'
 import { usePostgres } from '../support/use-postgres.ts'
 import type { PostgresCluster } from '../support/postgres.ts'
 import { signedInPage, startHarness, type Harness } from './harness.ts'
@@ -29,6 +30,8 @@ export function useReplicaHarness(): ReplicaHarness {
   })
   const pg = usePostgres()
   beforeAll(async () => {
+    // No page, answer or log line may carry the database's password.
+    markSecret(pg.password)
     started = await startHarness({ databaseUrl: await pg.createDatabase(), replicas: 2 })
   }, 60_000)
   return {
