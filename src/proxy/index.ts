@@ -16,7 +16,7 @@ import { fetchUpstream } from './fetch-client.ts'
 import { Http1Pool, UpstreamProtocolError, type UpstreamAnswer } from './http1.ts'
 import { markPassthrough } from './passthrough.ts'
 import { DeadlineClock } from './deadline.ts'
-import { basePathOf, isUnderBase, joinUpstreamUrl, pathUnderBase, type UpstreamTarget } from './url.ts'
+import { basePathOf, isUnderBase, joinUpstreamUrl, pathUnderBase, reachesAdminApi, type UpstreamTarget } from './url.ts'
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 import { StorageUnavailableError } from '../db/storage.ts'
@@ -53,6 +53,12 @@ function classifyFailure(error: unknown, aborted: boolean): Failure {
   // An answer our client could not read (UpstreamProtocolError) has no code of its own: invalid_response.
   const failure = failureOf(error, aborted)
   return { code: failure === 'invalid_response' || failure === 'rejected' ? 'proxy_error' : (errorCodeFor(failure) as Failure['code']), class: failure }
+}
+
+/** An admin API path under a public prefix: where it is served instead. */
+const ADMIN_PATH_REFUSAL = {
+  message: 'Admin API paths are not forwarded through a public prefix.',
+  hint: 'Use the admin prefix of the same API (for example /api/idp-admin/admin/…) with an admin session.',
 }
 
 const IDENTITY_PATH = /^\/admin\/identities\/([^/]+)\/?$/
@@ -117,6 +123,11 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
     if (!joined.ok) {
       log.warn('proxy_refused', { request_id: requestIdOf(request), prefix: prefix.name, reason: joined.reason })
       throw new ApiError('bad_request', { message: 'The path cannot be forwarded.' })
+    }
+    // A public prefix needs no session: its API key must not open an admin API for anyone who asks.
+    if (!prefix.admin && reachesAdminApi(rest)) {
+      log.warn('proxy_refused', { request_id: requestIdOf(request), prefix: prefix.name, reason: 'admin_path' })
+      throw new ApiError('not_found', ADMIN_PATH_REFUSAL)
     }
     const base = config.upstreams[prefix.name]
     if (!base) throw new ApiError('upstream_not_configured')

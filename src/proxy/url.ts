@@ -2,6 +2,8 @@
 // base URL's path, query unchanged. Anything that could move the request to another host or
 // another place than under the base path is refused before any connection is made.
 
+import { normalizePath } from '../http/access.ts'
+
 const MAX_DECODE_ROUNDS = 4
 
 /** Why a rest path is refused, or null when it is acceptable. */
@@ -117,4 +119,16 @@ export function joinUpstreamUrl(base: URL, rest: string, search: string): JoinRe
     return { ok: false, reason: 'host_change' }
   }
   return { ok: true, url }
+}
+
+/**
+ * Whether a rest path reaches an upstream's admin API: `/admin` and everything under it, in any
+ * spelling the upstream or a proxy in front of it might read as that (encoded, in another case,
+ * with matrix parameters or dot segments), judged as the gate judges paths. On Ory Network one URL
+ * serves the public and the admin API, and the project API key opens the admin one: a public
+ * prefix, which anyone who can reach the service may call, must never lead there with its key.
+ */
+export function reachesAdminApi(rest: string): boolean {
+  const { path } = normalizePath(rest)
+  return path === '/admin' || path.startsWith('/admin/')
 }
