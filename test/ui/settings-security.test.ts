@@ -614,6 +614,37 @@ test('an API key for idp-admin is stored encrypted, sent on the next Kratos call
   for (const body of bodies) expect(body).not.toContain(apiKey)
 })
 
+test('Set key for a public prefix says at the field that its calls need no sign-in, so a key with admin rights does not belong there; an admin prefix says nothing of the kind', async () => {
+  await admin.page.goto(admin.url('/dashboard/settings'))
+  const keys = admin.page.getByRole('region', { name: 'Upstream API keys' })
+  /** What a screen reader reads as the field's description, as the person reads it beside the field. */
+  const describedAs = (dialog: ReturnType<typeof admin.page.getByRole>) =>
+    dialog.getByLabel('API key').evaluate((field) =>
+      (field.getAttribute('aria-describedby') ?? '')
+        .split(' ')
+        .filter(Boolean)
+        .map((id) => document.getElementById(id)?.textContent ?? '')
+        .join(' '),
+    )
+  for (const name of ['idp', 'iam-idp', 'oauth']) {
+    await keys.getByRole('button', { name: `Set key for ${name}`, exact: true }).click()
+    const dialog = admin.page.getByRole('dialog', { name: `API key for /api/${name}` })
+    await dialog.getByText(`Calls through /api/${name} need no sign-in`).waitFor()
+    const description = await describedAs(dialog)
+    expect(description).toContain(`Calls through /api/${name} need no sign-in: anyone who can reach this service makes them with this key.`)
+    expect(description).toContain('never a key with admin rights')
+    expect(description).toContain(`/api/${name}-admin`)
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+  }
+  await keys.getByRole('button', { name: /^(Set|Replace) key for idp-admin$/ }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'API key for /api/idp-admin' })
+  await dialog.getByLabel('API key').waitFor()
+  expect(await dialog.getByText('need no sign-in').count()).toBe(0)
+  expect(await describedAs(dialog)).toBe('')
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+})
+
 test('a half-filled Add setting or Edit setting asks before the page is left; Cancel or Escape lets go of it', async () => {
   const page = admin.page
   await page.goto(admin.url('/dashboard'))

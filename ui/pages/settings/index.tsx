@@ -359,11 +359,21 @@ function ApiKeyDialog({
       onSaved()
     })
   }
+  // A public prefix needs no sign-in: whoever can reach the service calls through it with this key.
+  const open = prefix !== null && !prefix.name.endsWith('-admin')
+  const described = [open ? 'api-key-open' : null, error ? 'api-key-error' : null].filter(Boolean).join(' ')
   return (
     <Dialog open={prefix !== null} title={`API key for /api/${prefix?.name ?? ''}`} onClose={onClose}>
       <form class="form" onSubmit={save} noValidate aria-busy={busy ? 'true' : undefined}>
         <div class="field">
           <label for="api-key-value">API key</label>
+          {open && (
+            <p class="notice" id="api-key-open">
+              Calls through /api/{prefix.name} need no sign-in: anyone who can reach this service makes them with this key. Set one only if the
+              public API itself asks for a key, never a key with admin rights (such as an Ory Network project API key): the admin API is reached
+              through /api/{prefix.name}-admin, by administrators only.
+            </p>
+          )}
           <input
             id="api-key-value"
             type="password"
@@ -371,7 +381,7 @@ function ApiKeyDialog({
             spellcheck={false}
             value={value}
             aria-invalid={error ? 'true' : undefined}
-            aria-describedby={error ? 'api-key-error' : undefined}
+            aria-describedby={described || undefined}
             onInput={(e) => setValue(e.currentTarget.value)}
           />
           {error && (
