@@ -228,6 +228,41 @@ async function focusedAsRead(page: Page): Promise<{ role: string; name: string; 
   }
 }
 
+test('a hostile value of 200,000 characters (a name, a user agent, a subject, a client name) shows its first 500 characters and an ellipsis in its cell, so each list opens at once; the record’s own page shows it whole', async () => {
+  admin.problems.length = 0
+  const { kratos, hydra } = admin.harness.sandbox
+  // Each value is one unbroken word: a browser takes minutes to lay out a table around one this long.
+  const huge = (letter: string) => letter.repeat(200_000)
+  const cut = (letter: string) => `${letter.repeat(500)}…`
+  const person = kratos.addIdentity({ email: 'huge.values@example.test', name: huge('N') })
+  const session = kratos.addSession(person.id, { ip_address: '1.0.16.1', user_agent: huge('U') }, 0)
+  kratos.addMessage({ recipient: 'huge.values@example.test', subject: huge('S'), body: 'Hello', status: 'sent' })
+  const message = kratos.messages.at(-1)!
+  // First in Hydra's order (by id), so on the first page.
+  const client = hydra.addClient({ client_id: '00000000-0000-4000-8000-00000000beef', client_name: huge('C'), redirect_uris: ['https://huge.example.com/callback'] })
+  try {
+    await admin.page.setViewportSize(DESKTOP)
+    for (const [path, table, letter] of [
+      ['/dashboard/identities?search=huge.values%40example.test', /Identities/, 'N'],
+      [`/dashboard/identities/${person.id}`, 'Active sessions', 'U'],
+      ['/dashboard/sessions', 'Active sessions', 'U'],
+      ['/dashboard/messages?recipient=huge.values%40example.test', 'Messages', 'S'],
+      ['/dashboard/oauth-clients', 'OAuth clients', 'C'],
+    ] as const) {
+      await admin.page.goto(admin.url(path))
+      await admin.page.getByRole('table', { name: table }).getByRole('cell', { name: cut(letter), exact: true }).waitFor()
+    }
+    await admin.page.goto(admin.url(`/dashboard/oauth-clients/${client.client_id}`))
+    expect(await admin.page.getByRole('heading', { level: 1 }).evaluate((h1) => h1.textContent)).toBe(huge('C'))
+    expect(admin.problems).toEqual([])
+  } finally {
+    kratos.identities.delete(person.id)
+    kratos.sessions.splice(kratos.sessions.indexOf(session), 1)
+    kratos.messages.splice(kratos.messages.indexOf(message), 1)
+    hydra.clients.delete(client.client_id)
+  }
+})
+
 test('on every page with a table, the box that scrolls it sideways is a tab stop that says what it is: a group named as its table', async () => {
   admin.problems.length = 0
   const { kratos } = admin.harness.sandbox

@@ -67,6 +67,24 @@ export function Row({ children }: { children: ComponentChildren }) {
   return <tr role="row">{children}</tr>
 }
 
+/**
+ * The most characters of a value a cell shows; a longer one is cut, with an ellipsis. The values
+ * come from the upstreams (a name or a user agent any end user sets for themselves, a message's
+ * subject, a client's name), and a browser lays a table out around a long unbroken value at a cost
+ * that grows faster than its length: one of 50,000 characters held the Messages page for 19 seconds,
+ * and one of a few hundred thousand held it for minutes. Far more than a real identifier (an e-mail
+ * address has at most 254 characters), name or user agent; a record's own page shows it whole.
+ */
+export const MOST_CELL_CHARACTERS = 500
+
+/** `text` as a cell shows it: whole, or its first MOST_CELL_CHARACTERS characters and an ellipsis. */
+export function cellText(text: string): string {
+  if (text.length <= MOST_CELL_CHARACTERS) return text
+  // Never between the two halves of a character outside the Basic Multilingual Plane (an emoji).
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(MOST_CELL_CHARACTERS - 1)) ? MOST_CELL_CHARACTERS - 1 : MOST_CELL_CHARACTERS
+  return `${text.slice(0, end)}…`
+}
+
 /** The name a phone shows beside a cell's value: its column's, repeated for sight only. */
 function CellLabel({ label }: { label: string }) {
   return <span class="cell-label" aria-hidden="true" data-label={label} />

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, type KratosSession } from '../api.ts'
 import { revealHidden } from '../reveal.ts'
 import { placeableAddress } from '../placeable-address.ts'
-import { Cell } from './data-table.tsx'
+import { Cell, cellText } from './data-table.tsx'
 import { Time } from './time.tsx'
 
 /**
@@ -67,12 +67,12 @@ export function DeviceCells({ session }: { session: KratosSession }) {
   return (
     <>
       <Cell label="Device" class="device">
-        {revealHidden(device?.user_agent ?? '') || '—'}
+        {cellText(revealHidden(device?.user_agent ?? '')) || '—'}
       </Cell>
       <Cell label="IP address" class={looksLikeIp(device?.ip_address) ? 'mono ip' : 'mono'}>
-        {revealHidden(device?.ip_address ?? '') || '—'}
+        {cellText(revealHidden(device?.ip_address ?? '')) || '—'}
       </Cell>
-      <Cell label="Location">{device?.location ? revealHidden(device.location) : <Location ip={device?.ip_address} />}</Cell>
+      <Cell label="Location">{device?.location ? cellText(revealHidden(device.location)) : <Location ip={device?.ip_address} />}</Cell>
     </>
   )
 }

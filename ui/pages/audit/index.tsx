@@ -3,7 +3,7 @@
 // to their pages.
 import { useState } from 'preact/hooks'
 import { api, type AuditEvent } from '../../api.ts'
-import { Cell, DataTable, Row } from '../../components/data-table.tsx'
+import { Cell, cellText, DataTable, Row } from '../../components/data-table.tsx'
 import { FilterSelect } from '../../components/filter-select.tsx'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
@@ -54,7 +54,7 @@ const knownIdentifier = (id: string): string | null => (isOwnIdentity(id) && use
 function IdentityRef({ value }: { value: string | null }) {
   if (!value) return <>—</>
   const known = knownIdentifier(value)
-  const name = revealHidden(known ?? value)
+  const name = cellText(revealHidden(known ?? value))
   const shown = UUID.test(value) && loginStoreShown() ? <a href={`/dashboard/identities/${encodeURIComponent(value)}`}>{name}</a> : <>{name}</>
   if (!known) return shown
   // The id stays under it: it is what the actor filter takes. One element, one line of a phone's card.
@@ -178,7 +178,7 @@ export function AuditPage() {
                     </Cell>
                     <Cell label="Action">{actionOf(event)}</Cell>
                     <Cell label="Target" class="mono">
-                      {IDENTITY_TARGETS.has(event.action) ? <IdentityRef value={event.target} /> : event.target === null ? '—' : revealHidden(event.target)}
+                      {IDENTITY_TARGETS.has(event.action) ? <IdentityRef value={event.target} /> : event.target === null ? '—' : cellText(revealHidden(event.target))}
                     </Cell>
                     <Cell label="Outcome">{outcomeOf(event)}</Cell>
                   </Row>

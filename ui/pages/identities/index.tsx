@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, deleteOutcome, notAnsweredInTime, unknownOutcomeSaid, upstreamName, type ApiFailure, type Identity } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, toReport, useLoad, useResultsAnnounced } from '../../components/load.tsx'
-import { Cell, DataTable, Row, SelectAll, SelectCell, Wrappable } from '../../components/data-table.tsx'
+import { Cell, cellText, DataTable, Row, SelectAll, SelectCell, Wrappable } from '../../components/data-table.tsx'
 import { Dialog } from '../../components/dialog.tsx'
 import { unavailableWhile, useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Time } from '../../components/time.tsx'
@@ -278,10 +278,10 @@ export function IdentitiesPage() {
                     </SelectCell>
                     <Cell label="Identifier" class="identifier">
                       <a href={`/dashboard/identities/${encodeURIComponent(identity.id)}`}>
-                        <Wrappable text={identifier} />
+                        <Wrappable text={cellText(identifier)} />
                       </a>
                     </Cell>
-                    <Cell label="Name" class="text">{displayName(identity) || <span class="muted">—</span>}</Cell>
+                    <Cell label="Name" class="text">{cellText(displayName(identity)) || <span class="muted">—</span>}</Cell>
                     <Cell label="State">
                       <span class={`state state-${identity.state ?? 'active'}`}>{identity.state === 'inactive' ? 'Inactive' : 'Active'}</span>
                     </Cell>

@@ -3,7 +3,7 @@
 // HTML), and its dispatch attempts with their errors. Kratos outside dev mode withholds every
 // subject and body: the pages say so instead of showing its placeholder.
 import { api, type CourierMessage } from '../../api.ts'
-import { Cell, DataTable, Row, Wrappable } from '../../components/data-table.tsx'
+import { Cell, cellText, DataTable, Row, Wrappable } from '../../components/data-table.tsx'
 import { FilterSelect } from '../../components/filter-select.tsx'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
@@ -57,11 +57,11 @@ export function MessagesPage() {
               {items.map((message) => (
                 <Row key={message.id}>
                   <Cell label="Recipient" class="identifier">
-                    <Wrappable text={revealHidden(message.recipient)} />
+                    <Wrappable text={cellText(revealHidden(message.recipient))} />
                   </Cell>
                   <Cell label="Subject" class="text">
                     <a href={`/dashboard/messages/${encodeURIComponent(message.id)}`}>
-                      {message.hidden && message.subject === undefined ? <span class="muted">Hidden by Kratos</span> : revealHidden(message.subject ?? '') || '(no subject)'}
+                      {message.hidden && message.subject === undefined ? <span class="muted">Hidden by Kratos</span> : cellText(revealHidden(message.subject ?? '')) || '(no subject)'}
                     </a>
                   </Cell>
                   <Cell label="Status">

@@ -7,7 +7,7 @@ import type { ComponentChildren } from 'preact'
 import { api, CLIENT_LIFESPANS, deleteOutcome, unknownOutcomeSaid, unreadable, type ApiFailure, type OAuthClient } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
-import { Cell, DataTable, Row } from '../../components/data-table.tsx'
+import { Cell, cellText, DataTable, Row } from '../../components/data-table.tsx'
 import { ConfirmDialog, Dialog } from '../../components/dialog.tsx'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
@@ -200,13 +200,13 @@ export function OAuthClientsPage() {
               {items.map((client) => (
                 <Row key={client.client_id}>
                   <Cell label="Name" class="text">
-                    <a href={`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`}>{clientName(client)}</a>
+                    <a href={`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`}>{cellText(clientName(client))}</a>
                   </Cell>
                   <Cell label="Client ID" class="mono identifier">
-                    {revealHidden(client.client_id)}
+                    {cellText(revealHidden(client.client_id))}
                   </Cell>
                   <Cell label="Type">{isPublic(client) ? 'Public' : 'Confidential'}</Cell>
-                  <Cell label="Grant types">{(client.grant_types ?? []).map((grant) => revealHidden(grantName(grant))).join(', ') || '—'}</Cell>
+                  <Cell label="Grant types">{cellText((client.grant_types ?? []).map((grant) => revealHidden(grantName(grant))).join(', ')) || '—'}</Cell>
                   <Cell label="Created">
                     <Time value={client.created_at} />
                   </Cell>

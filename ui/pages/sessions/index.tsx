@@ -4,7 +4,7 @@ import { useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { api, deleteOutcome, type ApiFailure, type KratosSession } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, FailureDetails, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
-import { ActionsCell, Cell, DataTable, Row, Wrappable } from '../../components/data-table.tsx'
+import { ActionsCell, Cell, cellText, DataTable, Row, Wrappable } from '../../components/data-table.tsx'
 import { ConfirmDialog } from '../../components/dialog.tsx'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { announce, clearEarlierAnnouncement } from '../../components/status.ts'
@@ -111,7 +111,7 @@ export function SessionsPage() {
                     <Cell label="Identity" class="identifier">
                       {session.identity ? (
                         <a href={`/dashboard/identities/${encodeURIComponent(session.identity.id)}`}>
-                          <Wrappable text={who} />
+                          <Wrappable text={cellText(who)} />
                         </a>
                       ) : (
                         '—'
