@@ -136,7 +136,7 @@ describe('a replica started with another ENCRYPTION_KEY', () => {
     const created = await a.fetch('/api/settings', {
       method: 'POST',
       headers: { cookie: adminCookie, origin: BASE_URL, 'content-type': 'application/json' },
-      body: JSON.stringify({ key: 'proxy.idp-admin.api_key', value, encrypted: true }),
+      body: JSON.stringify({ key: 'smtp.password', value, encrypted: true }),
     })
     expect(created.status).toBe(201)
     const before = await (await a.fetch('/api/settings', { headers: { cookie: adminCookie } })).text()
@@ -148,7 +148,7 @@ describe('a replica started with another ENCRYPTION_KEY', () => {
     for (const secret of secrets) expect(refused.stdout + refused.stderr).not.toContain(secret)
 
     expect(await (await a.fetch('/api/settings', { headers: { cookie: adminCookie } })).text()).toBe(before)
-    const read = await a.fetch('/api/settings/proxy.idp-admin.api_key?decrypt=true', { headers: { cookie: adminCookie } })
+    const read = await a.fetch('/api/settings/smtp.password?decrypt=true', { headers: { cookie: adminCookie } })
     expect(((await read.json()) as { value: string }).value).toBe(value)
     await stop(a)
   }, 60_000)

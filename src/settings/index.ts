@@ -6,11 +6,26 @@ import { ApiError } from '../http/errors.ts'
 import { refuseUnknownFields } from '../http/body.ts'
 import { singleParam } from '../http/query.ts'
 import { requestIdOf, sessionOf } from '../http/request-context.ts'
-import type { SettingsService } from './service.ts'
-import type { SettingCondition } from '../db/storage.ts'
+import { isApiKeySetting, type SettingsService } from './service.ts'
+import type { Setting, SettingCondition } from '../db/storage.ts'
 import { encryptBody, settingReadQuery, settingsListQuery, settingWriteBody, settingWriteHeaders } from './model.ts'
 
 const NO_SUCH_SETTING = 'No setting with this key.'
+
+/**
+ * Upstream API keys are write-only through the API (ui.md "Settings"): the browser never holds one,
+ * so a dashboard session, stolen or left open, never becomes the upstream's own key. A decrypt read
+ * is refused (and audited); one stored in plain text (set at the command line without --encrypted)
+ * is answered without its value. An encrypted one keeps its ciphertext, which opens nothing.
+ */
+const API_KEY_WRITE_ONLY = {
+  message: 'Upstream API keys are write-only: their values are never answered.',
+  hint: 'To change one, set a new key under Upstream API keys on the Settings page.',
+}
+
+function answered(setting: Setting): Setting {
+  return isApiKeySetting(setting.key) && !setting.encrypted ? { ...setting, value: '' } : setting
+}
 
 /**
  * `If-None-Match: *` creates only, `If-Match: *` replaces only (RFC 9110 §13.1). Settings have no
@@ -30,17 +45,21 @@ export function settingsRoutes(services: { settings: SettingsService }) {
   const { settings } = services
   return new Elysia({ name: 'settings' })
     // A repeated parameter is ambiguous (which one wins is the parser's choice): it is refused.
-    .get('/api/settings', async ({ request }) => settings.list(singleParam(request, 'category') ?? undefined), { query: settingsListQuery })
+    .get('/api/settings', async ({ request }) => (await settings.list(singleParam(request, 'category') ?? undefined)).map(answered), { query: settingsListQuery })
     .get(
       '/api/settings/:key',
       async ({ params, query, request, set }) => {
         const decrypt = query.decrypt === 'true'
+        if (decrypt && isApiKeySetting(params.key)) {
+          await settings.refusedApiKeyRead(params.key, sessionOf(request).sub, requestIdOf(request))
+          throw new ApiError('forbidden', API_KEY_WRITE_ONLY)
+        }
         const setting = await settings.read(params.key, { decrypt, actor: sessionOf(request).sub, requestId: requestIdOf(request) })
         if (setting === null) throw new ApiError('not_found', { message: NO_SUCH_SETTING })
         // A plaintext answer must not be stored by any cache on the way (the gate sets it for all
         // API answers; repeated here so this guarantee does not depend on that).
         if (decrypt) set.headers['cache-control'] = 'no-store'
-        return setting
+        return answered(setting)
       },
       // Before the schema, which would call a repeated one invalid rather than repeated.
       { query: settingReadQuery, transform: ({ request }) => void singleParam(request, 'decrypt') },
@@ -50,7 +69,7 @@ export function settingsRoutes(services: { settings: SettingsService }) {
       async ({ body, request, set }) => {
         const { outcome, setting } = await settings.write(body, sessionOf(request).sub, conditionOf(request), requestIdOf(request))
         set.status = outcome === 'created' ? 201 : 200
-        return setting
+        return answered(setting)
       },
       { body: settingWriteBody, headers: settingWriteHeaders, transform: ({ body }) => refuseUnknownFields(body, settingWriteBody.properties) },
     )

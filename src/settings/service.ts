@@ -75,6 +75,11 @@ export function apiKeySetting(prefix: UpstreamName): string {
 
 const API_KEY_SETTING_NAMES: ReadonlySet<string> = new Set(API_KEY_SETTINGS.values())
 
+/** Whether a setting holds an upstream prefix's API key. */
+export function isApiKeySetting(key: string): boolean {
+  return API_KEY_SETTING_NAMES.has(key)
+}
+
 /** A stored API key that cannot go in a header (written before keys were checked, or into the database directly). */
 export class ApiKeyNotSendable extends Error {
   override readonly name = 'ApiKeyNotSendable'
@@ -250,6 +255,11 @@ export class SettingsService {
     await this.deps.audit.record({ action: 'settings_decrypt_read', actor: options.actor, target: key, detail: { ok: result.ok }, requestId: options.requestId })
     if (!result.ok) throw new ApiError(result.reason === 'unavailable' ? 'encryption_unavailable' : 'decryption_failed')
     return { ...setting, value: result.plaintext }
+  }
+
+  /** A decrypt read of an upstream API key, refused by the routes: in the audit trail, with its actor. */
+  async refusedApiKeyRead(key: string, actor: Actor, requestId?: string): Promise<void> {
+    await this.deps.audit.record({ action: 'settings_decrypt_read', actor, target: key, detail: { outcome: 'refused' }, requestId })
   }
 
   /**
