@@ -246,7 +246,7 @@ function totalCount(headers: Headers | undefined): number | null {
  * redirect is never followed.
  */
 async function identitySchemas(from: 'idp' | 'idp-admin'): Promise<ApiResult<IdentitySchema[]>> {
-  const { result } = await send<unknown>('GET', `/api/${from}/schemas`, undefined, { redirect: 'manual' })
+  const { result } = await send<unknown>('GET', `/api/${from}/schemas`)
   if (result.ok) {
     const schemas = readSchemas(result.data)
     return schemas ? { ok: true, data: schemas } : unreadable(KRATOS_ANSWERS, result.requestId)
@@ -256,7 +256,6 @@ async function identitySchemas(from: 'idp' | 'idp-admin'): Promise<ApiResult<Ide
 }
 
 interface SendOptions {
-  redirect?: RequestRedirect
   caller?: Caller
   headers?: Record<string, string>
   /** A read made as part of a change counts as that change when the session is gone. */
@@ -264,21 +263,25 @@ interface SendOptions {
 }
 
 async function send<T>(method: string, path: string, body?: unknown, options: SendOptions = {}): Promise<{ result: ApiResult<T>; headers?: Headers }> {
-  const { redirect = 'follow', caller = 'person', headers: extra, readFor = 'show' } = options
+  const { caller = 'person', headers: extra, readFor = 'show' } = options
   let response: Response
   try {
     response = await fetch(path, {
       method,
       credentials: 'same-origin',
       cache: 'no-store',
-      redirect,
+      // Never followed. An upstream's redirect comes through our prefix, and the browser resolves a
+      // relative Location against the prefix's URL, that is on this service: a compromised Kratos
+      // answering a DELETE with `307 ../../../settings/<key>` would have this session delete a
+      // setting (or a Hydra client), the method kept. None of our own routes redirects a fetch.
+      redirect: 'manual',
       headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extra },
       body: body === undefined ? undefined : JSON.stringify(body),
     })
   } catch {
     return { result: { ok: false, failure: { error: 'unreachable', message: GENERIC[0]!, status: 0 } } }
   }
-  if (response.type === 'opaqueredirect') return { result: { ok: false, failure: { error: 'redirected', message: 'The service answered with a redirect.', status: 0 } } }
+  if (response.type === 'opaqueredirect') return { result: { ok: false, failure: namedFailure(path, { error: 'redirected', message: 'The service answered with a redirect, which the page does not follow.', status: 0 }) } }
   // Kratos's or Hydra's own answer, relayed by a proxy prefix (it alone carries the sandbox policy):
   // its 401 or 403 is about the service's API key, never the dashboard session, and its words are
   // not ours to show.
@@ -333,6 +336,8 @@ function namedFailure(path: string, failure: ApiFailure): ApiFailure {
         return `${notAnsweredInTime(name)}. ${WAIT}`
       case 'upstream_not_configured':
         return `${name} is not configured on this service.`
+      case 'redirected':
+        return `${name} answered with a redirect, which the page does not follow.`
       case 'request_failed':
         if (failure.status === 429) return `${name} is receiving too many requests (HTTP 429). ${WAIT}`
         if (failure.status === 503) return `${name} is unavailable for the moment (HTTP 503). ${WAIT}`

@@ -294,6 +294,11 @@ export class KratosFixture {
   /** When set, every /admin request answers this status with a Kratos error body. */
   failWith: number | null = null
   /**
+   * What a compromised Kratos (or one reached over a network someone tampers with) answers instead,
+   * by `METHOD path`: a redirect to `location`, as given. 307 and 308 keep the method and the body.
+   */
+  readonly hostileRedirects = new Map<string, { status: 301 | 302 | 303 | 307 | 308; location: string }>()
+  /**
    * Records served in another shape than Kratos's, by id (identity, session or message): wherever
    * the record appears (its own page, a list, a session's identity) it is answered reshaped.
    */
@@ -439,6 +444,8 @@ export class KratosFixture {
     const url = new URL(request.url)
     const call: RecordedCall = { method: request.method, path: url.pathname, query: url.searchParams, headers: request.headers }
     this.calls.push(call)
+    const hostile = this.hostileRedirects.get(`${request.method} ${url.pathname}`)
+    if (hostile) return new Response(null, { status: hostile.status, headers: { location: hostile.location } })
     const response = await this.answer(request, url)
     call.link = response.headers.get('link')
     return response
