@@ -21,6 +21,7 @@ test('every /dashboard path answers the shell, no-store, with exactly the CSP, t
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8')
     expect(response.headers.get('cache-control')).toBe('no-store')
     expect(response.headers.get('content-security-policy')).toBe(CSP)
+    expect(response.headers.get('cross-origin-opener-policy')).toBe('same-origin')
     expect(response.headers.get('x-content-type-options')).toBe('nosniff')
     const html = await response.text()
     expect(html).toContain(`<script type="module" src="/dashboard/assets/${ENTRY.script}"></script>`)

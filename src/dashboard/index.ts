@@ -32,10 +32,20 @@ ${ENTRY.preload.map((name) => `<link rel="modulepreload" href="${ASSET_PREFIX}${
 
 const assetBodies = new Map(Object.entries(ASSETS).map(([name, asset]) => [name, { type: asset.type, body: new TextEncoder().encode(asset.body) }]))
 
+// A page of another site that opened the dashboard (window.open from a link in a mail, so that the
+// address looks right) keeps no hold on its window: it could otherwise send the dashboard's tab to a
+// look-alike sign-in later (tabnabbing). Same-origin windows (none today) would keep theirs.
+const SHELL_OPENER_POLICY = 'same-origin'
+
 function shell(set: { headers: Record<string, string | number> }): Response {
   set.headers['cache-control'] = 'no-store'
   return new Response(SHELL, {
-    headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': SHELL_CONTENT_SECURITY_POLICY, 'cache-control': 'no-store' },
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': SHELL_CONTENT_SECURITY_POLICY,
+      'cross-origin-opener-policy': SHELL_OPENER_POLICY,
+      'cache-control': 'no-store',
+    },
   })
 }
 
