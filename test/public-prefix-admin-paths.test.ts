@@ -9,6 +9,8 @@ import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
 import { rawRequest } from './support/raw-http.ts'
 import { startService, type TestService } from './support/service.ts'
 import { markSecret, markSensitive } from './support/leaks.ts'
+import { normalizePath } from '../src/http/access.ts'
+import { reachesAdminApi } from '../src/proxy/url.ts'
 
 const ORY_API_KEY = 'ory_pat_project_key_with_admin_rights_0123456789'
 const ORIGIN = 'http://admin.test'
@@ -99,4 +101,14 @@ describe('a public prefix with the project API key stored for it', () => {
     const response = await fetch(`${service.url}/api/idp-admin/admin/identities/${someone.id}`, { headers: { cookie } })
     expect(response.status).toBe(200)
   })
+})
+
+test('a plain path is judged without normalizing it, as normalizing it would judge it', () => {
+  const full = (rest: string) => {
+    const { path } = normalizePath(rest)
+    return path === '/admin' || path.startsWith('/admin/')
+  }
+  const paths = ['', '/', '/admin', '/admin/', '/admin/identities', '/admins', '/administrator/x', '/x/admin', '/adm', '/admin-x/y', '/sessions/whoami', '/schemas/default', '/admin.x/y', '/admin_/y', '/a/b/admin/', '/admin/a/b/c/']
+  for (const path of paths) expect({ path, reaches: reachesAdminApi(path) }).toEqual({ path, reaches: full(path) })
+  expect(paths.filter(reachesAdminApi)).toEqual(['/admin', '/admin/', '/admin/identities', '/admin/a/b/c/'])
 })

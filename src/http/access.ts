@@ -167,6 +167,11 @@ export function classifyPath(rawPath: string): Access {
  */
 const PLAIN_PATH = /^(?:\/[a-z0-9_.-]*[a-z0-9_-])*\/?$/
 
+/** Whether `path` is plain as above: what normalizePath would make of it is itself, less a trailing slash. */
+export function isPlainPath(path: string): boolean {
+  return PLAIN_PATH.test(path)
+}
+
 /** Classification is a pure function of the path: recent answers are kept (by exact path). */
 const recentClassifications = new Map<string, Access>()
 const RECENT_LIMIT = 4096

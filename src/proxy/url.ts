@@ -2,7 +2,7 @@
 // base URL's path, query unchanged. Anything that could move the request to another host or
 // another place than under the base path is refused before any connection is made.
 
-import { normalizePath } from '../http/access.ts'
+import { isPlainPath, normalizePath } from '../http/access.ts'
 
 const MAX_DECODE_ROUNDS = 4
 
@@ -129,6 +129,8 @@ export function joinUpstreamUrl(base: URL, rest: string, search: string): JoinRe
  * prefix, which anyone who can reach the service may call, must never lead there with its key.
  */
 export function reachesAdminApi(rest: string): boolean {
+  // The common case, on every public prefix's request, without decoding or normalizing anything.
+  if (isPlainPath(rest)) return rest === '/admin' || rest.startsWith('/admin/')
   const { path } = normalizePath(rest)
   return path === '/admin' || path.startsWith('/admin/')
 }
