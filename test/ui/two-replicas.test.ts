@@ -7,24 +7,13 @@ import type { BrowserContext, Page, Request } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { within } from '../support/eventually.ts'
 import { markSecret } from '../support/leaks.ts'
-import { axeFindings, DESKTOP, PHONE, sidewaysScroll } from './harness.ts'
+import { sweep } from './harness.ts'
 import { operatorAt, useReplicaHarness } from './replicas.ts'
 
 const cluster = useReplicaHarness()
 
 const settingsRow = (page: Page, key: string) => page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: key, exact: true }) })
 const storedSetting = async (key: string) => (await cluster.a.services.settings.list()).find((setting) => setting.key === key)
-
-/** What a phone shows of the page as it is: nothing scrolls sideways, nothing axe-core finds serious. */
-async function fitsAPhone(page: Page): Promise<void> {
-  await page.setViewportSize(PHONE)
-  try {
-    expect(await sidewaysScroll(page)).toBe(0)
-    expect(await axeFindings(page)).toEqual([])
-  } finally {
-    await page.setViewportSize(DESKTOP)
-  }
-}
 
 test('two administrators edit one setting on two replicas: the later Save does not undo the earlier one unseen; it shows what is stored now, and Save again replaces it', async () => {
   await cluster.a.services.settings.write({ key: 'mail.from_name', value: 'Identity Team', category: 'mail' }, null)
@@ -42,8 +31,7 @@ test('two administrators edit one setting on two replicas: the later Save does n
 
     await secondEdit.getByRole('button', { name: 'Save' }).click()
     await secondEdit.getByRole('alert').getByText('Not saved: this setting changed since the page loaded.').waitFor()
-    expect(await axeFindings(second.page)).toEqual([])
-    await fitsAPhone(second.page)
+    expect(await sweep(second.page, 'settings-changed-meanwhile', () => secondEdit.getByRole('alert').waitFor())).toEqual([])
     expect(await secondEdit.getByLabel('Stored value:').textContent()).toBe('Platform Team')
     expect((await storedSetting('mail.from_name'))?.value).toBe('Platform Team')
     // The edit is kept, and the list behind the dialog shows what is stored now.
@@ -76,9 +64,9 @@ test('an encrypted setting saved again on one replica and revealed on the other:
 
     await row.getByRole('button', { name: 'Reveal smtp.password' }).click()
     await row.getByText('smtp-new-0002').waitFor()
-    await row.getByText(/^Saved again on .*, since the list was read: Reveal shows the value as it is now\.$/).waitFor()
-    expect(await axeFindings(second.page)).toEqual([])
-    await fitsAPhone(second.page)
+    const savedAgain = row.getByText(/^Saved again on .*, since the list was read: Reveal shows the value as it is now\.$/)
+    await savedAgain.waitFor()
+    expect(await sweep(second.page, 'settings-saved-again', () => savedAgain.waitFor())).toEqual([])
 
     // Made plain there: said too.
     await cluster.a.services.settings.write({ key: 'smtp.password', value: 'smtp-plain-0003', category: 'mail' }, null)
