@@ -10,7 +10,7 @@ import { useMenuDismissal } from './menu.ts'
 import { clearEarlierAnnouncement } from './components/status.ts'
 import { StatusRegion } from './components/status-region.tsx'
 import { ErrorView } from './components/load.tsx'
-import { Heading, focusHeadingAfterNavigation } from './components/heading.tsx'
+import { Heading, focusHeading, focusHeadingAfterNavigation } from './components/heading.tsx'
 import { findRoute, NAV, normalPath, preloadPages, type Upstream } from './routes.tsx'
 import type { ApiFailure } from './api.ts'
 import { revealHidden } from './reveal.ts'
@@ -69,7 +69,7 @@ whenForbidden(async () => {
 
 function dismissNotice(): void {
   dismissLostWrite()
-  document.getElementById('page-title')?.focus()
+  focusHeading()
 }
 
 /**
@@ -146,7 +146,7 @@ function backToDashboard(event: MouseEvent): void {
 /** The skip link moves focus to the page's h1, without a history entry of its own. */
 function skipToContent(event: MouseEvent): void {
   event.preventDefault()
-  document.getElementById('page-title')?.focus()
+  focusHeading()
 }
 
 export function App() {

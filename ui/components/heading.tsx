@@ -7,6 +7,18 @@ export function focusHeadingAfterNavigation(): void {
   focusOnNextHeading = true
 }
 
+const HEADING_ID = 'page-title'
+
+/** Focus to the page's h1: after an action whose control went away, or from the skip link. */
+export function focusHeading(): void {
+  document.getElementById(HEADING_ID)?.focus()
+}
+
+/** Whether the page's h1 has focus (as a navigation leaves it). */
+export function headingHasFocus(): boolean {
+  return document.activeElement?.id === HEADING_ID
+}
+
 export function Heading({ children }: { children: string }) {
   const ref = useRef<HTMLHeadingElement>(null)
   // The tab's title changes in the render that shows the heading, not after the next frame: a
@@ -25,7 +37,7 @@ export function Heading({ children }: { children: string }) {
     }
   })
   return (
-    <h1 ref={ref} tabIndex={-1} id="page-title">
+    <h1 ref={ref} tabIndex={-1} id={HEADING_ID}>
       {children}
     </h1>
   )

@@ -4,7 +4,7 @@
 import type { ComponentType } from 'preact'
 import { signal } from '@preact/signals'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { Heading, focusHeadingAfterNavigation } from './heading.tsx'
+import { Heading, focusHeadingAfterNavigation, headingHasFocus } from './heading.tsx'
 import { location } from '../router.ts'
 
 type PageProps = { params: Record<string, string> }
@@ -62,7 +62,7 @@ export function lazyPage(title: string, load: () => Promise<Page>): LazyPage {
           if (!current) return
           // The loading heading had focus (a navigation gave it): the page's own takes it when drawn.
           // Focus the person moved elsewhere meanwhile stays where they put it.
-          if (document.activeElement?.id === 'page-title') focusHeadingAfterNavigation()
+          if (headingHasFocus()) focusHeadingAfterNavigation()
           setReady(true)
         },
         () => current && setFailure(asked),

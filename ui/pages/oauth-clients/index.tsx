@@ -5,7 +5,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import type { ComponentChildren } from 'preact'
 import { api, CLIENT_LIFESPANS, deleteOutcome, unknownOutcomeSaid, unreadable, type ApiFailure, type OAuthClient } from '../../api.ts'
-import { Heading } from '../../components/heading.tsx'
+import { Heading, focusHeading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Cell, cellText, DataTable, Row } from '../../components/data-table.tsx'
 import { ConfirmDialog, Dialog } from '../../components/dialog.tsx'
@@ -265,7 +265,7 @@ function OneTimeSecret({ secret, onDismiss }: { secret: ShownSecret | null; onDi
   if (!secret) return null
   const dismiss = () => {
     onDismiss()
-    document.getElementById('page-title')?.focus()
+    focusHeading()
   }
   return (
     <section class="card one-time" aria-labelledby="secret-h">

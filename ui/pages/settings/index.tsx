@@ -3,7 +3,7 @@
 // upstream API keys write-only.
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { api, deleteOutcome, type ApiFailure, type ApiResult, type Setting, type UpstreamName } from '../../api.ts'
-import { Heading } from '../../components/heading.tsx'
+import { Heading, focusHeading } from '../../components/heading.tsx'
 import { ErrorView, FailureDetails, Region, toReport, useLoad } from '../../components/load.tsx'
 import { ActionsCell, Cell, DataTable, RowHeader, Row } from '../../components/data-table.tsx'
 import { ConfirmDialog, Dialog } from '../../components/dialog.tsx'
@@ -127,7 +127,7 @@ function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (se
   }
   // Revealed after it was deleted elsewhere: its row goes, and with it the button that had focus.
   const gone = (key: string) => {
-    document.getElementById('page-title')?.focus()
+    focusHeading()
     announce(`Setting ${key} was deleted since the page loaded.`)
     reload()
   }
@@ -429,7 +429,7 @@ function LateFailure({ failure, onDismiss }: { failure: ApiFailure; onDismiss: (
   const dismiss = () => {
     onDismiss()
     // The button goes with the notice: focus goes where a page's focus starts.
-    document.getElementById('page-title')?.focus()
+    focusHeading()
   }
   return (
     <div class="notice page-notice" role="note">
