@@ -367,7 +367,12 @@ export async function backThroughSignIn(page: Page, sandbox: Sandbox, landed: Lo
   // The provider's address is enough to know which way it went (signIn waits for its form); a
   // loaded machine may take a while to finish loading a page on the way, so the wait is longer.
   const atProvider = page.waitForURL((address) => address.origin === sandbox.providerUrl, { waitUntil: 'commit', timeout: 20_000 }).then(() => true)
-  if (await Promise.race([atProvider, landed.waitFor({ timeout: 20_000 }).then(() => false)])) await signIn(page, sandbox, 'admin')
+  const wentThere = await Promise.race([atProvider, landed.waitFor({ timeout: 20_000 }).then(() => false)]).catch(async (error) => {
+    // Neither: say where the page is and what it shows, for whoever reads the failure.
+    const shown = await page.locator('body').innerText({ timeout: 1000 }).catch(() => '(nothing readable)')
+    throw new Error(`${error}\nThe page is at ${page.url()} and shows: ${shown.slice(0, 2000)}`)
+  })
+  if (wentThere) await signIn(page, sandbox, 'admin')
   await landed.waitFor()
 }
 
