@@ -614,6 +614,40 @@ test('an API key for idp-admin is stored encrypted, sent on the next Kratos call
   for (const body of bodies) expect(body).not.toContain(apiKey)
 })
 
+test('an API key stored in plain text (set on the host without --encrypted) is said so in its row; Replace key stores it encrypted', async () => {
+  const { settings } = admin.harness.sandbox.services
+  const plainKey = 'ory_pat_Plain-On-The-Host-0123456789'
+  const newKey = 'ory_pat_Encrypted-Now-9876543210'
+  await settings.write({ key: 'proxy.oauth-admin.api_key', value: plainKey, encrypted: false, category: 'proxy' }, null)
+  try {
+    await admin.page.goto(admin.url('/dashboard/settings'))
+    const keys = admin.page.getByRole('region', { name: 'Upstream API keys' })
+    const row = keys.getByRole('row').filter({ has: admin.page.getByRole('rowheader', { name: '/api/oauth-admin', exact: true }) })
+    await row.getByText('Key set, stored in plain text').waitFor()
+    await keys.getByText('One set on the host without --encrypted is stored in plain text: Replace key stores it encrypted.').waitFor()
+    // Only that row: the others say what they did.
+    expect(await keys.getByText('stored in plain text', { exact: false }).count()).toBe(2)
+    const found = await sweep(admin.page, 'settings-plain-api-key', () => row.getByText('Key set, stored in plain text').waitFor())
+    expect(found).toEqual([])
+    expect(await admin.page.content()).not.toContain(plainKey)
+
+    await row.getByRole('button', { name: 'Replace key for oauth-admin' }).click()
+    const dialog = admin.page.getByRole('dialog', { name: 'API key for /api/oauth-admin' })
+    await dialog.getByLabel('API key').fill(newKey)
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await admin.page.getByRole('status').getByText('API key for oauth-admin saved.').waitFor()
+    await row.getByText('Key set', { exact: true }).waitFor()
+    expect(await row.getByText('stored in plain text', { exact: false }).count()).toBe(0)
+    const stored = (await settings.list()).find((setting) => setting.key === 'proxy.oauth-admin.api_key')!
+    expect(stored.encrypted).toBe(true)
+    expect(stored.value).not.toContain(newKey)
+    expect(await settings.apiKeyFor('oauth-admin')).toBe(newKey)
+    expect(admin.problems).toEqual([])
+  } finally {
+    await settings.remove('proxy.oauth-admin.api_key', null)
+  }
+})
+
 test('Set key for a public prefix says at the field that its calls need no sign-in, so a key with admin rights does not belong there; an admin prefix says nothing of the kind', async () => {
   await admin.page.goto(admin.url('/dashboard/settings'))
   const keys = admin.page.getByRole('region', { name: 'Upstream API keys' })

@@ -247,6 +247,8 @@ function ApiKeys({
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, oneAtATime] = useOneAtATime()
   const present = new Set(settings.map((s) => API_KEY.exec(s.key)?.[1]).filter(Boolean))
+  // Set on the host with `settings set` without --encrypted: said, for Replace key to mend.
+  const plain = new Set(settings.filter((s) => !s.encrypted).map((s) => API_KEY.exec(s.key)?.[1]).filter(Boolean))
   // A key removed: its Remove goes, so focus goes to the row's Set key (its Replace key until the
   // list is read again), not back to the Remove the question would return to. Moved as the
   // question closes, in the render that closes it.
@@ -269,7 +271,8 @@ function ApiKeys({
     <section class="card" aria-labelledby="api-keys-h">
       <h2 id="api-keys-h">Upstream API keys</h2>
       <p class="muted">
-        Sent as <code>Authorization: Bearer …</code> on every call through that prefix. Stored encrypted; never shown again after saving.
+        Sent as <code>Authorization: Bearer …</code> on every call through that prefix. Saved here, a key is stored encrypted and never shown
+        again. One set on the host without <code>--encrypted</code> is stored in plain text: Replace key stores it encrypted.
       </p>
       <DataTable caption="Upstream API keys" columns={['Prefix', 'Upstream', 'Key', { hidden: 'Actions' }]}>
         {PREFIXES.map((prefix) => {
@@ -280,7 +283,15 @@ function ApiKeys({
                 /api/{prefix.name}
               </RowHeader>
               <Cell label="Upstream">{prefix.label}</Cell>
-              <Cell label="Key">{has ? <span class="state state-active">Key set</span> : <span class="muted">No key</span>}</Cell>
+              <Cell label="Key">
+                {!has ? (
+                  <span class="muted">No key</span>
+                ) : plain.has(prefix.name) ? (
+                  <span class="state state-warn">Key set, stored in plain text</span>
+                ) : (
+                  <span class="state state-active">Key set</span>
+                )}
+              </Cell>
               <ActionsCell class="row-actions">
                 <button
                   type="button"
