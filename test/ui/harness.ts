@@ -422,3 +422,15 @@ export function browserAsksBeforeLeaving(page: Page): Promise<boolean> {
     return event.defaultPrevented
   })
 }
+
+/** A request of the overview's check of the services (timed or by Retry). */
+export const isHealthCheck = (request: Request) => new URL(request.url()).pathname === '/api/services/health'
+
+/** Every request that would take the browser to the sign-in. */
+export function watchSignIns(page: Page): string[] {
+  const signIns: string[] = []
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/api/auth/login') signIns.push(request.url())
+  })
+  return signIns
+}
