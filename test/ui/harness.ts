@@ -434,3 +434,14 @@ export function watchSignIns(page: Page): string[] {
   })
   return signIns
 }
+
+/**
+ * The session ends under an open page (its cookie gone, as when it expires), once the page's own
+ * loads have been answered: a load still under way (an identity's sessions, after its Deactivate
+ * is shown) would meet the ended session first, and its 401 rightly takes the person to the
+ * sign-in before the change the test is about is made.
+ */
+export async function endSession(page: Page): Promise<void> {
+  await page.waitForLoadState('networkidle')
+  await page.context().clearCookies({ name: 'admin-session' })
+}

@@ -5,7 +5,7 @@ import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { within } from '../support/eventually.ts'
-import { answerQuestions, answerTooLate, backThroughSignIn, browserAsksBeforeLeaving, createIdentityThroughForm, fillOtherRequired, DESKTOP, holdRequests, liveRegionTexts, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, answerTooLate, backThroughSignIn, browserAsksBeforeLeaving, createIdentityThroughForm, fillOtherRequired, DESKTOP, holdRequests, liveRegionTexts, PHONE, SCREENSHOT_DIR, signIn, sidewaysScroll, pageOnFakeClock, signedInPage, sweep, tabTo, useSignedInBrowser, endSession } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
 
@@ -784,12 +784,12 @@ test('a metadata save that first reads the identity again, refused because the s
   person.metadata_public = { plan: 'silver' }
   const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
   try {
-    const { page: tab, context } = other
+    const { page: tab } = other
     await tab.getByRole('heading', { level: 1, name: 'reread.metadata@example.test' }).waitFor()
     const metadata = tab.getByRole('region', { name: 'Metadata' })
     // The field has a value: it is set whole, so Save reads the identity again first (a GET).
     await metadata.getByLabel('Public metadata').fill('{"plan": "gold"}')
-    await context.clearCookies({ name: 'admin-session' })
+    await endSession(tab)
     await metadata.getByRole('button', { name: 'Save' }).click()
     // Through the sign-in (the provider may still know this browser and send it straight back).
     const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved' })
@@ -812,11 +812,11 @@ test('a traits edit refused because the session ended is kept through the sign-i
   const person = admin.harness.sandbox.kratos.addIdentity({ email: 'kept.draft@example.test', name: 'Before Draft' })
   const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
   try {
-    const { page: tab, context } = other
+    const { page: tab } = other
     await tab.getByRole('heading', { level: 1, name: 'kept.draft@example.test' }).waitFor()
     const traits = tab.getByRole('region', { name: 'Traits' })
     await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Typed Before The Session Ended')
-    await context.clearCookies({ name: 'admin-session' })
+    await endSession(tab)
     await traits.getByRole('button', { name: 'Save' }).click()
     const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved. Your draft was kept; check it and save again.' })
     await backThroughSignIn(tab, admin.harness.sandbox, notice)
@@ -837,14 +837,14 @@ test('a traits edit refused because the session ended is kept through the sign-i
 test('Create identity refused because the session ended opens again with its draft after the sign-in, all but the initial password, which the notice asks to type again', async () => {
   const other = await signedInPage(admin.harness, 'admin', '/dashboard/identities')
   try {
-    const { page: tab, context } = other
+    const { page: tab } = other
     await tab.getByRole('button', { name: 'Create identity' }).click()
     const dialog = tab.getByRole('dialog', { name: 'Create identity' })
     const email = dialog.getByRole('textbox', { name: /e-?mail/i }).first()
     await email.fill('drafted.person@example.test')
     await dialog.getByRole('textbox', { name: 'Name', exact: true }).fill('Drafted Person')
     await dialog.getByLabel('Initial password (optional)').fill('never kept in the browser 1')
-    await context.clearCookies({ name: 'admin-session' })
+    await endSession(tab)
     await dialog.getByRole('button', { name: 'Create identity' }).click()
     const notice = tab.getByRole('alert').filter({
       hasText: 'Your draft was kept, except the initial password, which is never kept in the browser: type it again, check the rest and save again.',

@@ -1,9 +1,9 @@
 // The drafts kept through the sign-in when the session ended at a change, and the notice that says
 // what became of them (ui/drafts.ts): whose they are, which forms they hold, and when they go.
 import { expect, test } from 'bun:test'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { within } from '../support/eventually.ts'
-import { answerQuestions, backThroughSignIn, signIn, signedInPage, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, backThroughSignIn, signIn, signedInPage, useSignedInBrowser, endSession } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
 
@@ -11,8 +11,9 @@ const stored = (email: string) => [...admin.harness.sandbox.kratos.identities.va
 /** What this tab keeps for the way back from the sign-in: drafts and the notice. */
 const keptInTab = (page: Page) => page.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith('admin-dashboard.')).sort())
 /** The session ends, and the provider forgets this browser too: the next sign-in asks who it is. */
-async function sessionAndProviderGone(context: BrowserContext) {
-  await context.clearCookies({ name: 'admin-session' })
+async function sessionAndProviderGone(page: Page) {
+  await endSession(page)
+  const context = page.context()
   for (const cookie of await context.cookies(admin.harness.sandbox.providerUrl)) await context.clearCookies({ name: cookie.name })
 }
 
@@ -20,10 +21,10 @@ test('the "not saved" notice goes once its kept draft is saved, and a reload doe
   const person = admin.harness.sandbox.kratos.addIdentity({ email: 'notice.used@example.test', name: 'Before' })
   const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
   try {
-    const { page: tab, context } = other
+    const { page: tab } = other
     const traits = tab.getByRole('region', { name: 'Traits' })
     await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Typed Then Refused')
-    await context.clearCookies({ name: 'admin-session' })
+    await endSession(tab)
     await traits.getByRole('button', { name: 'Save' }).click()
     const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved. Your draft was kept; check it and save again.' })
     await backThroughSignIn(tab, admin.harness.sandbox, notice)
@@ -47,10 +48,10 @@ test('the "not saved" notice is for the identity whose change was refused: anoth
   const person = admin.harness.sandbox.kratos.addIdentity({ email: 'notice.owner@example.test', name: 'Before' })
   const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
   try {
-    const { page: tab, context } = other
+    const { page: tab } = other
     const traits = tab.getByRole('region', { name: 'Traits' })
     await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('The admin’s draft')
-    await sessionAndProviderGone(context)
+    await sessionAndProviderGone(tab)
     await traits.getByRole('button', { name: 'Save' }).click()
     await signIn(tab, admin.harness.sandbox, 'viewer')
     await tab.getByRole('heading', { level: 1, name: 'No access' }).waitFor()
@@ -58,7 +59,7 @@ test('the "not saved" notice is for the identity whose change was refused: anoth
     expect(await keptInTab(tab)).toEqual([])
     expect(JSON.stringify(await tab.evaluate(() => ({ ...sessionStorage })))).not.toContain('The admin’s draft')
     await tab.getByRole('button', { name: 'Sign out' }).click()
-    await sessionAndProviderGone(context)
+    await sessionAndProviderGone(tab)
     await tab.getByRole('link', { name: 'Sign in again' }).click()
     await signIn(tab, admin.harness.sandbox, 'admin')
     await tab.getByRole('heading', { level: 1, name: 'notice.owner@example.test' }).waitFor()
@@ -73,12 +74,12 @@ test('Sign out drops the "not saved" notice: signing in again as the same identi
   const person = admin.harness.sandbox.kratos.addIdentity({ email: 'notice.signout@example.test', name: 'Before' })
   const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
   try {
-    const { page: tab, context } = other
+    const { page: tab } = other
     const questions = answerQuestions(tab)
     questions.answer.ok = true
     const traits = tab.getByRole('region', { name: 'Traits' })
     await tab.getByRole('button', { name: 'Deactivate' }).waitFor()
-    await context.clearCookies({ name: 'admin-session' })
+    await endSession(tab)
     await tab.getByRole('button', { name: 'Deactivate' }).click()
     const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved. Make it again.' })
     await backThroughSignIn(tab, admin.harness.sandbox, notice)
@@ -100,12 +101,12 @@ test('a change refused because the session ended keeps the unsaved edits of the 
   const person = admin.harness.sandbox.kratos.addIdentity({ email: 'two.forms@example.test', name: 'Before' })
   const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
   try {
-    const { page: tab, context } = other
+    const { page: tab } = other
     const traits = tab.getByRole('region', { name: 'Traits' })
     const adminMetadata = tab.getByRole('region', { name: 'Metadata' }).getByLabel('Admin metadata')
     await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Both Typed')
     await adminMetadata.fill('{"note": "a long careful note"}')
-    await context.clearCookies({ name: 'admin-session' })
+    await endSession(tab)
     await traits.getByRole('button', { name: 'Save' }).click()
     const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved. Your draft was kept; check it and save again. Your unsaved changes to the metadata were kept too: check them and save.' })
     await backThroughSignIn(tab, admin.harness.sandbox, notice)
@@ -130,10 +131,10 @@ test('Deactivate refused because the session ended keeps the traits being edited
   const person = admin.harness.sandbox.kratos.addIdentity({ email: 'deactivate.edit@example.test', name: 'Before' })
   const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
   try {
-    const { page: tab, context } = other
+    const { page: tab } = other
     const traits = tab.getByRole('region', { name: 'Traits' })
     await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Typed Before Deactivate')
-    await context.clearCookies({ name: 'admin-session' })
+    await endSession(tab)
     await tab.getByRole('button', { name: 'Deactivate' }).click()
     const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved. Make it again. Your unsaved changes to the traits were kept: check them and save.' })
     await backThroughSignIn(tab, admin.harness.sandbox, notice)
@@ -157,12 +158,12 @@ test('an edit of an encrypted setting refused because the session ended is never
   await page.getByRole('status').getByText('Setting kept.secret saved.').waitFor()
   const other = await signedInPage(admin.harness, 'admin', '/dashboard/settings')
   try {
-    const { page: tab, context } = other
+    const { page: tab } = other
     await tab.getByRole('button', { name: 'Edit kept.secret' }).click()
     const dialog = tab.getByRole('dialog', { name: 'Edit kept.secret' })
     await dialog.getByLabel('Value', { exact: true }).fill('typed in plain')
     await dialog.getByLabel('Encrypt the value').uncheck()
-    await context.clearCookies({ name: 'admin-session' })
+    await endSession(tab)
     await dialog.getByRole('button', { name: 'Save' }).click()
     const notice = tab.getByRole('alert').filter({
       hasText: 'it was not saved. The new value of an encrypted setting is never kept in the browser, so the draft was not kept: make the change again.',
@@ -179,12 +180,12 @@ test('an edit of an encrypted setting refused because the session ended is never
 test('an API key refused because the session ended is never kept, and the notice says once to type it again', async () => {
   const other = await signedInPage(admin.harness, 'admin', '/dashboard/settings')
   try {
-    const { page: tab, context } = other
+    const { page: tab } = other
     const keys = tab.getByRole('region', { name: 'Upstream API keys' })
     await keys.getByRole('button', { name: 'Set key for oauth', exact: true }).click()
     const dialog = tab.getByRole('dialog', { name: 'API key for /api/oauth' })
     await dialog.getByLabel('API key').fill('ory_pat_never_kept_0123')
-    await context.clearCookies({ name: 'admin-session' })
+    await endSession(tab)
     await dialog.getByRole('button', { name: 'Save' }).click()
     const said = 'Your session ended before your last change reached the server: it was not saved. The API key is never kept in the browser, so the draft was not kept: make the change again.'
     const notice = tab.getByRole('alert').filter({ hasText: said })
@@ -201,14 +202,14 @@ test('Save with a recovery link shown after the session ended asks first; Stay k
   const person = admin.harness.sandbox.kratos.addIdentity({ email: 'stay.here@example.test', name: 'Before' })
   const other = await signedInPage(admin.harness, 'admin', `/dashboard/identities/${person.id}`)
   try {
-    const { page: tab, context } = other
+    const { page: tab } = other
     const questions = answerQuestions(tab)
     await tab.getByRole('button', { name: 'Create recovery link' }).click()
     await tab.getByRole('textbox', { name: 'Recovery link', exact: true }).waitFor()
     const traits = tab.getByRole('region', { name: 'Traits' })
     const name = traits.getByRole('textbox', { name: 'Name', exact: true })
     await name.fill('Typed First')
-    await context.clearCookies({ name: 'admin-session' })
+    await endSession(tab)
     await traits.getByRole('button', { name: 'Save' }).click()
     await within(5000, () => questions.asked.length > 0)
     await tab.waitForTimeout(300)

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { HydraFixture } from '../support/hydra.ts'
 import type { Locator } from 'playwright-core'
-import { answerQuestions, answerTooLate, backThroughSignIn, DESKTOP, holdRequests, PHONE, SCREENSHOT_DIR, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, answerTooLate, backThroughSignIn, DESKTOP, holdRequests, PHONE, SCREENSHOT_DIR, signedInPage, sweep, tabTo, useSignedInBrowser, endSession } from './harness.ts'
 import { within } from '../support/eventually.ts'
 
 /** A client with the fields an operator sets through the API or the Hydra CLI but the form does not show. */
@@ -400,12 +400,12 @@ describe('in the browser', () => {
     const client = admin.harness.sandbox.hydra.addClient({ client_name: 'Expired edit app', redirect_uris: ['https://expired.example.com/callback'] })
     const other = await signedInPage(admin.harness, 'admin', `/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`)
     try {
-      const { page: tab, context } = other
+      const { page: tab } = other
       await tab.getByRole('heading', { level: 1, name: 'Expired edit app' }).waitFor()
       await tab.getByRole('button', { name: 'Edit client' }).click()
       // A list is set whole: Save reads the client again first (a GET), and that is what meets the 401.
       await tab.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://expired.example.com/callback\nhttps://expired.example.com/more')
-      await context.clearCookies({ name: 'admin-session' })
+      await endSession(tab)
       await tab.getByRole('button', { name: 'Save' }).click()
       // Through the sign-in (the provider may still know this browser and send it straight back).
       const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved' })
@@ -421,12 +421,12 @@ describe('in the browser', () => {
   test('Create client refused because the session ended opens again with its draft after the sign-in', async () => {
     const other = await signedInPage(admin.harness, 'admin', '/dashboard/oauth-clients')
     try {
-      const { page: tab, context } = other
+      const { page: tab } = other
       await tab.getByRole('button', { name: 'Create client' }).click()
       const dialog = tab.getByRole('dialog', { name: 'Create client' })
       await dialog.getByRole('textbox', { name: 'Client name' }).fill('Drafted app')
       await dialog.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://drafted.example.com/cb')
-      await context.clearCookies({ name: 'admin-session' })
+      await endSession(tab)
       await dialog.getByRole('button', { name: 'Create client' }).click()
       await backThroughSignIn(tab, admin.harness.sandbox, tab.getByRole('alert').filter({ hasText: 'Your draft was kept; check it and save again.' }))
       await dialog.waitFor()
@@ -446,13 +446,13 @@ describe('in the browser', () => {
     const client = hydra.addClient({ client_name: 'Draft edit app', redirect_uris: ['https://draft.example.com/callback'] })
     const other = await signedInPage(admin.harness, 'admin', `/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`)
     try {
-      const { page: tab, context } = other
+      const { page: tab } = other
       await tab.getByRole('heading', { level: 1, name: 'Draft edit app' }).waitFor()
       await tab.getByRole('button', { name: 'Edit client' }).click()
       const form = tab.getByRole('region', { name: 'Edit client' })
       await form.getByRole('textbox', { name: 'Client name' }).fill('Draft edit app (renamed)')
       await form.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://draft.example.com/callback\nhttps://draft.example.com/mine')
-      await context.clearCookies({ name: 'admin-session' })
+      await endSession(tab)
       await form.getByRole('button', { name: 'Save' }).click()
       const notice = tab.getByRole('alert').filter({ hasText: 'it was not saved. Your draft was kept; check it and save again.' })
       await backThroughSignIn(tab, admin.harness.sandbox, notice)
@@ -501,7 +501,7 @@ describe('in the browser', () => {
           sessionStorage.setItem(key, JSON.stringify(stored))
         }
       })
-      await context.clearCookies({ name: 'admin-session' })
+      await endSession(tab)
       await form.getByRole('button', { name: 'Save' }).click()
       await backThroughSignIn(tab, admin.harness.sandbox, tab.getByRole('alert').filter({ hasText: 'Your draft was kept; check it and save again.' }))
       expect(await form.getByRole('textbox', { name: 'Client name' }).inputValue()).toBe('Older draft app (renamed)')

@@ -5,7 +5,7 @@ import { beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { within } from '../support/eventually.ts'
-import { answerQuestions, backThroughSignIn, holdRequests, SCREENSHOT_DIR, sidewaysScroll, signedInPage, signIn, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { answerQuestions, backThroughSignIn, holdRequests, SCREENSHOT_DIR, sidewaysScroll, signedInPage, signIn, sweep, tabTo, useSignedInBrowser, endSession } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/settings')
 /** Every response body the admin's browser received, to prove a stored key never comes back. */
@@ -749,7 +749,7 @@ test('a Customize arrangement changed and not saved asks before the Overview is 
 test('Add setting refused because the session ended opens again with its draft after the sign-in; a value to be encrypted is not kept, and the notice says to type it again', async () => {
   const other = await signedInPage(admin.harness, 'admin', '/dashboard/settings')
   try {
-    const { page: tab, context } = other
+    const { page: tab } = other
     const addRefused = async (key: string, value: string, encrypt: boolean) => {
       await tab.getByRole('button', { name: 'Add setting' }).click()
       const dialog = tab.getByRole('dialog', { name: 'Add setting' })
@@ -757,7 +757,7 @@ test('Add setting refused because the session ended opens again with its draft a
       await dialog.getByRole('textbox', { name: 'Value', exact: true }).fill(value)
       await dialog.getByLabel('Category').fill('drafts')
       if (encrypt) await dialog.getByRole('checkbox', { name: 'Encrypt the value' }).check()
-      await context.clearCookies({ name: 'admin-session' })
+      await endSession(tab)
       await dialog.getByRole('button', { name: 'Save' }).click()
       return dialog
     }
