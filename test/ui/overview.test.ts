@@ -4,7 +4,7 @@ import { Database } from 'bun:sqlite'
 import type { BrowserContext, Locator, Page, Request } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { join } from 'node:path'
-import { PHONE, DESKTOP, axeFindings, isHealthCheck, watchSignIns, SCREENSHOT_DIR, sidewaysScroll, signIn, signedInPage, startHarness, sweep, tabTo, watchProblems, type Harness } from './harness.ts'
+import { PHONE, DESKTOP, axeFindings, backThroughSignIn, isHealthCheck, watchSignIns, SCREENSHOT_DIR, sidewaysScroll, signIn, signedInPage, startHarness, sweep, tabTo, watchProblems, type Harness } from './harness.ts'
 
 let harness: Harness
 let admin: { context: BrowserContext; page: Page; problems: string[] }
@@ -420,9 +420,7 @@ test('Sign in again, after signing out, returns to the page where the operator s
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
     await page.getByRole('link', { name: 'Sign in again' }).click()
-    await page.waitForURL((u) => u.origin === harness.sandbox.providerUrl || (u.origin === harness.sandbox.url && u.pathname.startsWith('/dashboard')))
-    if (new URL(page.url()).origin === harness.sandbox.providerUrl) await signIn(page, harness.sandbox, 'admin')
-    await page.getByRole('heading', { level: 1 }).waitFor()
+    await backThroughSignIn(page, harness.sandbox, page.getByRole('heading', { level: 1, name: 'Audit log' }))
     expect(page.url()).toBe(url(filteredList))
     await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
     expect(await page.getByRole('combobox', { name: 'Action' }).inputValue()).toBe('login')
@@ -457,9 +455,7 @@ test('after Sign out, Back to a page loaded before, or a link opened in a new ta
 
     // A person's choice: through the provider (which may still know the browser) and back to that page, signed in from now on.
     await tab.getByRole('link', { name: 'Sign in again' }).click()
-    await tab.waitForURL((u) => u.origin === harness.sandbox.providerUrl || (u.origin === harness.sandbox.url && u.pathname === '/dashboard/audit'))
-    if (new URL(tab.url()).origin === harness.sandbox.providerUrl) await signIn(tab, harness.sandbox, 'admin')
-    await tab.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+    await backThroughSignIn(tab, harness.sandbox, tab.getByRole('heading', { level: 1, name: 'Audit log' }))
     await page.reload()
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
     expect(await logins()).toBe(loginsBefore + 1)

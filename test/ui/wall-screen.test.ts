@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
 import { within } from '../support/eventually.ts'
-import { isHealthCheck, signIn, signedInPage, startHarness, sweep, watchSignIns, type Harness } from './harness.ts'
+import { backThroughSignIn, isHealthCheck, signedInPage, startHarness, sweep, watchSignIns, type Harness } from './harness.ts'
 
 let harness: Harness
 
@@ -186,9 +186,7 @@ test('a session ended from outside stops the wall screen: the next timed check s
 
     // A person's click is what goes to the sign-in, and it comes back to the overview.
     await again.click()
-    await page.waitForURL((u) => u.origin === harness.sandbox.providerUrl || (u.origin === harness.sandbox.url && u.pathname.startsWith('/dashboard')))
-    if (new URL(page.url()).origin === harness.sandbox.providerUrl) await signIn(page, harness.sandbox, 'admin')
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+    await backThroughSignIn(page, harness.sandbox, page.getByRole('heading', { level: 1, name: 'Overview' }))
     expect(page.url()).toBe(url('/dashboard'))
     expect(signIns).toHaveLength(1)
     expect(besidesRefusedChecks(problems)).toEqual([])
@@ -213,9 +211,7 @@ test('Customize open with unsaved changes when the timed check finds the session
     // Nothing is written to the tab until Sign in again is chosen.
     expect(await page.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith('admin-dashboard.')))).toEqual([])
     await page.getByRole('link', { name: 'Sign in again' }).click()
-    await page.waitForURL((u) => u.origin === harness.sandbox.providerUrl || (u.origin === harness.sandbox.url && u.pathname.startsWith('/dashboard')))
-    if (new URL(page.url()).origin === harness.sandbox.providerUrl) await signIn(page, harness.sandbox, 'admin')
-    await page.getByRole('alert').filter({ hasText: 'Your session ended while changes were not saved. Your unsaved changes to the overview arrangement were kept: check them and save.' }).waitFor()
+    await backThroughSignIn(page, harness.sandbox, page.getByRole('alert').filter({ hasText: 'Your session ended while changes were not saved. Your unsaved changes to the overview arrangement were kept: check them and save.' }))
     await dialog.waitFor()
     expect(await arranged()).toEqual(before)
     expect(await dialog.getByRole('checkbox', { name: 'Show Latest audit events' }).isChecked()).toBe(false)
@@ -242,10 +238,8 @@ test('a Customize Save refused because the session ended says only that the draf
     const refused = page.waitForResponse((response) => response.request().method() === 'PUT' && new URL(response.url()).pathname === '/api/dashboard/layout')
     await dialog.getByRole('button', { name: 'Save' }).click()
     expect((await refused).status()).toBe(401)
-    await page.waitForURL((u) => u.origin === harness.sandbox.providerUrl || (u.origin === harness.sandbox.url && u.pathname.startsWith('/dashboard')))
-    if (new URL(page.url()).origin === harness.sandbox.providerUrl) await signIn(page, harness.sandbox, 'admin')
     const notice = page.getByRole('alert').filter({ hasText: 'Your session ended' })
-    await notice.waitFor()
+    await backThroughSignIn(page, harness.sandbox, notice)
     // The change that was refused is the draft kept: not "make it again" beside "kept".
     expect(await notice.locator('p').first().textContent()).toBe('Your session ended before your last change reached the server: it was not saved. Your draft was kept; check it and save again.')
     await dialog.waitFor()

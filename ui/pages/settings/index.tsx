@@ -246,9 +246,12 @@ function ApiKeys({
   const [removing, setRemoving] = useState<{ name: UpstreamName; label: string } | null>(null)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const [busy, oneAtATime] = useOneAtATime()
-  const present = new Set(settings.map((s) => API_KEY.exec(s.key)?.[1]).filter(Boolean))
-  // Set on the host with `settings set` without --encrypted: said, for Replace key to mend.
-  const plain = new Set(settings.filter((s) => !s.encrypted).map((s) => API_KEY.exec(s.key)?.[1]).filter(Boolean))
+  // Each prefix's stored key. One set on the host with `settings set` without --encrypted is said
+  // to be in plain text, for Replace key to mend.
+  const stored = new Map(settings.flatMap((s) => {
+    const name = API_KEY.exec(s.key)?.[1]
+    return name ? [[name, s] as const] : []
+  }))
   // A key removed: its Remove goes, so focus goes to the row's Set key (its Replace key until the
   // list is read again), not back to the Remove the question would return to. Moved as the
   // question closes, in the render that closes it.
@@ -276,7 +279,8 @@ function ApiKeys({
       </p>
       <DataTable caption="Upstream API keys" columns={['Prefix', 'Upstream', 'Key', { hidden: 'Actions' }]}>
         {PREFIXES.map((prefix) => {
-          const has = present.has(prefix.name)
+          const key = stored.get(prefix.name)
+          const has = key !== undefined
           return (
             <Row key={prefix.name}>
               <RowHeader label="Prefix" class="mono">
@@ -284,9 +288,9 @@ function ApiKeys({
               </RowHeader>
               <Cell label="Upstream">{prefix.label}</Cell>
               <Cell label="Key">
-                {!has ? (
+                {!key ? (
                   <span class="muted">No key</span>
-                ) : plain.has(prefix.name) ? (
+                ) : !key.encrypted ? (
                   <span class="state state-warn">Key set, stored in plain text</span>
                 ) : (
                   <span class="state state-active">Key set</span>
