@@ -448,7 +448,14 @@ for (const engine of engines) {
       expect((await reader.revocations.load()).sessions.has('sid-shared')).toBe(true)
       // Whatever the engine, it claims to be fresh up to a moment within the last second.
       expect(performance.now() - reader.changes.freshAt()).toBeLessThan(1000)
+      // And its next check brings news from after the question (SQLite is never behind).
+      const asked = performance.now()
+      await reader.changes.nextPoll()
+      expect(reader.changes.freshAt()).toBeGreaterThanOrEqual(asked)
       unsubscribe()
+      // Closed: nothing is kept waiting.
+      await reader.close()
+      expect(await Promise.race([reader.changes.nextPoll().then(() => 'settled'), Bun.sleep(1000).then(() => 'waiting')])).toBe('settled')
     })
 
     test('dump and restore: everything moves, the audit trail over several pages; a database with rows refuses', async () => {
@@ -784,10 +791,19 @@ describe('postgres only', () => {
       expect(await storage.ping()).toBe(false)
       await Bun.sleep(1200)
       expect(performance.now() - storage.changes.freshAt()).toBeGreaterThan(1000)
+      // The next check ends (refused at once), without news: nobody waiting on it waits for long.
+      const asked = performance.now()
+      await storage.changes.nextPoll()
+      expect(performance.now() - asked).toBeLessThan(2500)
+      expect(storage.changes.freshAt()).toBeLessThan(asked)
     } finally {
       await pg.start()
     }
     expect(await within(10_000, () => performance.now() - storage.changes.freshAt() < 1000)).not.toBeNull()
+    // Once it answers again, the next check to start brings news from after the question.
+    const asked = performance.now()
+    await storage.changes.nextPoll()
+    expect(storage.changes.freshAt()).toBeGreaterThanOrEqual(asked)
     expect(await storage.settings.get('x')).toBeNull()
     expect(await storage.ping()).toBe(true)
     unsubscribe()

@@ -250,6 +250,8 @@ export class PostgresStorage implements Storage {
   private fresh = -Infinity
   private reachable = true
   private firstPoll: { promise: Promise<void>; resolve: () => void }
+  /** Those waiting for the next poll to start (changes.nextPoll): each poll takes them as it starts and settles them as it ends. */
+  private pollWaiters: (() => void)[] = []
   private closed = false
   /** The LISTENing connection's client, replaced when it stops delivering; nothing else runs on it. */
   private readonly listening: ReplaceableListener
@@ -523,6 +525,14 @@ export class PostgresStorage implements Storage {
     freshAt: (): number => this.fresh,
     /** Resolves after the first poll that reached the database (or at once if it is closed). */
     ready: (): Promise<void> => this.firstPoll.promise,
+    // No poll is started for it: the interval's next one (within POLL_MS) serves every waiter, so a
+    // stream of requests during an outage does not become a stream of connection attempts.
+    nextPoll: (): Promise<void> => {
+      if (this.closed) return Promise.resolve()
+      const { promise, resolve } = Promise.withResolvers<void>()
+      this.pollWaiters.push(resolve)
+      return promise
+    },
   }
 
   private startWatching(): void {
@@ -558,6 +568,8 @@ export class PostgresStorage implements Storage {
     if (this.polling || this.closed) return
     this.polling = true
     const started = performance.now()
+    const waiters = this.pollWaiters
+    this.pollWaiters = []
     const probe = this.listening.dueProbe()
     try {
       const rows: { topic: string; version: string }[] = await read(
@@ -590,6 +602,7 @@ export class PostgresStorage implements Storage {
       }
     } finally {
       this.polling = false
+      for (const settle of waiters) settle()
     }
   }
 
@@ -667,6 +680,7 @@ export class PostgresStorage implements Storage {
     if (this.pollTimer !== null) clearInterval(this.pollTimer)
     this.listeners.clear()
     this.firstPoll.resolve()
+    for (const settle of this.pollWaiters.splice(0)) settle()
     // Nothing is waited for on the change feed's connections, which may have stopped answering
     // without breaking: the LISTEN ends with its session (nothing is sent on it, not even an
     // UNLISTEN, nor is its acknowledgement awaited), and a poll under way changes nothing (a probe

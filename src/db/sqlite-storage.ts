@@ -352,6 +352,7 @@ export class SqliteStorage implements Storage {
     // A local file: what another process committed is read at the next poll, never later.
     freshAt: (): number => Infinity,
     ready: (): Promise<void> => Promise.resolve(),
+    nextPoll: (): Promise<void> => Promise.resolve(),
   }
 
   private startPolling(): void {

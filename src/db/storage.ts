@@ -154,6 +154,12 @@ interface ChangeFeed {
   freshAt(): number
   /** Resolves once `freshAt()` has a value (the first poll reached the database). */
   ready(): Promise<void>
+  /**
+   * Settles (never rejects) once the next check of the database to start from now has ended,
+   * whether it reached it or not; at once where `freshAt()` cannot fall behind or the storage is
+   * closed. What `freshAt()` says then is the news.
+   */
+  nextPoll(): Promise<void>
 }
 
 /**

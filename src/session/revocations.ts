@@ -203,6 +203,17 @@ export class RevocationStore {
     return 'not_revoked'
   }
 
+  /**
+   * Settles once the change feed's next check of the database has ended, or after `limitMs`,
+   * whichever comes first; `revocationOf` then says what is known.
+   */
+  async nextNews(limitMs: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs)))
+    await Promise.race([this.storage.changes.nextPoll(), limit])
+    clearTimeout(timer)
+  }
+
   private isRevoked(session: { sid: string; sub: string; iat: number; iatMs?: number }): boolean {
     if (this.revokedSessions.has(session.sid)) return true
     const revoked = this.revokedIdentities.get(session.sub)

@@ -25,6 +25,14 @@ export type SessionCheck =
 
 const VERIFIED_CACHE_LIMIT = 10_000
 
+/**
+ * How long a request waits for news from the database before its session is refused as unknowable:
+ * longer than a check the change feed gives up on (a connection that stopped answering, 2 s) and
+ * the start of the next, on a new connection (within 0.2 s). A check that fails ends the wait
+ * sooner.
+ */
+export const NEWS_WAIT_MS = 2500
+
 export class SessionVerifier {
   /** cookie value → payload whose MAC already verified; expiry and revocation are still checked per use. */
   private readonly verified = new Map<string, SessionPayload>()
@@ -66,9 +74,25 @@ export class SessionVerifier {
     }
 
     const revocation = this.revocations.revocationOf(session)
-    // Right after the start the first load may still be under way; later, 'unknown' means the
-    // database has been out of reach too long, `ready` has long settled, and settle() says so.
-    if (revocation === 'unknown') return this.revocations.ready.then(() => this.settle(session, this.revocations.revocationOf(session)))
+    if (revocation === 'unknown') return this.whenKnown(session)
+    return this.settle(session, revocation)
+  }
+
+  /**
+   * Memory cannot vouch for the session. Right after the start the first load may still be under
+   * way; later the change feed has had no news from the database for a while, and its next check
+   * (due within a fifth of a second) is waited for, up to NEWS_WAIT_MS: right after an outage, or
+   * once a connection that stopped answering is given up on, it is what brings the gate back, a
+   * moment after the database answers again, and a request sent in that moment is answered rather
+   * than refused. When that check fails too, settle() fails closed.
+   */
+  private async whenKnown(session: SessionPayload): Promise<SessionCheck> {
+    await this.revocations.ready
+    let revocation = this.revocations.revocationOf(session)
+    if (revocation === 'unknown') {
+      await this.revocations.nextNews(NEWS_WAIT_MS)
+      revocation = this.revocations.revocationOf(session)
+    }
     return this.settle(session, revocation)
   }
 
