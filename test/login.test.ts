@@ -97,6 +97,15 @@ describe('GET /api/auth/login', () => {
     expect(url.searchParams.get('code_challenge_method')).toBe('S256')
   })
 
+  test('prompt=login, and only that, asks the provider to ask who is signing in (the way back after a refused account)', async () => {
+    const prompts: Record<string, string | null> = {}
+    for (const query of ['', '?prompt=login', '?prompt=none', '?prompt=consent', '?prompt=login%20consent']) {
+      const response = await fetch(`${service.url}/api/auth/login${query}`, { redirect: 'manual' })
+      prompts[query] = new URL(response.headers.get('location')!).searchParams.get('prompt')
+    }
+    expect(prompts).toEqual({ '': null, '?prompt=login': 'login', '?prompt=none': null, '?prompt=consent': null, '?prompt=login%20consent': null })
+  })
+
   test('the state and verifier cookies: HttpOnly, SameSite=Lax, Path=/api/auth, Max-Age=600, Secure', async () => {
     const { cookies } = await startLogin()
     for (const name of ['oauth_state', 'oauth_verifier']) {
@@ -280,6 +289,115 @@ describe('the callback refuses', () => {
     expect(setCookies(response).has('admin-session')).toBe(false)
     const [event] = await service.services.audit.list({ limit: 1, action: 'login' })
     expect({ actor: event!.actor, detail: event!.detail }).toEqual({ actor: '3f9c0a5e-0000-4000-8000-00000000dead', detail: { outcome: 'refused', reason: 'unknown_identity' } })
+  })
+})
+
+/** What a browser sends when it opens an address (a redirect back from the provider, a click). */
+const NAVIGATION = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' }
+
+/** The page's parts a person reads, and the link they would follow. */
+async function failurePage(response: Response) {
+  const html = await response.text()
+  const text = (pattern: RegExp) => pattern.exec(html)?.[1] ?? null
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    csp: response.headers.get('content-security-policy'),
+    cache: response.headers.get('cache-control'),
+    title: text(/<title>([^<]*)<\/title>/),
+    h1: text(/<h1>([^<]*)<\/h1>/),
+    paragraphs: [...html.matchAll(/<p>([^<]*)<\/p>/g)].map((m) => m[1]),
+    signIn: text(/<a href="([^"]*)">(?:Sign in again|Try again)<\/a>/),
+    again: text(/<a href="[^"]*">([^<]*)<\/a>/),
+    html,
+  }
+}
+
+describe('in a browser, a sign-in that fails ends on a page that says so, not on JSON', () => {
+  const SHELL_CSP =
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+  test('the provider refused (hostile text in its error): 401, a page with the envelope’s words and a way to sign in again, nothing reflected, the flow cookies cleared', async () => {
+    const login = await startLogin()
+    const hostile = encodeURIComponent('<script>alert(1)</script> ada@example.test')
+    const response = await fetch(`${service.url}/api/auth/callback?error=access_denied&error_description=${hostile}&state=${login.state}`, {
+      headers: { cookie: login.flowCookie, ...NAVIGATION },
+      redirect: 'manual',
+    })
+    const cookies = setCookies(response)
+    const page = await failurePage(response)
+    expect({ ...page, html: undefined }).toEqual({
+      status: 401,
+      type: 'text/html; charset=utf-8',
+      csp: SHELL_CSP,
+      cache: 'no-store',
+      title: 'Sign-in failed · admin-dashboard',
+      h1: 'Sign-in failed',
+      paragraphs: ['Sign-in did not complete.'],
+      signIn: '/api/auth/login',
+      again: 'Sign in again',
+      html: undefined,
+    })
+    expect(page.html).not.toContain('script>')
+    expect(page.html).not.toContain('access_denied')
+    expect(page.html).not.toContain('ada@')
+    expect(page.html).toContain('<link rel="stylesheet" href="/dashboard/assets/')
+    for (const name of ['oauth_state', 'oauth_verifier', 'oauth_return_to']) expect(cookies.get(name)).toContain('Max-Age=0')
+    expect(cookies.has('admin-session')).toBe(false)
+  })
+
+  test('an account without a role: 403, the page says so and whom to ask; the way back keeps the page the person was going to', async () => {
+    const start = await fetch(`${service.url}/api/auth/login?return_to=${encodeURIComponent('/dashboard/identities?q=ab')}`, { redirect: 'manual' })
+    const flow = setCookies(start)
+    const flowCookie = [...flow.values()].map((line) => line.split(';')[0]).join('; ')
+    markSecret(cookieValue(flow.get('oauth_state')), cookieValue(flow.get('oauth_verifier')))
+    const back = await signInAtProvider(start.headers.get('location')!, 'nora@example.test')
+    const response = await fetch(`${service.url}/api/auth/callback${back.search}`, { headers: { cookie: flowCookie, ...NAVIGATION }, redirect: 'manual' })
+    markSecret(back.searchParams.get('code'))
+    const page = await failurePage(response)
+    expect([page.status, page.h1, page.paragraphs, page.signIn]).toEqual([
+      403,
+      'Sign-in failed',
+      ['This account has no role in the admin dashboard.', 'Ask an administrator to give your account a role.'],
+      `/api/auth/login?return_to=${encodeURIComponent('/dashboard/identities?q=ab')}&#38;prompt=login`,
+    ])
+    expect(setCookies(response).has('admin-session')).toBe(false)
+    // The link, followed, starts a sign-in that lands there, and the provider asks who is signing in
+    // (it would otherwise sign the same account in again, to be refused again).
+    const again = await fetch(new URL(page.signIn!.replace('&#38;', '&'), service.url), { redirect: 'manual' })
+    expect(again.status).toBe(302)
+    expect(decodeURIComponent(cookieValue(setCookies(again).get('oauth_return_to')))).toBe('/dashboard/identities?q=ab')
+    expect(new URL(again.headers.get('location')!).searchParams.get('prompt')).toBe('login')
+  })
+
+  test('the same failures asked for by a script (no navigation) still answer the envelope', async () => {
+    const asked: Record<string, string>[] = [{}, { accept: 'application/json' }, { accept: 'text/html', 'sec-fetch-mode': 'cors' }]
+    for (const headers of asked) {
+      const login = await startLogin()
+      const response = await fetch(`${service.url}/api/auth/callback?error=access_denied&state=${login.state}`, { headers: { cookie: login.flowCookie, ...headers }, redirect: 'manual' })
+      expect([response.status, response.headers.get('content-type'), ((await response.json()) as { error: string }).error]).toEqual([
+        401,
+        'application/json; charset=utf-8',
+        'login_failed',
+      ])
+    }
+  })
+
+  test('sign-in not configured: opening /api/auth/login gives a 503 page saying so', async () => {
+    const bare = await startService({ env: { BASE_URL: '', OAUTH_ISSUER_URL: '', OAUTH_CLIENT_ID: '' } })
+    try {
+      const page = await failurePage(await fetch(`${bare.url}/api/auth/login?return_to=/dashboard/sessions`, { headers: NAVIGATION, redirect: 'manual' }))
+      expect([page.status, page.title, page.h1, page.paragraphs, page.signIn, page.again]).toEqual([
+        503,
+        'Sign-in unavailable · admin-dashboard',
+        'Sign-in unavailable',
+        ['Sign-in is not configured on this service.'],
+        `/api/auth/login?return_to=${encodeURIComponent('/dashboard/sessions')}`,
+        'Try again',
+      ])
+    } finally {
+      await bare.stop()
+    }
   })
 })
 

@@ -34,6 +34,7 @@ import {
 import { LoginClient, type ProviderFailure } from './oauth.ts'
 import { errorCodeFor } from '../upstream/client.ts'
 import { DEFAULT_RETURN_TO, RETURN_TO_COOKIE, safeReturnTo } from './return-to.ts'
+import { failurePage, wantsPage } from './failure-page.ts'
 
 const LOGIN_PATH = '/api/auth/login'
 
@@ -137,15 +138,22 @@ export function authRoutes(
 
   return new Elysia({ name: 'auth' })
     .get('/api/auth/login', async ({ request }) => {
-      const client = requireLoginClient()
-      const state = oauth.generateRandomState()
-      const verifierValue = oauth.generateRandomCodeVerifier()
-      const location = await client.authorizationUrl(state, verifierValue)
-      const cookies = [flowCookie(STATE_COOKIE, state), flowCookie(VERIFIER_COOKIE, verifierValue)]
+      const query = new URL(request.url, 'http://localhost').searchParams
       // Where to land afterwards travels beside the state, never inside it; a refused one is dropped.
-      const returnTo = safeReturnTo(new URL(request.url, 'http://localhost').searchParams.get('return_to'))
-      cookies.push(flowCookie(RETURN_TO_COOKIE, returnTo ? encodeURIComponent(returnTo) : ''))
-      return redirect(location.href, cookies)
+      const returnTo = safeReturnTo(query.get('return_to'))
+      try {
+        const client = requireLoginClient()
+        const state = oauth.generateRandomState()
+        const verifierValue = oauth.generateRandomCodeVerifier()
+        // After an account was refused, the way back lets the person name another one.
+        const location = await client.authorizationUrl(state, verifierValue, query.get('prompt') === 'login')
+        const cookies = [flowCookie(STATE_COOKIE, state), flowCookie(VERIFIER_COOKIE, verifierValue)]
+        cookies.push(flowCookie(RETURN_TO_COOKIE, returnTo ? encodeURIComponent(returnTo) : ''))
+        return redirect(location.href, cookies)
+      } catch (error) {
+        if (!(error instanceof ApiError) || !wantsPage(request)) throw error
+        return failurePage({ code: error.code, heading: 'Sign-in unavailable', message: error.publicMessage, hint: error.hint, signIn: signInAgain(returnTo), again: 'Try again' })
+      }
     })
 
     .get('/api/auth/callback', async ({ request }) => {
@@ -158,8 +166,14 @@ export function authRoutes(
       const state = url.searchParams.get('state')
       // The state check comes first: without it nothing else is looked at, and nothing is sent.
       if (!expectedState || state === null || !sameText(expectedState, state)) return redirect(LOGIN_PATH, clearFlowCookies)
-      const fail = (error: ApiError) =>
-        errorResponse(error.code, { message: error.publicMessage, hint: error.hint, headers: clearFlowCookies.map((c) => ['set-cookie', c] as [string, string]) })
+      const fail = (error: ApiError) => {
+        const headers = clearFlowCookies.map((c) => ['set-cookie', c] as [string, string])
+        if (!wantsPage(request)) return errorResponse(error.code, { message: error.publicMessage, hint: error.hint, headers })
+        // An account refused here (no role, unknown) would only be refused again: the provider is
+        // asked to let the person sign in as someone else.
+        const signIn = signInAgain(landingPath(returnToCookie), error.code === 'forbidden')
+        return failurePage({ code: error.code, heading: 'Sign-in failed', message: error.publicMessage, hint: error.hint, signIn, again: 'Sign in again', headers })
+      }
       if (url.searchParams.has('error') || !url.searchParams.get('code') || !codeVerifier) return fail(new ApiError('login_failed'))
       // The flow cookies are cleared whatever the outcome, a failure of our own (the database
       // down when the login is recorded) included.
@@ -197,6 +211,15 @@ function noRole(): ApiError {
     message: 'This account has no role in the admin dashboard.',
     hint: 'Ask an administrator to give your account a role.',
   })
+}
+
+/** The sign-in again, to the same place (the dashboard's own front page needs no return_to); `askAgain`: as someone else. */
+function signInAgain(returnTo: string | null, askAgain = false): string {
+  const query = new URLSearchParams()
+  if (returnTo !== null && returnTo !== DEFAULT_RETURN_TO) query.set('return_to', returnTo)
+  if (askAgain) query.set('prompt', 'login')
+  const search = query.toString()
+  return search === '' ? LOGIN_PATH : `${LOGIN_PATH}?${search}`
 }
 
 /** The callback's destination: the remembered deep link, checked again, else the dashboard. */

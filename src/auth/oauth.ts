@@ -74,7 +74,8 @@ export class LoginClient {
     return server
   }
 
-  async authorizationUrl(state: string, codeVerifier: string): Promise<URL> {
+  /** `askAgain`: the provider asks who is signing in even when it remembers someone (OpenID Connect `prompt=login`). */
+  async authorizationUrl(state: string, codeVerifier: string, askAgain = false): Promise<URL> {
     const server = await this.server()
     const url = new URL(server.authorization_endpoint!)
     url.searchParams.set('client_id', this.client.client_id)
@@ -84,6 +85,7 @@ export class LoginClient {
     url.searchParams.set('state', state)
     url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier))
     url.searchParams.set('code_challenge_method', 'S256')
+    if (askAgain) url.searchParams.set('prompt', 'login')
     return url
   }
 

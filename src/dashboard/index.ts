@@ -10,8 +10,11 @@ import { ASSETS, ENTRY } from './assets.generated.ts'
 const ASSET_PREFIX = '/dashboard/assets/'
 
 // Nothing inline, nothing from another origin.
-const SHELL_CONTENT_SECURITY_POLICY =
+export const SHELL_CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+/** The UI's stylesheet, for the pages served outside the app (a sign-in that failed). */
+export const stylesheetHref = `${ASSET_PREFIX}${ENTRY.style}`
 
 const SHELL = `<!doctype html>
 <html lang="en">
@@ -21,7 +24,7 @@ const SHELL = `<!doctype html>
 <meta name="color-scheme" content="light dark">
 <link rel="icon" href="data:,">
 <title>Dashboard · admin-dashboard</title>
-<link rel="stylesheet" href="${ASSET_PREFIX}${ENTRY.style}">
+<link rel="stylesheet" href="${stylesheetHref}">
 <script type="module" src="${ASSET_PREFIX}${ENTRY.script}"></script>
 ${ENTRY.preload.map((name) => `<link rel="modulepreload" href="${ASSET_PREFIX}${name}">\n`).join('')}</head>
 <body>
@@ -35,7 +38,7 @@ const assetBodies = new Map(Object.entries(ASSETS).map(([name, asset]) => [name,
 // A page of another site that opened the dashboard (window.open from a link in a mail, so that the
 // address looks right) keeps no hold on its window: it could otherwise send the dashboard's tab to a
 // look-alike sign-in later (tabnabbing). Same-origin windows (none today) would keep theirs.
-const SHELL_OPENER_POLICY = 'same-origin'
+export const SHELL_OPENER_POLICY = 'same-origin'
 
 function shell(set: { headers: Record<string, string | number> }): Response {
   set.headers['cache-control'] = 'no-store'

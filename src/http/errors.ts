@@ -123,6 +123,12 @@ export function errorCodeOf(response: Response): ErrorCode | undefined {
   return codes.get(response)
 }
 
+/** An error answer made otherwise than by errorResponse (a page for a browser) carries its code for the log line too. */
+export function markErrorCode(response: Response, code: ErrorCode): Response {
+  codes.set(response, code)
+  return response
+}
+
 export function errorResponse(
   code: ErrorCode,
   options: { message?: string; hint?: string; headers?: HeadersInit } = {},

@@ -251,6 +251,8 @@ interface RouteDocumentation {
 
 const ONCE = 'Given at most once (a repeated parameter is refused).'
 const HTML = { 'text/html': { schema: { type: 'string' } } }
+const BROWSER_FAILURE =
+  'A failure is the error envelope; to a browser opening the address (`Sec-Fetch-Mode: navigate`, or without that header an `Accept` naming `text/html`) it is a page with the same status that says so in words and links to sign in again.'
 
 /**
  * What the route schemas do not say, one entry per route (`METHOD path` as in app.routes): the
@@ -268,11 +270,17 @@ export const ROUTE_DOCUMENTATION: Record<string, RouteDocumentation> = {
           'Where to land after sign-in: a plain path under `/dashboard`, with an optional query. Anything else is ignored (never refused) and the sign-in lands on `/dashboard`.',
         schema: { type: 'string' },
       },
+      {
+        name: 'prompt',
+        description:
+          'Only `login`: the provider is asked to let the person sign in anew (OpenID Connect `prompt=login`), as another account, even when it remembers one; the way back after an account was refused. Any other value is ignored.',
+        schema: { type: 'string', enum: ['login'] },
+      },
     ],
     answers: {
       '302': {
-        description: 'To the provider\'s authorization endpoint; the `oauth_state`, `oauth_verifier` and `oauth_return_to` flow cookies are set.',
-        location: 'The authorization endpoint with `client_id`, `response_type=code`, `scope`, `redirect_uri`, `state`, `code_challenge` and `code_challenge_method=S256`.',
+        description: `To the provider's authorization endpoint; the \`oauth_state\`, \`oauth_verifier\` and \`oauth_return_to\` flow cookies are set. ${BROWSER_FAILURE}`,
+        location: 'The authorization endpoint with `client_id`, `response_type=code`, `scope`, `redirect_uri`, `state`, `code_challenge` and `code_challenge_method=S256` (and `prompt=login` when asked for).',
       },
     },
   },
@@ -287,7 +295,7 @@ export const ROUTE_DOCUMENTATION: Record<string, RouteDocumentation> = {
     answers: {
       '302': {
         description:
-          'Signed in: to the remembered page under `/dashboard` (else `/dashboard`) with the `admin-session` cookie set. Or, when `state` does not match the flow cookie, to `/api/auth/login` with no session cookie. The flow cookies are cleared either way.',
+          `Signed in: to the remembered page under \`/dashboard\` (else \`/dashboard\`) with the \`admin-session\` cookie set. Or, when \`state\` does not match the flow cookie, to \`/api/auth/login\` with no session cookie. The flow cookies are cleared either way. ${BROWSER_FAILURE}`,
         location: 'A path under `/dashboard`, or `/api/auth/login`.',
       },
     },

@@ -76,6 +76,30 @@ export function leakProblems(status: number, contentType: string | null, body: s
   return problems
 }
 
+/**
+ * A sign-in that failed in a browser's navigation ends on a page (src/auth/failure-page.ts), not on
+ * the envelope: the same rules, on the text a person reads (its title and body, without the tags,
+ * whose only value not written in the codebase is the sign-in link's return_to, the browser's own
+ * path sent back).
+ */
+export function pageProblems(status: number, contentType: string | null, body: string): string[] {
+  const problems: string[] = []
+  if (!contentType?.startsWith('text/html')) problems.push(`content-type is ${contentType}`)
+  if (!/<h1>[^<]+<\/h1>/.test(body)) problems.push('no h1')
+  if (!/<a href="\/api\/auth\/login(\?(return_to=%2Fdashboard[^"&]*)?(&#38;)?(prompt=login)?)?">(Sign in again|Try again)<\/a>/.test(body)) problems.push('no way to sign in again')
+  const text = body.replace(/<[^>]*>/g, ' ')
+  for (const [pattern, what] of FORBIDDEN) if (pattern.source !== '<html|<!doctype' && pattern.test(text)) problems.push(`contains ${what}`)
+  for (const value of sensitive) if (body.includes(value)) problems.push('contains a sensitive value')
+  if (status < 400) problems.push('not an error status')
+  return problems
+}
+
+/** The check an error answer gets: a page for a sign-in route's HTML answer, the envelope's otherwise. */
+export function answerProblems(path: string, status: number, contentType: string | null, body: string): string[] {
+  if (path.startsWith('/api/auth/') && contentType?.startsWith('text/html')) return pageProblems(status, contentType, body)
+  return leakProblems(status, contentType, body)
+}
+
 /** A problem found outside a response (e.g. a log line that only a bug writes); fails the running test. */
 export function recordFinding(text: string): void {
   findings.push(text)
@@ -85,13 +109,14 @@ export function recordFinding(text: string): void {
 export function inspectResponse(request: Request, response: Response, isPassthrough: (r: Request) => boolean): void {
   if (response.status < 400 || isPassthrough(request)) return
   const copy = response.clone()
-  const where = `${request.method} ${request.url.replace(/^[a-z]+:\/\/[^/]*/, '').split('?')[0]} → ${response.status}`
+  const path = request.url.replace(/^[a-z]+:\/\/[^/]*/, '').split('?')[0]!
+  const where = `${request.method} ${path} → ${response.status}`
   pending.push(
     copy.text().then(
       (body) => {
         inspected++
         if (request.method === 'HEAD' && body === '') return
-        const problems = leakProblems(response.status, response.headers.get('content-type'), body)
+        const problems = answerProblems(path, response.status, response.headers.get('content-type'), body)
         if (problems.length > 0) findings.push(`${where}: ${problems.join('; ')}: ${body.slice(0, 300)}`)
       },
       () => void findings.push(`${where}: body could not be read`),

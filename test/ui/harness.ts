@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Dialog, type Locator, type Page, type Request, type Route } from 'playwright-core'
 import { startSandbox, SANDBOX_USERS, type Sandbox } from '../../dev/sandbox.ts'
 import { isPassthrough } from '../../src/proxy/passthrough.ts'
-import { inspectLater, inspectLogLine, inspectResponse, leakProblems, markSecret, recordFinding } from '../support/leaks.ts'
+import { inspectLater, inspectLogLine, inspectResponse, answerProblems, markSecret, recordFinding } from '../support/leaks.ts'
 import { isRelayedAnswer } from '../support/process.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -113,7 +113,7 @@ export async function checkServiceAnswers(page: Page, serviceUrl: string): Promi
           ({ body, base64Encoded }) => {
             const text = base64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body
             if (paused.request.method === 'HEAD' && text === '') return
-            const problems = leakProblems(status, header('content-type'), text)
+            const problems = answerProblems(new URL(paused.request.url).pathname, status, header('content-type'), text)
             if (problems.length > 0) recordFinding(`${where}: ${problems.join('; ')}: ${text.slice(0, 300)}`)
           },
           // Its page closed meanwhile: nothing was answered to anyone.
