@@ -17,7 +17,8 @@ import { revealHidden } from './reveal.ts'
 
 /** The page shown now, as the sign-in's return_to (the server keeps it only when it is a plain /dashboard path). */
 const currentPage = () => window.location.pathname + window.location.search
-const signInHref = (returnTo: string) => `/api/auth/login?return_to=${encodeURIComponent(returnTo)}`
+/** `asSomeone`: after Sign out, the provider asks who signs in (`prompt=login`) even when it remembers the browser: another person at the same computer is not signed in as the last one. */
+const signInHref = (returnTo: string, asSomeone = false) => `/api/auth/login?return_to=${encodeURIComponent(returnTo)}${asSomeone ? '&prompt=login' : ''}`
 
 function signIn(): void {
   window.location.assign(signInHref(currentPage()))
@@ -354,7 +355,7 @@ function SignOutView({ progress }: { progress: SignOut }) {
       <p>You are signed out of the dashboard.</p>
       {progress.lost && progress.lost.length > 0 && <p>{`You signed out in another window: your unsaved changes to ${listed(progress.lost)} in this tab were not kept.`}</p>}
       <p>
-        <a href={signInHref(progress.from)}>Sign in again</a>
+        <a href={signInHref(progress.from, true)}>Sign in again</a>
       </p>
     </main>
   )

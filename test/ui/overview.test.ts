@@ -4,7 +4,7 @@ import { Database } from 'bun:sqlite'
 import type { BrowserContext, Locator, Page, Request } from 'playwright-core'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { join } from 'node:path'
-import { PHONE, DESKTOP, axeFindings, backThroughSignIn, isHealthCheck, watchSignIns, SCREENSHOT_DIR, sidewaysScroll, signIn, signedInPage, startHarness, sweep, tabTo, watchProblems, type Harness } from './harness.ts'
+import { PHONE, DESKTOP, axeFindings, isHealthCheck, watchSignIns, SCREENSHOT_DIR, sidewaysScroll, signIn, signedInPage, startHarness, sweep, tabTo, watchProblems, type Harness } from './harness.ts'
 
 let harness: Harness
 let admin: { context: BrowserContext; page: Page; problems: string[] }
@@ -413,14 +413,22 @@ test('Sign in again, after signing out, returns to the page where the operator s
     expect(page.url()).toBe(url(identityPage))
     await page.getByRole('heading', { level: 1, name: 'user16@example.test' }).waitFor()
 
-    // A filtered list; this time the provider may remember the admin and send the browser straight back.
+    // A filtered list; this time the provider remembers the admin, and still asks who signs in (the
+    // next person at this computer is not signed in as the last): here, as the viewer.
     const filteredList = '/dashboard/audit?action=login'
     await page.goto(url(filteredList))
     await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
     await page.getByRole('link', { name: 'Sign in again' }).click()
-    await backThroughSignIn(page, harness.sandbox, page.getByRole('heading', { level: 1, name: 'Audit log' }))
+    await signIn(page, harness.sandbox, 'viewer')
+    await page.getByRole('heading', { level: 1, name: 'No access' }).waitFor()
+    expect(await page.getByRole('banner').textContent()).toContain('viewer@example.test')
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+    await page.getByRole('link', { name: 'Sign in again' }).click()
+    await signIn(page, harness.sandbox, 'admin')
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
     expect(page.url()).toBe(url(filteredList))
     await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
     expect(await page.getByRole('combobox', { name: 'Action' }).inputValue()).toBe('login')
@@ -445,7 +453,7 @@ test('after Sign out, Back to a page loaded before, or a link opened in a new ta
     await page.goBack()
     await page.waitForURL(url('/dashboard'))
     await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
-    expect(await page.getByRole('link', { name: 'Sign in again' }).getAttribute('href')).toBe('/api/auth/login?return_to=%2Fdashboard')
+    expect(await page.getByRole('link', { name: 'Sign in again' }).getAttribute('href')).toBe('/api/auth/login?return_to=%2Fdashboard&prompt=login')
     const tab = await context.newPage()
     const tabSignIns = watchSignIns(tab)
     await tab.goto(url('/dashboard/audit'))
@@ -453,9 +461,10 @@ test('after Sign out, Back to a page loaded before, or a link opened in a new ta
     expect(await tab.getByRole('banner').count()).toBe(0)
     expect({ signIns, tabSignIns, logins: await logins(), session: (await context.request.get(url('/api/auth/session'))).status() }).toEqual({ signIns: [], tabSignIns: [], logins: loginsBefore, session: 401 })
 
-    // A person's choice: through the provider (which may still know the browser) and back to that page, signed in from now on.
+    // A person's choice: through the provider (which asks who signs in, though it knows the browser) and back to that page, signed in from now on.
     await tab.getByRole('link', { name: 'Sign in again' }).click()
-    await backThroughSignIn(tab, harness.sandbox, tab.getByRole('heading', { level: 1, name: 'Audit log' }))
+    await signIn(tab, harness.sandbox, 'admin')
+    await tab.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
     await page.reload()
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
     expect(await logins()).toBe(loginsBefore + 1)
@@ -551,7 +560,7 @@ test('signing out in one tab shows “Signed out” at once in the other tabs of
       [identities, '%2Fdashboard%2Fidentities%3Fsearch%3Duser16%2540example.test'],
     ] as const) {
       await tab.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
-      expect(await tab.getByRole('link', { name: 'Sign in again' }).getAttribute('href')).toBe(`/api/auth/login?return_to=${returnTo}`)
+      expect(await tab.getByRole('link', { name: 'Sign in again' }).getAttribute('href')).toBe(`/api/auth/login?return_to=${returnTo}&prompt=login`)
       expect(await tab.getByRole('banner').count()).toBe(0)
     }
     expect(await overview.getByRole('region', { name: 'Services' }).count()).toBe(0)

@@ -5,7 +5,7 @@ import { beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { within } from '../support/eventually.ts'
-import { answerQuestions, backThroughSignIn, holdRequests, SCREENSHOT_DIR, sidewaysScroll, signedInPage, signIn, sweep, tabTo, useSignedInBrowser, endSession } from './harness.ts'
+import { answerQuestions, backThroughSignIn, DESKTOP, holdRequests, SCREENSHOT_DIR, sidewaysScroll, signedInPage, signIn, sweep, tabTo, useSignedInBrowser, endSession } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/settings')
 /** Every response body the admin's browser received, to prove a stored key never comes back. */
@@ -110,6 +110,53 @@ test('a long value (up to 64 KiB) is shown cut after its first lines, with Show 
   } finally {
     await settings.remove('templates.long', null)
     await settings.remove('templates.long_secret', null)
+  }
+})
+
+test('at 1280 px a setting’s key stays whole beside a long value, or breaks only after a dot, and its time stays on one line', async () => {
+  const { settings } = admin.harness.sandbox.services
+  const keys = ['notify.from_name', 'integrations.webhooks.customer_notifications.retry_interval_seconds', 'relay.password']
+  await settings.write({ key: keys[0]!, value: 'Support Team '.repeat(40), category: 'wide keys' }, null)
+  await settings.write({ key: keys[1]!, value: '30', category: 'wide keys' }, null)
+  await settings.write({ key: keys[2]!, value: 'a-secret-of-some-length', encrypted: true, category: 'wide keys' }, null)
+  try {
+    const page = admin.page
+    await page.setViewportSize(DESKTOP)
+    await page.goto(admin.url('/dashboard/settings'))
+    await settingsRow(keys[1]!).waitFor()
+    await page.getByRole('button', { name: `Reveal ${keys[2]}` }).click()
+    await settingsRow(keys[2]!).getByTestId('revealed').waitFor()
+    /** The characters after which the rendered text goes on to a new line. */
+    const breaksIn = (cell: import('playwright-core').Locator) =>
+      cell.evaluate((element) => {
+        const after: string[] = []
+        let previous: { char: string; top: number } | null = null
+        const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT, { acceptNode: (node) => (node.parentElement?.closest('.cell-label') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT) })
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          for (let i = 0; i < node.textContent!.length; i++) {
+            const range = document.createRange()
+            range.setStart(node, i)
+            range.setEnd(node, i + 1)
+            const top = range.getBoundingClientRect().top
+            if (previous && top > previous.top + 2) after.push(previous.char)
+            previous = { char: node.textContent![i]!, top }
+          }
+        }
+        return after
+      })
+    const rowheader = (key: string) => settingsRow(key).getByRole('rowheader')
+    expect(await breaksIn(rowheader(keys[0]!))).toEqual([])
+    expect(await breaksIn(rowheader(keys[2]!))).toEqual([])
+    const long = await breaksIn(rowheader(keys[1]!))
+    expect(long.length).toBeGreaterThan(0)
+    expect(long.filter((char) => char !== '.')).toEqual([])
+    // The key reads as it is: the break opportunities add no text.
+    expect(await rowheader(keys[1]!).textContent()).toBe(keys[1]!)
+    for (const key of keys) expect(await breaksIn(settingsRow(key).locator('td.setting-time'))).toEqual([])
+    expect(await sweep(page, 'settings-wide-keys', () => page.getByRole('heading', { level: 2, name: 'wide keys' }).scrollIntoViewIfNeeded())).toEqual([])
+    expect(admin.problems).toEqual([])
+  } finally {
+    for (const key of keys) await settings.remove(key, null)
   }
 })
 

@@ -1,6 +1,7 @@
 // Settings (admin): the settings store grouped by category; create, edit, delete; encrypted values
 // masked, revealed through the audited decrypt read and masked again after 30 s or on leaving;
 // upstream API keys write-only.
+import type { ComponentChildren } from 'preact'
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { api, deleteOutcome, type ApiFailure, type ApiResult, type Setting, type UpstreamName } from '../../api.ts'
 import { Heading, focusHeading } from '../../components/heading.tsx'
@@ -36,6 +37,16 @@ const SETTING_EXISTS = 'A setting with this key exists; edit it instead.'
 const DELETED_MEANWHILE = 'Not saved: this setting was deleted since the page loaded. To keep it, add it again with Add setting.'
 
 /** An upstream API key: `proxy.<prefix>.api_key` for a prefix of the service (another name is an ordinary setting). */
+/**
+ * A setting's key with a line break allowed after each `.` and `:` (`mail.|from_name`): where the
+ * column is too narrow for it, it breaks between its parts rather than inside one. The text is the
+ * same (a `<wbr>` adds none).
+ */
+function brokenAfterSeparators(key: string): ComponentChildren {
+  const parts = key.split(/(?<=[.:])/)
+  return parts.flatMap((part, index) => (index === 0 ? [part] : [<wbr key={index} />, part]))
+}
+
 const isApiKey = (key: string) => PREFIXES.some((prefix) => API_KEY.exec(key)?.[1] === prefix.name)
 
 /** What Add and Edit setting keep through the sign-in (drafts.ts): never a value to be encrypted. */
@@ -139,14 +150,14 @@ function Groups({ settings, onEdit, reload }: { settings: Setting[]; onEdit: (se
           <DataTable caption={`Settings in ${name}`} class="settings" columns={['Key', 'Value', 'Updated', { hidden: 'Actions' }]}>
             {groups.get(name)!.map((setting) => (
               <Row key={setting.key}>
-                <RowHeader label="Key" class="mono">
-                  {setting.key}
+                <RowHeader label="Key" class="mono setting-key">
+                  <span class="setting-key-text">{brokenAfterSeparators(setting.key)}</span>
                 </RowHeader>
                 <Cell label="Value" class="mono value">
                   {/* Every write makes a new ciphertext: what was revealed of the value before it goes. */}
                   {setting.encrypted ? <Masked key={setting.value} setting={setting} onGone={gone} /> : <LongValue name={setting.key} value={setting.value} />}
                 </Cell>
-                <Cell label="Updated">
+                <Cell label="Updated" class="setting-time">
                   <Time value={setting.updated_at} />
                 </Cell>
                 <ActionsCell class="row-actions">
