@@ -4,7 +4,7 @@
 // §4); only a browser's navigation, which asks for HTML, gets the page. Its text is the envelope's
 // fixed text: nothing from the request or the provider.
 
-import { SHELL_CONTENT_SECURITY_POLICY, SHELL_OPENER_POLICY, stylesheetHref } from '../dashboard/index.ts'
+import { documentStart, SHELL_CONTENT_SECURITY_POLICY, SHELL_OPENER_POLICY } from '../dashboard/index.ts'
 import { codeToStatus, envelope, markErrorCode, type ErrorCode } from '../http/errors.ts'
 
 /** Whether the request is a browser opening the address (a click, a redirect), not a script asking. */
@@ -35,17 +35,7 @@ export function failurePage(page: FailurePage): Response {
   const body = envelope(page.code, { message: page.message, hint: page.hint })
   // "Start again at /api/auth/login" is the link itself here.
   const hint = page.code === 'login_failed' ? undefined : body.hint
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(page.heading)} · admin-dashboard</title>
-<link rel="stylesheet" href="${stylesheetHref}">
-</head>
-<body>
+  const html = `${documentStart(`${escapeHtml(page.heading)} · admin-dashboard`)}<body>
 <main id="main" class="page page-alone">
 <h1>${escapeHtml(page.heading)}</h1>
 <p>${escapeHtml(body.message)}</p>

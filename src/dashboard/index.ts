@@ -13,21 +13,28 @@ const ASSET_PREFIX = '/dashboard/assets/'
 export const SHELL_CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-/** The UI's stylesheet, for the pages served outside the app (a sign-in that failed). */
-export const stylesheetHref = `${ASSET_PREFIX}${ENTRY.style}`
-
-const SHELL = `<!doctype html>
+/**
+ * A page of ours up to its body: the UI's stylesheet and viewport, and `extra` in the head. The
+ * app's shell, and the pages served outside the app (a sign-in that failed); `title` is HTML.
+ */
+export function documentStart(title: string, extra = ''): string {
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <link rel="icon" href="data:,">
-<title>Dashboard · admin-dashboard</title>
-<link rel="stylesheet" href="${stylesheetHref}">
-<script type="module" src="${ASSET_PREFIX}${ENTRY.script}"></script>
-${ENTRY.preload.map((name) => `<link rel="modulepreload" href="${ASSET_PREFIX}${name}">\n`).join('')}</head>
-<body>
+<title>${title}</title>
+<link rel="stylesheet" href="${ASSET_PREFIX}${ENTRY.style}">
+${extra}</head>
+`
+}
+
+const SHELL = `${documentStart(
+  'Dashboard · admin-dashboard',
+  `<script type="module" src="${ASSET_PREFIX}${ENTRY.script}"></script>\n${ENTRY.preload.map((name) => `<link rel="modulepreload" href="${ASSET_PREFIX}${name}">\n`).join('')}`,
+)}<body>
 <div id="app"><noscript>The dashboard needs JavaScript.</noscript></div>
 </body>
 </html>
