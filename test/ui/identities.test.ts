@@ -3,6 +3,7 @@ import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { answerTooLate, createIdentityThroughForm, DESKTOP, holdRequests, pageOnFakeClock, PHONE, SCREENSHOT_DIR, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { within } from '../support/eventually.ts'
 
 // Signed in from a deep link: the sign-in lands back on it.
 const admin = useSignedInBrowser('admin', '/dashboard/identities?page_size=25')
@@ -225,9 +226,27 @@ test('with the keyboard alone: skip link, search, open the identity, a dialog an
   await admin.page.keyboard.press('Tab')
   await admin.page.keyboard.type('typed.first@example.test')
   expect(await create.getByRole('textbox', { name: /e-?mail/i }).first().inputValue()).toBe('typed.first@example.test')
+  // Escape asks before it drops what was typed; declined, the form stays as it was, focus in it.
+  const asked: string[] = []
+  admin.page.once('dialog', (question) => (asked.push(question.message()), void question.dismiss()))
+  await admin.page.keyboard.press('Escape')
+  await admin.page.waitForFunction(() => document.activeElement?.closest('dialog') !== null)
+  expect(asked).toEqual(['Your changes to the new identity are not saved. Close anyway?'])
+  expect(await create.isVisible()).toBe(true)
+  expect(await create.getByRole('textbox', { name: /e-?mail/i }).first().inputValue()).toBe('typed.first@example.test')
+  expect(await admin.page.evaluate(() => document.activeElement?.closest('dialog') !== null)).toBe(true)
+  // Accepted, it closes, and focus is back on Create identity.
+  admin.page.once('dialog', (question) => (asked.push(question.message()), void question.accept()))
   await admin.page.keyboard.press('Escape')
   await create.waitFor({ state: 'hidden' })
+  expect(asked).toHaveLength(2)
   expect(await admin.page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Create identity')
+  // Nothing typed: Escape closes at once, without a question.
+  await admin.page.keyboard.press('Enter')
+  await create.getByRole('textbox', { name: /e-?mail/i }).first().waitFor()
+  await admin.page.keyboard.press('Escape')
+  await create.waitFor({ state: 'hidden' })
+  expect(asked).toHaveLength(2)
 }, 60_000)
 
 test('after Back focus is on the h1 as the page appears, and keys pressed before its next frame are not undone', async () => {
@@ -378,7 +397,7 @@ test('Select all on this page selects every row shown, or none, and is mixed whi
   expect(admin.problems).toEqual([])
 })
 
-test('a bulk Delete asks with focus on Cancel, so Enter pressed twice deletes nothing; a bulk Deactivate, which can be undone, asks with focus on Deactivate', async () => {
+test('a bulk Delete or Deactivate asks with focus on Cancel, so Enter pressed twice changes nothing', async () => {
   const page = admin.page
   const { kratos } = admin.harness.sandbox
   const chosen = [1, 2].map((n) => kratos.addIdentity({ email: `bulk.enter.${n}@example.test`, name: `Bulk Enter ${n}` }))
@@ -397,14 +416,23 @@ test('a bulk Delete asks with focus on Cancel, so Enter pressed twice deletes no
   expect(await focused()).toBe('Delete')
   expect(chosen.every((identity) => kratos.identities.has(identity.id))).toBe(true)
   await group.getByText('2 selected').waitFor()
-  // A change that can be undone opens on its own button, as before.
+  // A deactivation can be undone, but meanwhile none of them can sign in: it opens on Cancel too.
   await group.getByRole('button', { name: 'Deactivate' }).focus()
   await page.keyboard.press('Enter')
   const deactivating = page.getByRole('dialog', { name: 'Deactivate 2 identities?' })
   await deactivating.waitFor()
-  expect(await focused()).toBe('in the dialog: Deactivate')
-  await page.keyboard.press('Escape')
+  expect(await focused()).toBe('in the dialog: Cancel')
+  await page.keyboard.press('Enter')
   await deactivating.waitFor({ state: 'hidden' })
+  expect(await focused()).toBe('Deactivate')
+  expect(chosen.map((identity) => kratos.identities.get(identity.id)!.state)).toEqual(['active', 'active'])
+  // Chosen on purpose, it deactivates.
+  await page.keyboard.press('Enter')
+  await deactivating.waitFor()
+  await tabTo(page, 'Deactivate', 5, 'Shift+Tab')
+  await page.keyboard.press('Enter')
+  await deactivating.waitFor({ state: 'hidden' })
+  expect(await within(5000, () => chosen.every((identity) => kratos.identities.get(identity.id)!.state === 'inactive'))).not.toBeNull()
   for (const identity of chosen) kratos.identities.delete(identity.id)
   expect(admin.problems).toEqual([])
 })

@@ -319,6 +319,45 @@ test('an admin creates a recovery link and a recovery code: each shown once as K
   expect(admin.problems).toEqual([])
 })
 
+test('on a phone a new recovery link comes with focus on its Copy, clear of the status box that says it was made; another one asks before it replaces the one shown', async () => {
+  const { page } = admin
+  const { kratos } = admin.harness.sandbox
+  await page.setViewportSize(PHONE)
+  try {
+    await openIdentity('user12@example.test')
+    const recovery = page.getByRole('region', { name: 'Account recovery' })
+    await recovery.getByRole('button', { name: 'Create recovery link' }).click()
+    await page.getByRole('status').getByText('Recovery link created; it is shown once, below.').waitFor()
+    const link = recovery.getByRole('textbox', { name: 'Recovery link', exact: true })
+    const value = await link.inputValue()
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Copy')
+    // Nothing of it under the status box: the value, Copy and Dismiss are all above its top.
+    await page.waitForTimeout(100)
+    const box = (await page.getByRole('status').boundingBox())!
+    for (const part of [link, recovery.getByRole('button', { name: 'Copy' }), recovery.getByRole('button', { name: 'Dismiss the recovery link' })]) {
+      const shown = (await part.boundingBox())!
+      expect(shown.y + shown.height).toBeLessThanOrEqual(box.y)
+      expect(shown.y).toBeGreaterThanOrEqual(0)
+    }
+    // Create recovery code while the link is shown: asked first; declined, the link stays and nothing is made.
+    const made = kratos.recoveries.length
+    const asked: string[] = []
+    page.once('dialog', (question) => (asked.push(question.message()), void question.dismiss()))
+    await recovery.getByRole('button', { name: 'Create recovery code' }).click()
+    expect(asked).toEqual(['The recovery link shown below is lost when a new one is created: it still works, but cannot be copied again. Create a recovery code anyway?'])
+    expect([await link.inputValue(), kratos.recoveries.length]).toEqual([value, made])
+    // Accepted, the code takes its place.
+    page.once('dialog', (question) => (asked.push(question.message()), void question.accept()))
+    await recovery.getByRole('button', { name: 'Create recovery code' }).click()
+    await recovery.getByRole('textbox', { name: 'Recovery code', exact: true }).waitFor()
+    expect([asked.length, kratos.recoveries.length]).toEqual([2, made + 1])
+    await recovery.getByRole('button', { name: 'Dismiss the recovery code' }).click()
+    expect(admin.problems).toEqual([])
+  } finally {
+    await page.setViewportSize(DESKTOP)
+  }
+})
+
 test('a recovery method turned off in Kratos says so, with the setting that turns it on, instead of "not found"', async () => {
   const { kratos } = admin.harness.sandbox
   await openIdentity('user07@example.test')
@@ -1023,7 +1062,9 @@ test('a bulk change under way keeps focus in its dialog, on its unavailable butt
       ;(window as unknown as { said: string[] }).said = said
       new MutationObserver(() => region.textContent && said.push(region.textContent)).observe(region, { childList: true, subtree: true, characterData: true })
     })
-    // A state change, not a deletion: its question opens on its own button, and Enter there starts it.
+    // Its question opens on Cancel; the person goes to Deactivate, and Enter there starts it.
+    expect(await page.evaluate(() => (document.activeElement?.closest('dialog') ? document.activeElement.textContent : 'outside the dialog'))).toBe('Cancel')
+    await page.keyboard.press('Shift+Tab')
     expect(await page.evaluate(() => (document.activeElement?.closest('dialog') ? document.activeElement.textContent : 'outside the dialog'))).toBe('Deactivate')
     await page.keyboard.press('Enter')
     await dialog.getByRole('progressbar', { name: '15 of 30' }).waitFor()
@@ -1426,7 +1467,14 @@ test('an identifier with characters that hide or turn text around (zero-width, r
   const confirm = dialog.getByRole('button', { name: 'Delete', exact: true })
   await box.fill('admin@example.test')
   expect(await confirm.isDisabled()).toBe(true)
-  await box.fill('adm⟨U+200B⟩in@example.test')
+  // The field says what makes Delete available; letter case counts, spaces around it (a paste) do not.
+  expect(await box.getAttribute('aria-describedby').then((id) => dialog.locator(`#${id}`).textContent())).toBe(
+    'Delete is available once it is typed exactly as shown, letter case included (spaces around it do not count).',
+  )
+  await box.fill('ADM⟨U+200B⟩IN@example.test')
+  expect(await confirm.isDisabled()).toBe(true)
+  await box.fill(' adm⟨U+200B⟩in@example.test ')
+  expect(await confirm.isDisabled()).toBe(false)
   await confirm.click()
   await admin.page.waitForURL(admin.url('/dashboard/identities'))
   expect([kratos.identities.has(zeroWidth.id), [...kratos.identities.values()].some((identity) => identity.traits.email === 'admin@example.test')]).toEqual([false, true])

@@ -226,6 +226,38 @@ describe('in the browser', () => {
       (event) => event.target === `/admin/clients/${clientId}` && (event.detail as { method?: string } | null)?.method === method,
     )
 
+  test('Escape in Create client with something typed asks before it drops it; Cancel, chosen on purpose, does not ask', async () => {
+    const page = admin.page
+    await page.goto(admin.url('/dashboard/oauth-clients'))
+    await page.getByRole('heading', { level: 1, name: 'OAuth clients' }).waitFor()
+    const asked: string[] = []
+    const answer = (accept: boolean) => page.once('dialog', (question) => (asked.push(question.message()), void (accept ? question.accept() : question.dismiss())))
+    await tabTo(page, 'Create client')
+    await page.keyboard.press('Enter')
+    const dialog = page.getByRole('dialog', { name: 'Create client' })
+    const name = dialog.getByRole('textbox', { name: 'Client name' })
+    await name.fill('Half-typed client')
+    await name.focus()
+    answer(false)
+    await page.keyboard.press('Escape')
+    await page.waitForFunction(() => document.activeElement?.closest('dialog') !== null)
+    expect(asked).toEqual(['Your changes to the new client are not saved. Close anyway?'])
+    expect([await dialog.isVisible(), await name.inputValue()]).toEqual([true, 'Half-typed client'])
+    answer(true)
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'hidden' })
+    expect(asked).toHaveLength(2)
+    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Create client')
+    // Typed again, then Cancel: closed without a question.
+    await page.keyboard.press('Enter')
+    await name.fill('Another half-typed client')
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    expect(asked).toHaveLength(2)
+    expect([...admin.harness.sandbox.hydra.clients.values()].some((client) => String(client.client_name).includes('half-typed'))).toBe(false)
+    expect(admin.problems).toEqual([])
+  })
+
   test('an admin renames a client created through the API: metadata, contacts, CORS origins, URIs, lifespans, owner, created time and the secret stay as they were', async () => {
     const { hydra } = admin.harness.sandbox
     const created = await throughProxy('POST', '/admin/clients', FULL_CLIENT)

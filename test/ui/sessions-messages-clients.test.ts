@@ -322,7 +322,7 @@ test('Messages: filter to the abandoned ones, open one, read its body as text an
   await admin.page.getByRole('status').getByText(`${statuses.length} messages shown.`).waitFor()
   await admin.page.getByRole('searchbox', { name: 'Recipient' }).fill('nobody@example.test')
   await admin.page.keyboard.press('Enter')
-  await admin.page.getByRole('status').getByText('No message matches this filter.').waitFor()
+  await admin.page.getByRole('status').getByText('No message matches this filter: the recipient is matched whole, exactly as written.').waitFor()
   await admin.page.goBack()
   await admin.page.waitForURL((u) => !u.search.includes('recipient'))
 

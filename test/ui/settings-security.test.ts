@@ -726,7 +726,7 @@ test('Set key for a public prefix says at the field that its calls need no sign-
   await dialog.getByRole('button', { name: 'Cancel' }).click()
 })
 
-test('a half-filled Add setting or Edit setting asks before the page is left; Cancel or Escape lets go of it', async () => {
+test('a half-filled Add setting or Edit setting asks before the page is left, and before Escape closes it; Cancel, or Escape confirmed, lets go of it', async () => {
   const page = admin.page
   await page.goto(admin.url('/dashboard'))
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
@@ -741,9 +741,17 @@ test('a half-filled Add setting or Edit setting asks before the page is left; Ca
     expect(questions.asked.splice(0)).toEqual(['confirm: Your changes to the new setting are not saved. Leave anyway?'])
     await page.waitForURL(admin.url('/dashboard/settings'))
     expect(await dialog.getByLabel('Key').inputValue()).toBe('half.typed')
-    // Escape closes it: nothing is held any more.
+    // Escape asks too; answered Cancel, the dialog and the key stay.
+    await page.keyboard.press('Escape')
+    await within(5000, () => questions.asked.length > 0)
+    expect(questions.asked.splice(0)).toEqual(['confirm: Your changes to the new setting are not saved. Close anyway?'])
+    expect(await dialog.getByLabel('Key').inputValue()).toBe('half.typed')
+    // Answered OK, it closes: nothing is held any more.
+    questions.answer.ok = true
     await page.keyboard.press('Escape')
     await dialog.waitFor({ state: 'hidden' })
+    expect(questions.asked.splice(0)).toEqual(['confirm: Your changes to the new setting are not saved. Close anyway?'])
+    questions.answer.ok = false
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
     await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
     expect(questions.asked).toEqual([])
@@ -1201,7 +1209,11 @@ test('on a device whose next frame is late, a dialog is open in the render that 
     await page.keyboard.type('typed.at.once')
     const dialog = page.getByRole('dialog', { name: 'Add setting' })
     expect(await dialog.getByRole('textbox', { name: 'Key' }).inputValue()).toBe('typed.at.once')
+    // Escape asks first (something is typed); the person lets it go.
+    const asked: string[] = []
+    page.once('dialog', (question) => (asked.push(question.message()), void question.accept()))
     await page.keyboard.press('Escape')
+    expect(asked).toEqual(['Your changes to the new setting are not saved. Close anyway?'])
     expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Add setting')
     // Opened again: the form is empty, before any key can reach it.
     await page.keyboard.press('Enter')
@@ -1240,7 +1252,9 @@ test('on a device whose next frame is late, a dialog is open in the render that 
     await page.keyboard.press('Space')
     expect(await customize.locator('li label').allTextContents()).toEqual(['Show Latest audit events', 'Show Services', 'Show Session map'])
     expect(await customize.getByRole('status').textContent()).toBe('Latest audit events moved to position 1 of 3.')
+    page.once('dialog', (question) => (asked.push(question.message()), void question.accept()))
     await page.keyboard.press('Escape')
+    expect(asked.at(-1)).toBe('Your changes to the overview arrangement are not saved. Close anyway?')
     expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Customize')
 
     // Back pressed as soon as a question is open, on a page that stays (the identities' first page

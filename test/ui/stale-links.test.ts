@@ -227,13 +227,29 @@ describe('in the browser', () => {
     admin.problems.length = 0
   })
 
-  test('an identity that does not exist: its message, and Retry as every error has (ui.md)', async () => {
-    await admin.page.goto(admin.url(`/dashboard/identities/${crypto.randomUUID()}`))
-    const alert = admin.page.getByRole('alert')
-    await alert.waitFor()
-    await settled()
-    expect(await alert.getByRole('button', { name: 'Retry' }).count()).toBe(1)
-    expect(await alert.textContent()).toContain('not found')
+  test('a record that is not there (an identity, a client, a message): said so, the way back to its list first, and Retry as every error has (ui.md); by keyboard', async () => {
+    const { kratos, hydra } = admin.harness.sandbox
+    const client = await fetch(`${hydra.url}/admin/clients`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Deleted meanwhile' }) })
+    const clientId = ((await client.json()) as { client_id: string }).client_id
+    hydra.clients.delete(clientId)
+    const person = kratos.addIdentity({ email: 'deleted.meanwhile@example.test' })
+    kratos.identities.delete(person.id)
+    for (const [path, said, list, heading] of [
+      [`/dashboard/identities/${person.id}`, 'Kratos has no identity with this ID.', 'Identities', 'Identities'],
+      [`/dashboard/oauth-clients/${clientId}`, 'Hydra has no OAuth client with this ID.', 'OAuth clients', 'OAuth clients'],
+      [`/dashboard/messages/${crypto.randomUUID()}`, 'Kratos has no message with this ID.', 'Messages', 'Messages'],
+    ] as const) {
+      await admin.page.goto(admin.url(path))
+      const alert = admin.page.getByRole('alert')
+      await alert.waitFor()
+      await settled()
+      expect((await alert.textContent())!.replace(/\s+/g, ' ')).toBe(`${said} It may have been deleted, or the link is old.Go to ${list}Retry`)
+      expect(await alert.getByRole('button', { name: 'Retry' }).count()).toBe(1)
+      if (heading === 'Identities') expect(await sweep(admin.page, 'record-missing', () => alert.waitFor())).toEqual([])
+      await tabTo(admin.page, `Go to ${list}`)
+      await admin.page.keyboard.press('Enter')
+      await admin.page.getByRole('heading', { level: 1, name: heading }).waitFor()
+    }
     expect(admin.problems.filter((problem) => !/status of 404\b/.test(problem))).toEqual([])
     admin.problems.length = 0
   })

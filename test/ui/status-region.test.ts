@@ -133,3 +133,32 @@ for (const [size, viewport] of [
     }
   })
 }
+
+test('a save refused in the form (an e-mail that is none) takes away an earlier “saved” of another section: the two would read as if this one was saved', async () => {
+  const { page } = admin
+  const person = admin.harness.sandbox.kratos.addIdentity({ email: 'refused.after.saved@example.test', name: 'Refused After Saved' })
+  await page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await page.getByRole('heading', { level: 1, name: 'refused.after.saved@example.test' }).waitFor()
+  const metadata = page.getByRole('region', { name: 'Metadata' })
+  await metadata.getByLabel('Public metadata').fill('{"plan": "team"}')
+  await metadata.getByRole('button', { name: 'Save' }).click()
+  await page.getByRole('status').getByText('Metadata saved.').waitFor()
+  const traits = page.getByRole('region', { name: 'Traits' })
+  const email = traits.getByRole('textbox', { name: /e-?mail/i })
+  await email.fill('not-an-email')
+  await traits.getByRole('button', { name: 'Save' }).click()
+  await page.waitForFunction(() => document.activeElement?.getAttribute('aria-invalid') === 'true')
+  expect(await statusText()).toBe('')
+  expect(admin.harness.sandbox.kratos.identities.get(person.id)!.traits.email).toBe('refused.after.saved@example.test')
+  // And the other way: traits saved, then metadata that is not JSON.
+  await email.fill('refused.after.saved@example.test')
+  await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Saved Again')
+  await traits.getByRole('button', { name: 'Save' }).click()
+  await page.getByRole('status').getByText('Traits saved.').waitFor()
+  await metadata.getByLabel('Public metadata').fill('{ not json')
+  await metadata.getByRole('button', { name: 'Save' }).click()
+  await metadata.getByText(/Enter a JSON object/).waitFor()
+  expect(await statusText()).toBe('')
+  admin.harness.sandbox.kratos.identities.delete(person.id)
+  expect(admin.problems).toEqual([])
+})

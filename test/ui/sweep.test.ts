@@ -45,8 +45,8 @@ function adminPages(): Visit[] {
     { name: 'not-found', path: '/dashboard/no/such/page', heading: 'Page not found' },
     // Empty lists, as a search or filter that matches nothing leaves them.
     { name: 'identities-empty', path: '/dashboard/identities?search=nobody%40example.test', heading: 'Identities', shows: 'No identity has the identifier “nobody@example.test”.' },
-    { name: 'messages-empty', path: '/dashboard/messages?recipient=nobody%40example.test', heading: 'Messages', shows: 'No message matches this filter.' },
-    { name: 'oauth-clients-empty', path: '/dashboard/oauth-clients?name=No%20such%20client', heading: 'OAuth clients', shows: 'No client has this name.' },
+    { name: 'messages-empty', path: '/dashboard/messages?recipient=nobody%40example.test', heading: 'Messages', shows: 'No message matches this filter: the recipient is matched whole, exactly as written.' },
+    { name: 'oauth-clients-empty', path: '/dashboard/oauth-clients?name=No%20such%20client', heading: 'OAuth clients', shows: 'No client has this name: names are matched whole, exactly as written.' },
     { name: 'audit-empty', path: `/dashboard/audit?actor=${crypto.randomUUID()}`, heading: 'Audit log', shows: 'No audit event matches this filter.' },
     // A later page with nothing on it (its rows deleted meanwhile, or a link kept too long) says so, not that the list is empty.
     { name: 'identities-past-the-end', path: '/dashboard/identities?page_token=ffffffff-ffff-4fff-bfff-ffffffffffff', heading: 'Identities', shows: 'No more identities.' },

@@ -1,8 +1,9 @@
 // A modal dialog on the native <dialog>: labelled by its heading, focus kept inside while open,
 // Escape and Back close it, and focus returns to what opened it (or, when that is gone, to where it was).
 // While the action it asks about is under way, Escape does nothing: the action is not stopped by it.
-import { useLayoutEffect, useRef, useState } from 'preact/hooks'
-import type { ComponentChildren } from 'preact'
+// A form in it with unsaved edits (useDialogEdits) makes Escape ask first.
+import { useContext, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { createContext, type ComponentChildren } from 'preact'
 import { focusables, placeOf, returnFocusTo, type Place } from './focus.ts'
 import type { ApiFailure } from '../api.ts'
 import { ErrorView } from './load.tsx'
@@ -10,12 +11,38 @@ import { unavailableWhile } from './one-at-a-time.ts'
 
 let counter = 0
 
+/** What the form inside a dialog holds unsaved ("the new client"), told by useDialogEdits; null when nothing. */
+type Pending = () => string | null
+const DialogEdits = createContext<{ current: Pending | null } | null>(null)
+
+/**
+ * A form in a dialog tells the dialog what it holds unsaved (`pending`: null when nothing): Escape
+ * then asks before it closes the dialog and drops it, as leaving the page does. Outside a dialog it
+ * does nothing.
+ */
+export function useDialogEdits(pending: Pending): void {
+  const edits = useContext(DialogEdits)
+  useLayoutEffect(() => {
+    if (!edits) return
+    edits.current = pending
+    return () => {
+      edits.current = null
+    }
+  }, [edits, pending])
+}
+
 export function Dialog(props: {
   open: boolean
   title: string
   onClose: () => void
   /** The action it asks about is under way: Escape does nothing until it is done, and the question says it waits. */
   underway?: boolean
+  /**
+   * What its form holds unsaved ("the new client"; unsaved.ts `pending`), when the owner keeps the
+   * form's state (a form of its own inside it tells it through useDialogEdits): Escape asks before
+   * it drops it.
+   */
+  unsaved?: Pending
   children: ComponentChildren
 }) {
   const ref = useRef<HTMLDialogElement>(null)
@@ -78,6 +105,23 @@ export function Dialog(props: {
     window.addEventListener('keydown', escape, true)
     return () => window.removeEventListener('keydown', escape, true)
   }, [props.open, props.underway])
+  // Escape with edits in its form: asked first, as leaving the page is ("Close anyway?"). Refused as
+  // a key, as above, and closed through the owner once the person says so.
+  const edits = useRef<{ current: Pending | null }>({ current: null })
+  const unsaved = useRef(props.unsaved)
+  unsaved.current = props.unsaved
+  useLayoutEffect(() => {
+    if (!props.open) return
+    const escape = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || underway.current || event.defaultPrevented) return
+      const what = (unsaved.current ?? edits.current.current)?.() ?? null
+      if (what === null) return
+      event.preventDefault()
+      if (window.confirm(`Your changes to ${what} are not saved. Close anyway?`)) onClose.current()
+    }
+    window.addEventListener('keydown', escape, true)
+    return () => window.removeEventListener('keydown', escape, true)
+  }, [props.open])
   // Back or Forward while it is open: what it asks about belongs to the page being left.
   useLayoutEffect(() => {
     if (!props.open) return
@@ -103,11 +147,11 @@ export function Dialog(props: {
   return (
     <dialog ref={ref} aria-labelledby={titleId.current} aria-busy={props.underway ? 'true' : undefined} class="dialog" onKeyDown={trap}>
       {props.open && (
-        <>
+        <DialogEdits.Provider value={edits.current}>
           <h2 id={titleId.current}>{props.title}</h2>
           {props.children}
           {props.underway && <p class="muted">Waiting for the answer: this question closes when it comes.</p>}
-        </>
+        </DialogEdits.Provider>
       )}
     </dialog>
   )

@@ -6,6 +6,7 @@
 // itself is mended.
 
 import { useCallback, useLayoutEffect, useState } from 'preact/hooks'
+import { clearEarlierAnnouncement } from './status.ts'
 
 const FOCUSABLE = 'button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])'
 
@@ -110,12 +111,14 @@ export function keepFocus(): void {
  * After a refused submit, focus goes to the first field of the form that says what is wrong, in the
  * render that says so: not a frame later, when the person may already have moved on (to Save again,
  * with Enter pressed there) and would be pulled back. The function returned is what the submit calls
- * with its form, in the same handler that sets the errors.
+ * with its form, in the same handler that sets the errors. What the status region said before goes.
  */
 export function useFocusFirstInvalid(): (form: Element) => void {
   const [refused, setRefused] = useState<{ form: Element } | null>(null)
   useLayoutEffect(() => {
     refused?.form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus()
   }, [refused])
-  return useCallback((form: Element) => setRefused({ form }), [])
+  // A refusal is a failure shown: an earlier outcome ("Metadata saved.") goes, or it would read
+  // beside it as if this change had been made.
+  return useCallback((form: Element) => (clearEarlierAnnouncement(), setRefused({ form })), [])
 }

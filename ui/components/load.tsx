@@ -99,14 +99,30 @@ function refusedTheLink(failure: ApiFailure, place: LinkPlace | undefined): plac
   return place !== undefined && (failure.status === 400 || failure.status === 422) && (place.firstPage !== null || place.unfiltered !== null)
 }
 
-export function Region<T>(props: { loaded: Loaded<T>; retry: () => void; label: string; children: (data: T) => ComponentChildren; class?: string; place?: LinkPlace }) {
-  const { loaded, place } = props
+/** A record's page: what its 404 says ("No identity has this ID"), and the way back to its list. */
+export interface MissingRecord {
+  said: string
+  list: { href: string; name: string }
+}
+
+export function Region<T>(props: {
+  loaded: Loaded<T>
+  retry: () => void
+  label: string
+  children: (data: T) => ComponentChildren
+  class?: string
+  place?: LinkPlace
+  missing?: MissingRecord
+}) {
+  const { loaded, place, missing } = props
   return (
     <div class={props.class} aria-busy={loaded.state === 'loading' || (loaded.state === 'ready' && loaded.refreshing) ? 'true' : 'false'}>
       {loaded.state === 'loading' && <p class="muted">Loading {props.label}…</p>}
       {loaded.state === 'failed' &&
         (refusedTheLink(loaded.failure, place) ? (
           <LinkRefused place={place} retry={props.retry} />
+        ) : missing && loaded.failure.status === 404 ? (
+          <RecordMissing missing={missing} retry={props.retry} />
         ) : (
           <ErrorView failure={loaded.failure} retry={props.retry} loading />
         ))}
@@ -145,6 +161,24 @@ function LinkRefused({ place, retry }: { place: LinkPlace; retry: () => void }) 
       <p class="actions">
         {place.firstPage && <a href={place.firstPage}>Go to the first page</a>}
         {place.unfiltered && <a href={place.unfiltered}>Clear the filter</a>}
+        <button type="button" onClick={retry}>
+          Retry
+        </button>
+      </p>
+    </div>
+  )
+}
+
+/**
+ * A record that is not there (deleted, or a link kept too long): said so, with the way back to its
+ * list first; Retry stays (every error offers it, ui.md), for a record that comes back.
+ */
+function RecordMissing({ missing, retry }: { missing: MissingRecord; retry: () => void }) {
+  return (
+    <div class="error-view" role="alert">
+      <p>{missing.said} It may have been deleted, or the link is old.</p>
+      <p class="actions">
+        <a href={missing.list.href}>{`Go to ${missing.list.name}`}</a>
         <button type="button" onClick={retry}>
           Retry
         </button>

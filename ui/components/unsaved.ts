@@ -1,8 +1,9 @@
 // A form that holds edits the person typed and has not saved: leaving the page asks first (the
 // router's leave guard), naming what would be lost. Saving, Cancel or closing the form lets go.
-import { useLayoutEffect, useRef } from 'preact/hooks'
+import { useCallback, useLayoutEffect, useRef } from 'preact/hooks'
 import { useLeaveGuard, type UnsavedForm } from '../router.ts'
 import { draftUsed, sendingDraft, type Draft } from '../drafts.ts'
+import { useDialogEdits } from './dialog.tsx'
 
 export interface UnsavedChanges {
   /** Lets go at once: call it before a save that opens another page (the record just created). */
@@ -13,6 +14,11 @@ export interface UnsavedChanges {
    * (drafts.ts `sendingDraft`). A form without a draft just sends.
    */
   send: <T>(change: () => Promise<T>) => Promise<T>
+  /**
+   * What Escape in the form's dialog asks about: the unsaved edits, unless they are being saved
+   * (a dialog closed by Escape then lets its Save go on and says its outcome). For Dialog's `unsaved`.
+   */
+  pending: () => string | null
 }
 
 /**
@@ -27,17 +33,28 @@ export function useUnsavedChanges(what: string | null, draft?: Draft & { form: s
   const form = useRef<UnsavedForm | null>(null)
   if (what !== null && form.current?.what !== what) form.current = { what, keep: () => latest.current ?? null }
   const release = useLeaveGuard(what === null ? null : `Your changes to ${what} are not saved.`, 'unsaved', form.current ?? undefined)
+  const whatNow = useRef(what)
+  whatNow.current = what
+  const sending = useRef(0)
+  const pending = useCallback(() => (sending.current > 0 ? null : whatNow.current), [])
+  // In a dialog, Escape asks too.
+  useDialogEdits(pending)
   // A form opened with its kept draft: letting go of its edits (saved, discarded) uses the draft up.
   const name = draft?.form
   useLayoutEffect(() => {
     if (what === null || name === undefined) return
     return () => draftUsed(name)
   }, [what === null, name])
-  const send = <T>(change: () => Promise<T>): Promise<T> => {
+  const send = async <T>(change: () => Promise<T>): Promise<T> => {
     const now = latest.current
-    return now ? sendingDraft(now.form, now, change) : change()
+    sending.current++
+    try {
+      return await (now ? sendingDraft(now.form, now, change) : change())
+    } finally {
+      sending.current--
+    }
   }
-  return { release, send }
+  return { release, send, pending }
 }
 
 /** Whether a form's values hold anything typed or chosen: a non-empty text, a ticked box, at any depth. */

@@ -57,7 +57,7 @@ export function IdentityPage({ params }: { params: Record<string, string> }) {
         <a href={asLastShown('/dashboard/identities')}>Identities</a>
       </p>
       <Heading>{title}</Heading>
-      <Region loaded={loaded} retry={retry} label="the identity">
+      <Region loaded={loaded} retry={retry} label="the identity" missing={{ said: 'Kratos has no identity with this ID.', list: { href: asLastShown('/dashboard/identities'), name: 'Identities' } }}>
         {(identity) => <IdentityDetail identity={identity} identifier={primaryIdentifier(identity, known)} schemas={schemas} retrySchemas={retrySchemas} onChange={replace} />}
       </Region>
     </>
@@ -237,6 +237,10 @@ function TraitsSection(props: {
         setText(traitsText(result.data.traits ?? {}))
         onChange((current) => afterWrite(current, result.data))
         announce('Traits saved.')
+        // The credentials' identifiers follow the traits (a changed e-mail is the password's
+        // identifier now), and a write's answer carries none: read them again. Unread, they stay.
+        const read = await api.identity(identity.id)
+        if (read.ok) onChange((current) => withCredentialsOf(current, read.data))
       }),
     )
   }
@@ -883,6 +887,12 @@ function RecoverySection({ identity }: { identity: Identity }) {
     setResult(null)
     document.getElementById('recovery-h')?.focus()
   }
+  // A new one made: focus on its Copy, the next step (the value itself is not read out, see
+  // ShownOnceValue), which also brings it clear of the status box saying it was made.
+  const shown = useRef<HTMLDivElement>(null)
+  useLayoutEffect(() => {
+    if (result) shown.current?.querySelector<HTMLButtonElement>('.actions button')?.focus()
+  }, [result])
   // A 404: the method is turned off in Kratos's configuration (its admin route then answers 404:
   // selfservice/strategy/handler.go IsDisabled), or, for a code, the identity is gone (the link
   // route answers an unknown identity 400).
@@ -893,6 +903,8 @@ function RecoverySection({ identity }: { identity: Identity }) {
     setFailure({ ...failure, message: `Kratos did not create a recovery ${kind}: ${why}` })
   }
   const create = async (kind: 'link' | 'code') => {
+    // One shown already still works, but once replaced it cannot be copied again.
+    if (shownOnce && !window.confirm(`The ${shownOnce} shown below is lost when a new one is created: it still works, but cannot be copied again. Create a recovery ${kind} anyway?`)) return
     setResult(null)
     if (kind === 'link') {
       const r = await api.recoveryLink(identity.id)
@@ -922,7 +934,7 @@ function RecoverySection({ identity }: { identity: Identity }) {
       </div>
       {failure && <ErrorView failure={failure} />}
       {result && (
-        <div class="one-time">
+        <div class="one-time" ref={shown}>
           <p>
             <label for="recovery-value">{result.kind === 'link' ? 'Recovery link' : 'Recovery code'}</label>{' '}
             <span id="recovery-expiry">
@@ -956,7 +968,7 @@ function DangerSection({ identity, identifier }: { identity: Identity; identifie
   const [busy, oneAtATime] = useOneAtATime()
   const remove = (event: Event) => {
     event.preventDefault()
-    if (typed !== identifier) return
+    if (typed.trim() !== identifier) return
     const from = location.peek().path
     return oneAtATime(async () => {
       const result = deleteOutcome(await api.deleteIdentity(identity.id))
@@ -980,11 +992,14 @@ function DangerSection({ identity, identifier }: { identity: Identity; identifie
         <form onSubmit={remove} class="form">
           <div class="field">
             <label for="delete-confirm">Type {identifier} to confirm</label>
-            <input id="delete-confirm" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} autocomplete="off" />
+            <input id="delete-confirm" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} autocomplete="off" aria-describedby="delete-confirm-note" />
+            <p class="muted" id="delete-confirm-note">
+              Delete is available once it is typed exactly as shown, letter case included (spaces around it do not count).
+            </p>
           </div>
           {failure && <ErrorView failure={failure} />}
           <div class="actions">
-            <button type="submit" class="danger" disabled={typed !== identifier} {...unavailableWhile(busy)}>
+            <button type="submit" class="danger" disabled={typed.trim() !== identifier} {...unavailableWhile(busy)}>
               Delete
             </button>
             <button type="button" {...unavailableWhile(busy, () => setOpen(false))}>

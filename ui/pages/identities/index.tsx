@@ -324,8 +324,9 @@ export function IdentitiesPage() {
                 <button type="submit" class={pending === 'delete' ? 'danger' : 'primary'} {...unavailableWhile(working)}>
                   {VERB[pending]}
                 </button>
-                {/* A deletion opens on Cancel, as a ConfirmDialog does: Enter pressed twice deletes nothing. */}
-                <button type="button" autofocus={pending === 'delete'} onClick={closeBulk}>
+                {/* Opens on Cancel, as a ConfirmDialog does: Enter pressed twice changes nothing (a
+                    deactivation of up to 250 identities stops them all signing in). */}
+                <button type="button" autofocus onClick={closeBulk}>
                   Cancel
                 </button>
               </div>

@@ -33,7 +33,13 @@ export function MessagesPage() {
     () => api.messages({ page_size: paging.size, page_token: paging.token || undefined, status: status || undefined, recipient: recipient || undefined }),
     [location.value.search],
   )
-  const none = paging.token ? 'No more messages.' : status || recipient ? 'No message matches this filter.' : 'No messages.'
+  const none = paging.token
+    ? 'No more messages.'
+    : recipient
+      ? 'No message matches this filter: the recipient is matched whole, exactly as written.'
+      : status
+        ? 'No message matches this filter.'
+        : 'No messages.'
   useResultsAnnounced(loaded, location.value.search, ({ items }) => (items.length === 0 ? none : `${items.length} ${items.length === 1 ? 'message' : 'messages'} shown.`))
   return (
     <>
@@ -41,7 +47,7 @@ export function MessagesPage() {
       <div class="toolbar filters">
         <form class="search" role="search" aria-label="Messages" onSubmit={(e) => (e.preventDefault(), paging.restart({ recipient: typed.trim() || null }))}>
           <label for="messages-recipient">Recipient</label>
-          <input id="messages-recipient" type="search" value={typed} autocomplete="off" onInput={(e) => setTyped(e.currentTarget.value)} />
+          <input id="messages-recipient" type="search" placeholder="Exact address" value={typed} autocomplete="off" onInput={(e) => setTyped(e.currentTarget.value)} />
           <button type="submit">Filter</button>
         </form>
         <FilterSelect label="Status" value={status} all="All statuses" options={STATUSES} unknown="Unknown status" onChange={(chosen) => paging.restart({ status: chosen })} />
@@ -91,7 +97,7 @@ export function MessagePage({ params }: { params: Record<string, string> }) {
         <a href={asLastShown('/dashboard/messages')}>Messages</a>
       </p>
       <Heading>{title}</Heading>
-      <Region loaded={loaded} retry={retry} label="the message">
+      <Region loaded={loaded} retry={retry} label="the message" missing={{ said: 'Kratos has no message with this ID.', list: { href: asLastShown('/dashboard/messages'), name: 'Messages' } }}>
         {(message) => <MessageDetail message={message} />}
       </Region>
     </>

@@ -143,7 +143,7 @@ export function OAuthClientsPage() {
   const [unknown, setUnknown] = useQueryState<ApiFailure>()
   const unsaved = useUnsavedChanges(creating && !same(draft, draftOf(null)) ? 'the new client' : null, { form: 'client-create', data: { draft } satisfies CreateDraft })
   const [loaded, retry] = useLoad(() => api.clients({ page_size: paging.size, page_token: paging.token || undefined, client_name: name || undefined }), [location.value.search])
-  const none = paging.token ? 'No more clients.' : name ? 'No client has this name.' : 'There are no OAuth clients yet.'
+  const none = paging.token ? 'No more clients.' : name ? 'No client has this name: names are matched whole, exactly as written.' : 'There are no OAuth clients yet.'
   useResultsAnnounced(loaded, location.value.search, ({ items }) => (items.length === 0 ? none : `${items.length} ${items.length === 1 ? 'client' : 'clients'} shown.`))
   const create = (draft: ClientDraft) =>
     oneAtATime(async () => {
@@ -176,7 +176,7 @@ export function OAuthClientsPage() {
           <label for="clients-name" class="visually-hidden">
             Search clients by name
           </label>
-          <input id="clients-name" type="search" placeholder="Client name" value={typed} autocomplete="off" onInput={(e) => setTyped(e.currentTarget.value)} />
+          <input id="clients-name" type="search" placeholder="Exact client name" value={typed} autocomplete="off" onInput={(e) => setTyped(e.currentTarget.value)} />
           <button type="submit">Search</button>
           {name && (
             // The button goes with the search: focus goes to the box, for the next search.
@@ -217,7 +217,7 @@ export function OAuthClientsPage() {
         }
       </Region>
       <Pager paging={paging} next={loaded.state === 'ready' ? loaded.data.next : null} />
-      <Dialog open={creating} title="Create client" onClose={() => setCreating(false)}>
+      <Dialog open={creating} title="Create client" onClose={() => setCreating(false)} unsaved={unsaved.pending}>
         {failure && <ErrorView failure={failure} />}
         <ClientForm draft={draft} onDraft={setDraft} submitLabel="Create client" busy={busy} onSubmit={create} onCancel={() => setCreating(false)} />
       </Dialog>
@@ -235,7 +235,7 @@ export function OAuthClientPage({ params }: { params: Record<string, string> }) 
         <a href={asLastShown('/dashboard/oauth-clients')}>OAuth clients</a>
       </p>
       <Heading>{title}</Heading>
-      <Region loaded={loaded} retry={retry} label="the client">
+      <Region loaded={loaded} retry={retry} label="the client" missing={{ said: 'Hydra has no OAuth client with this ID.', list: { href: asLastShown('/dashboard/oauth-clients'), name: 'OAuth clients' } }}>
         {(client) => <ClientDetail client={client} onChange={replace} />}
       </Region>
     </>

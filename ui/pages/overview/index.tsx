@@ -160,7 +160,7 @@ function CustomizeDialog(props: {
     announce('Overview arrangement saved.')
   }
   return (
-    <Dialog open={props.open} title="Customize the overview" onClose={props.onClose}>
+    <Dialog open={props.open} title="Customize the overview" onClose={props.onClose} unsaved={unsaved.pending}>
       <form class="form" onSubmit={save}>
         <p class="muted">Choose what the overview shows, and in which order. Saved for your account.</p>
         <ol class="widget-order">

@@ -389,7 +389,7 @@ function ApiKeyDialog({
   const open = prefix !== null && !prefix.name.endsWith('-admin')
   const described = [open ? 'api-key-open' : null, error ? 'api-key-error' : null].filter(Boolean).join(' ')
   return (
-    <Dialog open={prefix !== null} title={`API key for /api/${prefix?.name ?? ''}`} onClose={onClose}>
+    <Dialog open={prefix !== null} title={`API key for /api/${prefix?.name ?? ''}`} onClose={onClose} unsaved={unsaved.pending}>
       <form class="form" onSubmit={save} noValidate aria-busy={busy ? 'true' : undefined}>
         <div class="field">
           <label for="api-key-value">API key</label>
@@ -574,7 +574,7 @@ function SettingDialog(props: {
       </p>
     )
   return (
-    <Dialog open={props.editing !== null} title={existing ? `Edit ${existing.key}` : 'Add setting'} onClose={props.onClose}>
+    <Dialog open={props.editing !== null} title={existing ? `Edit ${existing.key}` : 'Add setting'} onClose={props.onClose} unsaved={unsaved.pending}>
       <form class="form" onSubmit={save} noValidate aria-busy={busy ? 'true' : undefined}>
         <div class="field">
           <label for="setting-key">Key</label>
