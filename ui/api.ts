@@ -442,6 +442,9 @@ export const api = {
   // reaches the browser.
   identity: (identityId: string, readFor: ReadFor = 'show') =>
     requestRecord(KRATOS_ANSWERS, readIdentity, 'GET', `${KRATOS}/identities/${id(identityId)}`, undefined, readFor),
+  /** An identity of the login identity store (where the admins live): its own Kratos when it has one (decisions §3). */
+  loginIdentity: (identityId: string, ownStore: boolean) =>
+    requestRecord(KRATOS_ANSWERS, readIdentity, 'GET', `${ownStore ? '/api/iam-idp-admin/admin' : KRATOS}/identities/${id(identityId)}`),
   createIdentity: (body: { schema_id: string; traits: Record<string, unknown>; credentials?: unknown; state?: string }) =>
     requestRecord(KRATOS_ANSWERS, readIdentity, 'POST', `${KRATOS}/identities`, body),
   patchIdentity: (identityId: string, patch: PatchOp[]) => requestRecord(KRATOS_ANSWERS, readIdentity, 'PATCH', `${KRATOS}/identities/${id(identityId)}`, patch),

@@ -21,3 +21,8 @@ effect(() => {
     localStorage.setItem(KEY, choice)
   }
 })
+
+// Chosen in another tab of this browser: followed here at once.
+window.addEventListener('storage', (event) => {
+  if (event.key === KEY || event.key === null) theme.value = stored()
+})

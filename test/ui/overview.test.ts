@@ -57,6 +57,35 @@ test('an admin sees the services, the session map with its table, and the latest
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
 })
 
+test('the latest audit events say a sign-in that was refused, and name the signed-in admin by e-mail as the Audit log does', async () => {
+  const { page } = admin
+  const refused = [...harness.sandbox.kratos.identities.values()].find((identity) => identity.traits.role === undefined)!
+  // Someone without a role signs in, in a browser of their own.
+  const stranger = await harness.browser.newContext()
+  try {
+    const other = await stranger.newPage()
+    await other.goto(url('/dashboard'))
+    await other.waitForURL((address) => address.origin === harness.sandbox.providerUrl)
+    await other.fill('input[name="login"]', refused.traits.email as string)
+    await other.fill('input[name="password"]', 'anything')
+    await other.click('button[type="submit"]')
+    await other.getByRole('heading', { level: 1, name: 'Sign-in failed' }).waitFor()
+  } finally {
+    await stranger.close()
+  }
+  await page.goto(url('/dashboard'))
+  const latest = page.getByRole('region', { name: 'Latest audit events' }).getByRole('listitem')
+  const item = latest.filter({ hasText: refused.id }).first()
+  await item.waitFor()
+  expect((await item.textContent())!.replace(/^.*?login/, 'login')).toBe(`login refused by ${refused.id}`)
+  expect(await item.locator('.state-warn').textContent()).toBe('refused')
+  // The admin's own sign-in: by e-mail, without an outcome (it was done).
+  const own = latest.filter({ hasText: 'by admin@example.test' }).first()
+  await own.waitFor()
+  expect((await own.textContent())!.replace(/^.*?login/, 'login')).toBe('login by admin@example.test')
+  expect(admin.problems).toEqual([])
+})
+
 /** The requests that fetch the session map: its data and its land outline. */
 function isMapRequest(request: Request): boolean {
   const path = new URL(request.url()).pathname
@@ -192,7 +221,7 @@ test('a hidden session map fetches nothing; Customize → Reset to default shows
     await dialog.getByRole('button', { name: 'Reset to default' }).click()
     expect(await arranged()).toEqual(['Show Services', 'Show Session map', 'Show Latest audit events'])
     // Said inside the dialog, as the moves are: the page's status region behind a modal dialog is out of reach.
-    await dialog.getByRole('status').getByText('Reset to the default: Services, Session map, Latest audit events, all shown.').waitFor()
+    await dialog.getByRole('status').getByText('The default is back here: Services, Session map, Latest audit events, all shown. Save to keep it.').waitFor()
     await dialog.getByRole('button', { name: 'Save' }).click()
     await map.getByRole('table').waitFor()
     // The table comes with the data; the land outline is drawn once its own chunk has arrived.
@@ -261,8 +290,19 @@ test('the theme choice is remembered', async () => {
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
   expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')
   expect(await page.getByRole('combobox', { name: 'Theme' }).inputValue()).toBe('dark')
+  // Another tab of the browser follows a choice made here at once, control and all.
+  const other = await admin.context.newPage()
+  await other.goto(url('/dashboard'))
+  await other.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
+  expect(await other.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')
+  await page.getByRole('combobox', { name: 'Theme' }).selectOption('light')
+  await other.waitForFunction(() => document.documentElement.dataset.theme === 'light')
+  expect(await other.getByRole('combobox', { name: 'Theme' }).inputValue()).toBe('light')
   await page.getByRole('combobox', { name: 'Theme' }).selectOption('system')
   expect(await page.evaluate(() => document.documentElement.dataset.theme ?? null)).toBeNull()
+  await other.waitForFunction(() => document.documentElement.dataset.theme === undefined)
+  expect(await other.getByRole('combobox', { name: 'Theme' }).inputValue()).toBe('system')
+  await other.close()
 })
 
 test('on a phone the navigation sits behind the Menu button', async () => {

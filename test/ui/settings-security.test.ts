@@ -661,6 +661,23 @@ test('an API key for idp-admin is stored encrypted, sent on the next Kratos call
   for (const body of bodies) expect(body).not.toContain(apiKey)
 })
 
+test('a prefix whose upstream this service has no address for says so in its row, as the Security page does; the others do not', async () => {
+  const page = admin.page
+  const described = (await (await page.request.get(admin.url('/api/config'))).json()) as { upstreams: Record<string, boolean> }
+  const unconfigured = Object.entries(described.upstreams).filter(([, configured]) => !configured).map(([name]) => name).sort()
+  expect(unconfigured.length).toBeGreaterThan(0)
+  await page.goto(admin.url('/dashboard/settings'))
+  const table = page.getByRole('table', { name: 'Upstream API keys' })
+  await table.getByRole('rowheader', { name: '/api/idp-admin' }).waitFor()
+  const said: string[] = []
+  for (const name of Object.keys(described.upstreams)) {
+    const row = table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: `/api/${name}`, exact: true }) })
+    if ((await row.textContent())!.includes('(not configured on this service)')) said.push(name)
+  }
+  expect(said.sort()).toEqual(unconfigured)
+  expect(admin.problems).toEqual([])
+})
+
 test('an API key stored in plain text (set on the host without --encrypted) is said so in its row; Replace key stores it encrypted', async () => {
   const { settings } = admin.harness.sandbox.services
   const plainKey = 'ory_pat_Plain-On-The-Host-0123456789'
@@ -1128,8 +1145,10 @@ test('End dashboard sessions signs that identity out of its open browser', async
     await form.getByRole('button', { name: 'End dashboard sessions' }).click()
     const dialog = admin.page.getByRole('dialog', { name: 'End dashboard sessions?' })
     expect(await dialog.getByText(/your own identity/).count()).toBe(0)
+    // Named by who it is, as the login identity store has it.
+    await dialog.getByText(`Every dashboard session of ${SANDBOX_USERS.viewer} (${viewerId}) stops working now.`).waitFor()
     await dialog.getByRole('button', { name: 'End dashboard sessions' }).click()
-    await admin.page.getByRole('status').getByText(`Every dashboard session of ${viewerId} has ended.`).waitFor()
+    await admin.page.getByRole('status').getByText(`Every dashboard session of ${SANDBOX_USERS.viewer} has ended.`).waitFor()
     // The viewer's cookie is refused from now on; the viewer's browser, on its next request, is
     // refused too and sent to sign in (the provider may sign it in again at once: that is a new session).
     const refused = viewer.page.waitForResponse((r) => r.url() === admin.url('/api/auth/session') && r.status() === 401)
@@ -1143,6 +1162,24 @@ test('End dashboard sessions signs that identity out of its open browser', async
   } finally {
     await viewer.context.close()
   }
+})
+
+test('End dashboard sessions for an ID no identity has (a typing mistake): the question says so before, and the outcome after, instead of naming someone signed out', async () => {
+  const unknownId = '00000000-0000-4000-8000-000000000000'
+  await admin.page.goto(admin.url('/dashboard/security'))
+  await admin.page.getByRole('heading', { level: 1, name: 'Security' }).waitFor()
+  const form = admin.page.getByRole('region', { name: 'End dashboard sessions' })
+  await form.getByRole('textbox', { name: 'Identity ID' }).fill(unknownId)
+  await form.getByRole('button', { name: 'End dashboard sessions' }).click()
+  const dialog = admin.page.getByRole('dialog', { name: 'End dashboard sessions?' })
+  await dialog.getByText('The login identity store has no identity with this ID: check it for a typing mistake.', { exact: false }).waitFor()
+  expect(await dialog.getByText(`Every dashboard session of ${unknownId} stops working now.`).count()).toBe(1)
+  expect(await sweep(admin.page, 'end-sessions-unknown', () => dialog.waitFor())).toEqual([])
+  await dialog.getByRole('button', { name: 'End dashboard sessions' }).click()
+  await admin.page.getByRole('status').getByText(`No identity has the ID ${unknownId}; any dashboard session of that ID has ended.`).waitFor()
+  // The browser reports the lookup's 404 (Kratos has no such identity); nothing else.
+  expect(admin.problems.filter((problem) => !/status of 404\b/.test(problem))).toEqual([])
+  admin.problems.length = 0
 })
 
 test('End dashboard sessions under way stays until it is answered: Cancel is unavailable with its button and Escape does nothing, so no session ends behind a Cancel', async () => {
@@ -1180,7 +1217,7 @@ test('End dashboard sessions under way stays until it is answered: Cancel is una
       expect(await dialog.isVisible()).toBe(true)
       expect(await viewerSession()).toBe(200)
       hold.release()
-      await admin.page.getByRole('status').getByText(`Every dashboard session of ${viewerId} has ended.`).waitFor()
+      await admin.page.getByRole('status').getByText(`Every dashboard session of ${SANDBOX_USERS.viewer} has ended.`).waitFor()
     } finally {
       await hold.stop()
     }

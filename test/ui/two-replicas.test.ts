@@ -110,7 +110,7 @@ test('an administrator on one replica ends the dashboard sessions of a viewer si
     await admin.page.getByRole('textbox', { name: 'Identity ID' }).fill(viewerId)
     await admin.page.getByRole('button', { name: 'End dashboard sessions' }).click()
     await admin.page.getByRole('dialog', { name: 'End dashboard sessions?' }).getByRole('button', { name: 'End dashboard sessions' }).click()
-    await admin.page.getByRole('status').getByText(`Every dashboard session of ${viewerId} has ended.`).waitFor()
+    await admin.page.getByRole('status').getByText(`Every dashboard session of ${SANDBOX_USERS.viewer} has ended.`).waitFor()
     expect(await within(1000, async () => (await sessionAtA()) === 401)).not.toBeNull()
 
     // The overview's own check finds it, shows "Session ended" in place and says why it may have.

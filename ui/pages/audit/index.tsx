@@ -9,9 +9,10 @@ import { Heading } from '../../components/heading.tsx'
 import { EmptyList, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Time } from '../../components/time.tsx'
 import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
-import { config, hasUpstream, isOwnIdentity, user } from '../../session.ts'
+import { config, hasUpstream } from '../../session.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { revealHidden } from '../../reveal.ts'
+import { knownIdentifier, outcomeOf } from '../../audit-words.ts'
 
 const PAGE = 50
 const ACTIONS = ['login', 'logout', 'identity_search', 'sessions_revoke', 'proxy_write', 'settings_write', 'settings_delete', 'settings_decrypt_read', 'settings_reencrypt'].map(
@@ -21,14 +22,6 @@ const TRAIL_SEPARATOR = '~'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // Actions whose target is an identity id.
 const IDENTITY_TARGETS = new Set(['sessions_revoke'])
-
-function outcomeOf(event: AuditEvent): string {
-  const detail = event.detail ?? {}
-  if (typeof detail.outcome === 'string') return detail.outcome.replace(/_/g, ' ')
-  if (typeof detail.ok === 'boolean') return detail.ok ? 'ok' : 'failed'
-  if (typeof detail.status === 'number') return detail.status < 400 ? `ok (${detail.status})` : `failed (${detail.status})`
-  return 'ok'
-}
 
 /** The action in words; a write through a proxy says which method it was (a DELETE is not a PUT). */
 function actionOf(event: AuditEvent): string {
@@ -44,12 +37,6 @@ function actionOf(event: AuditEvent): string {
  */
 const loginStoreShown = () => hasUpstream('kratos') && config.value?.upstreams['iam-idp-admin'] !== true
 
-/**
- * An identity by what a person knows it by, when the page knows that without asking (the trail
- * keeps ids only, and a lookup per row is not worth it): the identity signed in here, by its
- * e-mail. Else by its id, which all sound alike read out one after the other.
- */
-const knownIdentifier = (id: string): string | null => (isOwnIdentity(id) && user.value?.email) || null
 
 function IdentityRef({ value }: { value: string | null }) {
   if (!value) return <>—</>

@@ -16,6 +16,7 @@ import { same } from '../../components/json-patch.ts'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
 import { takeDraft } from '../../drafts.ts'
 import { revealHidden } from '../../reveal.ts'
+import { knownIdentifier, outcomeOf } from '../../audit-words.ts'
 
 const SERVICE_NAMES: Record<string, string> = {
   idp: 'Kratos public API',
@@ -146,7 +147,7 @@ function CustomizeDialog(props: {
   const reset = () => {
     const defaults = DEFAULT_ARRANGEMENT.filter((d) => props.arrangement.some((a) => a.id === d.id))
     setDraft(defaults)
-    say(`Reset to the default: ${defaults.map((entry) => WIDGETS[entry.id].label).join(', ')}, all shown.`)
+    say(`The default is back here: ${defaults.map((entry) => WIDGETS[entry.id].label).join(', ')}, all shown. Save to keep it.`)
   }
   const save = async (event: Event) => {
     event.preventDefault()
@@ -416,13 +417,24 @@ function LatestAudit({ onSettled }: WidgetProps) {
             <p class="empty">Nothing has been audited yet.</p>
           ) : (
             <ol class="plain audit-list">
-              {events.map((event) => (
-                <li key={event.id}>
-                  <Time value={event.at} /> <strong>{event.action.replace(/_/g, ' ')}</strong>
-                  {event.actor && <span class="mono muted"> by {revealHidden(event.actor)}</span>}
-                  {event.target && <span class="mono muted"> on {revealHidden(event.target)}</span>}
-                </li>
-              ))}
+              {events.map((event) => {
+                const outcome = outcomeOf(event)
+                const known = event.actor ? knownIdentifier(event.actor) : null
+                return (
+                  <li key={event.id}>
+                    <Time value={event.at} /> <strong>{event.action.replace(/_/g, ' ')}</strong>
+                    {/* Not done (a sign-in refused, a write that failed): said, not left to read as done. */}
+                    {outcome !== 'ok' && !outcome.startsWith('ok ') && (
+                      <>
+                        {' '}
+                        <span class="state state-warn">{outcome}</span>
+                      </>
+                    )}
+                    {event.actor && <span class={known ? 'muted' : 'mono muted'}> by {revealHidden(known ?? event.actor)}</span>}
+                    {event.target && <span class="mono muted"> on {revealHidden(event.target)}</span>}
+                  </li>
+                )
+              })}
             </ol>
           )
         }

@@ -2,7 +2,7 @@
 // effective configuration (never a secret: the service answers booleans for keys and URLs), and
 // ending every dashboard session of an identity.
 import { Fragment } from 'preact'
-import { useState } from 'preact/hooks'
+import { useRef, useState } from 'preact/hooks'
 import { api, sessionGone, type ApiFailure, type PostureCheck, type PublicConfig } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { Region, useLoad } from '../../components/load.tsx'
@@ -11,6 +11,7 @@ import { announce } from '../../components/status.ts'
 import { config, isOwnIdentity, OWN_SESSIONS_NOTE } from '../../session.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
+import { revealHidden } from '../../reveal.ts'
 
 const VERDICT: Record<PostureCheck['status'], { label: string; class: string }> = {
   pass: { label: 'Pass', class: 'state state-active' },
@@ -107,6 +108,9 @@ function Configuration() {
   )
 }
 
+/** Who an ID to end the dashboard sessions of is, as far as the login identity store says. */
+type Who = { state: 'reading' } | { state: 'found'; name: string } | { state: 'missing' } | { state: 'unread' }
+
 function EndSessions() {
   const [identityId, setIdentityId] = useState('')
   const [error, setError] = useState<string | null>(null)
@@ -115,6 +119,10 @@ function EndSessions() {
   const [busy, oneAtATime] = useOneAtATime()
   const focusFirstInvalid = useFocusFirstInvalid()
   const own = isOwnIdentity(identityId)
+  // Who the ID is, read from the login identity store as the question opens: a mistyped ID is
+  // otherwise answered "ended" as readily as a real one (the service ends sessions by ID alone).
+  const [who, setWho] = useState<Who>({ state: 'reading' })
+  const lookup = useRef<Promise<Who>>(Promise.resolve({ state: 'unread' }))
   const ask = (event: Event) => {
     event.preventDefault()
     const value = identityId.trim()
@@ -124,16 +132,38 @@ function EndSessions() {
     }
     setError(null)
     setFailure(null)
+    setWho({ state: 'reading' })
     setConfirming(true)
+    const ownStore = config.value?.upstreams['iam-idp-admin'] === true
+    const reading: Promise<Who> =
+      !ownStore && config.value?.upstreams['idp-admin'] !== true
+        ? Promise.resolve({ state: 'unread' })
+        : api.loginIdentity(value, ownStore).then((read) =>
+            read.ok
+              ? { state: 'found', name: typeof read.data.traits?.email === 'string' ? read.data.traits.email : value }
+              : read.failure.status === 404
+                ? { state: 'missing' }
+                : { state: 'unread' },
+          )
+    lookup.current = reading
+    void reading.then((known) => lookup.current === reading && setWho(known))
   }
   const end = () =>
     oneAtATime(async () => {
       const value = identityId.trim()
       const result = await api.endDashboardSessions(value)
       if (!result.ok) return setFailure(result.failure)
+      // Said by who it is, once the lookup (under way since the question opened) has answered.
+      const known = await lookup.current
       setConfirming(false)
       setIdentityId('')
-      announce(`Every dashboard session of ${value} has ended.`)
+      announce(
+        known.state === 'found'
+          ? `Every dashboard session of ${known.name} has ended.`
+          : known.state === 'missing'
+            ? `No identity has the ID ${value}; any dashboard session of that ID has ended.`
+            : `Every dashboard session of ${value} has ended.`,
+      )
       // Said in the dialog: the way on is the sign-in, as it would be at the next click.
       if (own) sessionGone()
     })
@@ -175,9 +205,20 @@ function EndSessions() {
         onConfirm={end}
         onClose={() => setConfirming(false)}
       >
-        <p>
-          Every dashboard session of <span class="mono">{identityId.trim()}</span> stops working now.
-        </p>
+        {who.state === 'found' ? (
+          <p>
+            Every dashboard session of <strong>{revealHidden(who.name)}</strong> (<span class="mono">{identityId.trim()}</span>) stops working now.
+          </p>
+        ) : (
+          <p>
+            Every dashboard session of <span class="mono">{identityId.trim()}</span> stops working now.
+          </p>
+        )}
+        {who.state === 'reading' && <p class="muted">Looking up who this is…</p>}
+        {who.state === 'missing' && (
+          <p class="notice">The login identity store has no identity with this ID: check it for a typing mistake. An identity deleted since it signed in still has its sessions ended.</p>
+        )}
+        {who.state === 'unread' && <p class="muted">Who this is could not be read from the login identity store.</p>}
         {own && <p>{OWN_SESSIONS_NOTE}</p>}
       </ConfirmDialog>
     </section>

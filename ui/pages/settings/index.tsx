@@ -297,7 +297,11 @@ function ApiKeys({
               <RowHeader label="Prefix" class="mono">
                 /api/{prefix.name}
               </RowHeader>
-              <Cell label="Upstream">{prefix.label}</Cell>
+              <Cell label="Upstream">
+                {prefix.label}
+                {/* A key can be set ahead of the address; until then nothing is called through it. */}
+                {config.value?.upstreams[prefix.name] === false && <span class="muted"> (not configured on this service)</span>}
+              </Cell>
               <Cell label="Key">
                 {!key ? (
                   <span class="muted">No key</span>
