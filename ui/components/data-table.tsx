@@ -8,6 +8,7 @@
 // phone's card layout changes the elements' display, and some browsers (Safari with VoiceOver among
 // them) stop exposing a table as one when its rows and cells are no longer laid out as a table.
 import { Fragment, type ComponentChildren, type Ref } from 'preact'
+import { useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 
 /**
@@ -20,8 +21,8 @@ interface DataTableProps {
   columns: Column[]
   /**
    * The table's name, for screen readers (it is not shown): its caption, and the name of the box
-   * that scrolls it sideways, which is a tab stop (so that a keyboard can scroll it), so that the
-   * stop says what it is.
+   * that scrolls it sideways, which is a tab stop while it has something to scroll (so that a
+   * keyboard can scroll it), so that the stop says what it is.
    */
   caption: string
   /** Classes besides `data`. */
@@ -31,8 +32,22 @@ interface DataTableProps {
 }
 
 export function DataTable({ columns, caption, class: extra, bodyRef, children }: DataTableProps) {
+  // A tab stop only while the table is wider than its box: one that scrolls nothing is a stop
+  // that does nothing.
+  const wrap = useRef<HTMLDivElement>(null)
+  const [scrolls, setScrolls] = useState(false)
+  useLayoutEffect(() => {
+    const box = wrap.current
+    if (!box) return
+    const measure = () => setScrolls(box.scrollWidth > box.clientWidth)
+    measure()
+    const observer = new ResizeObserver(measure)
+    observer.observe(box)
+    if (box.firstElementChild) observer.observe(box.firstElementChild)
+    return () => observer.disconnect()
+  }, [])
   return (
-    <div class="table-wrap" tabIndex={0} role="group" aria-label={caption}>
+    <div class="table-wrap" ref={wrap} tabIndex={scrolls ? 0 : undefined} role="group" aria-label={caption}>
       <table class={extra ? `data ${extra}` : 'data'} role="table">
         <caption class="visually-hidden">{caption}</caption>
         <thead role="rowgroup">
