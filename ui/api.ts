@@ -148,8 +148,26 @@ export function whenUnauthenticated(handler: (refused: Unauthenticated) => void)
   onUnauthenticated = handler
 }
 /** This browser's session was ended by the person's own action: on to the sign-in, as a 401 would lead. */
-export function sessionGone(): void {
+export function sessionGone(saidAfter?: { identityId: string; said: string }): void {
+  // Said once the same identity is back from the sign-in in this tab (a person signing in as
+  // someone else is not told of another's sessions).
+  if (saidAfter) sessionStorage.setItem(SAID_AFTER_SIGN_IN, JSON.stringify(saidAfter))
   onUnauthenticated({ lostWrite: false, caller: 'person' })
+}
+
+const SAID_AFTER_SIGN_IN = 'admin-dashboard.said-after-sign-in'
+
+/** What sessionGone left to say to this identity after its sign-in, taken (said once); null when nothing. */
+export function takeSaidAfterSignIn(identityId: string): string | null {
+  const stored = sessionStorage.getItem(SAID_AFTER_SIGN_IN)
+  if (stored === null) return null
+  sessionStorage.removeItem(SAID_AFTER_SIGN_IN)
+  try {
+    const kept = JSON.parse(stored) as { identityId?: unknown; said?: unknown }
+    return kept.identityId === identityId && typeof kept.said === 'string' ? kept.said : null
+  } catch {
+    return null
+  }
 }
 let onForbidden: () => void = () => {}
 /** Our API's 403 `forbidden`: the role may have changed since the page learnt it. */

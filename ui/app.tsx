@@ -1,13 +1,13 @@
 // The shell (ui.md "Shell"): header, Main navigation, the page, one status region.
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
-import { api, whenForbidden, whenUnauthenticated } from './api.ts'
+import { api, takeSaidAfterSignIn, whenForbidden, whenUnauthenticated } from './api.ts'
 import { location, mayLeave, mayLeaveForSignIn, navigate, releaseUnsavedChanges, unsavedForms } from './router.ts'
 import { config, hasUpstream, isAdmin, user } from './session.ts'
 import { dismissLostWrite, draftsFor, dropDrafts, keepDrafts, listed, lostWrite, type KeptDrafts } from './drafts.ts'
 import { theme, type ThemeChoice } from './theme.ts'
 import { useMenuDismissal } from './menu.ts'
-import { clearEarlierAnnouncement } from './components/status.ts'
+import { announce, clearEarlierAnnouncement } from './components/status.ts'
 import { StatusRegion } from './components/status-region.tsx'
 import { ErrorView } from './components/load.tsx'
 import { Heading, focusHeading, focusHeadingAfterNavigation } from './components/heading.tsx'
@@ -181,6 +181,9 @@ export function App() {
       }
       setFailure(null)
       user.value = session.data.user
+      // Back from a sign-in that ending one's own dashboard sessions led to: said now, once the page is there.
+      const said = takeSaidAfterSignIn(session.data.user.identityId)
+      if (said) setTimeout(() => announce(said), 0)
     })()
     return () => {
       current = false

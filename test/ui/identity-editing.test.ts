@@ -1513,6 +1513,9 @@ test('an admin ending their own dashboard sessions is told first that theirs end
   expect(refused.status).toBe(401)
   if (new URL(admin.page.url()).origin === sandbox.providerUrl) await signIn(admin.page, sandbox, 'admin')
   await admin.page.getByRole('heading', { level: 1, name: SANDBOX_USERS.admin }).waitFor()
+  // Back, the page says what happened, rather than showing the same page as if nothing had.
+  await admin.page.getByRole('status').getByText('Your dashboard sessions were ended, here and everywhere else; you are signed in again in this browser.').waitFor()
+  expect(await admin.page.evaluate(() => sessionStorage.getItem('admin-dashboard.said-after-sign-in'))).toBeNull()
   expect(await admin.page.evaluate(async () => (await fetch('/api/auth/session')).status)).toBe(200)
   expect(admin.problems.filter((problem) => !problem.includes('401'))).toEqual([])
 })

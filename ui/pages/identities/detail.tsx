@@ -19,7 +19,7 @@ import { CopyButton, ShownOnceValue } from '../../components/shown-once.tsx'
 import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
 import { takeDraft } from '../../drafts.ts'
-import { isOwnIdentity, OWN_SESSIONS_NOTE, schemasFrom } from '../../session.ts'
+import { isOwnIdentity, OWN_SESSIONS_ENDED, OWN_SESSIONS_NOTE, schemasFrom, user } from '../../session.ts'
 import { asLastShown, location, navigateFrom, useLeaveGuard } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote, traitsText, type AsJsonReason } from '../../components/traits-json.tsx'
@@ -801,7 +801,7 @@ function SessionsSection({ identity, identifier }: { identity: Identity; identif
       setConfirmDashboard(false)
       announce('Dashboard sessions of this identity ended.')
       // Said in the dialog: the way on is the sign-in, as it would be at the next click.
-      if (own) sessionGone()
+      if (own) sessionGone({ identityId: user.value!.identityId, said: OWN_SESSIONS_ENDED })
     })
   return (
     <section aria-labelledby="sessions-h" class="card">

@@ -8,7 +8,7 @@ import { Heading } from '../../components/heading.tsx'
 import { Region, useLoad } from '../../components/load.tsx'
 import { ConfirmDialog } from '../../components/dialog.tsx'
 import { announce } from '../../components/status.ts'
-import { config, isOwnIdentity, OWN_SESSIONS_NOTE } from '../../session.ts'
+import { config, isOwnIdentity, OWN_SESSIONS_ENDED, OWN_SESSIONS_NOTE, user } from '../../session.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { revealHidden } from '../../reveal.ts'
@@ -165,7 +165,7 @@ function EndSessions() {
             : `Every dashboard session of ${value} has ended.`,
       )
       // Said in the dialog: the way on is the sign-in, as it would be at the next click.
-      if (own) sessionGone()
+      if (own) sessionGone({ identityId: user.value!.identityId, said: OWN_SESSIONS_ENDED })
     })
   return (
     <section class="card" aria-labelledby="end-sessions-h">
