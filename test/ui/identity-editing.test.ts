@@ -331,8 +331,13 @@ test('on a phone a new recovery link comes with focus on its Copy, clear of the 
     const link = recovery.getByRole('textbox', { name: 'Recovery link', exact: true })
     const value = await link.inputValue()
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Copy')
-    // Nothing of it under the status box: the value, Copy and Dismiss are all above its top.
-    await page.waitForTimeout(100)
+    // Nothing of it under the status box: the value, Copy and Dismiss are all above its top (once
+    // the page has scrolled the focused Copy clear, a frame after focus moved).
+    await page.waitForFunction(() => {
+      const copy = document.activeElement!.getBoundingClientRect()
+      const status = document.querySelector('[role="status"]')!.getBoundingClientRect()
+      return copy.bottom <= status.top
+    })
     const box = (await page.getByRole('status').boundingBox())!
     for (const part of [link, recovery.getByRole('button', { name: 'Copy' }), recovery.getByRole('button', { name: 'Dismiss the recovery link' })]) {
       const shown = (await part.boundingBox())!
