@@ -2,13 +2,22 @@
 import type { AuditEvent } from './api.ts'
 import { isOwnIdentity, user } from './session.ts'
 
-/** How it ended: the detail's outcome ("refused"), ok/failed, or a status; "ok" when it says none. */
-export function outcomeOf(event: AuditEvent): string {
+/**
+ * The recorded outcomes of what was done (a search or a proxied write answered, a setting created
+ * or updated); the others say why it was not (refused, upstream_refused, an error code).
+ */
+const DONE = new Set(['ok', 'created', 'updated'])
+
+/**
+ * How it ended, in words (the detail's outcome, "refused"; ok/failed; a status; "ok" when it says
+ * none), and whether what it records was done.
+ */
+export function outcomeOf(event: AuditEvent): { said: string; done: boolean } {
   const detail = event.detail ?? {}
-  if (typeof detail.outcome === 'string') return detail.outcome.replace(/_/g, ' ')
-  if (typeof detail.ok === 'boolean') return detail.ok ? 'ok' : 'failed'
-  if (typeof detail.status === 'number') return detail.status < 400 ? `ok (${detail.status})` : `failed (${detail.status})`
-  return 'ok'
+  if (typeof detail.outcome === 'string') return { said: detail.outcome.replace(/_/g, ' '), done: DONE.has(detail.outcome) }
+  if (typeof detail.ok === 'boolean') return { said: detail.ok ? 'ok' : 'failed', done: detail.ok }
+  if (typeof detail.status === 'number') return detail.status < 400 ? { said: `ok (${detail.status})`, done: true } : { said: `failed (${detail.status})`, done: false }
+  return { said: 'ok', done: true }
 }
 
 /**

@@ -167,7 +167,7 @@ export function AuditPage() {
                     <Cell label="Target" class="mono">
                       {IDENTITY_TARGETS.has(event.action) ? <IdentityRef value={event.target} /> : event.target === null ? '—' : cellText(revealHidden(event.target))}
                     </Cell>
-                    <Cell label="Outcome">{outcomeOf(event)}</Cell>
+                    <Cell label="Outcome">{outcomeOf(event).said}</Cell>
                   </Row>
                 ))}
               </DataTable>

@@ -424,10 +424,10 @@ function LatestAudit({ onSettled }: WidgetProps) {
                   <li key={event.id}>
                     <Time value={event.at} /> <strong>{event.action.replace(/_/g, ' ')}</strong>
                     {/* Not done (a sign-in refused, a write that failed): said, not left to read as done. */}
-                    {outcome !== 'ok' && !outcome.startsWith('ok ') && (
+                    {!outcome.done && (
                       <>
                         {' '}
-                        <span class="state state-warn">{outcome}</span>
+                        <span class="state state-warn">{outcome.said}</span>
                       </>
                     )}
                     {event.actor && <span class={known ? 'muted' : 'mono muted'}> by {revealHidden(known ?? event.actor)}</span>}
