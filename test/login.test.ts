@@ -359,12 +359,12 @@ describe('in a browser, a sign-in that fails ends on a page that says so, not on
       403,
       'Sign-in failed',
       ['This account has no role in the admin dashboard.', 'Ask an administrator to give your account a role.'],
-      `/api/auth/login?return_to=${encodeURIComponent('/dashboard/identities?q=ab')}&#38;prompt=login`,
+      `/api/auth/login?return_to=${encodeURIComponent('/dashboard/identities?q=ab')}&amp;prompt=login`,
     ])
     expect(setCookies(response).has('admin-session')).toBe(false)
     // The link, followed, starts a sign-in that lands there, and the provider asks who is signing in
     // (it would otherwise sign the same account in again, to be refused again).
-    const again = await fetch(new URL(page.signIn!.replace('&#38;', '&'), service.url), { redirect: 'manual' })
+    const again = await fetch(new URL(page.signIn!.replace('&amp;', '&'), service.url), { redirect: 'manual' })
     expect(again.status).toBe(302)
     expect(decodeURIComponent(cookieValue(setCookies(again).get('oauth_return_to')))).toBe('/dashboard/identities?q=ab')
     expect(new URL(again.headers.get('location')!).searchParams.get('prompt')).toBe('login')

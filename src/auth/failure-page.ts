@@ -14,10 +14,6 @@ export function wantsPage(request: Request): boolean {
   return (request.headers.get('accept') ?? '').includes('text/html')
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-}
-
 export interface FailurePage {
   code: ErrorCode
   /** The h1 and the title: "Sign-in failed", "Sign-in unavailable". */
@@ -35,11 +31,11 @@ export function failurePage(page: FailurePage): Response {
   const body = envelope(page.code, { message: page.message, hint: page.hint })
   // "Start again at /api/auth/login" is the link itself here.
   const hint = page.code === 'login_failed' ? undefined : body.hint
-  const html = `${documentStart(`${escapeHtml(page.heading)} · admin-dashboard`)}<body>
+  const html = `${documentStart(`${Bun.escapeHTML(page.heading)} · admin-dashboard`)}<body>
 <main id="main" class="page page-alone">
-<h1>${escapeHtml(page.heading)}</h1>
-<p>${escapeHtml(body.message)}</p>
-${hint === undefined ? '' : `<p>${escapeHtml(hint)}</p>\n`}<p><a href="${escapeHtml(page.signIn)}">${page.again}</a></p>
+<h1>${Bun.escapeHTML(page.heading)}</h1>
+<p>${Bun.escapeHTML(body.message)}</p>
+${hint === undefined ? '' : `<p>${Bun.escapeHTML(hint)}</p>\n`}<p><a href="${Bun.escapeHTML(page.signIn)}">${page.again}</a></p>
 </main>
 </body>
 </html>
