@@ -45,6 +45,15 @@ async function watchedOverview(): Promise<{ context: BrowserContext; page: Page;
   return { ...watched, checks: () => checks }
 }
 
+/** Customize opened on `page` with Services moved down: the dialog, its order as shown, and that order now. */
+async function customizeWithServicesMoved(page: Page) {
+  await page.getByRole('button', { name: 'Customize' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Customize the overview' })
+  await dialog.getByRole('button', { name: 'Move Services down' }).click()
+  const arranged = async () => (await dialog.locator('ol li').allTextContents()).map((text) => text.split('Up')[0]!.trim())
+  return { dialog, arranged, before: await arranged() }
+}
+
 test('on a wall screen the service cards follow an upstream that goes down and comes back, in place, announcing only the change', async () => {
   const { context, page, problems, checks } = await watchedOverview()
   const { hydra } = harness.sandbox
@@ -198,11 +207,8 @@ test('a session ended from outside stops the wall screen: the next timed check s
 test('Customize open with unsaved changes when the timed check finds the session gone: “Session ended” says they are kept, and after Sign in again the dialog opens with them', async () => {
   const { context, page, problems } = await watchedOverview()
   try {
-    await page.getByRole('button', { name: 'Customize' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Customize the overview' })
-    await dialog.getByRole('button', { name: 'Move Services down' }).click()
+    const { dialog, arranged } = await customizeWithServicesMoved(page)
     await dialog.getByRole('checkbox', { name: 'Show Latest audit events' }).uncheck()
-    const arranged = async () => (await dialog.locator('ol li').allTextContents()).map((text) => text.split('Up')[0]!.trim())
     const before = await arranged()
     expect((await context.request.post(url('/api/auth/logout'))).status()).toBe(204)
     await page.clock.runFor(30_000)
@@ -228,11 +234,7 @@ test('Customize open with unsaved changes when the timed check finds the session
 test('a Customize Save refused because the session ended says only that the draft was kept, and after the sign-in the dialog opens with it', async () => {
   const { context, page, problems } = await watchedOverview()
   try {
-    await page.getByRole('button', { name: 'Customize' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Customize the overview' })
-    await dialog.getByRole('button', { name: 'Move Services down' }).click()
-    const arranged = async () => (await dialog.locator('ol li').allTextContents()).map((text) => text.split('Up')[0]!.trim())
-    const before = await arranged()
+    const { dialog, arranged, before } = await customizeWithServicesMoved(page)
     // Signed out elsewhere; this tab's Save is the request that finds it out.
     expect((await context.request.post(url('/api/auth/logout'))).status()).toBe(204)
     const refused = page.waitForResponse((response) => response.request().method() === 'PUT' && new URL(response.url()).pathname === '/api/dashboard/layout')
