@@ -262,6 +262,13 @@ describe('clientPatch', () => {
     expect(clientPatch(loaded, draftOf(loaded))).toEqual([])
   })
 
+  test('text the form tidies is no change while untouched: a name of spaces, scopes with two spaces between them', () => {
+    const untidy = { ...loaded, client_name: '   ', scope: 'openid  offline_access ' } as typeof loaded
+    expect(clientPatch(untidy, draftOf(untidy))).toEqual([])
+    // Changed, it is sent tidied as before.
+    expect(clientPatch(untidy, { ...draftOf(untidy), client_name: '  Kiosk  ' })).toEqual([{ op: 'add', path: '/client_name', value: 'Kiosk' }])
+  })
+
   test('a private_key_jwt client with inline keys, edited without touching them: only the change is sent, never its keys or a JWKS URI', () => {
     const keyed = { ...loaded, token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ kty: 'RSA', kid: 'k1' }] } } as typeof loaded
     expect(clientPatch(keyed, draftOf(keyed))).toEqual([])

@@ -4,7 +4,7 @@
 // then by a trait named like an identifier; last by its id.
 import { describe, expect, test } from 'bun:test'
 import { EACH_ITEM, readIdentifierTraits, readIdentity, readSchemas, type Identity } from '../ui/ory-records.ts'
-import { primaryIdentifier } from '../ui/pages/identities/describe.ts'
+import { identifierLabels, identityWriteFailure, primaryIdentifier } from '../ui/pages/identities/describe.ts'
 import { DEFAULT_SCHEMA } from './support/kratos.ts'
 
 const marked = (method: string, marking: Record<string, unknown> = { identifier: true }) => ({ 'ory.sh/kratos': { credentials: { [method]: marking } } })
@@ -117,5 +117,20 @@ describe('the identifier that names an identity', () => {
 
   test('characters that hide or turn text around are shown in a marked trait too', () => {
     expect(primaryIdentifier(identity({ traits: { email: 'orders@acme.example', customer_number: 'CN-10\u200B4233' } }), SCHEMAS)).toBe('CN-10⟨U+200B⟩4233')
+  })
+})
+
+describe('a refusal because another identity has the identifier (Kratos’s 409) names the identifier by its label', () => {
+  const taken = { error: 'conflict', message: 'Conflict', status: 409 }
+  test('one identifier: by its label; several: all of them; an unknown schema: in general words', () => {
+    const customer = SCHEMAS.find((schema) => schema.id === 'customer')
+    expect(identifierLabels(customer)).toEqual(['Customer number'])
+    expect(identityWriteFailure(taken, identifierLabels(customer)).message).toBe('Another identity already uses this customer number: it is a sign-in identifier, which no two identities can share.')
+    const [both] = readSchemas([{ id: 'both', schema: schemaWith({ email: { type: 'string', title: 'E-mail', ...marked('code') }, contact: { type: 'object', properties: { phone: { type: 'string', ...marked('code') } } } }) }])!
+    expect(identifierLabels(both)).toEqual(['E-mail', 'Phone'])
+    expect(identityWriteFailure(taken, identifierLabels(both)).message).toBe('Another identity already uses one of these sign-in identifiers, which no two identities can share: E-mail, Phone.')
+    expect(identityWriteFailure(taken, identifierLabels(undefined)).message).toBe('Another identity already uses this e-mail address or identifier.')
+    const [iban] = readSchemas([{ id: 'iban', schema: schemaWith({ iban: { type: 'string', title: 'IBAN', ...marked('password') } }) }])!
+    expect(identityWriteFailure(taken, identifierLabels(iban)).message).toStartWith('Another identity already uses this IBAN:')
   })
 })

@@ -1,8 +1,8 @@
 // Hidden characters are shown as ⟨U+XXXX⟩ where they could disguise a name, and kept where real
 // text is written with them: the joiners between the letters of Persian, Hindi or Sinhala words and
 // inside emoji sequences, the emoji presentation selector after an emoji.
-import { expect, test } from 'bun:test'
-import { revealHidden } from '../ui/reveal.ts'
+import { describe, expect, test } from 'bun:test'
+import { revealHidden, revealIdentifier } from '../ui/reveal.ts'
 
 test('Persian, Hindi, Marathi and Sinhala words written with the zero-width non-joiner or joiner read as written', () => {
   const words = [
@@ -82,4 +82,27 @@ test('tag characters, invisible, are marked except inside a subdivision flag', (
   // A flag that is not closed, or tags after something other than the black flag, hide something.
   expect(revealHidden('\u{1F3F4}\u{E0067}\u{E0062}')).toBe('\u{1F3F4}⟨U+E0067⟩⟨U+E0062⟩')
   expect(revealHidden('\u{1F3F3}\u{E0067}\u{E007F}')).toBe('\u{1F3F3}⟨U+E0067⟩⟨U+E007F⟩')
+})
+
+describe('an identifier as it names someone (revealIdentifier)', () => {
+  test('spaces at its ends are marked, so "  admin@example.test  " does not read as the admin', () => {
+    expect(revealIdentifier('  admin@example.test ')).toBe('⟨U+0020⟩⟨U+0020⟩admin@example.test⟨U+0020⟩')
+    expect(revealIdentifier('\u00A0admin@example.test')).toBe('⟨U+00A0⟩admin@example.test')
+    expect(revealIdentifier('Ada Lovelace')).toBe('Ada Lovelace')
+  })
+
+  test('a letter of an alphabet drawn like Latin, inside a Latin word, is marked; a word wholly in one alphabet is not', () => {
+    expect(revealIdentifier('\u0430dmin@example.test')).toBe('⟨U+0430⟩dmin@example.test')
+    expect(revealIdentifier('p\u0430yp\u0430l.com')).toBe('p⟨U+0430⟩yp⟨U+0430⟩l.com')
+    expect(revealIdentifier('admin@ex\u03BFmple.test')).toBe('admin@ex⟨U+03BF⟩mple.test')
+    expect(revealIdentifier('иван@example.com')).toBe('иван@example.com')
+    expect(revealIdentifier('Σωκράτης')).toBe('Σωκράτης')
+    expect(revealIdentifier('Müller-Lüdenscheidt')).toBe('Müller-Lüdenscheidt')
+  })
+
+  test('hiding characters are marked as before, spaces inside left alone', () => {
+    expect(revealIdentifier('adm\u200Bin@example.test')).toBe('adm⟨U+200B⟩in@example.test')
+    expect(revealIdentifier('\u202Etset.elpmaxe@nimda')).toBe('⟨U+202E⟩tset.elpmaxe@nimda')
+    expect(revealIdentifier('CN 104233')).toBe('CN 104233')
+  })
 })

@@ -1,7 +1,7 @@
 // The identity form is generated from the identity schema's traits: what it accepts, what it
 // refuses with which message, and the traits it sends.
 import { describe, expect, test } from 'bun:test'
-import { mergeTraits, toTraits, validate } from '../ui/components/schema-form.tsx'
+import { mergeTraits, toTraits, UNREADABLE_NUMBER, validate } from '../ui/components/schema-form.tsx'
 import type { FormSchema } from '../ui/api.ts'
 
 const traits: FormSchema = {
@@ -21,7 +21,27 @@ const traits: FormSchema = {
 
 describe('validation messages beside each field', () => {
   test('required fields, nested ones included, say so by their label', () => {
-    expect(validate(traits, {})).toEqual({ email: 'E-mail is required.', 'name.first': 'First name is required.', role: 'Role is required.' })
+    expect(validate(traits, { name: { last: 'Lovelace' } })).toEqual({ email: 'E-mail is required.', 'name.first': 'First name is required.', role: 'Role is required.' })
+  })
+
+  test('an optional object left blank is absent: the fields it requires are not asked for', () => {
+    expect(validate(traits, {})).toEqual({ email: 'E-mail is required.', role: 'Role is required.' })
+    expect(validate(traits, { email: 'a@b.co', role: 'admin', name: { first: '', last: '' } })).toEqual({})
+    // Required by its parent, it is asked for even when blank.
+    const required: FormSchema = { ...traits, required: ['email', 'role', 'name'] }
+    expect(validate(required, { email: 'a@b.co', role: 'admin' })).toEqual({ 'name.first': 'First name is required.' })
+    expect(toTraits(traits, { email: 'a@b.co', role: 'admin', name: { first: '' } })).toEqual({ email: 'a@b.co', role: 'admin' })
+    // Emptied in an edit, it goes, but for what the schema does not show of it.
+    expect(mergeTraits(traits, { email: 'a@b.co', role: 'admin', name: { first: 'Ada', last: 'L' } }, { email: 'a@b.co', role: 'admin', name: { first: '', last: '' } })).toEqual({ email: 'a@b.co', role: 'admin' })
+    expect(mergeTraits(traits, { email: 'a@b.co', role: 'admin', name: { first: 'Ada', title: 'Countess' } }, { email: 'a@b.co', role: 'admin', name: { first: '' } })).toEqual({ email: 'a@b.co', role: 'admin', name: { title: 'Countess' } })
+  })
+
+  test('an address with spaces around it says so, rather than asking for an address like one it looks like', () => {
+    expect(validate(traits, { email: '  ada@example.test ', role: 'admin' })).toEqual({ email: 'Remove the spaces before or after the address.' })
+  })
+
+  test('a number the browser could not read is refused, not left out', () => {
+    expect(validate(traits, { email: 'a@b.co', role: 'admin', age: UNREADABLE_NUMBER, score: UNREADABLE_NUMBER })).toEqual({ age: 'Enter a whole number.', score: 'Enter a number.' })
   })
 
   test('formats, bounds, enums and patterns', () => {
@@ -41,7 +61,7 @@ describe('validation messages beside each field', () => {
       score: 'Enter a number.',
       role: 'Choose one of the options.',
       website: 'Enter a full URL.',
-      code: 'This value does not have the expected form.',
+      code: 'Enter a value of the form the identity schema asks for (pattern: ^[A-Z]{3}$).',
     })
     expect(validate(traits, { email: 'a@b.co', role: 'admin', name: { first: 'Al' }, age: '18.5' })).toEqual({ age: 'Enter a whole number.' })
   })

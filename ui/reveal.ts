@@ -100,3 +100,23 @@ export function revealHidden(text: string): string {
     !identifier && writesText(text, character, offset) ? character : `⟨U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`,
   )
 }
+
+const EDGES = /^(\s*)([\s\S]*?)(\s*)$/u
+const WORD = /[\p{L}\p{M}\p{N}]+/gu
+const LATIN = /\p{Script=Latin}/u
+/** Alphabets with letters drawn like Latin ones (Cyrillic а, Greek ο, Armenian օ, Cherokee Ꭺ). */
+const LOOKALIKE = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}]/gu
+
+const marked = (character: string) => `⟨U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`
+
+/**
+ * An identifier as shown where it names someone: its hiding characters made visible
+ * (`revealHidden`), and two more ways to pass for another: spaces at its ends ("  admin@example.test")
+ * and letters of an alphabet drawn like Latin inside a Latin word ("аdmin" with a Cyrillic а). A
+ * word wholly in one alphabet (Cyrillic "иван@example.com") is shown as it is.
+ */
+export function revealIdentifier(text: string): string {
+  const [, lead = '', core = '', trail = ''] = EDGES.exec(text) ?? []
+  const unmixed = core.replace(WORD, (word) => (LATIN.test(word) ? word.replace(LOOKALIKE, marked) : word))
+  return [...lead].map(marked).join('') + revealHidden(unmixed) + [...trail].map(marked).join('')
+}

@@ -36,7 +36,7 @@ test('an admin creates an identity from the schema form; required fields say so 
   await fillOtherRequired(dialog)
   const before = admin.harness.sandbox.kratos.identities.size
   await dialog.getByRole('button', { name: 'Create identity' }).click()
-  await dialog.getByText('Another identity already uses this e-mail address or identifier.').waitFor()
+  await dialog.getByText('Another identity already uses this e-mail: it is a sign-in identifier, which no two identities can share.').waitFor()
   expect(admin.harness.sandbox.kratos.identities.size).toBe(before)
   // The browser reports the refused request in the console; that one is expected, and only that one.
   for (let waited = 0; admin.problems.length === 0 && waited < 2000; waited += 50) await Bun.sleep(50)
@@ -45,7 +45,7 @@ test('an admin creates an identity from the schema form; required fields say so 
   await email.fill('not-an-address')
   await dialog.getByRole('button', { name: 'Create identity' }).click()
   await dialog.getByText('Enter an e-mail address like name@example.com.').waitFor()
-  expect(await dialog.getByText('Another identity already uses this e-mail address or identifier.').count()).toBe(0)
+  expect(await dialog.getByText('Another identity already uses this e-mail: it is a sign-in identifier, which no two identities can share.').count()).toBe(0)
   await email.fill('new.person@example.test')
   await fillOtherRequired(dialog)
   await dialog.getByLabel('Initial password (optional)').fill('a long enough password 1')

@@ -253,6 +253,8 @@ test('a hostile value of 200,000 characters (a name, a user agent, a subject, a 
       await admin.page.getByRole('table', { name: table }).getByRole('cell', { name: cut(letter), exact: true }).waitFor()
     }
     await admin.page.goto(admin.url(`/dashboard/oauth-clients/${client.client_id}`))
+    // Headed "OAuth client" until the client is read.
+    await admin.page.waitForFunction(() => document.querySelector('h1')?.textContent !== 'OAuth client')
     expect(await admin.page.getByRole('heading', { level: 1 }).evaluate((h1) => h1.textContent)).toBe(huge('C'))
     expect(admin.problems).toEqual([])
   } finally {

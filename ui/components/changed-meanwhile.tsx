@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { ApiFailure } from '../api.ts'
 import { staleMembers, wholeMembers } from './json-patch.ts'
+import { unavailableWhile } from './one-at-a-time.ts'
 
 export type Members = Record<string, unknown>
 
@@ -139,7 +140,7 @@ export function ChangedNotice(props: {
         Reload puts what is stored for {several ? 'them' : 'it'} in the {where}; your version is kept here to copy from.
       </p>
       <div class="actions">
-        <button type="button" ref={reloadButton} onClick={props.onReload} disabled={busy}>
+        <button type="button" ref={reloadButton} {...unavailableWhile(busy, props.onReload)}>
           Reload
         </button>
       </div>

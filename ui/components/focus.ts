@@ -116,7 +116,12 @@ export function keepFocus(): void {
 export function useFocusFirstInvalid(): (form: Element) => void {
   const [refused, setRefused] = useState<{ form: Element } | null>(null)
   useLayoutEffect(() => {
-    refused?.form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus()
+    const field = refused?.form.querySelector<HTMLElement>('[aria-invalid="true"]')
+    if (!field) return
+    // Its label and message in view with it: a field scrolled to from below would sit at the top
+    // of a phone's screen with its label above it, out of sight.
+    field.focus({ preventScroll: true })
+    ;(field.closest('.field') ?? field).scrollIntoView({ block: 'nearest' })
   }, [refused])
   // A refusal is a failure shown: an earlier outcome ("Metadata saved.") goes, or it would read
   // beside it as if this change had been made.

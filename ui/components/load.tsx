@@ -6,6 +6,7 @@ import type { ComponentChildren } from 'preact'
 import type { ApiFailure, ApiResult } from '../api.ts'
 import { announce, clearEarlierAnnouncement } from './status.ts'
 import { copyText } from './clipboard.ts'
+import { unavailableWhile } from './one-at-a-time.ts'
 
 export type Loaded<T> = { state: 'loading' } | { state: 'failed'; failure: ApiFailure } | { state: 'ready'; data: T; refreshing?: boolean }
 
@@ -102,7 +103,11 @@ function refusedTheLink(failure: ApiFailure, place: LinkPlace | undefined): plac
 /** A record's page: what its 404 says ("No identity has this ID"), and the way back to its list. */
 export interface MissingRecord {
   said: string
+  /** What may have happened; by default that it was deleted, or the link is old. */
+  why?: string
   list: { href: string; name: string }
+  /** Found gone while the person was acting on it: the way back takes the focus, which had been on what went. */
+  takeFocus?: boolean
 }
 
 export function Region<T>(props: {
@@ -174,11 +179,17 @@ function LinkRefused({ place, retry }: { place: LinkPlace; retry: () => void }) 
  * list first; Retry stays (every error offers it, ui.md), for a record that comes back.
  */
 function RecordMissing({ missing, retry }: { missing: MissingRecord; retry: () => void }) {
+  const link = useRef<HTMLAnchorElement>(null)
+  useLayoutEffect(() => {
+    if (missing.takeFocus) link.current?.focus()
+  }, [missing.takeFocus])
   return (
     <div class="error-view" role="alert">
-      <p>{missing.said} It may have been deleted, or the link is old.</p>
+      <p>
+        {missing.said} {missing.why ?? 'It may have been deleted, or the link is old.'}
+      </p>
       <p class="actions">
-        <a href={missing.list.href}>{`Go to ${missing.list.name}`}</a>
+        <a href={missing.list.href} ref={link}>{`Go to ${missing.list.name}`}</a>
         <button type="button" onClick={retry}>
           Retry
         </button>
@@ -248,7 +259,7 @@ export function ErrorView({
       <p>{failure.message}</p>
       <FailureDetails failure={failure} />
       {retry && (
-        <button type="button" onClick={retry} disabled={busy}>
+        <button type="button" {...unavailableWhile(busy, retry)}>
           Retry
         </button>
       )}

@@ -72,7 +72,7 @@ export function DeviceCells({ session }: { session: KratosSession }) {
       <Cell label="IP address" class={looksLikeIp(device?.ip_address) ? 'mono ip' : 'mono'}>
         {cellText(revealHidden(device?.ip_address ?? '')) || '—'}
       </Cell>
-      <Cell label="Location">{device?.location ? cellText(revealHidden(device.location)) : <Location ip={device?.ip_address} />}</Cell>
+      <Cell label="Location" class="place">{device?.location ? cellText(revealHidden(device.location)) : <Location ip={device?.ip_address} />}</Cell>
     </>
   )
 }

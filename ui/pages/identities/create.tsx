@@ -2,11 +2,11 @@
 import { useState } from 'preact/hooks'
 import { api, type Identity } from '../../api.ts'
 import { Region, useLoad, ErrorView } from '../../components/load.tsx'
-import { SchemaFields, toTraits, validate, type Errors, type Values } from '../../components/schema-form.tsx'
+import { revalidated, SchemaFields, toTraits, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { schemasFrom } from '../../session.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote } from '../../components/traits-json.tsx'
-import { identityWriteFailure, unshowableSchema } from './describe.ts'
+import { identifierLabels, identityWriteFailure, unshowableSchema } from './describe.ts'
 import { holdsInput, useUnsavedChanges } from '../../components/unsaved.ts'
 import { unavailableWhile, useOneAtATime } from '../../components/one-at-a-time.ts'
 import type { ApiFailure } from '../../api.ts'
@@ -90,7 +90,7 @@ export function CreateIdentity(props: {
                 unsaved.release()
                 props.onCreated(result.data)
               } else if (result.failure.maybeDone) props.onUnknown(result.failure)
-              else setFailure(identityWriteFailure(result.failure))
+              else setFailure(identityWriteFailure(result.failure, identifierLabels(chosen)))
             })
           }
           return (
@@ -110,7 +110,7 @@ export function CreateIdentity(props: {
               {editable ? (
                 <>
                   {traits ? (
-                    <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="create" />
+                    <SchemaFields schema={traits} values={values} errors={errors} onChange={(next) => (setValues(next), setErrors((shown) => revalidated(traits, shown, next)))} idPrefix="create" />
                   ) : (
                     <>
                       <TraitsJsonNote id="create-traits-json-note" schemaId={chosen.id} reason="schema" />

@@ -1,7 +1,8 @@
 // How an identity is named in tables, headings and the questions about it.
-import type { ApiFailure, Identity, IdentitySchema } from '../../api.ts'
+import type { ApiFailure, FormSchema, Identity, IdentitySchema } from '../../api.ts'
+import { labelOf } from '../../components/schema-form.tsx'
 import { EACH_ITEM, type TraitPath } from '../../ory-records.ts'
-import { revealHidden } from '../../reveal.ts'
+import { revealHidden, revealIdentifier } from '../../reveal.ts'
 
 /** The traits that name an identity when nothing says which are its identifiers, in this order; a list of them (a schema with several addresses) is named by its first. */
 const NAMING_TRAITS = ['email', 'username', 'phone', 'emails', 'usernames', 'phones']
@@ -18,7 +19,7 @@ const NAMING_CREDENTIALS = ['password', 'code', 'webauthn']
  * markings say which traits are the identity's login identifiers.
  */
 export function primaryIdentifier(identity: Identity, schemas: readonly IdentitySchema[] | null = null): string {
-  return revealHidden(rawIdentifier(identity, schemas?.find((schema) => schema.id === identity.schema_id)?.identifiers ?? []))
+  return revealIdentifier(rawIdentifier(identity, schemas?.find((schema) => schema.id === identity.schema_id)?.identifiers ?? []))
 }
 
 /**
@@ -69,9 +70,43 @@ export function displayName(identity: Identity): string {
   return ''
 }
 
-/** What Kratos's refusal of a create or an edit means, in words (its own body is never shown). */
-export function identityWriteFailure(failure: ApiFailure): ApiFailure {
-  if (failure.status === 409) return { ...failure, message: 'Another identity already uses this e-mail address or identifier.' }
+/**
+ * The labels of the traits an identity schema marks as sign-in identifiers, as its form names them
+ * (none when the schema is not known or marks none).
+ */
+export function identifierLabels(schema: IdentitySchema | undefined): string[] {
+  const labels: string[] = []
+  for (const path of schema?.identifiers ?? []) {
+    let node: FormSchema | undefined = schema?.traits ?? undefined
+    let label: string | undefined
+    for (const step of path) {
+      if (step === EACH_ITEM) continue
+      const field: FormSchema | undefined = node?.properties?.[step]
+      label = field ? labelOf(step, field) : step
+      node = field
+    }
+    if (label !== undefined && !labels.includes(label)) labels.push(label)
+  }
+  return labels
+}
+
+/** "this customer number": a label as the object of a sentence (an acronym keeps its capitals). */
+const asObject = (label: string) => (/^[A-Z]{2}/.test(label) ? label : label.charAt(0).toLowerCase() + label.slice(1))
+
+/**
+ * What Kratos's refusal of a create or an edit means, in words (its own body is never shown).
+ * `identifiers`: the labels of the schema's sign-in identifiers (`identifierLabels`), which a 409 is about.
+ */
+export function identityWriteFailure(failure: ApiFailure, identifiers: readonly string[] = []): ApiFailure {
+  if (failure.status === 409) {
+    const message =
+      identifiers.length === 1
+        ? `Another identity already uses this ${asObject(identifiers[0]!)}: it is a sign-in identifier, which no two identities can share.`
+        : identifiers.length > 1
+          ? `Another identity already uses one of these sign-in identifiers, which no two identities can share: ${identifiers.join(', ')}.`
+          : 'Another identity already uses this e-mail address or identifier.'
+    return { ...failure, message }
+  }
   if (failure.status === 400) return { ...failure, message: 'Kratos refused these values. Check them against the identity schema; if they look right, reload the page: the identity may have changed since it was loaded.' }
   return failure
 }

@@ -1,5 +1,6 @@
 // Identity (admin): traits, state, metadata, addresses, credentials, sessions, recovery, deletion.
-import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { createContext } from 'preact'
+import { useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { isRecord, traitsFitForm } from '../../ory-records.ts'
 import { api, deleteOutcome, sessionGone, type ApiFailure, type FormSchema, type Identity, type IdentitySchema, type KratosSession } from '../../api.ts'
 import { SESSIONS_AT_A_TIME, sessionCount, shownFrom, type ShownSessions } from '../../identity-sessions.ts'
@@ -14,16 +15,16 @@ import { unavailableWhile, useOneAtATime } from '../../components/one-at-a-time.
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { membersPatch, rebaseMembers, same, staleMembers, valuePatch } from '../../components/json-patch.ts'
 import { Time } from '../../components/time.tsx'
-import { announce } from '../../components/status.ts'
+import { announce, clearEarlierAnnouncement } from '../../components/status.ts'
 import { CopyButton, ShownOnceValue } from '../../components/shown-once.tsx'
-import { mergeTraits, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
+import { mergeTraits, revalidated, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
 import { takeDraft } from '../../drafts.ts'
 import { isOwnIdentity, OWN_SESSIONS_ENDED, OWN_SESSIONS_NOTE, schemasFrom, user } from '../../session.ts'
 import { asLastShown, location, navigateFrom, useLeaveGuard } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote, traitsText, type AsJsonReason } from '../../components/traits-json.tsx'
-import { identityWriteFailure, primaryIdentifier, unshowableSchema } from './describe.ts'
+import { identifierLabels, identityWriteFailure, primaryIdentifier, unshowableSchema } from './describe.ts'
 import { ChangedNotice, useChangedNotice, valueText, whatStopsSave, type Members } from '../../components/changed-meanwhile.tsx'
 import { readAgain } from './read-again.ts'
 
@@ -42,9 +43,36 @@ const DELETION: Partial<Record<string, Deletion>> = { totp: 'whole', lookup_secr
 /** Types Kratos's admin API never deletes: the page says so beside them. */
 const NOT_DELETED = new Set(['passkey', 'code'])
 
+/**
+ * Asked by a section whose action Kratos refused as if the identity were not there (404, or 400 for
+ * a recovery link or code): the page reads the identity, and when Kratos no longer has it, says so
+ * once for the whole page instead of each section guessing in its own words.
+ */
+const FoundGone = createContext<() => void>(() => {})
+
+/** A section's failure, checked for an identity deleted meanwhile (see `FoundGone`). */
+function ActionFailure({ failure }: { failure: ApiFailure }) {
+  const check = useContext(FoundGone)
+  useEffect(() => {
+    if (failure.status === 404 || failure.status === 400) check()
+  }, [failure])
+  return <ErrorView failure={failure} />
+}
+
+const GONE: ApiFailure = { error: 'not_found', message: 'Kratos no longer has this identity.', status: 404 }
+
 export function IdentityPage({ params }: { params: Record<string, string> }) {
   const identityId = params.id!
   const [loaded, retry, replace] = useLoad(() => api.identity(identityId), [identityId])
+  const [goneId, setGoneId] = useState<string | null>(null)
+  const gone = goneId === identityId
+  const checkGone = useCallback(() => {
+    void api.identity(identityId).then((read) => {
+      if (read.ok || read.failure.status !== 404) return
+      setGoneId(identityId)
+      announce('Kratos no longer has this identity: it was deleted after this page was opened.')
+    })
+  }, [identityId])
   // Asked for beside the identity: its traits form comes from its schema, and so does its name.
   const [schemas, retrySchemas] = useLoad(() => api.schemas(schemasFrom()), [])
   const known = schemas.state === 'ready' ? schemas.data : null
@@ -57,8 +85,21 @@ export function IdentityPage({ params }: { params: Record<string, string> }) {
         <a href={asLastShown('/dashboard/identities')}>Identities</a>
       </p>
       <Heading>{title}</Heading>
-      <Region loaded={loaded} retry={retry} label="the identity" missing={{ said: 'Kratos has no identity with this ID.', list: { href: asLastShown('/dashboard/identities'), name: 'Identities' } }}>
-        {(identity) => <IdentityDetail identity={identity} identifier={primaryIdentifier(identity, known)} schemas={schemas} retrySchemas={retrySchemas} onChange={replace} />}
+      <Region
+        loaded={gone ? { state: 'failed', failure: GONE } : loaded}
+        retry={() => (setGoneId(null), retry())}
+        label="the identity"
+        missing={
+          gone
+            ? { said: 'Kratos no longer has this identity: it was deleted after this page was opened.', why: 'What was not saved on it before cannot be saved.', list: { href: asLastShown('/dashboard/identities'), name: 'Identities' }, takeFocus: true }
+            : { said: 'Kratos has no identity with this ID.', list: { href: asLastShown('/dashboard/identities'), name: 'Identities' } }
+        }
+      >
+        {(identity) => (
+          <FoundGone.Provider value={checkGone}>
+            <IdentityDetail identity={identity} identifier={primaryIdentifier(identity, known)} schemas={schemas} retrySchemas={retrySchemas} onChange={replace} />
+          </FoundGone.Provider>
+        )}
       </Region>
     </>
   )
@@ -150,10 +191,10 @@ function IdentityDetail(props: {
             <Time value={identity.updated_at} />
           </dd>
         </dl>
-        {failure && <ErrorView failure={failure} />}
+        {failure && <ActionFailure failure={failure} />}
       </section>
       <Guarded title="Traits">
-        <TraitsSection identity={identity} schema={misfit ? null : schema} asJson={asJson} schemaFailure={schemaFailure} retry={retrySchemas} onChange={onChange} />
+        <TraitsSection identity={identity} schema={misfit ? null : schema} identifiers={identifierLabels(entry)} asJson={asJson} schemaFailure={schemaFailure} retry={retrySchemas} onChange={onChange} />
       </Guarded>
       <Guarded title="Metadata">
         <MetadataSection identity={identity} onChange={onChange} />
@@ -183,6 +224,8 @@ function TraitsSection(props: {
   schemaFailure: ApiFailure | null
   retry: () => void
   onChange: IdentityChange
+  /** The labels of the schema's sign-in identifiers, which a refusal as taken is about. */
+  identifiers: string[]
 }) {
   const { identity, schema: traits, asJson, onChange } = props
   // Back from the sign-in after the session ended at a Save: the edit as it was, measured against
@@ -229,7 +272,7 @@ function TraitsSection(props: {
         const stop = await whatStopsSave(() => readAgain(identity.id, traitsOf, 'save'), base, next, { what: traitNames, storedLabel: (key) => `Stored “${key}”` })
         if (stop) return stopped(stop)
         const result = await api.patchIdentity(identity.id, patch)
-        if (!result.ok) return setFailure(identityWriteFailure(result.failure))
+        if (!result.ok) return setFailure(identityWriteFailure(result.failure, props.identifiers))
         setFailure(null)
         setChanged(null)
         setBase(result.data.traits ?? {})
@@ -292,14 +335,14 @@ function TraitsSection(props: {
           {asJson !== null && <TraitsJsonNote id="traits-json-note" schemaId={asJson.schemaId} reason={asJson.reason} />}
           <form onSubmit={save} noValidate class="form" ref={form}>
             {traits ? (
-              <SchemaFields schema={traits} values={values} errors={errors} onChange={setValues} idPrefix="traits" />
+              <SchemaFields schema={traits} values={values} errors={errors} onChange={(next) => (setValues(next), setErrors((shown) => revalidated(traits, shown, next)))} idPrefix="traits" />
             ) : (
               <TraitsJsonField id="traits-json" value={text} error={errors.json ?? null} onInput={setText} describedBy="traits-json-note" />
             )}
             {changed && <ChangedNotice id="traits-changed" changed={changed} record="identity" by={CHANGED_BY} where={traits ? 'form' : 'box'} busy={busy} onReload={reload} onDismiss={dismiss} focusField={focusChangedField} />}
-            {failure && <ErrorView failure={failure} />}
+            {failure && <ActionFailure failure={failure} />}
             <div class="actions">
-              <button type="submit" class="primary" disabled={busy} ref={saveButton}>
+              <button type="submit" class="primary" {...unavailableWhile(busy)} ref={saveButton}>
                 Save
               </button>
             </div>
@@ -482,9 +525,9 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
         {changed && (
           <ChangedNotice id="metadata-changed" changed={changed} record="identity" by={CHANGED_BY} where={changed.stale.length > 1 ? 'boxes' : 'box'} busy={busy} onReload={reload} onDismiss={dismiss} focusField={focusChangedField} />
         )}
-        {failure && <ErrorView failure={failure} />}
+        {failure && <ActionFailure failure={failure} />}
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy} ref={saveButton}>
+          <button type="submit" class="primary" {...unavailableWhile(busy)} ref={saveButton}>
             Save
           </button>
         </div>
@@ -621,7 +664,7 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
           })}
         </ul>
       )}
-      {failure && <ErrorView failure={failure} />}
+      {failure && <ActionFailure failure={failure} />}
       <ConfirmDialog
         open={pending !== null}
         title={pending ? `Delete ${deletedWhat(pending)}?` : ''}
@@ -706,6 +749,9 @@ function withCredentialsOf(identity: Identity, now: Identity): Identity {
   return { ...identity, credentials: now.credentials, unreadable: unreadable.length > 0 ? unreadable : undefined }
 }
 
+/** Kratos has no active session of the identity: nothing to revoke. */
+const noSession = ({ items, skipped, more }: ShownSessions) => items.length === 0 && skipped === 0 && !more
+
 function SessionsSection({ identity, identifier }: { identity: Identity; identifier: string }) {
   const [loaded, retry, replace] = useLoad(async () => {
     const result = await api.identitySessions(identity.id, SESSIONS_AT_A_TIME)
@@ -787,8 +833,10 @@ function SessionsSection({ identity, identifier }: { identity: Identity; identif
       if (!result.ok) return setFailure(result.failure)
       setFailure(null)
       announce(result.already ? 'This identity had no session left to revoke.' : 'All sessions of this identity were revoked.')
-      // Read again within this action: until the list is back, its buttons stay disabled.
-      await reread(SESSIONS_AT_A_TIME)
+      // Read again within this action: until the list is back, its buttons stay unavailable.
+      const next = await reread(SESSIONS_AT_A_TIME)
+      // Revoke all goes with the last session: focus to the section, not to the page's body.
+      if (next && noSession(next)) document.getElementById('sessions-h')?.focus()
     })
   const [dashboardBusy, oneAtATime] = useOneAtATime()
   const [confirmDashboard, setConfirmDashboard] = useState(false)
@@ -811,11 +859,11 @@ function SessionsSection({ identity, identifier }: { identity: Identity; identif
       {loaded.state === 'ready' && <UnreadableRows count={loaded.data.skipped} noun={['session', 'sessions']} from="kratos" />}
       <Region loaded={loaded} retry={retry} label="sessions">
         {(shown) => {
-          const { items, skipped, more } = shown
+          const { items, more } = shown
           const count = sessionCount(shown, identityActive)
           return (
             <>
-              {items.length === 0 && skipped === 0 && !more && <p class="empty">This identity has no active session.</p>}
+              {noSession(shown) && <p class="empty">This identity has no active session.</p>}
               {items.length > 0 && identity.state === 'inactive' && (
                 <p class="notice">The identity is inactive, so none of these sessions can be used; they work again if it is activated.</p>
               )}
@@ -828,7 +876,7 @@ function SessionsSection({ identity, identifier }: { identity: Identity; identif
                         <DeviceCells session={session} />
                         <TimeCells session={session} />
                         <ActionsCell>
-                          <button type="button" aria-label={`Revoke session ${index + 1}`} disabled={listBusy} aria-busy={busy === session.id ? 'true' : undefined} onClick={() => revoke(session, index)}>
+                          <button type="button" aria-label={`Revoke session ${index + 1}`} aria-busy={busy === session.id ? 'true' : undefined} {...unavailableWhile(listBusy, () => revoke(session, index))}>
                             Revoke
                           </button>
                         </ActionsCell>
@@ -839,7 +887,7 @@ function SessionsSection({ identity, identifier }: { identity: Identity; identif
               )}
               {more && (
                 <div class="pager">
-                  <button type="button" ref={showMoreButton} disabled={listBusy} onClick={showMore}>
+                  <button type="button" ref={showMoreButton} {...unavailableWhile(listBusy, showMore)}>
                     Show more sessions
                   </button>
                 </div>
@@ -848,11 +896,13 @@ function SessionsSection({ identity, identifier }: { identity: Identity; identif
           )
         }}
       </Region>
-      {failure && <ErrorView failure={failure} />}
+      {failure && <ActionFailure failure={failure} />}
       <div class="actions">
-        <button type="button" class="danger" onClick={() => setConfirmAll(true)}>
-          Revoke all sessions
-        </button>
+        {!(loaded.state === 'ready' && noSession(loaded.data)) && (
+          <button type="button" class="danger" onClick={() => setConfirmAll(true)}>
+            Revoke all sessions
+          </button>
+        )}
         <button type="button" onClick={() => (setDashboardFailure(null), setConfirmDashboard(true))}>
           End dashboard sessions
         </button>
@@ -884,6 +934,8 @@ function RecoverySection({ identity }: { identity: Identity }) {
   const shownOnce = result ? (result.kind === 'link' ? 'recovery link' : 'recovery code') : null
   useLeaveGuard(shownOnce && `The ${shownOnce} is shown only once: leaving this page loses it for good.`)
   const dismiss = () => {
+    // "…shown once, below" would stay on screen for its seconds with nothing below.
+    clearEarlierAnnouncement()
     setResult(null)
     document.getElementById('recovery-h')?.focus()
   }
@@ -932,7 +984,7 @@ function RecoverySection({ identity }: { identity: Identity }) {
           Create recovery code
         </button>
       </div>
-      {failure && <ErrorView failure={failure} />}
+      {failure && <ActionFailure failure={failure} />}
       {result && (
         <div class="one-time" ref={shown}>
           <p>
@@ -997,7 +1049,7 @@ function DangerSection({ identity, identifier }: { identity: Identity; identifie
               Delete is available once it is typed exactly as shown, letter case included (spaces around it do not count).
             </p>
           </div>
-          {failure && <ErrorView failure={failure} />}
+          {failure && <ActionFailure failure={failure} />}
           <div class="actions">
             <button type="submit" class="danger" disabled={typed.trim() !== identifier} {...unavailableWhile(busy)}>
               Delete

@@ -11,7 +11,7 @@ import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { asLastShown, location, queryParam, useQueryText } from '../../router.ts'
-import { revealHidden } from '../../reveal.ts'
+import { revealHidden, revealIdentifier } from '../../reveal.ts'
 
 /** Why there is no subject or body to show, where a page would have shown them. */
 const WITHHELD_NOTE = "Kratos shows a message's subject and body only when it runs in dev mode."
@@ -63,7 +63,7 @@ export function MessagesPage() {
               {items.map((message) => (
                 <Row key={message.id}>
                   <Cell label="Recipient" class="identifier">
-                    <Wrappable text={cellText(revealHidden(message.recipient))} />
+                    {message.recipient ? <Wrappable text={cellText(revealIdentifier(message.recipient))} /> : '—'}
                   </Cell>
                   <Cell label="Subject" class="text">
                     <a href={`/dashboard/messages/${encodeURIComponent(message.id)}`}>
@@ -129,7 +129,7 @@ function MessageDetail({ message }: { message: CourierMessage }) {
         <h2 id="message-facts-h">Details</h2>
         <dl class="facts">
           <dt>Recipient</dt>
-          <dd>{revealHidden(message.recipient) || '—'}</dd>
+          <dd>{revealIdentifier(message.recipient) || '—'}</dd>
           <dt>Status</dt>
           <dd>
             <StatusBadge status={message.status} />

@@ -243,21 +243,29 @@ export const FORM_FIELDS: readonly string[] = [
   ...CLIENT_LIFESPANS,
 ]
 
+/** How the form tidies the text of these fields before sending it (`clientBody`). */
+const tidy = {
+  client_name: (text: string) => text.trim(),
+  scope: (text: string) => text.split(/\s+/).filter(Boolean).join(' '),
+  jwks_uri: (text: string) => text.trim(),
+}
+const TIDIED = Object.keys(tidy) as (keyof typeof tidy)[]
+
 /** The client body Hydra takes; never a secret (Hydra keeps the existing one on update). */
 export function clientBody(draft: ClientDraft): Partial<OAuthClient> {
   const body: Partial<OAuthClient> = {
-    client_name: draft.client_name.trim(),
+    client_name: tidy.client_name(draft.client_name),
     redirect_uris: lines(draft.redirect_uris),
     post_logout_redirect_uris: lines(draft.post_logout_redirect_uris),
     grant_types: draft.grant_types,
     response_types: draft.response_types,
-    scope: draft.scope.split(/\s+/).filter(Boolean).join(' '),
+    scope: tidy.scope(draft.scope),
     audience: lines(draft.audience),
     token_endpoint_auth_method: draft.token_endpoint_auth_method,
     skip_consent: draft.skip_consent,
   }
   // Only where the form shows it: another method leaves the client's JWKS URI as it is.
-  if (sendsJwksUri(draft)) body.jwks_uri = draft.jwks_uri.trim()
+  if (sendsJwksUri(draft)) body.jwks_uri = tidy.jwks_uri(draft.jwks_uri)
   for (const name of CLIENT_LIFESPANS) {
     const value = draft.lifespans[name].trim()
     if (value) body[name] = value
@@ -275,6 +283,13 @@ const SERVER_SET = ['client_secret', 'client_secret_expires_at', 'updated_at', '
  */
 export function clientUpdate(loaded: OAuthClient, draft: ClientDraft): OAuthClient {
   const body: Record<string, unknown> = { ...loaded, ...clientBody(draft), client_id: loaded.client_id }
+  // Text the form tidies (spaces around a name, between scopes) is kept as stored when the form's
+  // version of it is the same: an untouched field is no change ("   " as a name stays "   ").
+  const stored = loaded as unknown as Record<string, unknown>
+  for (const field of TIDIED) {
+    const before = stored[field]
+    if (typeof before === 'string' && field in body && tidy[field](before) === body[field]) body[field] = before
+  }
   // A lifespan emptied in the form goes back to Hydra's default.
   for (const name of CLIENT_LIFESPANS) body[name] = draft.lifespans[name].trim() || null
   for (const field of SERVER_SET) delete body[field]

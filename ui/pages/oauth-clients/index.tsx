@@ -13,7 +13,7 @@ import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { revealHidden } from '../../reveal.ts'
-import { announce } from '../../components/status.ts'
+import { announce, clearEarlierAnnouncement } from '../../components/status.ts'
 import { CopyButton, ShownOnceValue } from '../../components/shown-once.tsx'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { asLastShown, location, navigate, navigateFrom, queryParam, useLeaveGuard, useQueryState, useQueryText } from '../../router.ts'
@@ -125,7 +125,8 @@ function withoutSecrets(client: OAuthClient): OAuthClient {
 }
 
 /** A client as the pages name it: its name, else its id, with any character that would hide or disguise it made visible. */
-const clientName = (client: OAuthClient) => revealHidden(client.client_name || client.client_id)
+/** A client by its name, or by its id when the name is empty or only spaces (nothing to read or click). */
+const clientName = (client: OAuthClient) => revealHidden(client.client_name?.trim() ? client.client_name : client.client_id)
 
 export function OAuthClientsPage() {
   const paging = useTokenPaging()
@@ -264,6 +265,8 @@ function OneTimeSecret({ secret, onDismiss }: { secret: ShownSecret | null; onDi
   useLeaveGuard(secret ? 'The client secret is shown only once: leaving this page loses it for good.' : null)
   if (!secret) return null
   const dismiss = () => {
+    // "…shown once, below" would stay on screen for its seconds with nothing below.
+    clearEarlierAnnouncement()
     onDismiss()
     focusHeading()
   }

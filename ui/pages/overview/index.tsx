@@ -17,6 +17,7 @@ import { useUnsavedChanges } from '../../components/unsaved.ts'
 import { takeDraft } from '../../drafts.ts'
 import { revealHidden } from '../../reveal.ts'
 import { knownIdentifier, outcomeOf } from '../../audit-words.ts'
+import { unavailableWhile } from '../../components/one-at-a-time.ts'
 
 const SERVICE_NAMES: Record<string, string> = {
   idp: 'Kratos public API',
@@ -203,7 +204,7 @@ function CustomizeDialog(props: {
         </p>
         {failure && <ErrorView failure={failure} />}
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
+          <button type="submit" class="primary" {...unavailableWhile(busy)}>
             Save
           </button>
           <button type="button" onClick={reset}>

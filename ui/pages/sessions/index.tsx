@@ -13,6 +13,7 @@ import { location, useQueryState } from '../../router.ts'
 import { DeviceCells, TimeCells } from '../../components/session-cells.tsx'
 import { primaryIdentifier } from '../identities/describe.ts'
 import { useSchemasOnce } from '../identities/schemas-once.ts'
+import { unavailableWhile } from '../../components/one-at-a-time.ts'
 
 export function SessionsPage() {
   const paging = useTokenPaging()
@@ -120,7 +121,7 @@ export function SessionsPage() {
                     <TimeCells session={session} />
                     <DeviceCells session={session} />
                     <ActionsCell class="row-actions">
-                      <button type="button" aria-label={`Extend session of ${who}`} disabled={busy === session.id} onClick={() => extend(session, who)}>
+                      <button type="button" aria-label={`Extend session of ${who}`} {...unavailableWhile(busy === session.id, () => extend(session, who))}>
                         Extend
                       </button>
                       <button type="button" class="danger revoke" aria-label={`Revoke session of ${who}`} onClick={() => (setFailure(null), setRevoking({ session, who }))}>
