@@ -3,7 +3,7 @@
 // Save keeping the focus while it sends, an identity deleted elsewhere while its page is open,
 // Revoke all sessions where there is none, a recovery link dismissed, and a refused field on a phone.
 import { expect, test } from 'bun:test'
-import { DESKTOP, holdRequests, liveRegionTexts, PHONE, useSignedInBrowser } from './harness.ts'
+import { DESKTOP, holdRequests, liveRegionTexts, PHONE, sweep, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
 
@@ -120,6 +120,7 @@ test('an identity deleted elsewhere while its page is open: the next action says
     expect((await liveRegionTexts(admin.page)).some((text) => text.includes(said))).toBe(true)
     // The browser reports Kratos's refusal and the read that found it gone.
     expect(admin.problems.splice(0).every((problem) => /status of (400|404)\b/.test(problem))).toBe(true)
+    if (act === 'Deactivate') expect(await sweep(admin.page, 'identity-gone', () => admin.page.getByRole('alert').getByText(said).waitFor())).toEqual([])
   }
 })
 

@@ -4,7 +4,7 @@
 // named with spaces only, a message with no recipient. Each is shown for what it is, and each page
 // can still do its job.
 import { expect, test } from 'bun:test'
-import { useSignedInBrowser } from './harness.ts'
+import { sweep, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/identities')
 const kratos = () => admin.harness.sandbox.kratos
@@ -26,6 +26,7 @@ test('an address with spaces around it, or with a Cyrillic letter, does not read
   const traits = admin.page.getByRole('region', { name: 'Traits' })
   await traits.getByRole('button', { name: 'Save' }).click()
   await traits.getByText('Remove the spaces before or after the address.').waitFor()
+  expect(await sweep(admin.page, 'identity-spaced-address', () => traits.getByText('Remove the spaces before or after the address.').waitFor())).toEqual([])
   await admin.page.getByRole('button', { name: 'Delete identity' }).click()
   const dialog = admin.page.getByRole('dialog', { name: 'Delete identity?' })
   const confirm = dialog.getByRole('textbox', { name: `Type ${shown} to confirm` })
@@ -46,6 +47,7 @@ test('a trait with a right-to-left override: the box obeys it, so the text besid
   const name = traits.getByRole('textbox', { name: 'Name' })
   await name.waitFor()
   await traits.getByText('⟨U+202E⟩tset.elpmaxe@nimda').waitFor()
+  expect(await sweep(admin.page, 'identity-turned-name', () => traits.getByText('⟨U+202E⟩tset.elpmaxe@nimda').waitFor())).toEqual([])
   // Read with the box by a screen reader, too.
   const described = (await name.getAttribute('aria-describedby'))!.split(' ')
   expect(await admin.page.evaluate((ids) => ids.map((id) => document.getElementById(id)?.textContent ?? '').join(' '), described)).toContain('⟨U+202E⟩tset.elpmaxe@nimda')
@@ -67,6 +69,7 @@ test('a place name with no space to break at wraps in its cell: every row’s Re
   expect(wrap.scroll).toBeLessThanOrEqual(wrap.client)
   const box = (await revoke.boundingBox())!
   expect(box.x + box.width).toBeLessThanOrEqual(1280)
+  expect(await sweep(admin.page, 'sessions-long-place', () => revoke.waitFor())).toEqual([])
   await admin.page.goto(admin.url(`/dashboard/identities/${far.id}`))
   const row = admin.page.getByRole('region', { name: 'Sessions' }).getByRole('button', { name: 'Revoke session 1' })
   await row.waitFor()
