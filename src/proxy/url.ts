@@ -3,30 +3,7 @@
 // another place than under the base path is refused before any connection is made.
 
 import { isPlainPath, normalizePath } from '../http/access.ts'
-
-const MAX_DECODE_ROUNDS = 4
-
-/** Why a rest path is refused, or null when it is acceptable. */
-function refusal(rest: string): string | null {
-  if (rest.includes('\\') || rest.includes('@')) return 'host_change'
-  if (/%(2f|5c|40)/i.test(rest)) return 'encoded_separator'
-  if (rest.includes('//')) return 'host_change'
-  if (/[\u0000-\u0020\u007f]/.test(rest)) return 'control_character'
-  let decoded = rest
-  for (let round = 0; round < MAX_DECODE_ROUNDS && decoded.includes('%'); round++) {
-    try {
-      decoded = decodeURIComponent(decoded)
-    } catch {
-      return 'malformed_encoding'
-    }
-  }
-  if (decoded.includes('%')) return 'malformed_encoding'
-  // Double-encoded separators and dot segments show up once fully decoded.
-  if (decoded.includes('\\') || decoded.split('/').length !== rest.split('/').length) return 'encoded_separator'
-  if (decoded.split('/').some((segment) => segment === '.' || segment === '..')) return 'traversal'
-  if (/[\u0000-\u001f\u007f]/.test(decoded)) return 'control_character'
-  return null
-}
+import { pathRefusal } from './path-refusal.ts'
 
 /** Where a proxied request goes: the parts of a URL the proxy's clients read. A `URL` is one. */
 export interface UpstreamTarget {
@@ -108,7 +85,7 @@ export function joinUpstreamUrl(base: URL, rest: string, search: string): JoinRe
     url = new URL(`${parts.origin}${basePath}${rest === '' ? '/' : rest}`)
     if (search !== '') url.search = search
   } else {
-    const why = refusal(rest)
+    const why = pathRefusal(rest)
     if (why) return { ok: false, reason: why }
     url = new URL(base.href)
     url.pathname = basePath + (rest === '' ? '/' : rest)

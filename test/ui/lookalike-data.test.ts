@@ -102,3 +102,26 @@ test('a message with no recipient says so with a dash, not an empty cell', async
   expect((await row.getByRole('cell').first().textContent())?.trim()).toBe('—')
   expect(admin.problems).toEqual([])
 })
+
+test('a client whose ID holds a "/" (Hydra takes any text) says why it cannot be opened here, with no Retry that could never work, and asks nothing of Hydra', async () => {
+  const { hydra } = admin.harness.sandbox
+  const slashed = hydra.addClient({ client_id: 'team/portal', client_name: 'Team portal', redirect_uris: ['https://portal.example.com/callback'] })
+  const asked: string[] = []
+  const count = (request: { url(): string }) => {
+    if (request.url().includes('/api/oauth-admin/admin/clients/team')) asked.push(request.url())
+  }
+  await admin.page.goto(admin.url(`/dashboard/oauth-clients?name=${encodeURIComponent('Team portal')}`))
+  admin.page.on('request', count)
+  try {
+    await admin.page.getByRole('link', { name: 'Team portal' }).click()
+    await admin.page.getByRole('heading', { level: 1, name: 'team/portal' }).waitFor()
+    await admin.page.getByText('This client cannot be opened here.').waitFor()
+    expect(await admin.page.getByRole('button', { name: 'Retry' }).count()).toBe(0)
+    await admin.page.getByRole('link', { name: 'Go to OAuth clients' }).waitFor()
+    expect(asked).toEqual([])
+  } finally {
+    admin.page.off('request', count)
+  }
+  expect(hydra.clients.has(slashed.client_id)).toBe(true)
+  expect(admin.problems).toEqual([])
+})

@@ -14,6 +14,7 @@ import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { revealHidden } from '../../reveal.ts'
 import { announce, clearEarlierAnnouncement } from '../../components/status.ts'
+import { pathRefusal } from '../../../src/proxy/path-refusal.ts'
 import { CopyButton, ShownOnceValue } from '../../components/shown-once.tsx'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { asLastShown, location, navigate, navigateFrom, queryParam, useLeaveGuard, useQueryState, useQueryText } from '../../router.ts'
@@ -228,6 +229,33 @@ export function OAuthClientsPage() {
 
 export function OAuthClientPage({ params }: { params: Record<string, string> }) {
   const clientId = params.id!
+  // Hydra takes any text as a client's ID, but the service passes on no path that could reach
+  // another route (src/proxy/path-refusal.ts): such a client cannot be read here, and Retry would
+  // never change that.
+  return pathRefusal(`/admin/clients/${encodeURIComponent(clientId)}`) === null ? <ClientPage clientId={clientId} /> : <UnreachableClient clientId={clientId} />
+}
+
+function UnreachableClient({ clientId }: { clientId: string }) {
+  return (
+    <>
+      <p class="breadcrumb">
+        <a href={asLastShown('/dashboard/oauth-clients')}>OAuth clients</a>
+      </p>
+      <Heading>{revealHidden(clientId)}</Heading>
+      <div class="notice page-notice">
+        <p>
+          This client cannot be opened here. Its ID holds what the dashboard never passes on to Hydra in a path (a “/”, “\”, “@” or “%”, a control
+          character, or a “.” or “..” on its own), as such a path could reach another of Hydra's routes. Use Hydra's own CLI or admin API for this client.
+        </p>
+        <p>
+          <a href={asLastShown('/dashboard/oauth-clients')}>Go to OAuth clients</a>
+        </p>
+      </div>
+    </>
+  )
+}
+
+function ClientPage({ clientId }: { clientId: string }) {
   const [loaded, retry, replace] = useLoad(() => api.client(clientId), [clientId])
   const title = loaded.state === 'ready' ? clientName(loaded.data) : 'OAuth client'
   return (
