@@ -651,9 +651,10 @@ test('an identity page lists its credentials by type and identifier, and no cred
   try {
     await openIdentity('user11@example.test')
     const credentials = admin.page.getByRole('region', { name: 'Credentials' })
-    await credentials.getByText('totp').waitFor()
-    expect(await credentials.textContent()).toContain('password')
-    expect(await credentials.textContent()).toContain('user11@example.test')
+    await credentials.getByText('totp', { exact: true }).waitFor()
+    expect(await credentials.textContent()).toContain('password: user11@example.test')
+    // A type's name comes with what it is, in words.
+    expect(await credentials.textContent()).toContain('totp (authenticator app):')
   } finally {
     admin.page.off('response', listen)
   }

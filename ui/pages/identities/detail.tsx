@@ -40,6 +40,16 @@ import { readAgain } from './read-again.ts'
  */
 type Deletion = 'whole' | 'password' | 'link' | 'second-factor-keys'
 const DELETION: Partial<Record<string, Deletion>> = { totp: 'whole', lookup_secret: 'whole', password: 'password', oidc: 'link', saml: 'link', webauthn: 'second-factor-keys' }
+/** What each of Kratos's credential types is, in words, beside its name. */
+const CREDENTIAL_WORDS: Partial<Record<string, string>> = {
+  oidc: 'sign-in with another provider',
+  saml: 'sign-in with a SAML provider',
+  totp: 'authenticator app',
+  lookup_secret: 'backup codes',
+  webauthn: 'security keys',
+  passkey: 'passkeys',
+  code: 'one-time codes by e-mail or SMS',
+}
 /** Types Kratos's admin API never deletes: the page says so beside them. */
 const NOT_DELETED = new Set(['passkey', 'code'])
 
@@ -642,7 +652,8 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
             )
             return (
               <li key={type}>
-                <strong>{type}</strong>:{' '}
+                <strong>{type}</strong>
+                {CREDENTIAL_WORDS[type] && <span class="muted"> ({CREDENTIAL_WORDS[type]})</span>}:{' '}
                 {deletion === 'link' && identifiers.length > 0 ? (
                   // One link per call: each identifier (`<provider>:<subject>`) has its own Delete.
                   <ul class="plain credential-links">
