@@ -179,3 +179,23 @@ test('on a phone, a refused Save brings the field into view with its label, not 
   }
   expect(admin.problems).toEqual([])
 })
+
+test('taking the admin role from one’s own identity says first what it does; another identity’s role change says nothing of the kind', async () => {
+  const own = [...kratos().identities.values()].find((identity) => identity.traits.email === 'admin@example.test')!
+  const other = kratos().addIdentity({ email: 'other.admin@example.test', name: 'Other Admin', role: 'admin' })
+  const said = 'This is your own identity: without the admin role, the dashboard\'s admin pages close to you from your next sign-in.'
+  await admin.page.goto(admin.url(`/dashboard/identities/${own.id}`))
+  const traits = admin.page.getByRole('region', { name: 'Traits' })
+  const role = traits.getByRole('combobox', { name: 'Role' })
+  await role.selectOption('viewer')
+  await traits.getByText(said).waitFor()
+  expect(await traits.getByRole('button', { name: 'Save' }).getAttribute('aria-describedby')).toBe('own-role-note')
+  await role.selectOption('admin')
+  await traits.getByText(said).waitFor({ state: 'detached' })
+  await admin.page.goto(admin.url(`/dashboard/identities/${other.id}`))
+  await role.selectOption('viewer')
+  await Bun.sleep(100)
+  expect(await traits.getByText(said).count()).toBe(0)
+  expect(kratos().identities.get(own.id)!.traits.role).toBe('admin')
+  expect(admin.problems).toEqual([])
+})

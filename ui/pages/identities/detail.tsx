@@ -330,6 +330,8 @@ function TraitsSection(props: {
     setChanged(null)
     saveButton.current?.focus()
   }
+  // The role the dashboard reads is `traits.role` (decisions §4): taken from oneself, it is said first.
+  const ownRoleDropped = traits !== null && isOwnIdentity(identity.id) && base.role === 'admin' && values.role !== 'admin'
   return (
     <section aria-labelledby="traits-h" class="card">
       <h2 id="traits-h">Traits</h2>
@@ -351,8 +353,13 @@ function TraitsSection(props: {
             )}
             {changed && <ChangedNotice id="traits-changed" changed={changed} record="identity" by={CHANGED_BY} where={traits ? 'form' : 'box'} busy={busy} onReload={reload} onDismiss={dismiss} focusField={focusChangedField} />}
             {failure && <ActionFailure failure={failure} />}
+            {ownRoleDropped && (
+              <p class="notice" id="own-role-note">
+                This is your own identity: without the admin role, the dashboard's admin pages close to you from your next sign-in.
+              </p>
+            )}
             <div class="actions">
-              <button type="submit" class="primary" {...unavailableWhile(busy)} ref={saveButton}>
+              <button type="submit" class="primary" {...unavailableWhile(busy)} ref={saveButton} aria-describedby={ownRoleDropped ? 'own-role-note' : undefined}>
                 Save
               </button>
             </div>
