@@ -4,6 +4,7 @@
 import { expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { createIdentityThroughForm, DESKTOP, PHONE, useSignedInBrowser } from './harness.ts'
+import { within } from '../support/eventually.ts'
 
 const admin = useSignedInBrowser('admin')
 
@@ -161,4 +162,48 @@ test('a save refused in the form (an e-mail that is none) takes away an earlier 
   expect(await statusText()).toBe('')
   admin.harness.sandbox.kratos.identities.delete(person.id)
   expect(admin.problems).toEqual([])
+})
+
+test('on a phone the status box takes no tap: what it covers for its seconds is reached through it', async () => {
+  const { page } = admin
+  const { kratos } = admin.harness.sandbox
+  await page.setViewportSize(PHONE)
+  kratos.earliestPossibleExtendMs = 60 * 60 * 1000
+  try {
+    await page.goto(admin.url('/dashboard/sessions'))
+    const table = page.getByRole('table', { name: 'Active sessions' })
+    await table.getByRole('button', { name: /^Extend session of / }).first().click()
+    const box = page.getByRole('status')
+    await box.getByText(/^Kratos did not extend the session of /).waitFor()
+    // Scrolled so that a row's Extend lies under the box.
+    const under = await page.evaluate(async () => {
+      const status = document.querySelector<HTMLElement>('[role="status"]')!
+      for (let step = 0; step < 200; step++) {
+        const area = status.getBoundingClientRect()
+        const covered = [...document.querySelectorAll<HTMLButtonElement>('main button')].find((button) => {
+          const r = button.getBoundingClientRect()
+          return r.top < area.bottom && r.bottom > area.top && r.left < area.right && r.right > area.left
+        })
+        if (covered) {
+          const r = covered.getBoundingClientRect()
+          const x = Math.max(r.left, area.left) + 2
+          const y = Math.max(r.top, area.top) + 2
+          return { label: covered.getAttribute('aria-label') ?? covered.textContent, x, y, hit: document.elementFromPoint(x, y)?.closest('button')?.getAttribute('aria-label') ?? null }
+        }
+        window.scrollBy(0, 20)
+        await new Promise((resolve) => requestAnimationFrame(resolve))
+      }
+      return null
+    })
+    expect(under).not.toBeNull()
+    expect(under!.hit).toBe(under!.label)
+    const before = kratos.calls.filter((call) => call.method === 'PATCH' && call.path.includes('/extend')).length
+    await page.mouse.click(under!.x, under!.y)
+    await within(5000, async () => kratos.calls.filter((call) => call.method === 'PATCH' && call.path.includes('/extend')).length > before)
+    expect(kratos.calls.filter((call) => call.method === 'PATCH' && call.path.includes('/extend')).length).toBe(before + 1)
+    expect(admin.problems).toEqual([])
+  } finally {
+    kratos.earliestPossibleExtendMs = null
+    await page.setViewportSize(DESKTOP)
+  }
 })
