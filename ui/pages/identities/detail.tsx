@@ -972,9 +972,10 @@ function RecoverySection({ identity }: { identity: Identity }) {
     const why = kind === 'link' ? `${off}. A recovery code may still be created.` : `${off}, or the identity was deleted meanwhile.`
     setFailure({ ...failure, message: `Kratos did not create a recovery ${kind}: ${why}` })
   }
-  const create = async (kind: 'link' | 'code') => {
-    // One shown already still works, but once replaced it cannot be copied again.
-    if (shownOnce && !window.confirm(`The ${shownOnce} shown below is lost when a new one is created: it still works, but cannot be copied again. Create a recovery ${kind} anyway?`)) return
+  // One shown already still works, but once replaced it cannot be copied again: asked first.
+  const [replacing, setReplacing] = useState<'link' | 'code' | null>(null)
+  const create = (kind: 'link' | 'code') => (shownOnce ? setReplacing(kind) : make(kind))
+  const make = async (kind: 'link' | 'code') => {
     setResult(null)
     if (kind === 'link') {
       const r = await api.recoveryLink(identity.id)
@@ -1003,6 +1004,20 @@ function RecoverySection({ identity }: { identity: Identity }) {
         </button>
       </div>
       {failure && <ActionFailure failure={failure} />}
+      <ConfirmDialog
+        open={replacing !== null}
+        title={`Replace the ${shownOnce ?? "recovery value"}?`}
+        action={`Create recovery ${replacing ?? 'link'}`}
+        busy={false}
+        onConfirm={() => {
+          const kind = replacing!
+          setReplacing(null)
+          void make(kind)
+        }}
+        onClose={() => setReplacing(null)}
+      >
+        <p>The {shownOnce} shown below is lost when a new one is created: it still works, but cannot be copied again.</p>
+      </ConfirmDialog>
       {result && (
         <div class="one-time" ref={shown}>
           <p>
