@@ -21,6 +21,17 @@ describe('validateDraft', () => {
     expect(validateDraft(draft({ redirect_uris: 'https://a.example.com/cb\thttps://b.example.com/cb' })).redirect_uris).toMatch(/space/)
   })
 
+  test('words with a space that are no URI are said to be no URL, not to need a line of their own', () => {
+    expect(validateDraft(draft({ redirect_uris: 'not a url' })).redirect_uris).toBe('“not a url” is not an absolute URL (it needs a scheme, like https://app.example.com/callback).')
+    expect(validateDraft(draft({ redirect_uris: 'https://app.example.com/call back' })).redirect_uris).toBe('“https://app.example.com/call back” has a space in it, which a URI cannot have.')
+  })
+
+  test('a client that never goes to the authorization endpoint (client credentials only) needs no response type; one that does needs one', () => {
+    const machine = draft({ redirect_uris: '', grant_types: ['client_credentials'], response_types: [] })
+    expect(validateDraft(machine)).toEqual({})
+    expect(validateDraft(draft({ response_types: [] })).response_types).toBe('Choose at least one response type: the authorization code and implicit grants use them.')
+  })
+
   test('a "#" with nothing after it is refused too, as Hydra refuses any "#"', () => {
     expect(validateDraft(draft({ redirect_uris: 'https://app.example.com/callback#' })).redirect_uris).toMatch(/fragment/)
   })

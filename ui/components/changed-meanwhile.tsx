@@ -4,7 +4,8 @@
 // neither Kratos's nor Hydra's PATCH has a `test` operation to refuse the overwrite itself. The
 // notice says so, shows what is stored, and offers Reload, which loads it while keeping the
 // operator's own version.
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { clearEarlierAnnouncement } from './status.ts'
 import type { ApiFailure } from '../api.ts'
 import { staleMembers, wholeMembers } from './json-patch.ts'
 import { unavailableWhile } from './one-at-a-time.ts'
@@ -96,6 +97,10 @@ export function ChangedNotice(props: {
   const pendingFocus = useRef(true)
   useEffect(() => {
     pendingFocus.current = true
+  }, [changed])
+  // "Not saved" takes the place of an earlier "… saved." in the status region, as a failure does.
+  useLayoutEffect(() => {
+    if (!changed.yours) clearEarlierAnnouncement()
   }, [changed])
   useEffect(() => {
     if (!pendingFocus.current || busy) return

@@ -49,6 +49,12 @@ export function MessagesPage() {
           <label for="messages-recipient">Recipient</label>
           <input id="messages-recipient" type="search" placeholder="Exact address" value={typed} autocomplete="off" onInput={(e) => setTyped(e.currentTarget.value)} />
           <button type="submit">Filter</button>
+          {recipient && (
+            // The button goes with the filter: focus goes to the box, for the next one.
+            <button type="button" onClick={() => (document.getElementById('messages-recipient')?.focus(), paging.restart({ recipient: null }))}>
+              All recipients
+            </button>
+          )}
         </form>
         <FilterSelect label="Status" value={status} all="All statuses" options={STATUSES} unknown="Unknown status" onChange={(chosen) => paging.restart({ status: chosen })} />
       </div>

@@ -144,7 +144,13 @@ export function draftOf(client: OAuthClient | null): ClientDraft {
 function absoluteUrlProblem(value: string): string | null {
   // A browser's parser would take two URIs separated by a space for one with a space in its path,
   // and so would Hydra: a redirect URI no client can ever send.
-  if (/\s/.test(value)) return `“${value}” has a space in it. URIs go one per line.`
+  if (/\s/.test(value)) {
+    // Several URIs on a line, or words that are no URI at all: each said as it is.
+    const parts = value.split(/\s+/).filter(Boolean)
+    if (parts.length > 1 && parts.every((part) => URL.canParse(part))) return `“${value}” has a space in it. URIs go one per line.`
+    if (!URL.canParse(value.split(/\s+/)[0]!)) return `“${value}” is not an absolute URL (it needs a scheme, like https://app.example.com/callback).`
+    return `“${value}” has a space in it, which a URI cannot have.`
+  }
   let url: URL
   try {
     url = new URL(value)
@@ -216,7 +222,10 @@ export function validateDraft(draft: ClientDraft, stored?: OAuthClient | null): 
   if (draft.grant_types.length === 0) errors.grant_types = 'Choose at least one grant type.'
   else if (draft.token_endpoint_auth_method === 'none' && draft.grant_types.includes('client_credentials'))
     errors.grant_types = 'A public client (no secret) cannot use the client credentials grant.'
-  if (draft.response_types.length === 0) errors.response_types = 'Choose at least one response type.'
+  // Response types are about the authorization endpoint: a client that never goes there (client
+  // credentials only) needs none, and Hydra takes an empty list as "code".
+  if (draft.response_types.length === 0 && draft.grant_types.some((g) => g === 'authorization_code' || g === 'implicit'))
+    errors.response_types = 'Choose at least one response type: the authorization code and implicit grants use them.'
   const badScope = draft.scope.split(/\s+/).filter(Boolean).find((token) => !SCOPE_TOKEN.test(token))
   if (badScope) errors.scope = `“${badScope}” is not a valid scope.`
   for (const name of CLIENT_LIFESPANS) {
@@ -457,10 +466,11 @@ export function ClientForm(props: {
     }
     props.onSubmit(draft)
   }
-  const described = (name: string) => ({
+  /** A field's id, and what describes it: its hint (`hinted`, with the id `client-<name>-hint`) and its error. */
+  const described = (name: string, hinted = false) => ({
     id: `client-${name}`,
     'aria-invalid': errors[name as keyof DraftErrors] ? ('true' as const) : undefined,
-    'aria-describedby': errors[name as keyof DraftErrors] ? `client-${name}-error` : undefined,
+    'aria-describedby': [hinted && `client-${name}-hint`, errors[name as keyof DraftErrors] && `client-${name}-error`].filter(Boolean).join(' ') || undefined,
   })
   const error = (name: keyof DraftErrors) =>
     errors[name] && (
@@ -511,8 +521,10 @@ export function ClientForm(props: {
         ))}
       <div class="field">
         <label for="client-redirect_uris">Redirect URIs</label>
-        <textarea {...described('redirect_uris')} class="mono" rows={3} value={draft.redirect_uris} spellcheck={false} onInput={(e) => set('redirect_uris', e.currentTarget.value)} />
-        <p class="hint">One absolute URL per line.</p>
+        <textarea {...described('redirect_uris', true)} class="mono" rows={3} value={draft.redirect_uris} spellcheck={false} onInput={(e) => set('redirect_uris', e.currentTarget.value)} />
+        <p class="hint" id="client-redirect_uris-hint">
+          One absolute URL per line.
+        </p>
         {error('redirect_uris')}
       </div>
       <div class="field">
@@ -559,14 +571,18 @@ export function ClientForm(props: {
       </fieldset>
       <div class="field">
         <label for="client-scope">Scope</label>
-        <input {...described('scope')} class="mono" value={draft.scope} autocomplete="off" spellcheck={false} onInput={(e) => set('scope', e.currentTarget.value)} />
-        <p class="hint">Separated by spaces.</p>
+        <input {...described('scope', true)} class="mono" value={draft.scope} autocomplete="off" spellcheck={false} onInput={(e) => set('scope', e.currentTarget.value)} />
+        <p class="hint" id="client-scope-hint">
+          Separated by spaces.
+        </p>
         {error('scope')}
       </div>
       <div class="field">
         <label for="client-audience">Audience</label>
-        <textarea {...described('audience')} class="mono" rows={2} value={draft.audience} spellcheck={false} onInput={(e) => set('audience', e.currentTarget.value)} />
-        <p class="hint">One per line.</p>
+        <textarea {...described('audience', true)} class="mono" rows={2} value={draft.audience} spellcheck={false} onInput={(e) => set('audience', e.currentTarget.value)} />
+        <p class="hint" id="client-audience-hint">
+          One per line.
+        </p>
       </div>
       <div class="field checkbox">
         <input id="client-skip_consent" type="checkbox" checked={draft.skip_consent} onChange={(e) => set('skip_consent', e.currentTarget.checked)} />

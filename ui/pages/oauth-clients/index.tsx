@@ -154,7 +154,7 @@ export function OAuthClientsPage() {
       if (!result.ok && result.failure.maybeDone) {
         // Another Create could make a second client: the dialog closes (the draft is kept for
         // Create client) and the list is read again, so the operator sees whether it is there.
-        const secret = draft.token_endpoint_auth_method === 'none' ? '' : ' If it is, its secret cannot be shown any more: Replace secret on its page gives it a new one.'
+        const secret = !usesSecret(draft.token_endpoint_auth_method) ? '' : ' If it is, its secret cannot be shown any more: Replace secret on its page gives it a new one.'
         setUnknown(unknownOutcomeSaid(result.failure, `The client may have been created: check the list before creating it again.${secret}`))
         setCreating(false)
         retry()
@@ -165,9 +165,12 @@ export function OAuthClientsPage() {
       // Saved: opening the client loses nothing.
       unsaved.release()
       const client = result.data
-      if (client.client_secret) createdSecret.value = { clientId: client.client_id, secret: client.client_secret }
+      // Hydra makes a secret for every client but a public one; one that signs its assertions with
+      // its key (private_key_jwt) never uses it, so it is not handed out as if it were its credential.
+      const secret = client.client_secret && usesSecret(client.token_endpoint_auth_method) ? client.client_secret : null
+      if (secret) createdSecret.value = { clientId: client.client_id, secret }
       // Said in words: the secret itself is not read out (see ShownOnceValue).
-      announce(client.client_secret ? `Client ${clientName(client)} created; its secret is shown once, below.` : `Client ${clientName(client)} created.`)
+      announce(secret ? `Client ${clientName(client)} created; its secret is shown once, below.` : `Client ${clientName(client)} created.`)
       navigate(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`)
     })
   return (
@@ -561,7 +564,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
             <dd class="mono">{revealHidden(client.client_id)}</dd>
             <dt>Type</dt>
             <dd>{shown('token_endpoint_auth_method', isPublic(client) ? 'Public (no secret)' : 'Confidential')}</dd>
-            <dt>Authentication</dt>
+            <dt>Token endpoint authentication</dt>
             <dd class="mono">{shown('token_endpoint_auth_method', client.token_endpoint_auth_method ?? 'client_secret_basic')}</dd>
             {(client.jwks_uri || isUnreadable(client, 'jwks_uri')) && (
               <>
@@ -574,7 +577,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
             <dt>Post-logout redirect URIs</dt>
             <dd class="mono">{shown('post_logout_redirect_uris', list(client.post_logout_redirect_uris))}</dd>
             <dt>Grant types</dt>
-            <dd>{shown('grant_types', list(client.grant_types))}</dd>
+            <dd>{shown('grant_types', list(client.grant_types?.map(grantName)))}</dd>
             <dt>Response types</dt>
             <dd>{shown('response_types', list(client.response_types))}</dd>
             <dt>Scope</dt>
@@ -655,7 +658,12 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
         </p>
       </ConfirmDialog>
       <ConfirmDialog open={confirm === 'delete'} title="Delete client?" action="Delete" busy={busy} failure={failure} onConfirm={remove} onClose={closeConfirm}>
-        <p>{name} is deleted; applications using it can no longer sign anyone in.</p>
+        <p>
+          {name} is deleted;{' '}
+          {(client.grant_types ?? []).some((grant) => grant === 'authorization_code' || grant === 'implicit')
+            ? 'applications using it can no longer sign anyone in.'
+            : 'whatever uses it can no longer get tokens.'}
+        </p>
       </ConfirmDialog>
     </div>
   )
