@@ -283,6 +283,18 @@ describe('the callback refuses', () => {
     ])
   })
 
+  test('an identity Kratos has deactivated, signed in by a provider that does not ask Kratos → 403 forbidden, said so, no session', async () => {
+    const locked = kratos.addIdentity({ email: 'locked@example.test', role: 'admin' }, { state: 'inactive' })
+    markSensitive(locked.id, 'locked@example.test')
+    const { response } = await loginAs('locked@example.test')
+    expect(response.status).toBe(403)
+    const body = await response.json()
+    expect([body.error, body.message, body.hint]).toEqual(['forbidden', 'This account is deactivated.', 'Ask an administrator to activate it again.'])
+    expect(setCookies(response).has('admin-session')).toBe(false)
+    const [event] = await service.services.audit.list({ limit: 1, action: 'login' })
+    expect({ actor: event!.actor, detail: event!.detail }).toEqual({ actor: locked.id, detail: { outcome: 'refused', reason: 'inactive' } })
+  })
+
   test('a subject with no identity in the store → 403 forbidden and no session', async () => {
     const { response } = await loginAs('ghost@example.test')
     expect(response.status).toBe(403)

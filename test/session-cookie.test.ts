@@ -146,6 +146,23 @@ describe('revoked and erased', () => {
   })
 })
 
+test('an identity deactivated in the login store (Kratos\'s lock-out) loses its session within the recheck window, as an erased one does; active again, the session works again, as Kratos's own do', async () => {
+  const locked = stack.kratos.addIdentity({ email: 'locked.out@example.test', role: 'admin' })
+  markSensitive(locked.id, 'locked.out@example.test')
+  const cookie = `admin-session=${stack.service.sign({ sub: locked.id, role: 'admin' })}`
+  expect((await getSettings(cookie)).status).toBe(200)
+  stack.kratos.identities.get(locked.id)!.state = 'inactive'
+  clock.advance(61)
+  const after = await getSettings(cookie)
+  expect(after.status).toBe(401)
+  expect(after.setCookie).toContain('Max-Age=0')
+  // A lock-out, not a logout (Kratos treats its own sessions of a deactivated identity so): a
+  // session that was not revoked is accepted again once the identity is active again.
+  stack.kratos.identities.get(locked.id)!.state = 'active'
+  clock.advance(61)
+  expect((await getSettings(cookie)).status).toBe(200)
+})
+
 test('concurrent requests of one session share one identity-store lookup', async () => {
   const busy = stack.kratos.addIdentity({ email: 'busy@example.test', role: 'admin' })
   markSensitive(busy.id, 'busy@example.test')

@@ -14,6 +14,7 @@ import { prepared } from '../http/plain-answer.ts'
 import type { DirectHandler } from '../http/direct.ts'
 import { CROSS_SITE_REFUSAL, isCrossSiteWrite } from '../http/gate.ts'
 import { describeError } from '../log.ts'
+import { isInactive } from '../identities/store.ts'
 import {
   FLOW_COOKIE_SECONDS,
   flowCookieAttributes,
@@ -104,9 +105,9 @@ export function authRoutes(
    * Someone the provider signed in, refused here: in the audit trail (an operator wants to see who
    * tried), then the 403. The refusal stands when the event cannot be written.
    */
-  const refused = async (subject: string, reason: 'unknown_identity' | 'no_role', requestId: string | undefined): Promise<ApiError> => {
+  const refused = async (subject: string, reason: 'unknown_identity' | 'no_role' | 'inactive', requestId: string | undefined): Promise<ApiError> => {
     await audit.recordOrLog(log, { action: 'login', actor: subject, target: null, detail: { outcome: 'refused', reason }, requestId })
-    return noRole()
+    return reason === 'inactive' ? deactivated() : noRole()
   }
 
   /** The callback after its state check: the code exchange, the role, the session cookie. A failure is thrown. */
@@ -121,6 +122,9 @@ export function authRoutes(
       if (found.failure !== 'not_found') throw new ApiError(errorCodeFor(found.failure === 'rejected' ? 'invalid_response' : found.failure))
       throw await refused(outcome.subject, 'unknown_identity', requestIdOf(request))
     }
+    // A provider that signs in an account Kratos has deactivated (one not backed by Kratos's own
+    // login) does not bring it back: the lock-out holds here too.
+    if (isInactive(found.identity)) throw await refused(outcome.subject, 'inactive', requestIdOf(request))
     const traits = (found.identity.traits ?? {}) as Record<string, unknown>
     const role = traits.role
     if (role !== 'admin' && role !== 'viewer') throw await refused(outcome.subject, 'no_role', requestIdOf(request))
@@ -204,6 +208,13 @@ export function authRoutes(
       }
       return new Response(null, { status: 204, headers: { 'set-cookie': sessionClearCookie(secure) } })
     })
+}
+
+function deactivated(): ApiError {
+  return new ApiError('forbidden', {
+    message: 'This account is deactivated.',
+    hint: 'Ask an administrator to activate it again.',
+  })
 }
 
 function noRole(): ApiError {

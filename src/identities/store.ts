@@ -5,11 +5,18 @@ import { UpstreamClient, type UpstreamFailure } from '../upstream/client.ts'
 
 export type IdentityLookup = { ok: true; identity: Record<string, unknown> } | { ok: false; failure: 'not_found' | UpstreamFailure }
 
+/** Deactivated in Kratos: it can no longer sign in there, nor hold a dashboard session. */
+export const isInactive = (identity: Record<string, unknown>) => identity.state === 'inactive'
+
 export class IdentityStoreClient extends UpstreamClient {
-  /** Whether an identity exists: 200 → present, 404 → gone, anything else → unavailable. */
+  /**
+   * Whether an identity can hold a session: 200 → present, unless Kratos has it deactivated
+   * (`state: inactive`, how an operator locks an account out), which is gone like a 404; anything
+   * else → unavailable.
+   */
   async presence(identityId: string): Promise<'present' | 'gone' | 'unavailable'> {
     const found = await this.getIdentity(identityId)
-    if (found.ok) return 'present'
+    if (found.ok) return isInactive(found.identity) ? 'gone' : 'present'
     return found.failure === 'not_found' ? 'gone' : 'unavailable'
   }
 
