@@ -684,6 +684,24 @@ describe('deleting an identity through an admin prefix', () => {
   }
 })
 
+describe('deactivating an identity through an admin prefix', () => {
+  test('its next request asks the store again, which refuses it at once, not after the recheck window; a change of anything else keeps it', async () => {
+    const locked = stack.kratos.addIdentity({ email: 'lock.me@example.test', role: 'viewer' })
+    markSensitive(locked.id, 'lock.me@example.test')
+    const cookie = `admin-session=${stack.service.sign({ sub: locked.id, role: 'viewer' })}`
+    const session = async () => (await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie } })).status
+    const patch = (body: unknown, id = locked.id) =>
+      fetch(`${stack.service.url}/api/idp-admin/admin/identities/${encodeURIComponent(id)}`, { method: 'PATCH', headers: adminHeaders({ 'content-type': 'application/json' }), body: JSON.stringify(body) })
+    expect(await session()).toBe(200)
+    expect((await patch([{ op: 'replace', path: '/metadata_public', value: { note: 'kept' } }])).status).toBe(200)
+    expect(await session()).toBe(200)
+    // Spelled as Kratos also reads it: the same identity.
+    expect((await patch([{ op: 'replace', path: '/state', value: 'inactive' }], locked.id.toUpperCase())).status).toBe(200)
+    expect(stack.kratos.identities.get(locked.id)!.state).toBe('inactive')
+    expect(await session()).toBe(401)
+  })
+})
+
 test('an identity id is put in Kratos’s form exactly when Kratos reads it as a UUID (gofrs/uuid, as the stand-in models it)', () => {
   const id = '6fcf1226-94fe-43cb-b52d-be86036ffa27'
   const hex = id.replaceAll('-', '')

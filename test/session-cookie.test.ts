@@ -146,7 +146,7 @@ describe('revoked and erased', () => {
   })
 })
 
-test('an identity deactivated in the login store (Kratos\'s lock-out) loses its session within the recheck window, as an erased one does; active again, the session works again, as Kratos's own do', async () => {
+test('an identity deactivated in the login store (Kratos\'s lock-out) loses its session within the recheck window, as an erased one does; active again, the session works again, as Kratos’s own do', async () => {
   const locked = stack.kratos.addIdentity({ email: 'locked.out@example.test', role: 'admin' })
   markSensitive(locked.id, 'locked.out@example.test')
   const cookie = `admin-session=${stack.service.sign({ sub: locked.id, role: 'admin' })}`

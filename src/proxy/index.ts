@@ -20,6 +20,7 @@ import { basePathOf, isUnderBase, joinUpstreamUrl, pathUnderBase, reachesAdminAp
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 import { StorageUnavailableError } from '../db/storage.ts'
+import { canonicalUuid } from '../text.ts'
 
 const PLACEHOLDER_BASE = new URL('http://upstream.invalid/')
 const NO_BODY_METHODS = new Set(['GET', 'HEAD'])
@@ -87,7 +88,7 @@ export function rewriteLocation(location: string, base: URL, prefix: ProxyPrefix
 }
 
 /** The proxy: its Elysia routes (one per prefix), and `forward`, which answers a request under a prefix whatever calls it. */
-export function createProxy(services: Pick<Services, 'config' | 'log' | 'settings' | 'audit' | 'endSessionsOf' | 'fetch'>) {
+export function createProxy(services: Pick<Services, 'config' | 'log' | 'settings' | 'audit' | 'endSessionsOf' | 'verifier' | 'fetch'>) {
   const { config, log, settings } = services
   const pool = new Http1Pool()
   const deadlines = new DeadlineClock(config.proxyTimeoutMs, () => new DOMException('upstream timeout', 'TimeoutError'))
@@ -217,13 +218,14 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   }
 
   async function afterAdminWrite({ prefix, request, url, base }: Target, upstream: UpstreamAnswer): Promise<void> {
-    if (request.method === 'DELETE' && upstream.status >= 200 && upstream.status < 300) {
-      const deleted = pathUnderBase(url, base).match(IDENTITY_PATH)
-      if (deleted && (prefix.name === 'idp-admin' || prefix.name === 'iam-idp-admin')) {
-        // Erasing an identity ends its dashboard sessions now, not at the next presence check.
-        // The upstream's answer stands even when this cannot be recorded; the erasure check still catches it.
-        await services.endSessionsOf(decodeURIComponent(deleted[1]!)).catch((error: unknown) => log.error('end_sessions_failed', { request_id: requestIdOf(request), ...describeError(error) }))
-      }
+    const identity = upstream.status >= 200 && upstream.status < 300 && (prefix.name === 'idp-admin' || prefix.name === 'iam-idp-admin') ? pathUnderBase(url, base).match(IDENTITY_PATH) : null
+    if (identity && request.method === 'DELETE') {
+      // Erasing an identity ends its dashboard sessions now, not at the next presence check.
+      // The upstream's answer stands even when this cannot be recorded; the erasure check still catches it.
+      await services.endSessionsOf(decodeURIComponent(identity[1]!)).catch((error: unknown) => log.error('end_sessions_failed', { request_id: requestIdOf(request), ...describeError(error) }))
+    } else if (identity && (request.method === 'PATCH' || request.method === 'PUT')) {
+      // A change that may have deactivated it (Kratos's lock-out): its next request asks the store again.
+      services.verifier.forgetIdentity(canonicalUuid(decodeURIComponent(identity[1]!)))
     }
     await auditWrite(prefix, request, pathUnderBase(url, base), upstream.status, upstream.status < 400 ? 'ok' : 'upstream_refused')
   }
