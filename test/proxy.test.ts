@@ -163,6 +163,40 @@ describe('the API key and the client’s credentials', () => {
       expect(seen[name]).toBeUndefined()
     }
   })
+
+  test('nor the other headers an upstream would take the client’s word from: its address and place (True-Client-IP, Cloudflare’s), a URL or a method to use instead', async () => {
+    upstream.answer = () => Response.json({})
+    const spoofed = {
+      'True-Client-IP': '6.6.6.6',
+      'X-Client-IP': '6.6.6.6',
+      'X-Cluster-Client-IP': '6.6.6.6',
+      'Fastly-Client-IP': '6.6.6.6',
+      'CF-Connecting-IP': '6.6.6.6',
+      'CF-Connecting-IPv6': '2001:db8::6',
+      'CF-Pseudo-IPv4': '6.6.6.6',
+      'Cf-Ipcountry': 'KP',
+      'Cf-Ipcity': 'Pyongyang',
+      'Cf-Ipcontinent': 'AS',
+      'Cf-Iplatitude': '39.0',
+      'Cf-Iplongitude': '125.7',
+      'Cf-Region': 'P',
+      'Cf-Region-Code': 'P',
+      'Cf-Metro-Code': '1',
+      'Cf-Postal-Code': '1',
+      'Cf-Timezone': 'Asia/Pyongyang',
+      'X-Original-URL': '/admin/identities',
+      'X-Rewrite-URL': '/admin/identities',
+      'X-HTTP-Method-Override': 'DELETE',
+      'X-HTTP-Method': 'DELETE',
+      'X-Method-Override': 'DELETE',
+    }
+    const response = await rawRequest(stack.service.url, 'GET /api/idp/sessions/whoami HTTP/1.1', { Host: new URL(stack.service.url).host, ...spoofed, 'X-Kept': 'yes' })
+    expect(response.status).toBe(200)
+    const seen = upstream.last().headers
+    for (const name of Object.keys(spoofed)) expect([name, seen[name.toLowerCase()]]).toEqual([name, undefined])
+    // Anything else still passes (Kratos's browser flows need their own headers).
+    expect(seen['x-kept']).toBe('yes')
+  })
 })
 
 describe('a stored API key the service cannot read', () => {

@@ -9,7 +9,42 @@ import { SESSION_COOKIE, STATE_COOKIE, VERIFIER_COOKIE } from '../session/cookie
 import type { HeaderFields } from './http1.ts'
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'])
-const CLIENT_ONLY = new Set(['host', 'forwarded', 'x-real-ip', 'content-length'])
+/**
+ * Never passed on: what only this hop may say (the host, the length), and what would have an
+ * upstream take the client's word for where it is or what it asked. Kratos records a session's
+ * address from `True-Client-IP` (ory/x httpx.ClientIP, beside `X-Real-IP` and `X-Forwarded-For`)
+ * and its place from Cloudflare's `Cf-Ipcity` and `Cf-Ipcountry`: passed on, any client could set
+ * what the Sessions page and the session map show. A proxy in front of an upstream may take a URL
+ * or a method from the `X-Original-URL` family of headers, past the prefix's path rules.
+ */
+const CLIENT_ONLY = new Set([
+  'host',
+  'forwarded',
+  'x-real-ip',
+  'content-length',
+  'true-client-ip',
+  'x-client-ip',
+  'x-cluster-client-ip',
+  'fastly-client-ip',
+  'cf-connecting-ip',
+  'cf-connecting-ipv6',
+  'cf-pseudo-ipv4',
+  'cf-ipcountry',
+  'cf-ipcity',
+  'cf-ipcontinent',
+  'cf-iplatitude',
+  'cf-iplongitude',
+  'cf-region',
+  'cf-region-code',
+  'cf-metro-code',
+  'cf-postal-code',
+  'cf-timezone',
+  'x-original-url',
+  'x-rewrite-url',
+  'x-http-method-override',
+  'x-http-method',
+  'x-method-override',
+])
 /** Every cookie this service sets: the session and the sign-in's three flow cookies. */
 const OWN_COOKIES = new Set([SESSION_COOKIE, STATE_COOKIE, VERIFIER_COOKIE, RETURN_TO_COOKIE])
 const NONE: ReadonlySet<string> = new Set()
