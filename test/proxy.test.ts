@@ -128,6 +128,30 @@ describe('the API key and the client’s credentials', () => {
     expect(upstream.last().headers.authorization).toBe('Bearer end-user-token')
   })
 
+  test('a public prefix adds its stored key only to its upstream’s public API: anything else on that address (Ory Network’s permission reads) goes as with no key', async () => {
+    const PUBLIC_KEY = 'ory_pat_oauth_public_key_0123456789'
+    markSensitive(PUBLIC_KEY)
+    await stack.service.services.settings.write({ key: 'proxy.oauth.api_key', value: PUBLIC_KEY, encrypted: true }, null)
+    try {
+      upstream.answer = () => Response.json({})
+      const sent = async (path: string, headers: Record<string, string> = {}) => {
+        const response = await rawRequest(stack.service.url, `GET ${path} HTTP/1.1`, { Host: new URL(stack.service.url).host, ...headers })
+        expect([path, response.status]).toEqual([path, 200])
+        return upstream.last().headers.authorization
+      }
+      for (const path of ['/api/oauth/userinfo', '/api/oauth/oauth2/token', '/api/oauth/.well-known/openid-configuration', '/api/oauth/sessions/whoami', '/api/oauth/self-service/login/browser', '/api/oauth/%73essions/whoami']) {
+        expect([path, await sent(path)]).toEqual([path, `Bearer ${PUBLIC_KEY}`])
+      }
+      for (const path of ['/api/oauth/relation-tuples', '/api/oauth/relation-tuples/check?namespace=x', '/api/oauth/namespaces', '/api/oauth/opl/syntax/check', '/api/oauth/oauth2x', '/api/oauth/']) {
+        expect([path, await sent(path)]).toEqual([path, undefined])
+        // The client's own, as with no key stored.
+        expect([path, await sent(path, { Authorization: 'Bearer own-token' })]).toEqual([path, 'Bearer own-token'])
+      }
+    } finally {
+      await stack.service.services.settings.remove('proxy.oauth.api_key', null, undefined)
+    }
+  })
+
   test('our cookies never reach an upstream; other cookies do', async () => {
     upstream.answer = () => Response.json({})
     await fetch(`${stack.service.url}/api/oauth-admin/admin/clients`, {

@@ -16,7 +16,7 @@ import { fetchUpstream } from './fetch-client.ts'
 import { Http1Pool, UpstreamProtocolError, type UpstreamAnswer } from './http1.ts'
 import { markPassthrough } from './passthrough.ts'
 import { DeadlineClock } from './deadline.ts'
-import { basePathOf, isUnderBase, joinUpstreamUrl, pathUnderBase, reachesAdminApi, type UpstreamTarget } from './url.ts'
+import { basePathOf, isUnderBase, joinUpstreamUrl, keyedPublicPath, pathUnderBase, reachesAdminApi, type UpstreamTarget } from './url.ts'
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 import { StorageUnavailableError } from '../db/storage.ts'
@@ -136,6 +136,8 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
     const declared = request.headers.get('content-length')
     if (declared !== null && Number(declared) > PROXY_BODY_LIMIT) throw new ApiError('payload_too_large')
     const target: Target = { prefix, request, url: joined.url, base, declaredLength: declared !== null && /^\d+$/.test(declared) ? Number(declared) : null }
+    // A public prefix's key goes only with its upstream's public API (url.ts keyedPublicPath).
+    if (!prefix.admin && !keyedPublicPath(rest)) return send(target, null)
     const known = settings.cachedApiKey(prefix.name)
     if (known === undefined) return readApiKey(target).then((apiKey) => send(target, apiKey))
     return send(target, known)

@@ -99,6 +99,21 @@ export function joinUpstreamUrl(base: URL, rest: string, search: string): JoinRe
 }
 
 /**
+ * The public APIs of Kratos and Hydra (their API references: self-service flows, sessions, schemas,
+ * OAuth 2.0 and OpenID Connect, health and version): the only paths a public prefix adds its API
+ * key to. On Ory Network one address serves other APIs too, some outside `/admin` that the project
+ * key opens (the permission reads, `/relation-tuples`): anything else on a public prefix goes
+ * without the key, as it would with none stored, and the upstream judges the client's own.
+ */
+const PUBLIC_API = /^\/(?:self-service|sessions|schemas|oauth2|userinfo|credentials|\.well-known|health|version)(?:\/|$)/
+
+/** Whether a public prefix adds its API key to this rest path (`PUBLIC_API`), read as the gate reads paths. */
+export function keyedPublicPath(rest: string): boolean {
+  if (isPlainPath(rest)) return PUBLIC_API.test(rest)
+  return PUBLIC_API.test(normalizePath(rest).path)
+}
+
+/**
  * Whether a rest path reaches an upstream's admin API: `/admin` and everything under it, in any
  * spelling the upstream or a proxy in front of it might read as that (encoded, in another case,
  * with matrix parameters or dot segments), judged as the gate judges paths. On Ory Network one URL

@@ -401,7 +401,8 @@ function ApiKeyDialog({
             <p class="notice" id="api-key-open">
               Calls through /api/{prefix.name} need no sign-in: anyone who can reach this service makes them with this key. Set one only if the
               public API itself asks for a key, never a key with admin rights (such as an Ory Network project API key): the admin API is reached
-              through /api/{prefix.name}-admin, by administrators only.
+              through /api/{prefix.name}-admin, by administrators only. It goes only with the paths of Kratos's and Hydra's public APIs
+              (self-service flows, sessions, schemas, OAuth 2.0 and OpenID Connect, health).
             </p>
           )}
           <input
