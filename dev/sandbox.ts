@@ -236,7 +236,7 @@ async function startReplica(env: Environment, options: SandboxOptions, release: 
     await services.ready()
     releasePort()
     releasePort = () => {}
-    const server = serve({ handle, hostname: '127.0.0.1', port: config.port, log, observe: options.observe })
+    const server = serve({ handle, hostname: '127.0.0.1', port: config.port, log, observe: options.observe, upstreamTimeoutMs: config.proxyTimeoutMs })
     running = {
       services,
       async stop() {

@@ -194,7 +194,8 @@ export function loadConfig(env: Environment): ConfigResult {
     databasePath: read('DATABASE_PATH') ?? './data/admin-dashboard.db',
     databaseUrl,
     environment: read('NODE_ENV') === 'development' ? 'development' : 'production',
-    proxyTimeoutMs: integer('PROXY_TIMEOUT_MS', 10_000, 1, 600_000),
+    // Bun keeps an idle connection at most 255 s (server.ts idleSecondsFor): a longer wait would answer nobody.
+    proxyTimeoutMs: integer('PROXY_TIMEOUT_MS', 10_000, 1, 250_000),
     outboundHttpProxy: [proxyUrl('HTTP_PROXY'), proxyUrl('http_proxy')].some(Boolean),
     settingsCacheTtlSeconds: integer('SETTINGS_CACHE_TTL_SECONDS', 60, 0, 86_400),
     identityRecheckSeconds: integer('IDENTITY_RECHECK_SECONDS', 60, 0, 86_400),

@@ -4,7 +4,7 @@
 import { loadConfig, missingLoginVariables, type Config } from './config.ts'
 import { openStorage } from './db/open.ts'
 import { createApp } from './app.ts'
-import { serve } from './server.ts'
+import { serve, urlHost } from './server.ts'
 import { createLogger, errorLabel, sqlstateOf, type Logger } from './log.ts'
 import { BUILD } from './version.ts'
 import { processIo, runSettingsCommand } from './cli/settings.ts'
@@ -220,11 +220,11 @@ async function runServer(): Promise<Exit> {
   if (starting.stopping) return halted()
   let running
   try {
-    running = serve({ handle, hostname: config.host, port: config.port, log })
+    running = serve({ handle, hostname: config.host, port: config.port, log, upstreamTimeoutMs: config.proxyTimeoutMs })
   } catch (error) {
     services.close()
     await storage.close()
-    const exit = fail([`cannot listen on HOST/PORT (${(error as { code?: string }).code ?? 'error'})`])
+    const exit = fail([`cannot listen on ${urlHost(config.host)}:${config.port} (HOST, PORT): ${(error as { code?: string }).code ?? 'error'}`])
     for (const signal of STOP_SIGNALS) process.off(signal, stopStart)
     return exit
   }

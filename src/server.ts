@@ -34,6 +34,22 @@ interface ServeOptions {
   observe?: (request: Request, response: Response) => void
   /** How long `stop()` waits for in-flight requests before it cuts them; DRAIN_TIMEOUT_MS unless a test shortens it. */
   drainTimeoutMs?: number
+  /** How long a request may wait for an upstream (PROXY_TIMEOUT_MS): the connection is kept that long and more (`idleSecondsFor`). */
+  upstreamTimeoutMs?: number
+}
+
+/** PROXY_TIMEOUT_MS unset. */
+const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000
+/** The longest idle timeout Bun.serve takes, in seconds. */
+export const MOST_IDLE_SECONDS = 255
+
+/**
+ * How long a connection may stay idle before Bun closes it (10 s unless told). A request waiting for
+ * an upstream is idle to Bun: its connection must outlast the wait, with room for the answer, or a
+ * slow upstream's answer (or our 504) goes to a connection already closed.
+ */
+export function idleSecondsFor(upstreamTimeoutMs: number): number {
+  return Math.min(MOST_IDLE_SECONDS, Math.ceil(upstreamTimeoutMs / 1000) + 5)
 }
 
 /** A request whose log line is not written yet. */
@@ -100,7 +116,7 @@ function withRequestId(response: Response, id: string): Response {
 }
 
 /** An IPv6 address in brackets for a URL; HOST may already carry them (`[::1]`), which Bun keeps as given. */
-function urlHost(hostname: string): string {
+export function urlHost(hostname: string): string {
   return hostname.includes(':') && !hostname.startsWith('[') ? `[${hostname}]` : hostname
 }
 
@@ -188,6 +204,7 @@ export function serve(options: ServeOptions): RunningServer {
     port: options.port,
     reusePort: false,
     development: false,
+    idleTimeout: idleSecondsFor(options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS),
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
     fetch(request) {
       const started = performance.now()

@@ -98,6 +98,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     log,
     observe: (request, response) => inspectResponse(request, response, isPassthrough),
     drainTimeoutMs: options.drainTimeoutMs,
+    upstreamTimeoutMs: loaded.config.proxyTimeoutMs,
   })
   const nowSeconds = () => Math.floor(clock.now() / 1000)
   return {
