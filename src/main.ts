@@ -20,7 +20,8 @@ const USAGE = `admin-dashboard ${BUILD}: the admin dashboard backend for an Ory 
 
 Usage:
   admin-dashboard [serve]        start the HTTP service (the default)
-  admin-dashboard check-config   validate the environment and the database, then exit
+  admin-dashboard check-config   validate the environment and the database (one that exists is migrated
+                                 to this version's schema, as serve would), then exit
   admin-dashboard settings list|get <key> [--decrypt]|set <key> [--encrypted] [--category <name>]|delete <key>|reencrypt
                                  manage the settings store (set reads the value from stdin)
   admin-dashboard import-sqlite <file>

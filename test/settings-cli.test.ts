@@ -155,6 +155,18 @@ describe('settings set of an API key', () => {
     // Any other setting may be empty.
     expect(await cli(['set', 'site.banner'], '')).toMatchObject({ code: 0, stdout: 'created site.banner\n' })
   }, 30_000)
+
+  test('a misspelt API key name (api-key, a prefix that does not exist) is written as an ordinary setting, with a note naming the real ones; the real ones have none', async () => {
+    const cli = cliFor(join(dir, 'misspelt-api-key.db'))
+    const note = (key: string) =>
+      `note: ${key} is no prefix's API key, and no proxy reads it; those are proxy.idp.api_key, proxy.idp-admin.api_key, proxy.iam-idp.api_key, proxy.iam-idp-admin.api_key, proxy.oauth.api_key, proxy.oauth-admin.api_key\n`
+    for (const key of ['proxy.iam-idp-admin.api-key', 'proxy.iam_idp_admin.api_key', 'proxy.nosuchprefix.api_key']) {
+      const result = await cli(['set', key, '--encrypted'], `${SECRETS[1]}\n`)
+      expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ code: 0, stdout: `created ${key} (encrypted)\n`, stderr: note(key) })
+      noSecret(result.stderr)
+    }
+    expect(await cli(['set', 'proxy.iam-idp-admin.api_key', '--encrypted'], `${SECRETS[1]}\n`)).toMatchObject({ code: 0, stderr: '' })
+  }, 30_000)
 })
 
 describe('settings set outside the rules', () => {

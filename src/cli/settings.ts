@@ -7,13 +7,13 @@
 import { isatty } from 'node:tty'
 import { AuditLog } from '../audit/audit.ts'
 import { systemClock } from '../clock.ts'
-import { loadConfig, type Environment } from '../config.ts'
+import { loadConfig, UPSTREAM_NAMES, type Environment } from '../config.ts'
 import { DATABASE_BUSY, diskFull, DiskFullError, isDatabaseBusy } from '../db/database.ts'
 import { openStorage } from '../db/open.ts'
 import { ApiError } from '../http/errors.ts'
 import { createLogger, errorLabel, sqlstateOf } from '../log.ts'
 import { checkEncryptionKeys, noKeyOpensMessage } from '../settings/key-check.ts'
-import { createSettingsService, type SettingsService } from '../settings/service.ts'
+import { apiKeySetting, createSettingsService, isApiKeySetting, type SettingsService } from '../settings/service.ts'
 
 const SETTINGS_USAGE = `Usage:
   admin-dashboard settings list                     keys, flags and categories (never values)
@@ -185,6 +185,11 @@ async function execute(parsed: Parsed, settings: SettingsService, io: CliIo): Pr
         null,
       )
       io.out(`${outcome} ${parsed.key}${parsed.encrypted ? ' (encrypted)' : ''}\n`)
+      // A misspelt API key (the bootstrap step's `proxy.iam-idp-admin.api-key`) is an ordinary
+      // setting no prefix reads: said now, not found later as failed sign-ins.
+      if (parsed.key.startsWith('proxy.') && !isApiKeySetting(parsed.key)) {
+        io.err(`note: ${parsed.key} is no prefix's API key, and no proxy reads it; those are ${UPSTREAM_NAMES.map((name) => apiKeySetting(name)).join(', ')}\n`)
+      }
       return 0
     }
     case 'delete':
