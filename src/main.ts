@@ -142,8 +142,20 @@ async function checkConfig(): Promise<Exit> {
     )
   }
   if (database.absent) process.stdout.write(`note: ${noDatabaseYet(config.databasePath)}\n`)
+  if (plainHttpBaseUrl(config)) process.stdout.write(`note: ${PLAIN_HTTP_BASE_URL}\n`)
   return 0
 }
+
+/**
+ * Outside development the session and sign-in cookies are Secure, and a browser keeps none that a
+ * plain-HTTP address sets, but for localhost: with such a BASE_URL nobody can sign in.
+ */
+function plainHttpBaseUrl(config: Config): boolean {
+  const base = config.baseUrl
+  return config.environment === 'production' && base !== null && base.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(base.hostname)
+}
+const PLAIN_HTTP_BASE_URL =
+  'BASE_URL is a plain-HTTP address: the sign-in\'s cookies are Secure, and a browser keeps none from such an address (but localhost), so nobody could sign in; serve it over https (a TLS-terminating proxy in front) and set BASE_URL to that https address'
 
 /** The signals that stop the service. SIGHUP too: by default it ends the process at once, losing in-flight requests and buffered log lines. */
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const

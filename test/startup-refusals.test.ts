@@ -67,3 +67,21 @@ describe('HTTP_PROXY', () => {
     }, 30_000)
   }
 })
+
+describe('check-config notes what would keep anyone from signing in', () => {
+  const login = { OAUTH_ISSUER_URL: 'https://hydra.example.com', OAUTH_CLIENT_ID: 'admin-dashboard', IDP_ADMIN_URL: 'http://127.0.0.1:4434' }
+  const check = (baseUrl: string, extra: Record<string, string> = {}) =>
+    runToEnd(['bun', MAIN, 'check-config'], { SESSION_SIGNING_KEY: randomKey(), DATABASE_PATH: join(dir, 'absent.db'), HOME: process.env.HOME, BASE_URL: baseUrl, ...login, ...extra })
+  const NOTE = /note: BASE_URL is a plain-HTTP address: the sign-in's cookies are Secure, and a browser keeps none from such an address \(but localhost\)/
+
+  test('a plain-HTTP BASE_URL other than localhost, outside development: valid, with a note saying why sign-in would fail and what to do', async () => {
+    const plain = await check('http://admin.example.com')
+    expect(plain.code).toBe(0)
+    expect(plain.stdout).toMatch(NOTE)
+    expect(plain.stdout).toContain('serve it over https')
+    for (const fine of [await check('https://admin.example.com'), await check('http://127.0.0.1:3000'), await check('http://localhost:3000'), await check('http://admin.example.com', { NODE_ENV: 'development' })]) {
+      expect(fine.code).toBe(0)
+      expect(fine.stdout).not.toMatch(NOTE)
+    }
+  }, 60_000)
+})
