@@ -34,7 +34,7 @@ describe('openDatabase', () => {
     expect(modeOf('/dev/null')).toBe('666')
     const directory = join(dir, 'a-directory')
     mkdirSync(directory)
-    expect(openDatabase(directory)).toEqual({ ok: false, error: 'DATABASE_PATH: the database file cannot be opened for reading and writing' })
+    expect(openDatabase(directory)).toEqual({ ok: false, error: `DATABASE_PATH: the database file ${directory} cannot be opened for reading and writing by this user (nor its directory made)` })
   })
 
   test('an existing database readable by others is tightened to 0600 once it opens; a new one is created 0600', () => {

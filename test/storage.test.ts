@@ -737,9 +737,11 @@ describe('postgres only', () => {
     const wrong = await PostgresStorage.open(`postgres://${pg.user}:not-the-password@127.0.0.1:${pg.port}/postgres`)
     expect(wrong.ok).toBe(false)
     if (!wrong.ok) {
-      expect(wrong.error).toContain('DATABASE_URL')
+      expect(wrong.error).toBe('DATABASE_URL: the server refused the password of the user in the URL (28P01)')
       expect(wrong.error).not.toContain('not-the-password')
     }
+    const nowhere = await PostgresStorage.open(`postgres://${pg.user}:${pg.password}@127.0.0.1:${pg.port}/no_such_database_here`)
+    expect(nowhere.ok ? null : nowhere.error).toBe('DATABASE_URL: the database the URL names does not exist on the server (3D000)')
     const closedPort = freePort()
     const started = performance.now()
     const down = await PostgresStorage.open(`postgres://${pg.user}:${pg.password}@127.0.0.1:${closedPort}/postgres`)

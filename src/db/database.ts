@@ -83,7 +83,8 @@ function checkWritable(path: string): void {
   }
 }
 
-const CANNOT_OPEN = 'DATABASE_PATH: the database file cannot be opened for reading and writing'
+/** The path said in full (the working directory decides a relative one); a path is no secret. */
+const cannotOpen = (path: string) => `DATABASE_PATH: the database file ${resolve(path)} cannot be opened for reading and writing by this user (nor its directory made)`
 const CANNOT_WRITE = 'DATABASE_PATH: the database cannot be written (the file, its directory, or its -wal or -shm file is read-only for this user)'
 const CORRUPT = 'DATABASE_PATH: the file is not a usable SQLite database (corrupt or not a database)'
 /** `code`: SQLite's, or the system's (ENOSPC). */
@@ -95,7 +96,7 @@ function openFailure(error: unknown, path: string): string {
   if (full !== null) return diskFull(full)
   const code = systemCodeOf(error) ?? ''
   if (code.startsWith('SQLITE_READONLY') || code === 'NOT_WRITABLE' || code === 'EROFS') return CANNOT_WRITE
-  if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_PERM') || code === 'EACCES' || code === 'EPERM') return CANNOT_OPEN
+  if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_PERM') || code === 'EACCES' || code === 'EPERM') return cannotOpen(path)
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB' || code === 'QUICK_CHECK') return CORRUPT
   if (code.startsWith('SQLITE_IOERR')) return `DATABASE_PATH: the database file cannot be read or written (${code})`
   return `DATABASE_PATH: the database cannot be opened (${errorLabel(error, 'unknown error')})`
@@ -199,7 +200,7 @@ export function openDatabase(path: string, { create = true }: { create?: boolean
     const code = (error as { code?: string }).code ?? ''
     if (code === 'ENOSPC') return { ok: false, error: diskFull(code) }
     if (code === 'ENOTREG') return { ok: false, error: 'DATABASE_PATH: not a regular file' }
-    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'EISDIR') return { ok: false, error: CANNOT_OPEN }
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'EISDIR') return { ok: false, error: cannotOpen(path) }
     return { ok: false, error: 'DATABASE_PATH: the directory cannot be created' }
   }
   try {

@@ -241,6 +241,16 @@ function unreadableTlsFile(url: URL): string | null {
 }
 
 /** PostgreSQL behind the storage interface; opened (and migrated) with `PostgresStorage.open`. */
+/** Why the database could not be opened, in words where the server's code says it (never its text, which may name the user). */
+function notOpened(reason: string): string {
+  const words: Record<string, string> = {
+    '28P01': 'the server refused the password of the user in the URL',
+    '28000': 'the server refused the user in the URL (pg_hba.conf, or no such role)',
+    '3D000': 'the database the URL names does not exist on the server',
+  }
+  return `${words[reason] ?? 'the database cannot be reached or refused the login'} (${reason})`
+}
+
 export class PostgresStorage implements Storage {
   readonly engine = 'postgres' as const
   private readonly listeners = new Set<ChangeListener>()
@@ -319,9 +329,7 @@ export class PostgresStorage implements Storage {
     } catch (error) {
       await Promise.all([sql.close(0), watch.close(0)])
       if (error instanceof SchemaTooNewError) return { ok: false, error: `DATABASE_URL: ${error.message}` }
-      if (error instanceof StorageUnavailableError) {
-        return { ok: false, error: `DATABASE_URL: the database cannot be reached or refused the login (${error.reason})` }
-      }
+      if (error instanceof StorageUnavailableError) return { ok: false, error: `DATABASE_URL: ${notOpened(error.reason)}` }
       return { ok: false, error: `DATABASE_URL: the database could not be prepared (${unavailableReason(error)})` }
     }
     return { ok: true, storage: new PostgresStorage(sql, watch, connectListener, log) }
