@@ -196,6 +196,22 @@ function scriptProgram(): string {
   return path
 }
 
+describe('settings commands written wrong', () => {
+  test('a value on the command line, or a near miss of an option: exit 2 saying which, never echoing the value; nothing stored', async () => {
+    const path = join(dir, 'written-wrong.db')
+    const cli = cliFor(path)
+    const inline = await cli(['set', 'ui.banner', SECRETS[2]!], '')
+    expect(inline.code).toBe(2)
+    expect(inline.stderr).toStartWith('admin-dashboard: settings set reads the value from standard input, not from the command line (where `ps` and the shell history would keep it); nothing was stored\n')
+    noSecret(inline.stderr + inline.stdout)
+    const near = await cli(['set', 'ui.banner', '--encrypt'], 'x')
+    expect([near.code, near.stderr.split('\n')[0]]).toEqual([2, 'admin-dashboard: unknown option "--encrypt" (did you mean --encrypted?); nothing was done'])
+    const other = await cli(['get', 'ui.banner', '--reveal'])
+    expect([other.code, other.stderr.split('\n')[0]]).toEqual([2, 'admin-dashboard: unknown option "--reveal"; nothing was done'])
+    expect(existsSync(path)).toBe(false)
+  }, 30_000)
+})
+
 describe('settings set on a terminal', () => {
   // A terminal (`script` gives the command one): what is typed there would be shown.
   test('exits 2 at once saying the value is read from standard input and how to pipe it; nothing is read, nothing written', async () => {

@@ -55,6 +55,23 @@ type Parsed =
   | { command: 'delete'; key: string }
   | { command: 'reencrypt' }
 
+const OPTIONS = ['--decrypt', '--encrypted', '--category']
+
+/** What is wrong with a command `parse` refused, as precisely as can be told. */
+function whyInvalid(args: string[]): string {
+  const [command, ...rest] = args
+  const unknown = rest.find((arg) => arg.startsWith('-') && !OPTIONS.includes(arg) && !arg.startsWith('--category='))
+  if (unknown !== undefined) {
+    const near = OPTIONS.find((option) => option.startsWith(unknown) || unknown.startsWith(option))
+    return `unknown option ${JSON.stringify(unknown)}${near ? ` (did you mean ${near}?)` : ''}; nothing was done`
+  }
+  if (command === 'set' && rest.filter((arg) => !arg.startsWith('-')).length > 1) {
+    // Said without the value: it is on the command line already, and need not be in a log too.
+    return 'settings set reads the value from standard input, not from the command line (where `ps` and the shell history would keep it); nothing was stored'
+  }
+  return 'invalid settings command'
+}
+
 function parse(args: string[]): Parsed | null {
   const [command, ...rest] = args
   const positional: string[] = []
@@ -102,7 +119,7 @@ export async function runSettingsCommand(args: string[], io: CliIo = processIo):
   }
   const parsed = parse(args)
   if (!parsed) {
-    io.err(`admin-dashboard: invalid settings command\n\n${SETTINGS_USAGE}`)
+    io.err(`admin-dashboard: ${whyInvalid(args)}\n\n${SETTINGS_USAGE}`)
     return 2
   }
   // On a terminal, `set` would wait without a word for a value and show it as it is typed: the
