@@ -249,7 +249,8 @@ describe('requests under a proxy prefix answer as Elysia would', () => {
     const keyed = proxied()
     const at = new Date().toISOString()
     await keyed.storage.settings.upsert({ key: 'proxy.idp.api_key', value: 'not-a-ciphertext', encrypted: true, category: null, updated_at: at }, () => ({ at, action: 'setting_written', actor: null, target: 'proxy.idp.api_key', detail: null, request_id: null }))
-    await expectSameAnswers('/api/idp/x', 500, keyed, '/api/idp/x', { host: 'admin.test' })
+    // A path of the public API, which its key goes with.
+    await expectSameAnswers('/api/idp/sessions/whoami', 500, keyed, '/api/idp/sessions/whoami', { host: 'admin.test' })
   })
 })
 

@@ -299,9 +299,12 @@ test('from the executable: deactivate and reactivate, a recovery link, revoke an
   const table = page.getByRole('table', { name: /Identities/ })
   await table.waitFor()
   const chosen: string[] = []
-  for (let i = 0; i < 3; i++) {
+  // Never someone a test signs in as: a deactivated identity can no longer sign in.
+  for (let i = 0; chosen.length < 3; i++) {
     const box = table.getByRole('checkbox', { name: /^Select (?!all on this page)/ }).nth(i)
-    chosen.push(((await box.getAttribute('aria-label')) ?? '').replace(/^Select /, ''))
+    const name = ((await box.getAttribute('aria-label')) ?? '').replace(/^Select /, '')
+    if (name === 'admin@example.test' || name === 'viewer@example.test') continue
+    chosen.push(name)
     await box.check()
   }
   await page.getByRole('button', { name: 'Deactivate', exact: true }).click()

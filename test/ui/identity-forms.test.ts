@@ -199,3 +199,30 @@ test('taking the admin role from one’s own identity says first what it does; a
   expect(kratos().identities.get(own.id)!.traits.role).toBe('admin')
   expect(admin.problems).toEqual([])
 })
+
+test('deactivating one’s own identity, alone or among others, says first that it signs one out at once; Cancel keeps it active', async () => {
+  const own = [...kratos().identities.values()].find((identity) => identity.traits.email === 'admin@example.test')!
+  await admin.page.goto(admin.url(`/dashboard/identities/${own.id}`))
+  await admin.page.getByRole('button', { name: 'Deactivate', exact: true }).click()
+  const question = admin.page.getByRole('dialog', { name: 'Deactivate your own identity?' })
+  await question.getByText('It signs you out of the dashboard at once, and you cannot sign in again until another administrator activates it.').waitFor()
+  expect(await admin.page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel')
+  await question.getByRole('button', { name: 'Cancel' }).click()
+  expect(kratos().identities.get(own.id)!.state).toBe('active')
+  // Another identity's Deactivate acts at once, as before.
+  const other = kratos().addIdentity({ email: 'plain.deactivate@example.test', name: 'Plain' })
+  await admin.page.goto(admin.url(`/dashboard/identities/${other.id}`))
+  await admin.page.getByRole('button', { name: 'Deactivate', exact: true }).click()
+  await admin.page.getByRole('status').getByText('Identity deactivated.').waitFor()
+  expect(await admin.page.getByRole('dialog').count()).toBe(0)
+
+  // Among others in a bulk change: the question says so.
+  await admin.page.goto(admin.url('/dashboard/identities?search=admin%40example.test'))
+  await admin.page.getByRole('checkbox', { name: 'Select admin@example.test' }).check()
+  await admin.page.getByRole('button', { name: 'Deactivate', exact: true }).click()
+  const bulk = admin.page.getByRole('dialog', { name: 'Deactivate 1 identity?' })
+  await bulk.getByText('Your own identity is among them: deactivated, it signs you out of the dashboard at once.').waitFor()
+  await bulk.getByRole('button', { name: 'Cancel' }).click()
+  expect(kratos().identities.get(own.id)!.state).toBe('active')
+  expect(admin.problems).toEqual([])
+})

@@ -279,7 +279,7 @@ test('OAuth client with a field of the wrong shape: marked, not offered for edit
     expect(await card.getByText('Cannot be shown').count()).toBe(3)
     // A lifespan is listed when it cannot be shown, never taken for Hydra's default.
     expect(await card.getByRole('listitem').allTextContents()).toEqual(['JWT bearer grant: access token Cannot be shown'])
-    await card.getByText('authorization_code').waitFor()
+    await card.getByText('authorization code').waitFor()
     expect(await admin.page.getByRole('button', { name: 'Edit client' }).count()).toBe(0)
     await admin.page.getByRole('button', { name: 'Delete client' }).waitFor()
     await swept('oauth-client-unreadable-fields', () => card.getByText(/cannot be edited here/).waitFor())

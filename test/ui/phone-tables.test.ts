@@ -153,15 +153,16 @@ test("an OAuth client's details on a 390 px phone: a long name such as Post-logo
   try {
     await admin.page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
     await admin.page.getByRole('heading', { level: 1, name: 'Customer portal' }).waitFor()
-    const grants = admin.page.locator('dd', { hasText: 'authorization_code' })
+    const grants = admin.page.locator('dd', { hasText: 'authorization code' })
     await grants.waitFor()
-    // How many lines the word "authorization_code" takes where it is shown.
+    // How many lines the grant type "authorization code" takes where it is shown.
     const lines = await grants.evaluate((dd) => {
-      const text = [...dd.querySelectorAll('*'), dd].flatMap((element) => [...element.childNodes]).find((node) => node.nodeType === Node.TEXT_NODE && node.textContent!.includes('authorization_code'))!
+      const GRANT = 'authorization\u00a0code'
+      const text = [...dd.querySelectorAll('*'), dd].flatMap((element) => [...element.childNodes]).find((node) => node.nodeType === Node.TEXT_NODE && node.textContent!.includes(GRANT))!
       const range = document.createRange()
-      const start = text.textContent!.indexOf('authorization_code')
+      const start = text.textContent!.indexOf(GRANT)
       range.setStart(text, start)
-      range.setEnd(text, start + 'authorization_code'.length)
+      range.setEnd(text, start + GRANT.length)
       return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size
     })
     expect(lines).toBe(1)

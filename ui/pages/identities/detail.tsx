@@ -166,6 +166,8 @@ function IdentityDetail(props: {
   const [stateBusy, oneAtATime] = useOneAtATime()
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const inactive = identity.state === 'inactive'
+  // Deactivating oneself locks oneself out (the gate refuses a deactivated identity): asked first.
+  const [askingOwn, setAskingOwn] = useState(false)
 
   const toggleState = () =>
     oneAtATime(async () => {
@@ -188,7 +190,7 @@ function IdentityDetail(props: {
           <dt>State</dt>
           <dd aria-busy={stateBusy ? 'true' : undefined}>
             <span class={`state state-${identity.state ?? 'active'}`}>{inactive ? 'Inactive' : 'Active'}</span>{' '}
-            <button type="button" {...unavailableWhile(stateBusy, toggleState)}>
+            <button type="button" {...unavailableWhile(stateBusy, () => (!inactive && isOwnIdentity(identity.id) ? setAskingOwn(true) : toggleState()))}>
               {inactive ? 'Activate' : 'Deactivate'}
             </button>
           </dd>
@@ -202,6 +204,16 @@ function IdentityDetail(props: {
           </dd>
         </dl>
         {failure && <ActionFailure failure={failure} />}
+        <ConfirmDialog
+          open={askingOwn}
+          title="Deactivate your own identity?"
+          action="Deactivate"
+          busy={stateBusy}
+          onConfirm={() => (setAskingOwn(false), toggleState())}
+          onClose={() => setAskingOwn(false)}
+        >
+          <p>It signs you out of the dashboard at once, and you cannot sign in again until another administrator activates it.</p>
+        </ConfirmDialog>
       </section>
       <Guarded title="Traits">
         <TraitsSection identity={identity} schema={misfit ? null : schema} identifiers={identifierLabels(entry)} asJson={asJson} schemaFailure={schemaFailure} retry={retrySchemas} onChange={onChange} />

@@ -14,6 +14,7 @@ import { readTrail, writeTrail } from '../../components/trail.ts'
 import { location, navigate, queryParam, useQueryState, useQueryText, withQuery } from '../../router.ts'
 import { CreateIdentity, keptCreateIdentity } from './create.tsx'
 import { takeDraft } from '../../drafts.ts'
+import { isOwnIdentity } from '../../session.ts'
 import { displayName, primaryIdentifier } from './describe.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { useSchemasOnce } from './schemas-once.ts'
@@ -314,6 +315,9 @@ export function IdentitiesPage() {
                   ? `This deletes ${count} ${count === 1 ? 'identity' : 'identities'} with their credentials and sessions. It cannot be undone.`
                   : `This changes the state of ${count} ${count === 1 ? 'identity' : 'identities'}.`}
               </p>
+              {pending !== 'activate' && [...selected].some(isOwnIdentity) && (
+                <p class="notice">Your own identity is among them: {pending === 'delete' ? 'deleted' : 'deactivated'}, it signs you out of the dashboard at once.</p>
+              )}
               {progress && (
                 <p class="bulk-progress">
                   <label for="bulk-progress">{`${progress.done} of ${progress.total}`}</label>{' '}

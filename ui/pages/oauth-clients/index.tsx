@@ -577,7 +577,8 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
             <dt>Post-logout redirect URIs</dt>
             <dd class="mono">{shown('post_logout_redirect_uris', list(client.post_logout_redirect_uris))}</dd>
             <dt>Grant types</dt>
-            <dd>{shown('grant_types', list(client.grant_types?.map(grantName)))}</dd>
+            {/* Named as the form names them, each kept whole on its line. */}
+            <dd>{shown('grant_types', list(client.grant_types?.map((grant) => grantName(grant).replaceAll(' ', '\u00a0'))))}</dd>
             <dt>Response types</dt>
             <dd>{shown('response_types', list(client.response_types))}</dd>
             <dt>Scope</dt>
