@@ -39,7 +39,7 @@ test('a backend client (client credentials only) is created without response typ
   const facts = page.getByRole('region', { name: 'Client', exact: true })
   expect(await facts.locator('dt', { hasText: 'Token endpoint authentication' }).count()).toBe(1)
   const grantsShown = facts.locator('dt', { hasText: 'Grant types' }).locator('xpath=following-sibling::dd[1]')
-  expect(await grantsShown.textContent()).toBe('client credentials')
+  expect(await grantsShown.textContent()).toBe('client\u00a0credentials')
 
   await page.getByRole('button', { name: 'Delete client' }).click()
   const question = page.getByRole('dialog', { name: /^Delete/ })

@@ -2,7 +2,7 @@
 // was said about a page left goes with it, unless it was said for the navigation itself), and the
 // box it shows at the foot of the screen never hides the control that has focus.
 import { expect, test } from 'bun:test'
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { createIdentityThroughForm, DESKTOP, PHONE, useSignedInBrowser } from './harness.ts'
 import { within } from '../support/eventually.ts'
 
@@ -82,19 +82,31 @@ async function focusInSight(page: Page): Promise<{ focused: string; message: str
   }
 }
 
+/**
+ * The Sessions page at this size, where Kratos leaves every session as it is: each Extend says so
+ * in a long message (several lines on a phone), which stays in the status box for its seconds.
+ */
+async function onSessionsKratosWontExtend(viewport: { width: number; height: number }, run: (table: Locator) => Promise<void>): Promise<void> {
+  const { page } = admin
+  const { kratos } = admin.harness.sandbox
+  await page.setViewportSize(viewport)
+  kratos.earliestPossibleExtendMs = 60 * 60 * 1000
+  try {
+    await page.goto(admin.url('/dashboard/sessions'))
+    await run(page.getByRole('table', { name: 'Active sessions' }))
+  } finally {
+    kratos.earliestPossibleExtendMs = null
+    await page.setViewportSize(DESKTOP)
+  }
+}
+
 for (const [size, viewport] of [
   ['1280 px', DESKTOP],
   ['390 px', PHONE],
 ] as const) {
-  test(`at ${size} the status box never hides the control that has focus: a message over a focused Extend, Tab down the list under a message, the pager at the end of the page`, async () => {
-    const { page } = admin
-    const { kratos } = admin.harness.sandbox
-    await page.setViewportSize(viewport)
-    // Kratos leaves every session as it is: each Extend says so in a long message (several lines on a phone).
-    kratos.earliestPossibleExtendMs = 60 * 60 * 1000
-    try {
-      await page.goto(admin.url('/dashboard/sessions'))
-      const table = page.getByRole('table', { name: 'Active sessions' })
+  test(`at ${size} the status box never hides the control that has focus: a message over a focused Extend, Tab down the list under a message, the pager at the end of the page`, () =>
+    onSessionsKratosWontExtend(viewport, async (table) => {
+      const { page } = admin
       await table.waitFor()
       const said = /^Kratos did not extend the session of /
       const extendButtons = table.getByRole('button', { name: /^Extend session of / })
@@ -128,11 +140,8 @@ for (const [size, viewport] of [
       expect(await focusInSight(page)).toMatchObject({ ...clear, message: expect.stringMatching(said) })
       expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('SELECT')
       expect(admin.problems).toEqual([])
-    } finally {
-      kratos.earliestPossibleExtendMs = null
-      await page.setViewportSize(DESKTOP)
-    }
-  })
+    }),
+  )
 }
 
 test('a save refused in the form (an e-mail that is none) takes away an earlier “saved” of another section: the two would read as if this one was saved', async () => {
@@ -164,14 +173,10 @@ test('a save refused in the form (an e-mail that is none) takes away an earlier 
   expect(admin.problems).toEqual([])
 })
 
-test('on a phone the status box takes no tap: what it covers for its seconds is reached through it', async () => {
-  const { page } = admin
-  const { kratos } = admin.harness.sandbox
-  await page.setViewportSize(PHONE)
-  kratos.earliestPossibleExtendMs = 60 * 60 * 1000
-  try {
-    await page.goto(admin.url('/dashboard/sessions'))
-    const table = page.getByRole('table', { name: 'Active sessions' })
+test('on a phone the status box takes no tap: what it covers for its seconds is reached through it', () =>
+  onSessionsKratosWontExtend(PHONE, async (table) => {
+    const { page } = admin
+    const { kratos } = admin.harness.sandbox
     await table.getByRole('button', { name: /^Extend session of / }).first().click()
     const box = page.getByRole('status')
     await box.getByText(/^Kratos did not extend the session of /).waitFor()
@@ -202,8 +207,5 @@ test('on a phone the status box takes no tap: what it covers for its seconds is 
     await within(5000, async () => kratos.calls.filter((call) => call.method === 'PATCH' && call.path.includes('/extend')).length > before)
     expect(kratos.calls.filter((call) => call.method === 'PATCH' && call.path.includes('/extend')).length).toBe(before + 1)
     expect(admin.problems).toEqual([])
-  } finally {
-    kratos.earliestPossibleExtendMs = null
-    await page.setViewportSize(DESKTOP)
-  }
-})
+  }),
+)
