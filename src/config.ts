@@ -1,6 +1,9 @@
 // The environment contract (decisions §2), validated once at start into a typed Config.
 // Every message names a variable, never its value.
 
+/** PROXY_TIMEOUT_MS when unset. */
+export const DEFAULT_PROXY_TIMEOUT_MS = 10_000
+
 export const UPSTREAM_NAMES = ['idp', 'idp-admin', 'iam-idp', 'iam-idp-admin', 'oauth', 'oauth-admin'] as const
 export type UpstreamName = (typeof UPSTREAM_NAMES)[number]
 
@@ -195,7 +198,7 @@ export function loadConfig(env: Environment): ConfigResult {
     databaseUrl,
     environment: read('NODE_ENV') === 'development' ? 'development' : 'production',
     // Bun keeps an idle connection at most 255 s (server.ts idleSecondsFor): a longer wait would answer nobody.
-    proxyTimeoutMs: integer('PROXY_TIMEOUT_MS', 10_000, 1, 250_000),
+    proxyTimeoutMs: integer('PROXY_TIMEOUT_MS', DEFAULT_PROXY_TIMEOUT_MS, 1, 250_000),
     outboundHttpProxy: [proxyUrl('HTTP_PROXY'), proxyUrl('http_proxy')].some(Boolean),
     settingsCacheTtlSeconds: integer('SETTINGS_CACHE_TTL_SECONDS', 60, 0, 86_400),
     identityRecheckSeconds: integer('IDENTITY_RECHECK_SECONDS', 60, 0, 86_400),

@@ -2,6 +2,7 @@
 
 import type { Server } from 'bun'
 import type { Logger } from './log.ts'
+import { DEFAULT_PROXY_TIMEOUT_MS } from './config.ts'
 import { errorCodeOf, errorResponse } from './http/errors.ts'
 import { SECURITY_HEADERS } from './http/gate.ts'
 import { assignRequestId, attachedSession, ensuredRequestId, pathnameOf, requestIdOf } from './http/request-context.ts'
@@ -38,8 +39,6 @@ interface ServeOptions {
   upstreamTimeoutMs?: number
 }
 
-/** PROXY_TIMEOUT_MS unset. */
-const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000
 /** The longest idle timeout Bun.serve takes, in seconds. */
 export const MOST_IDLE_SECONDS = 255
 
@@ -204,7 +203,7 @@ export function serve(options: ServeOptions): RunningServer {
     port: options.port,
     reusePort: false,
     development: false,
-    idleTimeout: idleSecondsFor(options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS),
+    idleTimeout: idleSecondsFor(options.upstreamTimeoutMs ?? DEFAULT_PROXY_TIMEOUT_MS),
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
     fetch(request) {
       const started = performance.now()
