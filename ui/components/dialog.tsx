@@ -94,26 +94,18 @@ export function Dialog(props: {
       dialog.removeEventListener('close', closed)
     }
   }, [])
-  // Escape while its action is under way: refused as a key, wherever focus is. Refusing the cancel
+  // Escape, refused as a key wherever focus is, while its action is under way (refusing the cancel
   // event alone is not enough: Chromium lets a page refuse it once per user activation, and Escape is
-  // none, so a second Escape would close it.
-  useLayoutEffect(() => {
-    if (!props.open || !props.underway) return
-    const escape = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') event.preventDefault()
-    }
-    window.addEventListener('keydown', escape, true)
-    return () => window.removeEventListener('keydown', escape, true)
-  }, [props.open, props.underway])
-  // Escape with edits in its form: asked first, as leaving the page is ("Close anyway?"). Refused as
-  // a key, as above, and closed through the owner once the person says so.
+  // none, so a second Escape would close it), and while its form holds edits, until the person says
+  // to drop them ("Close anyway?", as leaving the page asks); then closed through the owner.
   const edits = useRef<{ current: Pending | null }>({ current: null })
   const unsaved = useRef(props.unsaved)
   unsaved.current = props.unsaved
   useLayoutEffect(() => {
     if (!props.open) return
     const escape = (event: KeyboardEvent) => {
-      if (event.key !== 'Escape' || underway.current || event.defaultPrevented) return
+      if (event.key !== 'Escape' || event.defaultPrevented) return
+      if (underway.current) return event.preventDefault()
       const what = (unsaved.current ?? edits.current.current)?.() ?? null
       if (what === null) return
       event.preventDefault()
