@@ -69,7 +69,8 @@ function ActionFailure({ failure }: { failure: ApiFailure }) {
   return <ErrorView failure={failure} />
 }
 
-const GONE: ApiFailure = { error: 'not_found', message: 'Kratos no longer has this identity.', status: 404 }
+const GONE_SAID = 'Kratos no longer has this identity: it was deleted after this page was opened.'
+const GONE: ApiFailure = { error: 'not_found', message: GONE_SAID, status: 404 }
 
 export function IdentityPage({ params }: { params: Record<string, string> }) {
   const identityId = params.id!
@@ -80,7 +81,7 @@ export function IdentityPage({ params }: { params: Record<string, string> }) {
     void api.identity(identityId).then((read) => {
       if (read.ok || read.failure.status !== 404) return
       setGoneId(identityId)
-      announce('Kratos no longer has this identity: it was deleted after this page was opened.')
+      announce(GONE_SAID)
     })
   }, [identityId])
   // Asked for beside the identity: its traits form comes from its schema, and so does its name.
@@ -101,7 +102,7 @@ export function IdentityPage({ params }: { params: Record<string, string> }) {
         label="the identity"
         missing={
           gone
-            ? { said: 'Kratos no longer has this identity: it was deleted after this page was opened.', why: 'What was not saved on it before cannot be saved.', list: { href: asLastShown('/dashboard/identities'), name: 'Identities' }, takeFocus: true }
+            ? { said: GONE_SAID, why: 'What was not saved on it before cannot be saved.', list: { href: asLastShown('/dashboard/identities'), name: 'Identities' }, takeFocus: true }
             : { said: 'Kratos has no identity with this ID.', list: { href: asLastShown('/dashboard/identities'), name: 'Identities' } }
         }
       >
@@ -1018,7 +1019,7 @@ function RecoverySection({ identity }: { identity: Identity }) {
       {failure && <ActionFailure failure={failure} />}
       <ConfirmDialog
         open={replacing !== null}
-        title={`Replace the ${shownOnce ?? "recovery value"}?`}
+        title={`Replace the ${shownOnce ?? 'recovery value'}?`}
         action={`Create recovery ${replacing ?? 'link'}`}
         busy={false}
         onConfirm={() => {
