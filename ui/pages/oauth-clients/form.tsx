@@ -211,7 +211,7 @@ export function validateDraft(draft: ClientDraft, stored?: OAuthClient | null): 
   const redirects = lines(draft.redirect_uris)
   const redirectProblem = redirects.map(absoluteUrlProblem).find(Boolean)
   if (redirectProblem) errors.redirect_uris = redirectProblem
-  else if (redirects.length === 0 && draft.grant_types.some((g) => g === 'authorization_code' || g === 'implicit'))
+  else if (redirects.length === 0 && signsPeopleIn(draft.grant_types))
     errors.redirect_uris = 'The authorization code and implicit grants need at least one redirect URI.'
   const logouts = lines(draft.post_logout_redirect_uris)
   const origins = new Set(redirects.map(schemeHostPort))
@@ -224,7 +224,7 @@ export function validateDraft(draft: ClientDraft, stored?: OAuthClient | null): 
     errors.grant_types = 'A public client (no secret) cannot use the client credentials grant.'
   // Response types are about the authorization endpoint: a client that never goes there (client
   // credentials only) needs none, and Hydra takes an empty list as "code".
-  if (draft.response_types.length === 0 && draft.grant_types.some((g) => g === 'authorization_code' || g === 'implicit'))
+  if (draft.response_types.length === 0 && signsPeopleIn(draft.grant_types))
     errors.response_types = 'Choose at least one response type: the authorization code and implicit grants use them.'
   const badScope = draft.scope.split(/\s+/).filter(Boolean).find((token) => !SCOPE_TOKEN.test(token))
   if (badScope) errors.scope = `“${badScope}” is not a valid scope.`
@@ -251,6 +251,12 @@ export const FORM_FIELDS: readonly string[] = [
   'skip_consent',
   ...CLIENT_LIFESPANS,
 ]
+
+/**
+ * Whether a client with these grants goes to the authorization endpoint, where people sign in (the
+ * authorization code and implicit grants): it needs a redirect URI and a response type there.
+ */
+export const signsPeopleIn = (grants: readonly string[] | null | undefined) => (grants ?? []).some((grant) => grant === 'authorization_code' || grant === 'implicit')
 
 /** How the form tidies the text of these fields before sending it (`clientBody`). */
 const tidy = {

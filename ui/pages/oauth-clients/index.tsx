@@ -40,6 +40,7 @@ import {
   newClientSecret,
   rebaseDraft,
   secretPatch,
+  signsPeopleIn,
   usesSecret,
   WHOLE_FIELD_NAMES,
   type ClientDraft,
@@ -661,7 +662,7 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
       <ConfirmDialog open={confirm === 'delete'} title="Delete client?" action="Delete" busy={busy} failure={failure} onConfirm={remove} onClose={closeConfirm}>
         <p>
           {name} is deleted;{' '}
-          {(client.grant_types ?? []).some((grant) => grant === 'authorization_code' || grant === 'implicit')
+          {signsPeopleIn(client.grant_types)
             ? 'applications using it can no longer sign anyone in.'
             : 'whatever uses it can no longer get tokens.'}
         </p>
