@@ -93,12 +93,13 @@ function inSubdivisionFlag(text: string, offset: number): boolean {
   }
 }
 
+/** A character written as ⟨U+XXXX⟩. */
+const marked = (character: string) => `⟨U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`
+
 /** The text with each hiding character written as ⟨U+XXXX⟩. */
 export function revealHidden(text: string): string {
   const identifier = EMAIL.test(text.replace(HIDDEN, ''))
-  return text.replace(HIDDEN, (character, offset: number) =>
-    !identifier && writesText(text, character, offset) ? character : `⟨U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`,
-  )
+  return text.replace(HIDDEN, (character, offset: number) => (!identifier && writesText(text, character, offset) ? character : marked(character)))
 }
 
 const EDGES = /^(\s*)([\s\S]*?)(\s*)$/u
@@ -107,7 +108,6 @@ const LATIN = /\p{Script=Latin}/u
 /** Alphabets with letters drawn like Latin ones (Cyrillic а, Greek ο, Armenian օ, Cherokee Ꭺ). */
 const LOOKALIKE = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}]/gu
 
-const marked = (character: string) => `⟨U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`
 
 /**
  * An identifier as shown where it names someone: its hiding characters made visible
