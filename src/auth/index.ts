@@ -116,6 +116,8 @@ export function authRoutes(
     if (!outcome.ok) throw providerError(outcome.failure)
 
     if (!services.loginStore) throw new ApiError('upstream_not_configured')
+    // Taken before the read: a change made to the identity meanwhile (a deactivation) is asked about again at its next request.
+    const readMark = verifier.confirmationMark()
     const found = await services.loginStore.getIdentity(outcome.subject)
     if (!found.ok) {
       // The identity store refusing or garbling its answer is its fault (502), not the browser's.
@@ -135,7 +137,7 @@ export function authRoutes(
     const iat = Math.floor(iatMs / 1000)
     const lifetime = sessionLifetime(outcome.expiresIn)
     const session = { v: 1 as const, sid: newSessionId(), sub: outcome.subject, email, role: role as Role, iat, iatMs, exp: iat + lifetime }
-    verifier.confirmIdentity(outcome.subject)
+    verifier.confirmIdentity(outcome.subject, readMark)
     await audit.record({ action: 'login', actor: outcome.subject, target: null, detail: { role }, requestId: requestIdOf(request) })
     return redirect(landingPath(returnToCookie), [...clearFlowCookies, sessionSetCookie(secure, signSessionCookie(config.sessionSigningKey, session), lifetime)])
   }

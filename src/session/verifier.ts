@@ -40,6 +40,8 @@ export class SessionVerifier {
   private readonly confirmedAt = new Map<string, number>()
   /** identity id → the lookup under way, shared by every request that needs it meanwhile. */
   private readonly inFlight = new Map<string, Promise<IdentityPresence>>()
+  /** How many times an identity was forgotten: a confirmation read before the last one is not kept. */
+  private forgets = 0
 
   constructor(
     private readonly signingKey: Uint8Array,
@@ -116,30 +118,54 @@ export class SessionVerifier {
     return confirmed !== undefined && this.clock.now() - confirmed < this.recheckSeconds * 1000
   }
 
-  /** Asks the identity store (check() has already found no recent confirmation); concurrent asks for one identity share one lookup. */
-  private async presenceOf(identityId: string): Promise<IdentityPresence> {
-    let lookup = this.inFlight.get(identityId)
-    if (!lookup) {
-      lookup = this.lookupIdentity(identityId).finally(() => this.inFlight.delete(identityId))
-      this.inFlight.set(identityId, lookup)
+  /**
+   * Asks the identity store (check() has already found no recent confirmation); concurrent asks for
+   * one identity share one lookup. An answer read before a forgetIdentity vouches for the requests
+   * that waited for it, not for later ones: the store may have changed in between (a deactivation
+   * made while the lookup was under way).
+   */
+  private presenceOf(identityId: string): Promise<IdentityPresence> {
+    const underWay = this.inFlight.get(identityId)
+    if (underWay !== undefined) return underWay
+    const mark = this.forgets
+    const done = () => {
+      if (this.inFlight.get(identityId) === lookup) this.inFlight.delete(identityId)
     }
-    const presence = await lookup
-    if (presence === 'present') {
-      if (this.confirmedAt.size >= VERIFIED_CACHE_LIMIT) this.confirmedAt.delete(this.confirmedAt.keys().next().value!)
-      this.confirmedAt.set(identityId, this.clock.now())
-    } else {
-      this.confirmedAt.delete(identityId)
-    }
-    return presence
+    const lookup: Promise<IdentityPresence> = this.lookupIdentity(identityId).then(
+      (presence) => {
+        done()
+        if (presence === 'present') this.confirmIdentity(identityId, mark)
+        else this.confirmedAt.delete(identityId)
+        return presence
+      },
+      (error: unknown) => {
+        done()
+        throw error
+      },
+    )
+    this.inFlight.set(identityId, lookup)
+    return lookup
   }
 
-  /** The login just read the identity from the store: no need to ask again at once. */
-  confirmIdentity(identityId: string): void {
+  /** Taken before reading an identity from the store, and given back to confirmIdentity with what was read. */
+  confirmationMark(): number {
+    return this.forgets
+  }
+
+  /** The identity was read from the store (after `mark` was taken): no need to ask again at once, unless it was forgotten since. */
+  confirmIdentity(identityId: string, mark: number): void {
+    if (mark !== this.forgets) return
+    if (this.confirmedAt.size >= VERIFIED_CACHE_LIMIT && !this.confirmedAt.has(identityId)) this.confirmedAt.delete(this.confirmedAt.keys().next().value!)
     this.confirmedAt.set(identityId, this.clock.now())
   }
 
-  /** Its sessions were revoked or the identity was deleted: ask the store next time, trust nothing cached. */
+  /**
+   * Its sessions were revoked, or the identity was deleted or changed (perhaps deactivated): ask the
+   * store next time, trust nothing cached, and let no lookup under way vouch for it afterwards.
+   */
   forgetIdentity(identityId: string): void {
+    this.forgets++
     this.confirmedAt.delete(identityId)
+    this.inFlight.delete(identityId)
   }
 }

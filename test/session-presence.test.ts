@@ -1,0 +1,118 @@
+// Whether a session's identity still exists (decisions §5): an answer the identity store gave before
+// the identity was changed or erased through the dashboard (forgetIdentity) must not vouch for it
+// afterwards, even when the lookup was already under way. The revocations are a real SQLite file;
+// the identity store is a lookup the test answers when it chooses.
+
+import { afterEach, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDatabase } from '../src/db/database.ts'
+import { SqliteStorage } from '../src/db/sqlite-storage.ts'
+import { signSessionCookie, type SessionPayload } from '../src/session/cookie.ts'
+import { RevocationStore } from '../src/session/revocations.ts'
+import { SessionVerifier, type SessionCheck } from '../src/session/verifier.ts'
+
+const cleanups: (() => void | Promise<void>)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+type Presence = 'present' | 'gone' | 'unavailable'
+
+async function setUp() {
+  const dir = mkdtempSync(join(tmpdir(), 'session-presence-'))
+  const opened = openDatabase(join(dir, 'db.sqlite'))
+  if (!opened.ok) throw new Error(opened.error)
+  const storage = new SqliteStorage(opened.db)
+  const revocations = new RevocationStore(storage, { clock: { now: () => Date.now() } })
+  cleanups.push(async () => {
+    revocations.close()
+    await storage.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  await revocations.ready
+  /** Each lookup the verifier starts, answered by the test. */
+  const lookups: ((presence: Presence) => void)[] = []
+  const lookup = () => new Promise<Presence>((resolve) => lookups.push(resolve))
+  const key = crypto.getRandomValues(new Uint8Array(32))
+  const verifier = new SessionVerifier(key, { now: () => Date.now() }, revocations, lookup, 60)
+  const iat = Math.floor(Date.now() / 1000)
+  const payload: SessionPayload = { v: 1, sid: crypto.randomUUID(), sub: crypto.randomUUID(), email: 'a@example.test', role: 'admin', iat, exp: iat + 3600 }
+  return { verifier, lookups, payload, cookie: `admin-session=${signSessionCookie(key, payload)}` }
+}
+
+/** Lets the verifier's promise callbacks run. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
+
+test('an identity confirmed a moment ago is answered from memory, without asking the store', async () => {
+  const { verifier, lookups, cookie } = await setUp()
+  const first = verifier.check(cookie)
+  expect(first).toBeInstanceOf(Promise)
+  await settle()
+  lookups[0]!('present')
+  expect(await first).toMatchObject({ ok: true })
+  expect(verifier.check(cookie)).toMatchObject({ ok: true })
+  expect(lookups).toHaveLength(1)
+})
+
+test('a lookup under way when the identity is forgotten vouches for the requests that waited for it, not for the next one', async () => {
+  const { verifier, lookups, payload, cookie } = await setUp()
+  const before = verifier.check(cookie)
+  await settle()
+  expect(lookups).toHaveLength(1)
+
+  // Deactivated through an admin prefix while the store was being asked.
+  verifier.forgetIdentity(payload.sub)
+  lookups[0]!('present')
+  expect(await before).toMatchObject({ ok: true })
+
+  // The store's answer was read before the change: the next request asks again, and is refused.
+  const after = verifier.check(cookie)
+  expect(after).toBeInstanceOf(Promise)
+  await settle()
+  expect(lookups).toHaveLength(2)
+  lookups[1]!('gone')
+  expect(await after).toEqual({ ok: false, code: 'not_authenticated', clearCookie: true })
+})
+
+test('a request arriving after the identity was forgotten does not join the lookup started before', async () => {
+  const { verifier, lookups, payload, cookie } = await setUp()
+  const before = verifier.check(cookie)
+  await settle()
+  verifier.forgetIdentity(payload.sub)
+
+  const after = verifier.check(cookie)
+  await settle()
+  expect(lookups).toHaveLength(2)
+  lookups[1]!('gone')
+  lookups[0]!('present')
+  expect(await after).toMatchObject({ ok: false, code: 'not_authenticated' })
+  expect(await before).toMatchObject({ ok: true })
+
+  // Neither answer is kept as a confirmation: the newer said gone, the older came from before the change.
+  const next = verifier.check(cookie)
+  expect(next).toBeInstanceOf(Promise)
+  await settle()
+  expect(lookups).toHaveLength(3)
+  lookups[2]!('present')
+  expect(await next).toMatchObject({ ok: true })
+  expect(verifier.check(cookie)).toMatchObject({ ok: true })
+})
+
+test('a sign-in that read the identity before it was forgotten does not confirm it', async () => {
+  const { verifier, lookups, payload, cookie } = await setUp()
+  const mark = verifier.confirmationMark()
+  verifier.forgetIdentity(payload.sub)
+  verifier.confirmIdentity(payload.sub, mark)
+  const check: SessionCheck | Promise<SessionCheck> = verifier.check(cookie)
+  expect(check).toBeInstanceOf(Promise)
+  await settle()
+  expect(lookups).toHaveLength(1)
+  lookups[0]!('gone')
+  expect(await check).toMatchObject({ ok: false, code: 'not_authenticated' })
+
+  // Read after the change, it does.
+  verifier.confirmIdentity(payload.sub, verifier.confirmationMark())
+  expect(verifier.check(cookie)).toMatchObject({ ok: true })
+})
