@@ -17,5 +17,5 @@ export async function openStorage(
   options: { create?: boolean } = {},
 ): Promise<StorageOpenResult> {
   if (config.databaseUrl !== null) return PostgresStorage.open(config.databaseUrl, { log })
-  return openSqliteStorage(config.databasePath, options)
+  return openSqliteStorage(config.databasePath, { ...options, log })
 }

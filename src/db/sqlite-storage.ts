@@ -7,11 +7,15 @@
 // keep this process's order: one waiting for a lock keeps the later ones behind it.
 // Other processes on the same file: `PRAGMA data_version` changes when another connection
 // commits; it is polled every POLL_MS and any change is handed to the listeners (settings: all
-// keys, and the revocations), so their changes count here within 1 s.
+// keys, and the revocations), so their changes count here within 1 s. A change a listener could
+// not apply (its reload kept out by a lock), or a version that cannot be read, is tried again at
+// the next poll, and until then memory vouches only for the moment before (`freshAt`): the gate
+// fails closed after FRESHNESS_WINDOW_MS instead of trusting revocations it could not read.
 // A full disk: the unit of work that found no room did nothing (SQLite rolled it back), and fails
 // with DiskFullError, which the API answers as the database being unavailable (503).
 
 import type { Database } from 'bun:sqlite'
+import { describeError, type Logger } from '../log.ts'
 import { diskFullCode, DiskFullError, isDatabaseBusy, LOCK_WAIT_MS, openDatabase } from './database.ts'
 import { MIGRATIONS } from './migrations.ts'
 import {
@@ -57,7 +61,7 @@ function toSetting(row: SettingRow): Setting {
 type SqliteOpenResult = { ok: true; storage: SqliteStorage } | { ok: false; error: string }
 
 /** Opens (creating, unless `create: false`, and migrating) the file at `path`; refuses a schema newer than this executable. */
-export function openSqliteStorage(path: string, options: { create?: boolean } = {}): SqliteOpenResult {
+export function openSqliteStorage(path: string, options: { create?: boolean; log?: Logger } = {}): SqliteOpenResult {
   const opened = openDatabase(path, options)
   if (!opened.ok) return opened
   const newest = newestAppliedVersion(opened.db)
@@ -66,7 +70,7 @@ export function openSqliteStorage(path: string, options: { create?: boolean } = 
     opened.db.close()
     return { ok: false, error: `DATABASE_PATH: ${new SchemaTooNewError(newest, known).message}` }
   }
-  return { ok: true, storage: new SqliteStorage(opened.db) }
+  return { ok: true, storage: new SqliteStorage(opened.db, options.log) }
 }
 
 function newestAppliedVersion(db: Database): number {
@@ -79,11 +83,21 @@ export class SqliteStorage implements Storage {
   private timer: ReturnType<typeof setInterval> | null = null
   private dataVersion = -1
   private closed = false
+  private polling = false
+  /** When a change was first seen that a listener has not applied yet (`performance.now()`); null when none waits. */
+  private unappliedSince: number | null = null
+  /** database_changes_unread was logged, and database_changes_read is due once they are read. */
+  private unreadSaid = false
+  /** Those waiting for the next poll (changes.nextPoll while a change waits): settled as it ends. */
+  private pollWaiters: (() => void)[] = []
   /** Settles when every write this process has asked for so far has ended; null when none is under way. */
   private writesEnd: Promise<void> | null = null
 
   /** `db` is the storage's from now on: it waits for other connections' locks as described above. */
-  constructor(readonly db: Database) {
+  constructor(
+    readonly db: Database,
+    private readonly log?: Logger,
+  ) {
     db.run('PRAGMA busy_timeout = 0')
   }
 
@@ -349,10 +363,11 @@ export class SqliteStorage implements Storage {
       this.startPolling()
       return () => void this.listeners.delete(listener)
     },
-    // A local file: what another process committed is read at the next poll, never later.
-    freshAt: (): number => Infinity,
+    // A local file: what another process committed is read at the next poll, never later, unless
+    // a listener could not apply it.
+    freshAt: (): number => this.unappliedSince ?? Infinity,
     ready: (): Promise<void> => Promise.resolve(),
-    nextPoll: (): Promise<void> => Promise.resolve(),
+    nextPoll: (): Promise<void> => (this.unappliedSince === null || this.closed ? Promise.resolve() : new Promise<void>((resolve) => this.pollWaiters.push(resolve))),
   }
 
   private startPolling(): void {
@@ -362,7 +377,7 @@ export class SqliteStorage implements Storage {
     } catch {
       // Kept out by another connection's lock: the first poll that gets through hands a change on.
     }
-    this.timer = setInterval(() => this.poll(), POLL_MS)
+    this.timer = setInterval(() => void this.poll(), POLL_MS)
     this.timer.unref?.()
   }
 
@@ -370,19 +385,38 @@ export class SqliteStorage implements Storage {
     return this.db.query<{ data_version: number }, []>('PRAGMA data_version').get()!.data_version
   }
 
-  private poll(): void {
-    if (this.closed) return
-    let version: number
+  /**
+   * One at a time. A change is marked as read only once every listener has applied it; until then,
+   * and while the version cannot be read, memory vouches only for the moment before.
+   */
+  private async poll(): Promise<void> {
+    if (this.closed || this.polling) return
+    this.polling = true
+    const seen = performance.now()
     try {
-      version = this.readDataVersion()
-    } catch {
-      return
-    }
-    if (version === this.dataVersion) return
-    this.dataVersion = version
-    for (const listener of this.listeners) {
-      void Promise.resolve(listener({ topic: 'settings', key: null })).catch(() => {})
-      void Promise.resolve(listener({ topic: 'revocations' })).catch(() => {})
+      const version = this.readDataVersion()
+      if (version !== this.dataVersion) {
+        // Memory vouches for the moment before, until the change is applied.
+        this.unappliedSince ??= seen
+        await Promise.all(
+          [...this.listeners].flatMap((listener) => [
+            Promise.resolve().then(() => listener({ topic: 'settings', key: null })),
+            Promise.resolve().then(() => listener({ topic: 'revocations' })),
+          ]),
+        )
+        this.dataVersion = version
+      }
+      this.unappliedSince = null
+      if (this.unreadSaid) this.log?.info('database_changes_read')
+      this.unreadSaid = false
+    } catch (error) {
+      // The version or a listener's read failed (kept out by a lock for LOCK_WAIT_MS, or worse): tried again at the next poll.
+      this.unappliedSince ??= seen
+      if (!this.unreadSaid) this.log?.warn('database_changes_unread', describeError(error))
+      this.unreadSaid = true
+    } finally {
+      this.polling = false
+      for (const settle of this.pollWaiters.splice(0)) settle()
     }
   }
 
@@ -455,6 +489,7 @@ export class SqliteStorage implements Storage {
     this.closed = true
     if (this.timer !== null) clearInterval(this.timer)
     this.listeners.clear()
+    for (const settle of this.pollWaiters.splice(0)) settle()
     this.db.close()
   }
 }
