@@ -104,6 +104,51 @@ describe('paging', () => {
   })
 })
 
+describe('a slow store', () => {
+  test('the walk takes at most PROXY_TIMEOUT_MS: a page still under way then is given up, and the pages read are answered, truncated', async () => {
+    const slow = await startStack({ env: { PROXY_TIMEOUT_MS: '1000' } })
+    try {
+      const owner = slow.kratos.addIdentity({ email: 'slow@example.test', role: 'viewer' }).id
+      markSensitive(owner)
+      for (let i = 0; i < PAGE_SIZE * 3; i++) slow.kratos.addSession(owner, { ip_address: '133.242.0.1' }, 0)
+      // The gate's identity check answered at once, then every page takes 0.4 s: the third would end at 1.2 s.
+      expect((await locations('', slow.cookie.viewer, slow.service.url)).status).toBe(200)
+      slow.kratos.calls.length = 0
+      slow.kratos.delayMs = 400
+      const cut = await locations('', slow.cookie.viewer, slow.service.url)
+      expect(cut).toEqual({ status: 200, body: { points: [{ lat: 36, lng: 138, label: 'Japan', count: PAGE_SIZE * 2 }], truncated: true } })
+      expect(slow.kratos.callsTo('/admin/sessions')).toHaveLength(3)
+      expect(slow.service.logLines.some((line) => line.includes('"session_locations_cut"'))).toBe(true)
+      // Given up by us, not failed by the store: no upstream failure is logged for it.
+      expect(slow.service.logLines.some((line) => line.includes('"upstream_failed"'))).toBe(false)
+    } finally {
+      await slow.stop()
+    }
+  })
+
+  test('a caller that leaves stops the walk: no page is asked for after it has gone', async () => {
+    const slow = await startStack({ env: { PROXY_TIMEOUT_MS: '5000' } })
+    try {
+      const owner = slow.kratos.addIdentity({ email: 'gone@example.test', role: 'viewer' }).id
+      markSensitive(owner)
+      for (let i = 0; i < PAGE_SIZE * 5; i++) slow.kratos.addSession(owner, { ip_address: '133.242.0.1' }, 0)
+      expect((await locations('', slow.cookie.viewer, slow.service.url)).status).toBe(200)
+      slow.kratos.calls.length = 0
+      slow.kratos.delayMs = 300
+      const leaving = new AbortController()
+      const asked = fetch(`${slow.service.url}/api/session-locations`, { headers: { cookie: slow.cookie.viewer }, signal: leaving.signal }).catch((error: unknown) => error)
+      // Gone while the second page is under way.
+      await Bun.sleep(450)
+      leaving.abort()
+      expect(await asked).toBeInstanceOf(Error)
+      await Bun.sleep(1200)
+      expect(slow.kratos.callsTo('/admin/sessions')).toHaveLength(2)
+    } finally {
+      await slow.stop()
+    }
+  })
+})
+
 describe('errors', () => {
   test('anonymous → 401', async () => {
     const { status, body } = await locations('', null)

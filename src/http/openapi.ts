@@ -169,7 +169,7 @@ const LocationPoint = Type.Object({ lat: Type.Number(), lng: Type.Number(), labe
 const SessionLocations = Type.Object(
   {
     points: Type.Array(LocationPoint, { description: 'Sorted by count, most first.' }),
-    truncated: Type.Boolean({ description: 'True when the walk stopped before the oldest sessions (a page or session bound).' }),
+    truncated: Type.Boolean({ description: 'True when the walk stopped before the oldest sessions (a page or session bound, or the walk took PROXY_TIMEOUT_MS).' }),
   },
   { additionalProperties: false },
 )

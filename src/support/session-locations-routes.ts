@@ -10,14 +10,14 @@ import { SessionLocationsService } from './session-locations.ts'
 /** `days`: how far back the map looks (decisions §9). */
 export const DAYS_PARAMETER = { min: 1, max: 365, fallback: 30 } as const
 
-export function sessionLocationsRoutes(services: Pick<Services, 'log' | 'clock' | 'managedStore'>, geo: GeoLocator) {
+export function sessionLocationsRoutes(services: Pick<Services, 'log' | 'clock' | 'managedStore' | 'config'>, geo: GeoLocator) {
   const { log, clock } = services
   const store = services.managedStore
-  const locations = new SessionLocationsService({ store, geo, clock, log })
+  const locations = new SessionLocationsService({ store, geo, clock, log, walkMs: services.config.proxyTimeoutMs })
 
   return new Elysia({ name: 'support-session-locations' }).get('/api/session-locations', async ({ request }) => {
     const days = integerParam(request, 'days', DAYS_PARAMETER)
-    const outcome = await locations.points(days)
+    const outcome = await locations.points(days, request.signal)
     if (!outcome.ok) throw new ApiError(outcome.code)
     return outcome.answer
   })

@@ -4,6 +4,9 @@
 // The cursor is opaque (Kratos's is a base64 map of the last row's id and created_at) and is passed
 // on as the rel="next" link gave it. Kratos lists sessions newest first (`created_at` descending),
 // so a walk the page or session bound cuts short has the newest sessions, as the map's caption says.
+// The whole walk takes at most one upstream timeout (`walkMs`, PROXY_TIMEOUT_MS): a page still
+// under way then is given up and the map answered with the pages read, marked truncated, before
+// the connection's idle limit (server.ts) would close it unanswered. A caller gone stops it.
 
 import type { Clock } from '../clock.ts'
 import type { ErrorCode } from '../http/errors.ts'
@@ -21,7 +24,7 @@ export interface LocationPoint {
 
 interface LocationsAnswer {
   points: LocationPoint[]
-  /** True when the page or session bound stopped the walk before the store's last page (the oldest sessions are left out). */
+  /** True when the page, session or time bound stopped the walk before the store's last page (the oldest sessions are left out). */
   truncated: boolean
 }
 
@@ -38,12 +41,15 @@ interface SessionLocationsDeps {
   geo: GeoLocator
   clock: Clock
   log: Logger
+  /** How long the whole walk may take (PROXY_TIMEOUT_MS); the first page has the upstream's own timeout. */
+  walkMs: number
 }
 
 export class SessionLocationsService {
   constructor(private readonly deps: SessionLocationsDeps) {}
 
-  async points(days: number): Promise<LocationsOutcome> {
+  /** `gone`: aborts when the caller no longer waits for the answer (its connection closed). */
+  async points(days: number, gone?: AbortSignal): Promise<LocationsOutcome> {
     const { store, geo, clock, log } = this.deps
     if (!store) return { ok: false, code: 'upstream_not_configured' }
     const locate = await geo.locator()
@@ -52,12 +58,21 @@ export class SessionLocationsService {
     let seen = 0
     let token: string | undefined
     const tokensUsed = new Set<string>()
+    const overdue = AbortSignal.timeout(this.deps.walkMs)
+    const stop = gone ? AbortSignal.any([overdue, gone]) : overdue
 
     for (let page = 0; page < MAX_PAGES; page++) {
       const query = new URLSearchParams({ active: 'true', expand: 'devices', page_size: String(PAGE_SIZE) })
       if (token !== undefined) query.set('page_token', token)
-      const fetched = await this.page(store, query)
-      if (!fetched.ok) return fetched
+      // The first page is the answer's least: it has the upstream's own timeout, and only the caller's leaving stops it.
+      const fetched = await this.page(store, query, page === 0 ? gone : stop)
+      if (!fetched.ok) {
+        if (page > 0 && overdue.aborted) {
+          log.warn('session_locations_cut', { reason: 'time', pages: page })
+          return { ok: true, answer: { points: sorted(groups), truncated: true } }
+        }
+        return fetched
+      }
 
       for (const session of fetched.sessions) {
         if (seen >= MAX_SESSIONS) return { ok: true, answer: { points: sorted(groups), truncated: true } }
@@ -93,9 +108,10 @@ export class SessionLocationsService {
   private async page(
     store: IdentityStoreClient,
     query: URLSearchParams,
+    signal: AbortSignal | undefined,
   ): Promise<{ ok: true; sessions: Record<string, unknown>[]; link: string | null } | { ok: false; code: ErrorCode }> {
     const { log } = this.deps
-    const answer = await store.json('/admin/sessions', { query })
+    const answer = await store.json('/admin/sessions', { query, signal })
     if (!answer.ok) return { ok: false, code: errorCodeFor(answer.failure) }
     const rows = answer.body
     if (!Array.isArray(rows)) {

@@ -66,8 +66,12 @@ export class UpstreamClient {
     return joinUnder(this.options.baseUrl, path, query)
   }
 
-  /** Sends one request; the timeout covers the answer's head, the caller reads the body within its own. */
-  async send(path: string, init: { method?: string; query?: URLSearchParams; accept?: string } = {}): Promise<Sent> {
+  /**
+   * Sends one request; the timeout covers the answer's head, the caller reads the body within its
+   * own. `signal`: the caller's own end (its deadline, its client gone), answered as a timeout and
+   * not logged as the upstream's failure.
+   */
+  async send(path: string, init: { method?: string; query?: URLSearchParams; accept?: string; signal?: AbortSignal } = {}): Promise<Sent> {
     const headers: Record<string, string> = { accept: init.accept ?? 'application/json' }
     try {
       const key = await this.options.apiKey?.()
@@ -82,10 +86,11 @@ export class UpstreamClient {
         method: init.method ?? 'GET',
         headers,
         redirect: 'manual',
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal: init.signal ? AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs), init.signal]) : AbortSignal.timeout(this.options.timeoutMs),
       })
       return { ok: true, response }
     } catch (error) {
+      if (init.signal?.aborted) return { ok: false, failure: 'timeout' }
       const failure = failureOf(error)
       this.options.log.warn('upstream_failed', { upstream: this.options.name, failure, ...describeError(error) })
       return { ok: false, failure }
@@ -93,7 +98,7 @@ export class UpstreamClient {
   }
 
   /** A 200 with a JSON body; any other status is `rejected` (with the status and the body's text for the caller's own reading). */
-  async json(path: string, init: { method?: string; query?: URLSearchParams } = {}): Promise<JsonAnswer> {
+  async json(path: string, init: { method?: string; query?: URLSearchParams; signal?: AbortSignal } = {}): Promise<JsonAnswer> {
     const sent = await this.send(path, init)
     if (!sent.ok) return sent
     const { response } = sent
@@ -102,7 +107,7 @@ export class UpstreamClient {
       try {
         text = await response.text()
       } catch (error) {
-        return this.bodyFailure(error, response.status)
+        return this.bodyFailure(error, response.status, init.signal)
       }
       this.options.log.warn('upstream_status', { upstream: this.options.name, status: response.status })
       return { ok: false, failure: 'rejected', status: response.status, text }
@@ -110,11 +115,12 @@ export class UpstreamClient {
     try {
       return { ok: true, body: await response.json(), headers: response.headers }
     } catch (error) {
-      return this.bodyFailure(error, response.status)
+      return this.bodyFailure(error, response.status, init.signal)
     }
   }
 
-  private bodyFailure(error: unknown, status: number): JsonAnswer {
+  private bodyFailure(error: unknown, status: number, signal: AbortSignal | undefined): JsonAnswer {
+    if (signal?.aborted) return { ok: false, failure: 'timeout', status }
     const failure = failureOf(error)
     // A body that does not parse is the answer's fault, not the connection's.
     const cls: UpstreamFailure = failure === 'timeout' || failure === 'unreachable' ? failure : 'invalid_response'
