@@ -64,4 +64,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 5,
+    // The Audit log filtered by who, and by who and what: index lookups, not a scan of the whole trail.
+    sql: `
+      CREATE INDEX audit_events_actor ON audit_events (actor, id);
+      CREATE INDEX audit_events_actor_action ON audit_events (actor, action, id);
+    `,
+  },
 ]

@@ -71,4 +71,12 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    // The Audit log filtered by who, and by who and what: index lookups, not a scan of the whole trail.
+    sql: `
+      CREATE INDEX audit_events_actor ON audit_events (actor, id);
+      CREATE INDEX audit_events_actor_action ON audit_events (actor, action, id);
+    `,
+  },
 ]
