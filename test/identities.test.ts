@@ -3,7 +3,7 @@ import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
 import { leakProblems, markSecret, markSensitive } from './support/leaks.ts'
 import { startService, type TestService } from './support/service.ts'
 import { startStack, type Stack } from './support/stack.ts'
-import { nextPageToken, parseLinkHeader } from '../src/upstream/client.ts'
+import { nextPageToken, parseLinkHeader } from '../src/upstream/link.ts'
 
 const LIST = '/admin/identities'
 const STORE_SIZE = 300 // admin and viewer included

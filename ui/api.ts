@@ -2,6 +2,7 @@
 // our envelope's { error, message }; a page never parses or shows an upstream body.
 import type { PatchOp } from './components/json-patch.ts'
 import { MOST_IDENTITY_SESSIONS } from './identity-sessions.ts'
+import { nextPageToken } from '../src/upstream/link.ts'
 import {
   readClient,
   readIdentity,
@@ -217,17 +218,11 @@ async function requestList<T>(from: UpstreamService, read: (value: unknown) => T
   const { result, headers } = await send<unknown>('GET', path)
   if (!result.ok) return result
   if (!Array.isArray(result.data)) return unreadable(from, result.requestId)
-  return { ok: true, data: { ...readRows(result.data, read), next: nextPageToken(headers?.get('link') ?? null) } }
-}
-
-/** Ory's lists page with a `Link` header whose rel="next" URL carries the next `page_token`. */
-export function nextPageToken(link: string | null): string | null {
-  if (!link) return null
-  for (const part of link.split(',')) {
-    const match = /<([^>]*)>\s*;\s*rel="?next"?/.exec(part)
-    if (match) return new URL(match[1]!, 'http://link.invalid').searchParams.get('page_token')
-  }
-  return null
+  // Read as the service reads it (link.ts). A next link without a token is an answer the page cannot
+  // follow: told, rather than shown as the list's end.
+  const next = nextPageToken(headers?.get('link') ?? null)
+  if (next === null) return unreadable(from, result.requestId)
+  return { ok: true, data: { ...readRows(result.data, read), next: next ?? null } }
 }
 
 /**

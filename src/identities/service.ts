@@ -7,7 +7,8 @@ import type { Clock } from '../clock.ts'
 import type { ErrorCode } from '../http/errors.ts'
 import type { Logger } from '../log.ts'
 import type { IdentityStoreClient } from './store.ts'
-import { errorCodeFor, nextPageToken, type UpstreamFailure } from '../upstream/client.ts'
+import { errorCodeFor, type UpstreamFailure } from '../upstream/client.ts'
+import { nextPageToken } from '../upstream/link.ts'
 import { parseListQuery, requestedFilter, summarizeIdentity, type IdentityPage, type IdentitySummary, type ListQuery } from './model.ts'
 
 /**

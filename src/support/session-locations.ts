@@ -10,7 +10,8 @@
 
 import type { Clock } from '../clock.ts'
 import type { ErrorCode } from '../http/errors.ts'
-import { errorCodeFor, nextPageToken } from '../upstream/client.ts'
+import { errorCodeFor } from '../upstream/client.ts'
+import { nextPageToken } from '../upstream/link.ts'
 import type { IdentityStoreClient } from '../identities/store.ts'
 import type { Logger } from '../log.ts'
 import type { GeoLocation, GeoLocator } from './geo.ts'

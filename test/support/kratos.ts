@@ -305,6 +305,8 @@ export class KratosFixture {
   readonly malformedRecords = new Map<string, Reshape>()
   /** Lists served in another shape, by path (`/admin/sessions`, `/admin/identities/<id>/sessions`…). */
   readonly malformedLists = new Map<string, ReshapeList>()
+  /** path → the `Link` header a test wants served on its answers instead of the stand-in's own. */
+  readonly malformedLinks = new Map<string, string>()
   /** Identity schemas served in another shape, by schema id: in the list of schemas and at their own address. */
   readonly malformedSchemas = new Map<string, Reshape>()
   /**
@@ -447,6 +449,8 @@ export class KratosFixture {
     const hostile = this.hostileRedirects.get(`${request.method} ${url.pathname}`)
     if (hostile) return new Response(null, { status: hostile.status, headers: { location: hostile.location } })
     const response = await this.answer(request, url)
+    const link = this.malformedLinks.get(url.pathname)
+    if (link !== undefined) response.headers.set('link', link)
     call.link = response.headers.get('link')
     return response
   }

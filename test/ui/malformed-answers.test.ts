@@ -334,6 +334,27 @@ test('Sessions list: a row that is no session is counted and left out, a row wit
   expect(admin.problems).toEqual([])
 })
 
+test('Sessions list whose next-page link cannot be followed (no page token, or no URL at all): said so with Retry, not shown as the end of the list nor left loading', async () => {
+  const { kratos } = admin.harness.sandbox
+  const table = admin.page.getByRole('table', { name: 'Active sessions' })
+  for (const link of ['</admin/sessions?page_size=25>; rel="next"', '<http://[>; rel="next"']) {
+    kratos.malformedLinks.set('/admin/sessions', link)
+    try {
+      await admin.page.goto(admin.url('/dashboard/sessions'))
+      await admin.page.getByRole('alert').getByText(KRATOS_UNREADABLE).waitFor()
+      await settled()
+      expect(await table.count()).toBe(0)
+    } finally {
+      kratos.malformedLinks.delete('/admin/sessions')
+    }
+    await admin.page.getByRole('button', { name: 'Retry' }).click()
+    await table.waitFor()
+    // Read again as Kratos links it, the next page can be asked for.
+    expect(await admin.page.getByRole('button', { name: 'Next page' }).isEnabled()).toBe(true)
+  }
+  expect(admin.problems).toEqual([])
+})
+
 test('Messages list: a row without an id is counted and left out, odd fields show a dash; a list that is no list', async () => {
   const { kratos } = admin.harness.sandbox
   const [gone, odd] = newestIds(kratos.messages, 2) as [string, string]

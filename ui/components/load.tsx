@@ -26,10 +26,16 @@ export function useLoad<T extends object | null>(load: () => Promise<ApiResult<T
   useEffect(() => {
     let current = true
     setValue((previous) => ({ key, loaded: refreshed(previous, deps) ?? { state: 'loading' } }))
-    load().then((result) => {
-      if (!current) return
-      setValue({ key, loaded: result.ok ? { state: 'ready', data: result.data } : { state: 'failed', failure: result.failure } })
-    })
+    load()
+      .catch((error: unknown): ApiResult<T> => {
+        // A page's own reading that threw: a failure with its Retry, never a region busy for good.
+        console.error(error)
+        return { ok: false, failure: { error: 'page_error', message: 'This page could not read the answer. Try again, or reload the page.', status: 0 } }
+      })
+      .then((result) => {
+        if (!current) return
+        setValue({ key, loaded: result.ok ? { state: 'ready', data: result.data } : { state: 'failed', failure: result.failure } })
+      })
     return () => {
       current = false
     }
