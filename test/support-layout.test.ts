@@ -144,6 +144,21 @@ describe('the handler verifies the session itself', () => {
     }
   })
 
+  test('a dead cookie the handler finds (revoked since the gate looked, forged) is cleared as the gate clears it; no cookie, nothing to clear', async () => {
+    const app = handlerOnly()
+    const revoked = stack.freshCookie('viewer')
+    await fetch(`${stack.service.url}/api/auth/logout`, { method: 'POST', headers: { cookie: revoked, origin: 'http://admin.test' } })
+    for (const cookie of [revoked, 'admin-session=forged.value', null]) {
+      const request = new Request('http://admin.test/api/dashboard/layout', { headers: cookie ? { cookie } : {} })
+      attachSession(request, { v: 1, sid: 'x', sub: stack.viewer.id, email: 'x@example.test', role: 'viewer', iat: 0, exp: 2 ** 31 })
+      const response = await app.handle(request)
+      expect(response.status).toBe(401)
+      const cleared = response.headers.get('set-cookie')
+      if (cookie === null) expect(cleared).toBeNull()
+      else expect(cleared).toMatch(/^admin-session=; .*Max-Age=0/)
+    }
+  })
+
   test('a cookie of another identity than the one the gate recorded → 401', async () => {
     const app = handlerOnly()
     const request = new Request('http://admin.test/api/dashboard/layout', { headers: { cookie: stack.cookie.admin } })

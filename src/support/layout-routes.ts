@@ -6,16 +6,19 @@ import { Elysia } from 'elysia'
 import type { Services } from '../services.ts'
 import { ApiError } from '../http/errors.ts'
 import { sessionOf } from '../http/request-context.ts'
+import { sessionClearCookie } from '../session/cookie.ts'
 import { checkLayout, LayoutStore } from './layout.ts'
 
-export function layoutRoutes(services: Pick<Services, 'clock' | 'storage' | 'verifier'>) {
+export function layoutRoutes(services: Pick<Services, 'clock' | 'storage' | 'verifier' | 'config'>) {
   const layouts = new LayoutStore(services.storage, services.clock)
+  const secure = services.config.environment !== 'development'
 
   /** The identity of this request, confirmed by the gate's record and by a fresh check of the cookie. */
   const identityOf = async (request: Request): Promise<string> => {
     const fromGate = sessionOf(request)
     const check = await services.verifier.check(request.headers.get('cookie'))
-    if (!check.ok) throw new ApiError(check.code)
+    // A cookie found dead here (revoked since the gate looked) is cleared, as the gate clears one (decisions §5).
+    if (!check.ok) throw new ApiError(check.code, check.clearCookie ? { headers: { 'set-cookie': sessionClearCookie(secure) } } : {})
     if (check.session.sub !== fromGate.sub || check.session.sid !== fromGate.sid) throw new ApiError('not_authenticated')
     return check.session.sub
   }
