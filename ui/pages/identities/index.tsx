@@ -315,7 +315,7 @@ export function IdentitiesPage() {
                   ? `This deletes ${count} ${count === 1 ? 'identity' : 'identities'} with their credentials and sessions. It cannot be undone.`
                   : `This changes the state of ${count} ${count === 1 ? 'identity' : 'identities'}.`}
               </p>
-              {pending !== 'activate' && [...selected].some(isOwnIdentity) && (
+              {pending !== 'activate' && visibleSelected.some((identity) => isOwnIdentity(identity.id)) && (
                 <p class="notice">Your own identity is among them: {pending === 'delete' ? 'deleted' : 'deactivated'}, it signs you out of the dashboard at once.</p>
               )}
               {progress && (
