@@ -121,10 +121,14 @@ describe('the envelope for every failure', () => {
     expect(JSON.parse(logged).request_id).toBe(response.headers.get('x-request-id'))
     expect(logged).not.toContain('db.internal')
   })
-  test('a thrown status-like value → its client error envelope', async () => {
+  test('a thrown status-like value → its client error envelope, and a log line saying so (an error of ours may be behind it), naming no text of it', async () => {
     const { response, text } = await call('/api/probe/throw-value')
     expect(response.status).toBe(400)
     expect(text).not.toContain('teapot')
+    const logged = logLines.find((line) => line.includes('"error_with_status"') && line.includes(response.headers.get('x-request-id')!))
+    expect(logged).toBeDefined()
+    expect(JSON.parse(logged!)).toMatchObject({ level: 'warn', path: '/api/probe/throw-value', status: 418 })
+    expect(logged).not.toContain('teapot')
   })
   test('a request Bun cannot parse is answered without a stack trace', async () => {
     const response = await rawRequest(url, 'GET /api/health HTTP/1.1', { 'Content-Length': 'abc' })

@@ -94,7 +94,12 @@ function enveloped(log: Logger, allowedMethods: (path: string) => string[]) {
       }
       const status = statusOf(error)
       if (status === 413) return errorResponse('payload_too_large')
-      if (status !== undefined && status >= 400 && status < 500) return errorResponse(clientErrorCode(status))
+      if (status !== undefined && status >= 400 && status < 500) {
+        // Something thrown with a status of its own (a library's error object): answered by it, and
+        // logged, as an error of ours may be behind it.
+        log.warn('error_with_status', { request_id: requestIdOf(request), path: pathnameOf(request), status, ...describeError(error) })
+        return errorResponse(clientErrorCode(status))
+      }
       log.error('unhandled_error', { request_id: requestIdOf(request), path: pathnameOf(request), ...describeError(error) })
       return errorResponse('internal_error')
     } catch {
