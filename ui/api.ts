@@ -2,6 +2,7 @@
 // our envelope's { error, message }; a page never parses or shows an upstream body.
 import type { PatchOp } from './components/json-patch.ts'
 import { MOST_IDENTITY_SESSIONS } from './identity-sessions.ts'
+import { RELAYED_ANSWER_POLICY } from '../src/proxy/relayed-policy.ts'
 import { nextPageToken } from '../src/upstream/link.ts'
 import {
   readClient,
@@ -295,10 +296,10 @@ async function send<T>(method: string, path: string, body?: unknown, options: Se
     return { result: { ok: false, failure: { error: 'unreachable', message: GENERIC[0]!, status: 0 } } }
   }
   if (response.type === 'opaqueredirect') return { result: { ok: false, failure: namedFailure(path, { error: 'redirected', message: 'The service answered with a redirect, which the page does not follow.', status: 0 }) } }
-  // Kratos's or Hydra's own answer, relayed by a proxy prefix (it alone carries the sandbox policy):
+  // Kratos's or Hydra's own answer, relayed by a proxy prefix (it alone carries that policy):
   // its 401 or 403 is about the service's API key, never the dashboard session, and its words are
   // not ours to show.
-  const relayed = response.headers.get('content-security-policy')?.includes('sandbox') === true
+  const relayed = response.headers.get('content-security-policy') === RELAYED_ANSWER_POLICY
   if (response.status === 401 && !relayed && !path.startsWith('/api/auth/')) onUnauthenticated({ lostWrite: (method !== 'GET' && method !== 'HEAD') || readFor === 'change', caller })
   const headers = response.headers
   const requestId = requestIdOf(headers)

@@ -7,6 +7,7 @@ import { SECURITY_HEADERS } from '../http/gate.ts'
 import { RETURN_TO_COOKIE } from '../auth/return-to.ts'
 import { SESSION_COOKIE, STATE_COOKIE, VERIFIER_COOKIE } from '../session/cookie.ts'
 import type { HeaderFields } from './http1.ts'
+import { RELAYED_ANSWER_POLICY } from './relayed-policy.ts'
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'])
 /**
@@ -122,7 +123,7 @@ export function forwardedRequestHeaders(incoming: Headers, options: { apiKey: st
 /** What every proxied answer carries: never cached, never framed, never sniffed, and HTML from an upstream runs nothing. */
 const PROXIED_ANSWER_HEADERS: readonly (readonly [string, string])[] = Object.entries({
   ...SECURITY_HEADERS,
-  'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'; sandbox",
+  'content-security-policy': RELAYED_ANSWER_POLICY,
 })
 // An upstream's own caching and framing rules never reach the browser beside ours, nor its request
 // id (the answer carries ours, the one in our log); Set-Cookie is taken apart below.
