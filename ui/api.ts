@@ -120,10 +120,15 @@ export interface SessionStretch {
   /** Kratos answered fewer rows than asked for: these are all. */
   end: boolean
 }
+/** GET /api/geo's answer (src/support/geo-routes.ts). */
 export interface GeoAnswer {
-  country?: string | null
-  label?: string | null
-  [key: string]: unknown
+  ip: string
+  country: string
+  country_name?: string
+  lat: number
+  lng: number
+  city?: string
+  region?: string
 }
 
 const GENERIC: Record<number, string> = {

@@ -705,3 +705,40 @@ test('Sessions: a user agent with a right-to-left override shows the character i
   }
   expect(admin.problems).toEqual([])
 })
+
+test('Sessions: a page of many addresses asks for their places a few at a time, so a click made meanwhile is not held up behind them; each address is still placed', async () => {
+  const { kratos } = admin.harness.sandbox
+  const traveller = kratos.addIdentity({ email: 'many-places@example.test', name: 'Many Places' })
+  const addresses = Array.from({ length: 40 }, (_, i) => `193.0.6.${i + 10}`)
+  for (const ip_address of addresses) kratos.addSession(traveller.id, { ip_address, user_agent: 'Places browser' })
+  let asking = 0
+  let most = 0
+  let asked = 0
+  const isGeo = (url: string) => new URL(url).pathname === '/api/geo'
+  const started = (request: { url(): string }) => {
+    if (!isGeo(request.url())) return
+    asked++
+    most = Math.max(most, ++asking)
+  }
+  const ended = (request: { url(): string }) => {
+    if (isGeo(request.url())) asking--
+  }
+  admin.page.on('request', started)
+  admin.page.on('requestfinished', ended)
+  admin.page.on('requestfailed', ended)
+  try {
+    await admin.page.goto(admin.url('/dashboard/sessions?page_size=100'))
+    const table = admin.page.getByRole('table', { name: 'Active sessions' })
+    await table.waitFor()
+    const placed = () => table.locator('tbody tr').filter({ hasText: 'Places browser' }).filter({ hasText: 'Netherlands' }).count()
+    await within(15_000, async () => (await placed()) >= addresses.length)
+    expect(await placed()).toBe(addresses.length)
+  } finally {
+    admin.page.off('request', started)
+    admin.page.off('requestfinished', ended)
+    admin.page.off('requestfailed', ended)
+  }
+  expect(asked).toBeGreaterThanOrEqual(addresses.length)
+  expect(most).toBeLessThanOrEqual(4)
+  expect(admin.problems).toEqual([])
+})

@@ -11,21 +11,39 @@ import { Time } from './time.tsx'
  * Places by IP address, asked once per address while the page is open: a table of sessions most
  * often repeats a few addresses, and each row asking again would be a request per row. A failed
  * answer is not kept, so the next row asks again. Bounded: the oldest address is forgotten first.
+ * At most MOST_ASKING are asked at a time: a table of 250 addresses must not hold up, behind its
+ * lookups, the Revoke a person clicks meanwhile (a browser opens a few connections per host).
  */
 const places = new Map<string, Promise<string | null>>()
 const MOST_PLACES = 500
+const MOST_ASKING = 4
+let asking = 0
+const waiting: (() => void)[] = []
+
+/** `ask` once fewer than MOST_ASKING are under way; a lookup that ends hands its turn to the next waiting. */
+async function inTurn<T>(ask: () => Promise<T>): Promise<T> {
+  if (asking < MOST_ASKING) asking++
+  else await new Promise<void>((resolve) => waiting.push(resolve))
+  try {
+    return await ask()
+  } finally {
+    const next = waiting.shift()
+    if (next) next()
+    else asking--
+  }
+}
 
 function placeNameOf(ip: string): Promise<string | null> {
   const known = places.get(ip)
   if (known) return known
-  const asked = api.geo(ip).then((result) => {
+  const asked = inTurn(() => api.geo(ip)).then((result) => {
     if (!result.ok) {
       places.delete(ip)
       return null
     }
-    const answer = result.data as Record<string, unknown>
-    const text = [answer.city, answer.country_name ?? answer.country, answer.label].find((v) => typeof v === 'string' && v)
-    return typeof text === 'string' ? text : null
+    const { city, country_name, country } = result.data
+    const text = [city, country_name ?? country].find((value) => typeof value === 'string' && value !== '')
+    return text ?? null
   })
   if (places.size >= MOST_PLACES) places.delete(places.keys().next().value!)
   places.set(ip, asked)
