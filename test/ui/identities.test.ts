@@ -447,6 +447,25 @@ test('a link past the last page (kept too long, without the trail Previous page 
   expect((await identifiersOnPage()).length).toBeGreaterThan(0)
 })
 
+test('a deep page whose trail no longer holds the page before (the oldest tokens gave way, to keep the URL short): the page number counts them, and Previous is named First page and leads there', async () => {
+  await admin.page.goto(admin.url('/dashboard/identities?page_size=25'))
+  await table().waitFor()
+  await admin.page.getByRole('button', { name: 'Next page' }).click()
+  await admin.page.waitForFunction(() => document.querySelector('.pager span')?.textContent === 'Page 2' && document.querySelector('[aria-busy="true"]') === null)
+  const token = new URL(admin.page.url()).searchParams.get('page_token')!
+  const secondPage = await identifiersOnPage()
+  await admin.page.goto(admin.url(`/dashboard/identities?page_size=25&page_token=${token}&trail=${encodeURIComponent('%+40')}`))
+  await admin.page.waitForFunction(() => document.querySelector('.pager span')?.textContent === 'Page 41' && document.querySelector('[aria-busy="true"]') === null)
+  expect(await identifiersOnPage()).toEqual(secondPage)
+  await admin.page.getByRole('table', { name: 'Identities, page 41' }).waitFor()
+  expect(await admin.page.getByRole('button', { name: 'Previous page' }).count()).toBe(0)
+  await admin.page.getByRole('button', { name: 'First page' }).click()
+  await admin.page.waitForURL(admin.url('/dashboard/identities?page_size=25'))
+  await admin.page.waitForFunction(() => document.querySelector('.pager span')?.textContent === 'Page 1' && document.querySelector('[aria-busy="true"]') === null)
+  expect(await admin.page.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true)
+  expect(admin.problems).toEqual([])
+})
+
 test('the notice of a create of unknown outcome belongs to the list it was shown on: Back and Forward to another page of the list do not carry it, nor bring it back', async () => {
   const page = admin.page
   await page.goto(admin.url('/dashboard/identities?page_size=25'))

@@ -3,7 +3,7 @@
 import { location, navigate, queryParam, withQuery } from '../router.ts'
 import { focusHeadingAfterNavigation } from './heading.tsx'
 import type { LinkPlace } from './load.tsx'
-import { readTrail, writeTrail } from './trail.ts'
+import { trailPaging } from './trail.ts'
 
 export const PAGE_SIZES = [25, 50, 100, 250]
 
@@ -11,6 +11,8 @@ interface TokenPaging {
   size: number
   token: string
   page: number
+  /** Previous page leads to the first page: the URL no longer holds the page before (trail.ts). */
+  previousIsFirst: boolean
   /** Goes to the page after this one. */
   next(token: string): void
   previous(): void
@@ -24,13 +26,14 @@ export function useTokenPaging(): TokenPaging {
   const requested = Number(queryParam('page_size'))
   const size = PAGE_SIZES.includes(requested) ? requested : PAGE_SIZES[0]!
   const token = queryParam('page_token') ?? ''
-  const trail = readTrail(queryParam('trail'))
+  const trail = trailPaging(queryParam('trail'), token)
   return {
     size,
     token,
-    page: trail.length + 1,
-    next: (nextToken) => navigate(withQuery({ page_token: nextToken, trail: writeTrail([...trail, token]) })),
-    previous: () => navigate(withQuery({ page_token: trail[trail.length - 1] || null, trail: writeTrail(trail.slice(0, -1)) })),
+    page: trail.page,
+    previousIsFirst: trail.previous?.first === true,
+    next: (nextToken) => navigate(withQuery(trail.next(nextToken))),
+    previous: () => trail.previous && navigate(withQuery({ page_token: trail.previous.page_token, trail: trail.previous.trail })),
     restart: (changes) => navigate(withQuery({ ...changes, page_token: null, trail: null })),
     place: (filters) => ({
       firstPage: token ? withQuery({ page_token: null, trail: null }) : null,
@@ -43,7 +46,7 @@ export function Pager({ paging, next }: { paging: TokenPaging; next: string | nu
   return (
     <div class="pager">
       <button type="button" disabled={paging.page === 1} onClick={paging.previous}>
-        Previous page
+        {paging.previousIsFirst ? 'First page' : 'Previous page'}
       </button>
       <span>Page {paging.page}</span>
       <button type="button" disabled={!next} onClick={() => next && paging.next(next)}>

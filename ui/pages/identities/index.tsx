@@ -10,7 +10,7 @@ import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { UnreadableRows } from '../../components/unreadable.tsx'
 import { PAGE_SIZES, PageSizeSelect } from '../../components/pager.tsx'
-import { readTrail, writeTrail } from '../../components/trail.ts'
+import { trailPaging } from '../../components/trail.ts'
 import { location, navigate, queryParam, useQueryState, useQueryText, withQuery } from '../../router.ts'
 import { CreateIdentity, keptCreateIdentity } from './create.tsx'
 import { takeDraft } from '../../drafts.ts'
@@ -37,7 +37,7 @@ export function IdentitiesPage() {
   const search = location.value.search
   const size = pageSize()
   const token = queryParam('page_token') ?? ''
-  const previousTokens = readTrail(queryParam('trail'))
+  const trail = trailPaging(queryParam('trail'), token)
   const filter = queryParam('search') ?? ''
   const schemasOnce = useSchemasOnce()
   // Kratos lists identities without their credentials: each row is named by its schema's
@@ -90,12 +90,9 @@ export function IdentitiesPage() {
   }
   const next = () => {
     if (loaded.state !== 'ready' || !loaded.data.next_page_token) return
-    go({ page_token: loaded.data.next_page_token, trail: writeTrail([...previousTokens, token]) })
+    go(trail.next(loaded.data.next_page_token))
   }
-  const previous = () => {
-    const before = previousTokens.slice(0, -1)
-    go({ page_token: previousTokens[previousTokens.length - 1] || null, trail: writeTrail(before) })
-  }
+  const previous = () => trail.previous && go({ page_token: trail.previous.page_token, trail: trail.previous.trail })
 
   const runBulk = (action: BulkAction) => oneAtATime(() => changeEach(action))
   const changeEach = async (action: BulkAction) => {
@@ -248,7 +245,7 @@ export function IdentitiesPage() {
             )
           ) : (
             <DataTable
-              caption={`Identities, page ${previousTokens.length + 1}`}
+              caption={`Identities, page ${trail.page}`}
               columns={[
                 {
                   hidden: 'Selected',
@@ -297,10 +294,10 @@ export function IdentitiesPage() {
         }
       </Region>
       <div class="pager">
-        <button type="button" disabled={previousTokens.length === 0} onClick={previous}>
-          Previous page
+        <button type="button" disabled={trail.previous === null} onClick={previous}>
+          {trail.previous?.first ? 'First page' : 'Previous page'}
         </button>
-        <span>Page {previousTokens.length + 1}</span>
+        <span>Page {trail.page}</span>
         <button type="button" disabled={loaded.state !== 'ready' || !loaded.data.has_more} onClick={next}>
           Next page
         </button>
