@@ -89,7 +89,7 @@ describe('GET /api/openapi.json', () => {
     expect(document.paths['/api/encrypt'].post.requestBody.content['application/json'].schema.additionalProperties).toBe(false)
     const revoke = document.paths['/api/security/sessions/revoke'].post
     expect(revoke.requestBody.content['application/json'].schema.properties.identity_id).toBeDefined()
-    expect(revoke.security).toEqual([{ adminSession: [] }])
+    expect(revoke.security).toEqual([{ sessionCookie: [] }])
     expect(Object.keys(revoke.responses).sort()).toEqual(['204', 'default'])
     expect(document.paths['/api/health'].get.security).toEqual([])
   })
@@ -137,7 +137,7 @@ const QUERY_READERS: Record<string, string[]> = {
   'settings/index.ts': ['GET /api/settings', 'GET /api/settings/:key'],
 }
 /** Files that read query strings that are not a request's: the helpers themselves, upstream links, connection URLs. */
-const NOT_REQUEST_QUERIES = new Set(['http/query.ts', 'upstream/client.ts', 'config.ts', 'db/postgres-storage.ts'])
+const NOT_REQUEST_QUERIES = new Set(['http/query.ts', 'upstream/client.ts', 'upstream/link.ts', 'config.ts', 'db/postgres-storage.ts'])
 const QUERY_READ = /(?:searchParams\.(?:get|getAll|has)\(|\bsingle\(|singleParam\(\s*request\s*,\s*|integerParam\(\s*request\s*,\s*)'([^']+)'/g
 
 describe('the document describes what the handlers read', () => {

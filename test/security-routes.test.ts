@@ -171,6 +171,21 @@ describe('GET /api/security/audit', () => {
   })
 })
 
+describe('POST /api/security/sessions/revoke', () => {
+  test('a field the route does not take (a misspelt identity_id) → 400 naming the route\'s field; nothing revoked, nothing audited', async () => {
+    const someone = crypto.randomUUID()
+    for (const body of [{ identity_id: someone, extra: 1 }, { identity_ID: someone }]) {
+      const response = await send('POST', '/api/security/sessions/revoke', adminCookie, body)
+      expect(response.status).toBe(400)
+      const answer = (await response.json()) as { error: string; message: string }
+      expect(answer.error).toBe('bad_request')
+      expect(answer.message).toStartWith('The request body has a field this route does not take')
+      expect(answer.message).toEndWith('The fields are: identity_id.')
+    }
+    expect((await audit('?action=sessions_revoke')).body.events.map((event) => event.target)).not.toContain(someone)
+  })
+})
+
 describe('GET /api/security/posture', () => {
   type Check = { id: string; status: string; message: string; remedy?: string }
   async function posture(target: TestService, cookie: string) {

@@ -114,6 +114,14 @@ describe('errors', () => {
     })
   }
 
+  test('a field beside layout → 400 naming the one field, and nothing stored', async () => {
+    const before = await getLayout(stack.cookie.viewer)
+    const refused = await putLayout(stack.cookie.viewer, { layout: { replaced: true }, x: 1 })
+    expect(refused.status).toBe(400)
+    expect(refused.body.message).toBe('The request body has a field this route does not take. The fields are: layout.')
+    expect(await getLayout(stack.cookie.viewer)).toEqual(before)
+  })
+
   test('malformed JSON → 400', async () => {
     const response = await putLayout(stack.cookie.viewer, undefined, '{"layout": {')
     expect(response.status).toBe(400)

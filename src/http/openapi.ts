@@ -518,7 +518,7 @@ function operation(route: RouteLike): Json {
   const op: Json = {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     'x-access': requirement,
-    security: requirement === 'none' ? [] : [{ adminSession: [] }],
+    security: requirement === 'none' ? [] : [{ sessionCookie: [] }],
     parameters: parametersOf(hooks, pathParams, documented),
     responses: responsesOf(route, hooks, documented),
   }
@@ -550,7 +550,9 @@ function buildOpenApiDocument(routes: readonly RouteLike[]): Json {
     info: { title: 'admin-dashboard', version: VERSION },
     paths,
     components: {
-      securitySchemes: { adminSession: { type: 'apiKey', in: 'cookie', name: 'admin-session' } },
+      securitySchemes: {
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'admin-session', description: 'The dashboard session cookie set by the sign-in. The role a route needs is its `x-access`: `session` (admin or viewer) or `admin`.' },
+      },
       schemas: {
         ...Object.fromEntries(Object.entries(SCHEMAS).map(([name, schema]) => [name, plain(schema)])),
         ErrorEnvelope: {

@@ -2,10 +2,18 @@
 
 import { Elysia, t } from 'elysia'
 import type { Services } from '../services.ts'
+import { refuseUnknownFields } from '../http/body.ts'
 import { ApiError } from '../http/errors.ts'
 import { requestIdOf, sessionOf } from '../http/request-context.ts'
 import { parseAuditQuery } from './audit-query.ts'
 import { postureChecks } from './posture.ts'
+
+// Another field (a misspelt `identity_id`) is refused, not dropped: the document says the body has no other.
+const revokeBody = t.Object(
+  // No control characters: no identity id has them, and PostgreSQL's text cannot hold U+0000.
+  { identity_id: t.String({ minLength: 1, maxLength: 128, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]+$' }) },
+  { additionalProperties: false },
+)
 
 export function securityRoutes(services: Pick<Services, 'audit' | 'config' | 'endSessionsOf'>) {
   const checks = postureChecks(services.config)
@@ -18,8 +26,7 @@ export function securityRoutes(services: Pick<Services, 'audit' | 'config' | 'en
         await services.endSessionsOf(body.identity_id, { actor, requestId: requestIdOf(request) })
         return new Response(null, { status: 204 })
       },
-      // No control characters: no identity id has them, and PostgreSQL's text cannot hold U+0000.
-      { body: t.Object({ identity_id: t.String({ minLength: 1, maxLength: 128, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]+$' }) }) },
+      { body: revokeBody, transform: ({ body }) => refuseUnknownFields(body, revokeBody.properties) },
     )
     // Newest first; `next_before` is the cursor for the next (older) page, null on the last one.
     .get('/api/security/audit', async ({ request }) => {

@@ -4,10 +4,14 @@
 
 import { Elysia } from 'elysia'
 import type { Services } from '../services.ts'
+import { refuseUnknownFields } from '../http/body.ts'
 import { ApiError } from '../http/errors.ts'
 import { sessionOf } from '../http/request-context.ts'
 import { sessionClearCookie } from '../session/cookie.ts'
 import { checkLayout, LayoutStore } from './layout.ts'
+
+/** The PUT body's one field: another is refused, as the OpenAPI document says. */
+const LAYOUT_BODY_FIELDS = { layout: true } as const
 
 export function layoutRoutes(services: Pick<Services, 'clock' | 'storage' | 'verifier' | 'config'>) {
   const layouts = new LayoutStore(services.storage, services.clock)
@@ -27,6 +31,7 @@ export function layoutRoutes(services: Pick<Services, 'clock' | 'storage' | 'ver
     .get('/api/dashboard/layout', async ({ request }) => ({ layout: await layouts.get(await identityOf(request)) }))
     .put('/api/dashboard/layout', async ({ request, body }) => {
       const identityId = await identityOf(request)
+      refuseUnknownFields(body, LAYOUT_BODY_FIELDS)
       const layout = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).layout : undefined
       const checked = checkLayout(layout)
       if (!checked.ok) {
