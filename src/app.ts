@@ -65,8 +65,10 @@ export function createApp(deps: AppDeps) {
     .use(configRoutes(services))
     .use(openApiRoutes(() => app.routes))
 
-  // The two public GET routes asked most often skip Elysia's lifecycle (src/http/direct.ts); any
-  // hook added above must also hold for them, or they leave this list.
+  // The two public GET routes asked most often, and every request under a proxy prefix, skip
+  // Elysia's lifecycle (src/http/direct.ts): any hook added above must also hold for them, or they
+  // leave this lane. Elysia's proxy routes stay for `app.routes` (the access table's test, the
+  // OpenAPI document) and for `app.handle` in tests; the server sends them none.
   const direct = createDirectLane({ gate, onError, routes: { '/api/health': health, '/api/auth/session': session }, proxy: { forward: proxy.forward, routeRule } })
   /** What the server calls for each request. */
   const handle = (request: Request): Response | Promise<Response> => direct(request) ?? app.fetch(request)

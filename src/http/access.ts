@@ -1,6 +1,7 @@
 // THE access table: every path the service answers, and who may call it.
-// The gate (gate.ts) is the only reader; a test walks `app.routes` and fails when a route
-// is not covered by an explicit rule here.
+// The gate (gate.ts) decides by it; the direct lane, the route rule, the proxy's path checks and the
+// OpenAPI document read it too. A test walks `app.routes` and fails when a route is not covered by
+// an explicit rule here.
 
 export type Access = 'public' | 'session' | 'admin' | 'proxy-public' | 'proxy-admin'
 

@@ -22,7 +22,7 @@ type JoinResult = { ok: true; url: UpstreamTarget } | { ok: false; reason: strin
 /**
  * The common case: segments of unreserved characters that do not start with a dot (so no dot
  * segment, no encoding, no separator trick, nothing to decode). Such a path is accepted as it is
- * by every rule of `refusal`, and can be written into a URL string without any escaping.
+ * by every rule of `pathRefusal`, and can be written into a URL string without any escaping.
  */
 const PLAIN_REST = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*\/?$/
 /** A query the URL parser leaves exactly as it is: RFC 3986 query characters, without the quote it would escape. */

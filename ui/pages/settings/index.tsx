@@ -36,7 +36,6 @@ const SHOWN_LINES = 6
 const SETTING_EXISTS = 'A setting with this key exists; edit it instead.'
 const DELETED_MEANWHILE = 'Not saved: this setting was deleted since the page loaded. To keep it, add it again with Add setting.'
 
-/** An upstream API key: `proxy.<prefix>.api_key` for a prefix of the service (another name is an ordinary setting). */
 /**
  * A setting's key with a line break allowed after each `.` and `:` (`mail.|from_name`): where the
  * column is too narrow for it, it breaks between its parts rather than inside one. The text is the
@@ -47,6 +46,7 @@ function brokenAfterSeparators(key: string): ComponentChildren {
   return parts.flatMap((part, index) => (index === 0 ? [part] : [<wbr key={index} />, part]))
 }
 
+/** An upstream API key: `proxy.<prefix>.api_key` for a prefix of the service (another name is an ordinary setting). */
 const isApiKey = (key: string) => PREFIXES.some((prefix) => API_KEY.exec(key)?.[1] === prefix.name)
 
 /** What Add and Edit setting keep through the sign-in (drafts.ts): never a value to be encrypted. */
