@@ -62,7 +62,7 @@ export function createApp(deps: AppDeps) {
     .use(sessionLocationsRoutes(services, geo))
     .use(servicesRoutes(services))
     .use(socialRoutes(services))
-    .use(configRoutes(services))
+    .use(configRoutes(services, geo))
     .use(openApiRoutes(() => app.routes))
 
   // The two public GET routes asked most often, and every request under a proxy prefix, skip

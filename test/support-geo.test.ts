@@ -159,6 +159,11 @@ describe('GEOIP_DATABASE_PATH', () => {
     expect(body).toMatchObject({ country: 'IT', ...centre('IT') })
   })
 
+  test('/api/config says the custom database answers', async () => {
+    const answer = await fetch(`${custom.service.url}/api/config`, { headers: { cookie: custom.cookie.admin } })
+    expect(((await answer.json()) as { geo_database: string }).geo_database).toBe('custom')
+  })
+
   test('the embedded database no longer answers: what the custom one lacks is unknown', async () => {
     expect((await geo('193.0.6.139', custom.cookie.viewer, custom)).status).toBe(404)
   })
@@ -171,6 +176,9 @@ describe('GEOIP_DATABASE_PATH', () => {
       expect(body.country).toBe('NL')
       expect(broken.service.logLines.some((line) => line.includes('"geoip_database_unreadable"'))).toBe(true)
       expect(broken.service.logLines.join('')).not.toContain('missing.mmdb')
+      // And /api/config says which answers: the embedded one, not the file configured.
+      const answer = await fetch(`${broken.service.url}/api/config`, { headers: { cookie: broken.cookie.admin } })
+      expect(((await answer.json()) as { geo_database: string }).geo_database).toBe('embedded')
     } finally {
       await broken.stop()
     }

@@ -137,7 +137,7 @@ describe('GET /api/config', () => {
     for (const name of ['SESSION_SIGNING_KEY', 'ENCRYPTION_KEY'] as const) expect(text).not.toContain(stack.service.env[name]!)
   })
 
-  test('another deployment: development, no encryption key, a rotation under way, a custom geo database', async () => {
+  test('another deployment: development, no encryption key, a rotation under way, a custom geo database that cannot be read (the embedded one answers)', async () => {
     const other = await startService({
       env: {
         IDP_ADMIN_URL: stack.kratos.url,
@@ -157,7 +157,7 @@ describe('GET /api/config', () => {
         login_configured: false,
         encryption_available: false,
         previous_encryption_key_set: true,
-        geo_database: 'custom',
+        geo_database: 'embedded',
         proxy_timeout_ms: 2500,
       })
       expect((body.upstreams as Record<string, boolean>)['oauth-admin']).toBe(true)

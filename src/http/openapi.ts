@@ -154,7 +154,7 @@ const PublicConfig = Type.Object(
     upstreams: Type.Object(Object.fromEntries(UPSTREAM_NAMES.map((name) => [name, Type.Boolean()])) as Record<UpstreamName, TBoolean>, {
       additionalProperties: false,
     }),
-    geo_database: Type.Union([Type.Literal('embedded'), Type.Literal('custom')]),
+    geo_database: Type.Union([Type.Literal('embedded'), Type.Literal('custom')], { description: 'The database that answers: custom only when GEOIP_DATABASE_PATH could be read.' }),
     session_max_age_seconds: Type.Integer(),
     settings_cache_ttl_seconds: Type.Number(),
     identity_recheck_seconds: Type.Number(),

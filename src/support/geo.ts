@@ -54,12 +54,15 @@ interface GeoLocatorOptions {
 
 export class GeoLocator {
   private reader: Promise<Reader<MmdbRecord>> | null = null
+  /** The operator's file could not be read, and the embedded database answers instead. */
+  private fellBack = false
 
   constructor(private readonly options: GeoLocatorOptions) {}
 
-  /** Which database answers: the embedded one or the operator's. */
-  get source(): 'embedded' | 'custom' {
-    return this.options.customPath === null ? 'embedded' : 'custom'
+  /** Which database answers: the operator's, or the embedded one (none configured, or it could not be read). */
+  async source(): Promise<'embedded' | 'custom'> {
+    await this.open()
+    return this.options.customPath === null || this.fellBack ? 'embedded' : 'custom'
   }
 
   /** Opens the database on first use. An unreadable custom file is logged and the embedded one used instead. */
@@ -72,17 +75,13 @@ export class GeoLocator {
         } catch (error) {
           // The path is the operator's own setting; the variable name is enough to find it.
           log.error('geoip_database_unreadable', { variable: 'GEOIP_DATABASE_PATH', ...describeError(error) })
+          this.fellBack = true
         }
       }
       embeddedReader ??= openMmdb(embeddedDatabase)
       return embeddedReader
     })()
     return this.reader
-  }
-
-  /** Loads the database now (the first lookup would otherwise pay for it). */
-  async ready(): Promise<void> {
-    await this.open()
   }
 
   async locate(text: string): Promise<GeoAnswer> {

@@ -21,7 +21,8 @@ export interface PublicConfig {
   log_level: Config['logLevel']
 }
 
-export function describeConfig(config: Config): PublicConfig {
+/** `geoDatabase`: the database that answers (GeoLocator.source), which is not the configured one when that could not be read. */
+export function describeConfig(config: Config, geoDatabase: 'embedded' | 'custom'): PublicConfig {
   const upstreams = {} as Record<UpstreamName, boolean>
   for (const name of UPSTREAM_NAMES) upstreams[name] = config.upstreams[name] !== null
   return {
@@ -31,7 +32,7 @@ export function describeConfig(config: Config): PublicConfig {
     encryption_available: config.encryptionKey !== null,
     previous_encryption_key_set: config.encryptionKeyPrevious !== null,
     upstreams,
-    geo_database: config.geoipDatabasePath === null ? 'embedded' : 'custom',
+    geo_database: geoDatabase,
     session_max_age_seconds: MAX_SESSION_SECONDS,
     settings_cache_ttl_seconds: config.settingsCacheTtlSeconds,
     identity_recheck_seconds: config.identityRecheckSeconds,
