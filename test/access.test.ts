@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createApp } from '../src/app.ts'
-import { ACCESS_TABLE, classifyPath, findRule } from '../src/http/access.ts'
+import { ACCESS_TABLE, classifyPath, findRule, samplePathOf } from '../src/http/access.ts'
 import { loadConfig } from '../src/config.ts'
 import { openDatabase } from '../src/db/database.ts'
 import { SqliteStorage } from '../src/db/sqlite-storage.ts'
@@ -17,11 +17,6 @@ function productionApp() {
   return createApp({ config: loaded.config, storage: new SqliteStorage(opened.db), log: createLogger('error', () => {}) }).app
 }
 
-/** A concrete path for a route pattern: `:param` and `*` filled with a sample segment. */
-function samplePath(pattern: string): string {
-  return pattern.replace(/:[^/]+/g, 'sample').replace(/\*$/, 'sample/path')
-}
-
 describe('the access table covers every registered route', () => {
   const app = productionApp()
   const routes = app.routes.flatMap((route) =>
@@ -35,7 +30,7 @@ describe('the access table covers every registered route', () => {
 
   for (const route of routes) {
     test(`${route.method} ${route.path} has an explicit rule`, () => {
-      const path = samplePath(route.path)
+      const path = samplePathOf(route.path)
       const rule = findRule(path)
       expect(rule).not.toBeNull()
       // The gate's verdict for the route is the rule's (no spelling of it is judged differently).

@@ -7,7 +7,7 @@
 import { Elysia } from 'elysia'
 import { Type, type Static, type TBoolean, type TSchema } from '@sinclair/typebox'
 import { VERSION } from '../version.ts'
-import { requirementOf, findRule } from './access.ts'
+import { accessOfRoute, requirementOf } from './access.ts'
 import { codeToStatus, ERROR_CODES, type ErrorCode } from './errors.ts'
 import type { AuditAction, AuditEvent as AuditEventRecord } from '../audit/audit.ts'
 import { UPSTREAM_NAMES, type UpstreamName } from '../config.ts'
@@ -513,8 +513,8 @@ function operation(route: RouteLike): Json {
   const key = `${route.method} ${route.path}`
   const documented = ROUTE_DOCUMENTATION[key]
   const pathParams = [...openApiPath(route.path).matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!)
-  const rule = findRule(route.path.replace(/:[^/]+/g, 'x').replace(/\*$/, 'x'))
-  const requirement = rule ? requirementOf(rule.access) : 'session'
+  // What the gate decides for a request routed here (the same judgment as the route rule's).
+  const requirement = requirementOf(accessOfRoute(route.path))
   const op: Json = {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     'x-access': requirement,

@@ -9,17 +9,18 @@ export const DEFAULT_AUDIT_LIMIT = 50
 export const REQUEST_ID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 export const MAX_AUDIT_LIMIT = 200
 
-// Typed as a record so a new AuditAction that is not listed here fails to compile.
+// Typed as a record so a new AuditAction that is not listed here fails to compile. The Audit log's
+// Action filter offers them in this order (ui/pages/audit).
 export const ACTIONS: Record<AuditAction, true> = {
-  settings_write: true,
-  settings_delete: true,
-  settings_decrypt_read: true,
-  settings_reencrypt: true,
   login: true,
   logout: true,
   identity_search: true,
   sessions_revoke: true,
   proxy_write: true,
+  settings_write: true,
+  settings_delete: true,
+  settings_decrypt_read: true,
+  settings_reencrypt: true,
 }
 
 type AuditQueryResult = { ok: true; query: AuditQuery & { limit: number } } | { ok: false; field: 'limit' | 'before' | 'action' | 'actor' | 'request_id' }

@@ -15,10 +15,10 @@ import { FRESHNESS_WINDOW_MS, StorageUnavailableError, type Setting, type Settin
 import { characterCount } from '../text.ts'
 import { apiKeyProblem, SENDABLE_API_KEY } from './api-key-value.ts'
 
-export const SETTING_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$'
+import { MAX_CATEGORY_LENGTH, MAX_VALUE_BYTES, SETTING_KEY_PATTERN } from './limits.ts'
+
+export { MAX_CATEGORY_LENGTH, MAX_VALUE_BYTES, SETTING_KEY_PATTERN }
 const SETTING_KEY = new RegExp(SETTING_KEY_PATTERN)
-export const MAX_VALUE_BYTES = 64 * 1024
-export const MAX_CATEGORY_LENGTH = 64
 
 /**
  * What each field of a write may be, said when it is not (by the routes' schemas and by the

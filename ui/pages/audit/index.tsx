@@ -13,11 +13,11 @@ import { config, hasUpstream } from '../../session.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { revealHidden } from '../../reveal.ts'
 import { knownIdentifier, outcomeOf } from '../../audit-words.ts'
+import { ACTIONS as AUDIT_ACTIONS } from '../../../src/security/audit-query.ts'
 
 const PAGE = 50
-const ACTIONS = ['login', 'logout', 'identity_search', 'sessions_revoke', 'proxy_write', 'settings_write', 'settings_delete', 'settings_decrypt_read', 'settings_reencrypt'].map(
-  (name) => ({ value: name, label: name.replace(/_/g, ' ') }),
-)
+// The service's own list of audit actions, so a new one is offered as soon as it exists.
+const ACTIONS = Object.keys(AUDIT_ACTIONS).map((name) => ({ value: name, label: name.replace(/_/g, ' ') }))
 const TRAIL_SEPARATOR = '~'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // Actions whose target is an identity id.

@@ -18,11 +18,12 @@ import { isOwnIdentity } from '../../session.ts'
 import { displayName, primaryIdentifier } from './describe.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { useSchemasOnce } from './schemas-once.ts'
+import { MAX_IDENTIFIER_LENGTH } from '../../../src/identities/model.ts'
 
 // GET /api/identities refuses a longer credentials_identifier (admin-api.md §Limits), counted in
 // characters as src/identities/model.ts counts them. The box takes a longer text and says so at
 // Search: cut to fit, a pasted identifier would be searched as another one and reported missing.
-const MAX_SEARCH_LENGTH = 255
+const MAX_SEARCH_LENGTH = MAX_IDENTIFIER_LENGTH
 type BulkAction = 'deactivate' | 'activate' | 'delete'
 const VERB: Record<BulkAction, string> = { deactivate: 'Deactivate', activate: 'Activate', delete: 'Delete' }
 const PRESENT: Record<BulkAction, string> = { deactivate: 'Deactivating', activate: 'Activating', delete: 'Deleting' }

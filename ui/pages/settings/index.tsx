@@ -16,6 +16,7 @@ import { config } from '../../session.ts'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
 import { takeDraft, type Draft } from '../../drafts.ts'
 import { API_KEY_REFUSED, SENDABLE_API_KEY } from '../../../src/settings/api-key-value.ts'
+import { MAX_CATEGORY_LENGTH, MAX_VALUE_BYTES, SETTING_KEY_PATTERN } from '../../../src/settings/limits.ts'
 
 const REVEAL_MS = 30_000
 const MASK = '••••••••'
@@ -28,7 +29,7 @@ const PREFIXES: { name: UpstreamName; label: string }[] = [
   { name: 'oauth-admin', label: 'Hydra admin API' },
 ]
 const API_KEY = /^proxy\.([a-z-]+)\.api_key$/
-const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$/
+const KEY_PATTERN = new RegExp(SETTING_KEY_PATTERN)
 const NO_CATEGORY = 'Uncategorized'
 /** A value longer than this (characters, or lines) is shown cut, with Show all: a 64 KiB value would fill pages of the table. */
 const SHOWN_CHARACTERS = 300
@@ -533,8 +534,8 @@ function SettingDialog(props: {
     // Said at once for a key the page lists; the service refuses the others (added since, or while the list was not there).
     else if (!existing && props.keys.includes(key)) found.key = SETTING_EXISTS
     if (existing?.encrypted && value === '') found.value = 'Type the new value: an encrypted value is not shown here.'
-    if (new TextEncoder().encode(value).length > 64 * 1024) found.value = 'The value is larger than 64 KiB.'
-    if ([...category].length > 64) found.category = 'At most 64 characters.'
+    if (new TextEncoder().encode(value).length > MAX_VALUE_BYTES) found.value = 'The value is larger than 64 KiB.'
+    if ([...category].length > MAX_CATEGORY_LENGTH) found.category = `At most ${MAX_CATEGORY_LENGTH} characters.`
     if (encrypted && !props.encryption) found.encrypted = 'Encryption is not available on this server.'
     setErrors(found)
     if (Object.keys(found).length > 0) return focusFirstInvalid(form)
