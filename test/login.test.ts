@@ -302,6 +302,20 @@ describe('the callback refuses', () => {
     const [event] = await service.services.audit.list({ limit: 1, action: 'login' })
     expect({ actor: event!.actor, detail: event!.detail }).toEqual({ actor: '3f9c0a5e-0000-4000-8000-00000000dead', detail: { outcome: 'refused', reason: 'unknown_identity' } })
   })
+
+  test('a 404 page of something in front of the store (not Kratos\'s own error) → 502, not a refusal of the account: no session, nothing audited as refused', async () => {
+    const before = (await service.services.audit.list({ limit: 1, action: 'login' }))[0]?.id ?? 0
+    kratos.frontPages.set(`GET /admin/identities/${people.admin!.id}`, 404)
+    try {
+      const { response } = await loginAs('ada@example.test')
+      expect(response.status).toBe(502)
+      expect(((await response.json()) as { error: string }).error).toBe('bad_gateway')
+      expect(setCookies(response).has('admin-session')).toBe(false)
+    } finally {
+      kratos.frontPages.clear()
+    }
+    expect((await service.services.audit.list({ limit: 1, action: 'login' }))[0]?.id ?? 0).toBe(before)
+  })
 })
 
 /** What a browser sends when it opens an address (a redirect back from the provider, a click). */

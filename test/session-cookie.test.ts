@@ -163,6 +163,24 @@ test('an identity deactivated in the login store (Kratos\'s lock-out) loses its 
   expect((await getSettings(cookie)).status).toBe(200)
 })
 
+test('a 404 page of something in front of Kratos (not Kratos\'s own JSON error) is the store unavailable, not the identity erased: 503, the cookie kept, the session working once Kratos answers again', async () => {
+  const someone = stack.kratos.addIdentity({ email: 'fronted@example.test', role: 'admin' })
+  markSensitive(someone.id, 'fronted@example.test')
+  const cookie = `admin-session=${stack.service.sign({ sub: someone.id, role: 'admin' })}`
+  expect((await getSettings(cookie)).status).toBe(200)
+  stack.kratos.frontPages.set(`GET /admin/identities/${someone.id}`, 404)
+  try {
+    clock.advance(61)
+    const refused = await getSettings(cookie)
+    expect(refused.status).toBe(503)
+    expect(JSON.parse(refused.body).error).toBe('identity_backend_unavailable')
+    expect(refused.setCookie).toBeNull()
+  } finally {
+    stack.kratos.frontPages.clear()
+  }
+  expect((await getSettings(cookie)).status).toBe(200)
+})
+
 test('concurrent requests of one session share one identity-store lookup', async () => {
   const busy = stack.kratos.addIdentity({ email: 'busy@example.test', role: 'admin' })
   markSensitive(busy.id, 'busy@example.test')

@@ -20,14 +20,35 @@ export class IdentityStoreClient extends UpstreamClient {
     return found.failure === 'not_found' ? 'gone' : 'unavailable'
   }
 
+  /**
+   * The identity, or why not. Only Kratos's own 404 (its JSON error) says the identity is not
+   * there: a 404 page of something in front of it (an ingress, a wrong base path) is an answer we
+   * cannot read, or every session would end and every sign-in be refused as of an unknown account.
+   */
   async getIdentity(identityId: string): Promise<IdentityLookup> {
     const answer = await this.json(`/admin/identities/${encodeURIComponent(identityId)}`)
-    if (!answer.ok) return answer.status === 404 ? { ok: false, failure: 'not_found' } : { ok: false, failure: answer.failure }
+    if (!answer.ok) {
+      if (answer.status !== 404) return { ok: false, failure: answer.failure }
+      if (isOryError(answer.text)) return { ok: false, failure: 'not_found' }
+      this.options.log.warn('upstream_body', { upstream: this.options.name, status: 404, reason: 'not an Ory error' })
+      return { ok: false, failure: 'invalid_response' }
+    }
     const identity = answer.body
     if (typeof identity !== 'object' || identity === null || Array.isArray(identity)) {
       this.options.log.warn('upstream_body', { upstream: this.options.name, reason: 'not an object' })
       return { ok: false, failure: 'invalid_response' }
     }
     return { ok: true, identity: identity as Record<string, unknown> }
+  }
+}
+
+/** An Ory server's error body: a JSON object with `error` (Kratos's is an object, Hydra's a text). */
+function isOryError(text: string | undefined): boolean {
+  if (text === undefined) return false
+  try {
+    const body: unknown = JSON.parse(text)
+    return typeof body === 'object' && body !== null && !Array.isArray(body) && 'error' in body
+  } catch {
+    return false
   }
 }

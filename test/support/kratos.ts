@@ -299,6 +299,11 @@ export class KratosFixture {
    */
   readonly hostileRedirects = new Map<string, { status: 301 | 302 | 303 | 307 | 308; location: string }>()
   /**
+   * `METHOD /path` → what something in front of Kratos answers there instead of Kratos (an ingress's
+   * 404 page for a wrong base path, say): the status and an HTML body, never Kratos's JSON.
+   */
+  readonly frontPages = new Map<string, number>()
+  /**
    * Records served in another shape than Kratos's, by id (identity, session or message): wherever
    * the record appears (its own page, a list, a session's identity) it is answered reshaped.
    */
@@ -448,6 +453,8 @@ export class KratosFixture {
     this.calls.push(call)
     const hostile = this.hostileRedirects.get(`${request.method} ${url.pathname}`)
     if (hostile) return new Response(null, { status: hostile.status, headers: { location: hostile.location } })
+    const front = this.frontPages.get(`${request.method} ${url.pathname}`)
+    if (front !== undefined) return new Response(`<html><body><h1>${front} Not Found</h1><hr>nginx</body></html>`, { status: front, headers: { 'content-type': 'text/html' } })
     const response = await this.answer(request, url)
     const link = this.malformedLinks.get(url.pathname)
     if (link !== undefined) response.headers.set('link', link)
