@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import type { Socket } from 'node:net'
+import { ANSWER_LOST } from '../src/proxy/answer-lost.ts'
 import { gzipSync } from 'node:zlib'
 import { rawRequest } from './support/raw-http.ts'
 import { startStack, type Stack } from './support/stack.ts'
@@ -477,12 +478,35 @@ describe('upstream behaviour', () => {
     markSensitive(String(port))
     const service = await startService({ env: { IDP_PUBLIC_URL: `http://127.0.0.1:${port}` } })
     try {
-      const response = await fetch(`${service.url}/api/idp/x`)
-      expect(response.status).toBe(502)
-      expect((await response.json()).error).toBe('bad_gateway')
+      for (const method of ['GET', 'POST']) {
+        const response = await fetch(`${service.url}/api/idp/x`, { method, body: method === 'POST' ? '{}' : undefined })
+        expect(response.status).toBe(502)
+        // Nothing left this host: said as unreachable, not as an answer lost on the way.
+        expect(await response.json()).toEqual({ error: 'bad_gateway', message: 'Unable to reach upstream service.' })
+      }
       expect(service.logLines.join('')).not.toContain(ADMIN_KEY)
     } finally {
       await service.stop()
+    }
+  })
+
+  test('an upstream that takes the request and then resets, or cuts a small answer short → 502 saying its answer was lost and a change may have been made, with either client', async () => {
+    const ways: [string, (socket: Socket) => void][] = [
+      ['reset after the request', (socket) => socket.resetAndDestroy()],
+      ['closed after the request', (socket) => socket.end()],
+      ['a 201 cut short', (socket) => socket.end('HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"client_id":')],
+    ]
+    for (const [way, answer] of ways) {
+      for (const env of [{}, { HTTP_PROXY: 'http://127.0.0.1:9' }] as Record<string, string>[]) {
+        await behindRawUpstream(
+          answer,
+          async (service) => {
+            const response = await fetch(`${service.url}/api/idp/clients`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"client_name":"x"}' })
+            expect([way, env, response.status, await response.json()]).toEqual([way, env, 502, { error: 'bad_gateway', ...ANSWER_LOST }])
+          },
+          env,
+        )
+      }
     }
   })
 

@@ -2,6 +2,7 @@
 // our envelope's { error, message }; a page never parses or shows an upstream body.
 import type { PatchOp } from './components/json-patch.ts'
 import { MOST_IDENTITY_SESSIONS } from './identity-sessions.ts'
+import { ANSWER_LOST } from '../src/proxy/answer-lost.ts'
 import { RELAYED_ANSWER_POLICY } from '../src/proxy/relayed-policy.ts'
 import { nextPageToken } from '../src/upstream/link.ts'
 import {
@@ -27,6 +28,11 @@ export interface ApiFailure {
    * (504), and may still have made it. Never set on a read.
    */
   maybeDone?: boolean
+  /**
+   * With `maybeDone`, why the outcome is unknown, as the message begins ("Kratos did not answer in
+   * time", "Hydra's answer did not come through"); no answer in time when absent.
+   */
+  unknownWhy?: string
   /** The upstream a call through one of our proxy prefixes failed at, by name; absent for our own routes. */
   upstream?: UpstreamService
   /**
@@ -45,6 +51,7 @@ export type ApiResult<T> = { ok: true; data: T; requestId?: string } | { ok: fal
  */
 export function deleteOutcome(result: ApiResult<void>): { ok: true; already: boolean } | { ok: false; failure: ApiFailure } {
   if (result.ok) return { ok: true, already: false }
+  // A 404 page of something in front of Kratos or Hydra is not a 404 here (send(), foreignPage).
   return result.failure.status === 404 ? { ok: true, already: true } : result
 }
 
@@ -308,16 +315,31 @@ async function send<T>(method: string, path: string, body?: unknown, options: Se
   if (response.status === 401 && !relayed && !path.startsWith('/api/auth/')) onUnauthenticated({ lostWrite: (method !== 'GET' && method !== 'HEAD') || readFor === 'change', caller })
   const headers = response.headers
   const requestId = requestIdOf(headers)
+  const change = method !== 'GET' && method !== 'HEAD'
+  const upstream = proxiedTo(path)
   if (response.ok) {
     if (response.status === 204) return { result: { ok: true, data: undefined as T, requestId }, headers }
     try {
       return { result: { ok: true, data: (await response.json()) as T, requestId }, headers }
     } catch {
-      return { result: { ok: false, failure: { error: 'invalid_response', message: 'The service sent an answer the page cannot read.', status: response.status, requestId } }, headers }
+      // Kratos or Hydra answered a change with success and a body that did not arrive whole: the
+      // change was made, and what it answered is not known.
+      if (change && upstream !== null) return { result: { ok: false, failure: { ...unknownOutcome(upstream, `${upstream} answered, but its answer could not be read`, 'invalid_response', response.status), requestId } }, headers }
+      const from = upstream === null ? 'The service' : upstream
+      return { result: { ok: false, failure: { error: 'invalid_response', message: `${from} sent an answer the page cannot read.`, status: response.status, requestId, upstream: upstream ?? undefined } }, headers }
     }
   }
-  const failure = { ...namedFailure(path, await envelopeOf(response, relayed)), requestId }
-  if (failure.status === 504 && method !== 'GET' && method !== 'HEAD') return { result: { ok: false, failure: { ...unknownOutcome(path), requestId } }, headers }
+  const envelope = await envelopeOf(response, relayed)
+  // A 404 page of something in front of Kratos or Hydra (an ingress, a wrong base path) says nothing
+  // of the thing asked for: never taken for "not there" (deleted already, gone elsewhere).
+  if (relayed && response.status === 404 && envelope.upstreamOwn === false && upstream !== null) return { result: { ok: false, failure: { ...foreignPage(upstream), requestId } }, headers }
+  const failure = { ...namedFailure(path, envelope), requestId }
+  if (change && failure.status === 504) return { result: { ok: false, failure: { ...unknownOutcome(upstream, notAnsweredInTime(upstreamName(failure)), 'gateway_timeout', 504), requestId } }, headers }
+  // The request reached Kratos or Hydra and its answer was lost on the way (the proxy says so), or
+  // came in a form the proxy could not read: a change it asked for may have been made.
+  if (change && upstream !== null && (failure.error === 'proxy_error' || (failure.status === 502 && envelope.lost === true))) {
+    return { result: { ok: false, failure: { ...unknownOutcome(upstream, `${upstream}'s answer did not come through`, failure.error, failure.status), requestId } }, headers }
+  }
   if (failure.status === 403 && failure.error === 'forbidden' && !relayed) onForbidden()
   return { result: { ok: false, failure }, headers }
 }
@@ -350,6 +372,7 @@ function namedFailure(path: string, failure: ApiFailure): ApiFailure {
   const message = (() => {
     switch (failure.error) {
       case 'bad_gateway':
+        if (failure.message === ANSWER_LOST.message) return `${name}'s answer did not come through. ${WAIT}`
         return `${name} cannot be reached from this service. ${WAIT} If it goes on, check that ${name} is running.`
       case 'gateway_timeout':
         return `${notAnsweredInTime(name)}. ${WAIT}`
@@ -383,32 +406,56 @@ export function notAnsweredInTime(upstream: string, forWhat?: string): string {
  * answer, then `outcome` ("The identity may have been created: search for it before creating it again.").
  */
 export function unknownOutcomeSaid(failure: ApiFailure, outcome: string): ApiFailure {
-  return { ...failure, message: `${notAnsweredInTime(upstreamName(failure))}. ${outcome}` }
+  return { ...failure, message: `${whyUnknown(failure)}. ${outcome}` }
+}
+
+/** Why a change's outcome is unknown, without the full stop: "Kratos did not answer in time", "… for <what>" when the page names it. */
+export function whyUnknown(failure: ApiFailure, forWhat?: string): string {
+  if (failure.unknownWhy === undefined) return notAnsweredInTime(upstreamName(failure), forWhat)
+  return forWhat === undefined ? failure.unknownWhy : `${failure.unknownWhy} for ${forWhat}`
 }
 
 /** Who a failure is of, as its message names it: Kratos or Hydra, else this service's upstream in general. */
 export const upstreamName = (failure: ApiFailure): string => failure.upstream ?? 'The upstream service'
 
-/**
- * A change answered 504: the service gave up waiting, but the request had reached the upstream,
- * which may have carried it out (or still be doing so). Said as unknown, never as failed: a retry
- * could make it twice (a second client, a second identity).
- */
-function unknownOutcome(path: string): ApiFailure {
-  const upstream = proxiedTo(path) ?? undefined
-  return unknownOutcomeSaid({ error: 'gateway_timeout', message: '', status: 504, maybeDone: true, upstream }, 'The change may have been made: check before trying again.')
+/** A 404 that is not Kratos's or Hydra's own: what came instead of their answer, and where to look. */
+function foreignPage(upstream: UpstreamService): ApiFailure {
+  return {
+    error: 'foreign_answer',
+    message: `A 404 page came instead of ${upstream}'s answer: check the ${upstream} URL this service is configured with, and any proxy in front of ${upstream}.`,
+    status: 502,
+    upstream,
+  }
 }
 
-/** Our envelope's error and message; anything else (an upstream body) is replaced by a generic sentence. */
-async function envelopeOf(response: Response, relayed: boolean): Promise<ApiFailure> {
+/**
+ * A change whose request reached the upstream but whose answer did not come back (504: the service
+ * gave up waiting; 502: the answer was lost on the way): it may have been carried out (or still be
+ * under way). Said as unknown, never as failed: a retry could make it twice (a second client, a
+ * second identity). `why` begins the message.
+ */
+function unknownOutcome(upstream: UpstreamService | null, why: string, error: string, status: number): ApiFailure {
+  return unknownOutcomeSaid({ error, message: '', status, maybeDone: true, unknownWhy: why, upstream: upstream ?? undefined }, 'The change may have been made: check before trying again.')
+}
+
+/**
+ * Our envelope's error and message; anything else (an upstream body) is replaced by a generic
+ * sentence. A relayed body is read only to tell Kratos's or Hydra's own error from a page of
+ * something in front of them (`upstreamOwn`); its words are never shown.
+ */
+async function envelopeOf(response: Response, relayed: boolean): Promise<ApiFailure & { lost?: boolean; upstreamOwn?: boolean }> {
   const fallback = { error: 'request_failed', message: GENERIC[response.status] ?? `The request failed (HTTP ${response.status}).`, status: response.status }
-  if (relayed) return fallback
+  let body: unknown
   try {
-    const body = (await response.json()) as Record<string, unknown>
-    // Proxied Kratos errors are { error: { … } }: not ours, never shown.
-    if (typeof body.error === 'string' && typeof body.message === 'string') return { error: body.error, message: body.message, status: response.status }
+    body = await response.json()
   } catch {
-    // not JSON
+    return relayed ? { ...fallback, upstreamOwn: false } : fallback
+  }
+  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
+  // Ory's errors are { error: { … } } (Kratos) or { error: "…", error_description } (Hydra).
+  if (relayed) return { ...fallback, upstreamOwn: 'error' in fields }
+  if (typeof fields.error === 'string' && typeof fields.message === 'string') {
+    return { error: fields.error, message: fields.message, status: response.status, lost: fields.message === ANSWER_LOST.message }
   }
   return fallback
 }

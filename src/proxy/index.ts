@@ -11,6 +11,7 @@ import { ApiError } from '../http/errors.ts'
 import { attachedSession, pathnameOf, requestIdOf } from '../http/request-context.ts'
 import { noteOn } from '../http/request-notes.ts'
 import { describeError } from '../log.ts'
+import { ANSWER_LOST } from './answer-lost.ts'
 import { forwardedRequestHeaders, relayedResponseHeaders } from './headers.ts'
 import { fetchUpstream } from './fetch-client.ts'
 import { Http1Pool, UpstreamProtocolError, type UpstreamAnswer } from './http1.ts'
@@ -55,6 +56,13 @@ function classifyFailure(error: unknown, aborted: boolean): Failure {
   const failure = failureOf(error, aborted)
   return { code: failure === 'invalid_response' || failure === 'rejected' ? 'proxy_error' : (errorCodeFor(failure) as Failure['code']), class: failure }
 }
+
+/**
+ * Failures that prove the request never left this host (no connection was made): anything else
+ * after the request went out (a reset, an answer cut short) leaves its outcome unknown.
+ */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ConnectionRefused', 'FailedToOpenSocket'])
+const neverSent = (error: unknown) => NOT_SENT.has(String((error as { code?: unknown } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code))
 
 /** An admin API path under a public prefix: where it is served instead. */
 const ADMIN_PATH_REFUSAL = {
@@ -173,10 +181,12 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
       deadline.stop()
       if (error instanceof BodyTooLarge || (error as { cause?: unknown }).cause instanceof BodyTooLarge) throw new ApiError('payload_too_large')
       const failure = classifyFailure(error, deadline.aborted)
+      // A 502 after the request may have reached the upstream says so: its change may have been made.
+      const lost = failure.code === 'bad_gateway' && !neverSent(error)
       log.warn('proxy_failed', { request_id: requestIdOf(request), prefix: prefix.name, method: request.method, failure: failure.class, ...describeError(error) })
       noteOn(request, { upstream_failure: failure.class })
-      if (prefix.admin) await auditWrite(prefix, request, pathUnderBase(target.url, target.base), null, failure.class)
-      throw new ApiError(failure.code)
+      if (prefix.admin) await auditWrite(prefix, request, pathUnderBase(target.url, target.base), null, lost ? 'answer_lost' : failure.class)
+      throw new ApiError(failure.code, lost ? ANSWER_LOST : {})
     }
     const body = NO_BODY_METHODS.has(request.method) || !request.body ? undefined : limitedBody(request.body, PROXY_BODY_LIMIT)
     // The timeout covers the upstream's answer (status and headers, and a small body); a long download may take longer.

@@ -210,6 +210,11 @@ export class HydraFixture {
   readonly malformedLists = new Map<string, ReshapeList>()
   /** What `/version` answers. */
   version = 'v26.2.0'
+  /**
+   * `METHOD /path` → how the answer is lost on its way after Hydra has carried the request out:
+   * `length`, cut short under a Content-Length announcing all of it; `chunked`, cut short without one.
+   */
+  readonly cutAnswers = new Map<string, 'length' | 'chunked'>()
   private server: ReturnType<typeof Bun.serve> | null = null
   private port = 0
   private sequence = 0
@@ -239,6 +244,25 @@ export class HydraFixture {
   }
 
   private async handle(request: Request): Promise<Response> {
+    const answer = await this.answer(request)
+    const cut = this.cutAnswers.get(`${request.method} ${new URL(request.url).pathname}`)
+    if (cut === undefined) return answer
+    const whole = new Uint8Array(await answer.arrayBuffer())
+    const half = whole.subarray(0, Math.floor(whole.byteLength / 2))
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        controller.enqueue(half)
+        await Bun.sleep(20)
+        controller.error(new Error('the connection was lost'))
+      },
+    })
+    const headers = new Headers(answer.headers)
+    if (cut === 'length') headers.set('content-length', String(whole.byteLength))
+    else headers.delete('content-length')
+    return new Response(body, { status: answer.status, headers })
+  }
+
+  private async answer(request: Request): Promise<Response> {
     const url = new URL(request.url)
     this.calls.push({ method: request.method, path: url.pathname, query: url.searchParams, headers: request.headers })
     if (this.delayMs > 0) await Bun.sleep(this.delayMs)

@@ -1,6 +1,6 @@
 // Identities (admin): cursor-paged table, exact identifier search, create, bulk state changes.
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, deleteOutcome, notAnsweredInTime, unknownOutcomeSaid, upstreamName, type ApiFailure, type Identity } from '../../api.ts'
+import { api, deleteOutcome, unknownOutcomeSaid, whyUnknown, type ApiFailure, type Identity } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, toReport, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Cell, cellText, DataTable, Row, SelectAll, SelectCell, Wrappable } from '../../components/data-table.tsx'
@@ -124,7 +124,7 @@ export function IdentitiesPage() {
     const done = attempted - refused.length - unknown.length
     const past = { deactivate: 'deactivated', activate: 'activated', delete: 'deleted' }[action]
     const late = unknown[0]
-    const unknownSaid = late ? ` ${unknown.length} may or may not have been: ${notAnsweredInTime(upstreamName(late.failure))}.` : ''
+    const unknownSaid = late ? ` ${unknown.length} may or may not have been: ${whyUnknown(late.failure)}.` : ''
     const stoppedSaid = notTried.length ? ` Cancelled: ${notTried.length} not changed.` : ''
     announce(`${done} ${done === 1 ? 'identity' : 'identities'} ${past}.${refused.length ? ` ${refused.length} could not be changed.` : ''}${unknownSaid}${stoppedSaid}`)
     // What could not be changed, or may not have been, stays selected for another try, with the
@@ -135,7 +135,7 @@ export function IdentitiesPage() {
     if (first) sentences.push(`Not ${past}: ${refused.map(({ identity }) => nameOf(identity)).join(', ')}. ${first.failure.message}`)
     if (late) {
       const which = unknown.map(({ identity }) => nameOf(identity)).join(', ')
-      sentences.push(`${notAnsweredInTime(upstreamName(late.failure), which)}: they may have been ${past}. The list below has been read again: check it before trying again.`)
+      sentences.push(`${whyUnknown(late.failure, which)}: they may have been ${past}. The list below has been read again: check it before trying again.`)
     }
     // Its Details give the ID of the first failure there is to report (a 5xx, a timeout), not of a
     // refusal the message already explains; each is in the log and the audit trail.

@@ -1,0 +1,84 @@
+// Changes whose answer did not come back whole, and 404 pages that are not the upstream's own: the
+// operator is told what is known and what is not, never that a change failed that may have been
+// made (a second Create would make a second client), nor that something was deleted that is still
+// there. Each outcome is checked in the Kratos-like and Hydra-like stand-ins afterwards.
+import { expect, test } from 'bun:test'
+import { answerLost, useSignedInBrowser } from './harness.ts'
+
+const admin = useSignedInBrowser('admin', '/dashboard/oauth-clients')
+
+const made = (name: string) => [...admin.harness.sandbox.hydra.clients.values()].filter((client) => client.client_name === name).length
+const listReads = () => admin.harness.sandbox.hydra.calls.filter((call) => call.method === 'GET' && call.path === '/admin/clients').length
+const CREATE_PATH = (url: URL) => url.pathname === '/api/oauth-admin/admin/clients'
+
+/** Create client with `name`, and what the page says afterwards about its outcome. */
+async function createClient(name: string, why: string): Promise<void> {
+  const page = admin.page
+  await page.goto(admin.url('/dashboard/oauth-clients'))
+  await page.getByRole('table', { name: 'OAuth clients' }).waitFor()
+  await page.getByRole('button', { name: 'Create client' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Create client' })
+  await dialog.getByRole('textbox', { name: 'Client name' }).fill(name)
+  await dialog.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://lost.example.com/cb')
+  const readsBefore = listReads()
+  await dialog.getByRole('button', { name: 'Create client' }).click()
+  const notice = page.getByRole('alert').filter({ hasText: `${why} The client may have been created: check the list before creating it again.` })
+  await notice.waitFor()
+  await notice.getByText('If it is, its secret cannot be shown any more: Replace secret on its page gives it a new one.', { exact: false }).waitFor()
+  // Not a failure that invites pressing Create client again: the dialog closes, and the list is read again.
+  await dialog.waitFor({ state: 'hidden' })
+  for (let waited = 0; listReads() === readsBefore && waited < 5000; waited += 50) await Bun.sleep(50)
+  expect(listReads()).toBeGreaterThan(readsBefore)
+  expect(made(name)).toBe(1)
+  expect(await page.getByText('cannot be reached').count()).toBe(0)
+}
+
+test('a Create Hydra carried out whose answer did not come through (the service answers 502, the answer lost): said to be of unknown outcome, never a failure inviting a second client', async () => {
+  const stop = await answerLost(admin.page, 'POST', CREATE_PATH)
+  try {
+    await createClient('Lost answer', "Hydra's answer did not come through.")
+  } finally {
+    await stop()
+  }
+  expect(admin.problems.splice(0).every((problem) => /status of 502\b/.test(problem))).toBe(true)
+})
+
+test('a Create Hydra answered 201 whose body was cut short on the way: said to be of unknown outcome (it was made, what it answered is not known)', async () => {
+  const { hydra } = admin.harness.sandbox
+  hydra.cutAnswers.set('POST /admin/clients', 'chunked')
+  try {
+    await createClient('Cut answer', 'Hydra answered, but its answer could not be read.')
+  } finally {
+    hydra.cutAnswers.clear()
+  }
+  // The browser says the connection was reset; nothing else went wrong.
+  expect(admin.problems.splice(0).every((problem) => /ERR_CONNECTION_RESET|ERR_INCOMPLETE_CHUNKED_ENCODING/.test(problem))).toBe(true)
+})
+
+test('a Delete answered with a 404 page of something in front of Kratos (not Kratos\'s own error) is not taken for "already deleted": said so, the identity still there and still shown', async () => {
+  const { kratos } = admin.harness.sandbox
+  const identity = kratos.addIdentity({ email: 'fronted.delete@example.test', name: 'Fronted Delete' })
+  await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
+  await admin.page.getByRole('heading', { level: 1, name: 'fronted.delete@example.test' }).waitFor()
+  kratos.frontPages.set(`DELETE /admin/identities/${identity.id}`, 404)
+  try {
+    await admin.page.getByRole('button', { name: 'Delete identity' }).click()
+    const dialog = admin.page.getByRole('dialog', { name: 'Delete identity?' })
+    await dialog.getByRole('textbox', { name: 'Type fronted.delete@example.test to confirm' }).fill('fronted.delete@example.test')
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).click()
+    await admin.page
+      .getByRole('alert')
+      .filter({ hasText: "A 404 page came instead of Kratos's answer: check the Kratos URL this service is configured with, and any proxy in front of Kratos." })
+      .first()
+      .waitFor()
+  } finally {
+    kratos.frontPages.clear()
+  }
+  expect(admin.page.url()).toBe(admin.url(`/dashboard/identities/${identity.id}`))
+  expect(await admin.page.getByText('had already been deleted').count()).toBe(0)
+  expect(kratos.identities.has(identity.id)).toBe(true)
+  // Nor is the identity said to be gone from the page: it is there.
+  expect(await admin.page.getByRole('heading', { level: 1, name: 'fronted.delete@example.test' }).count()).toBe(1)
+  expect(await admin.page.getByText('Kratos no longer has this identity').count()).toBe(0)
+  expect(admin.problems.splice(0).every((problem) => /status of 404\b/.test(problem))).toBe(true)
+})
