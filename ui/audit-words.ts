@@ -7,6 +7,8 @@ import { isOwnIdentity, user } from './session.ts'
  * or updated); the others say why it was not (refused, upstream_refused, an error code).
  */
 const DONE = new Set(['ok', 'created', 'updated'])
+/** A proxied write whose request reached the upstream but whose answer did not come back: it may have been done. */
+const UNKNOWN = new Set(['timeout', 'answer_lost'])
 
 /**
  * How it ended, in words (the detail's outcome, "refused"; ok/failed; a status; "ok" when it says
@@ -14,7 +16,10 @@ const DONE = new Set(['ok', 'created', 'updated'])
  */
 export function outcomeOf(event: AuditEvent): { said: string; done: boolean } {
   const detail = event.detail ?? {}
-  if (typeof detail.outcome === 'string') return { said: detail.outcome.replace(/_/g, ' '), done: DONE.has(detail.outcome) }
+  if (typeof detail.outcome === 'string') {
+    const said = detail.outcome.replace(/_/g, ' ')
+    return { said: UNKNOWN.has(detail.outcome) ? `${said} (may have been done)` : said, done: DONE.has(detail.outcome) }
+  }
   if (typeof detail.ok === 'boolean') return { said: detail.ok ? 'ok' : 'failed', done: detail.ok }
   if (typeof detail.status === 'number') return detail.status < 400 ? { said: `ok (${detail.status})`, done: true } : { said: `failed (${detail.status})`, done: false }
   return { said: 'ok', done: true }
