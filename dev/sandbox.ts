@@ -75,6 +75,8 @@ interface SandboxOptions {
   kratosPublic?: boolean
   /** Without it the service has no ENCRYPTION_KEY. Default true. */
   encryption?: boolean
+  /** IDENTITY_RECHECK_SECONDS (how long the gate trusts that a signed-in account exists); the service's default unless set. */
+  identityRecheckSeconds?: number
   /** Every answer the service sends, for tests that check them all (test/support/leaks.ts). */
   observe?: (request: Request, response: Response) => void
   /** Where the log's lines go instead of stdout, every level included (for the same tests). */
@@ -193,6 +195,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...(options.databaseUrl === undefined ? { DATABASE_PATH: join(options.dataDir, 'sandbox.db') } : { DATABASE_URL: options.databaseUrl }),
     NODE_ENV: 'development',
     LOG_LEVEL: options.quiet ? 'error' : 'info',
+    ...(options.identityRecheckSeconds === undefined ? {} : { IDENTITY_RECHECK_SECONDS: String(options.identityRecheckSeconds) }),
   })
   const replicas: SandboxReplica[] = []
   // One after the other: the first applies the migrations.

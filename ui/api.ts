@@ -330,6 +330,7 @@ async function send<T>(method: string, path: string, body?: unknown, options: Se
     }
   }
   const envelope = await envelopeOf(response, relayed)
+  if (!relayed && envelope.error === 'identity_backend_unavailable') envelope.message = SESSION_UNCONFIRMED
   // A 404 page of something in front of Kratos or Hydra (an ingress, a wrong base path) says nothing
   // of the thing asked for: never taken for "not there" (deleted already, gone elsewhere).
   if (relayed && response.status === 404 && envelope.upstreamOwn === false && upstream !== null) return { result: { ok: false, failure: { ...foreignPage(upstream), requestId } }, headers }
@@ -360,6 +361,15 @@ function proxiedTo(path: string): UpstreamService | null {
 }
 
 const WAIT = 'Wait a moment and try again.'
+
+/**
+ * The gate could not ask the login identity store whether the signed-in account still exists, for
+ * longer than it trusts its last answer: every page is refused until it can (decisions §5). What
+ * to check, and the way to mend an API key from the server, since Settings is refused too.
+ */
+const SESSION_UNCONFIRMED =
+  "Your sign-in cannot be confirmed: Kratos, where this service checks that your account still exists, is not answering it. The dashboard comes back as soon as it does. If this goes on, check that Kratos's admin API is running, and that this service's API key for it is valid: on the server, admin-dashboard settings set proxy.iam-idp-admin.api_key --encrypted (or proxy.idp-admin.api_key where the admins have no Kratos of their own)."
+
 
 /**
  * A failure of a call through a proxy prefix, said of the upstream by name: the proxy's own

@@ -39,6 +39,8 @@ export interface HarnessOptions {
   databaseUrl?: string
   /** Replicas of the service on that database (sandbox.replicas). */
   replicas?: number
+  /** IDENTITY_RECHECK_SECONDS (sandbox.identityRecheckSeconds). */
+  identityRecheckSeconds?: number
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {

@@ -266,7 +266,10 @@ function Services({ onSettled }: WidgetProps) {
                     <h3>{serviceName(service)}</h3>
                     <p class="mono muted">{service.name}</p>
                     <p>
-                      <span class={service.healthy ? 'state state-active' : 'state state-inactive'}>{service.healthy ? 'Up' : 'Down'}</span>
+                      {/* The last check's answer, said as such when no newer one could be had (the service may have gone down since). */}
+                      <span class={stale ? 'state state-warn' : service.healthy ? 'state state-active' : 'state state-inactive'}>
+                        {`${service.healthy ? 'Up' : 'Down'}${stale ? ' at the last check' : ''}`}
+                      </span>
                     </p>
                     <dl class="facts">
                       <dt>Version</dt>
