@@ -125,10 +125,13 @@ describe('through every caller', () => {
     }
   }
 
-  test('GET /api/identities, upstream non-json: the message says the store answered what cannot be read, not that it was unreachable', async () => {
-    const response = await call('GET /api/identities', 'non-json')
-    expect(await response.json()).toEqual({ error: 'bad_gateway', message: 'The identity store answered with data that cannot be read.' })
-  })
+  for (const caller of ['GET /api/identities', 'GET /api/session-locations']) {
+    test(`${caller}, upstream non-json or refusing: the message says what the store answered, not that it was unreachable`, async () => {
+      expect(await (await call(caller, 'non-json')).json()).toEqual({ error: 'bad_gateway', message: 'The identity store answered with data that cannot be read.' })
+      expect(await (await call(caller, '4xx')).json()).toEqual({ error: 'bad_gateway', message: 'The identity store answered with an error (HTTP 403).' })
+      expect(await (await call(caller, 'refused')).json()).toEqual({ error: 'bad_gateway', message: 'Unable to reach upstream service.' })
+    })
+  }
 
   for (const mode of MODES) {
     test(`services health with the upstream ${mode}: 200, the Kratos and Hydra admin APIs down, nothing of theirs shown`, async () => {

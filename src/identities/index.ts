@@ -7,10 +7,6 @@ import { ApiError } from '../http/errors.ts'
 import { requestIdOf, sessionOf } from '../http/request-context.ts'
 import { IdentitiesService } from './service.ts'
 
-// The contract's code for an upstream failure (502 `bad_gateway`), with words that fit: the store
-// was reached and answered, but not with a page of identities. Nothing of the answer is echoed.
-const UNREADABLE_ANSWER = 'The identity store answered with data that cannot be read.'
-
 export function identitiesRoutes(services: Pick<Services, 'log' | 'clock' | 'audit' | 'managedStore'>) {
   const { log, clock, audit } = services
   const store = services.managedStore
@@ -20,7 +16,7 @@ export function identitiesRoutes(services: Pick<Services, 'log' | 'clock' | 'aud
     const admin = sessionOf(request)
     // The raw query, not Elysia's parsed one: repeated parameters must be seen to be refused.
     const outcome = await identities.search(new URL(request.url).searchParams, admin.sub, requestIdOf(request))
-    if (!outcome.ok) throw new ApiError(outcome.code, outcome.unreadable ? { message: UNREADABLE_ANSWER } : {})
+    if (!outcome.ok) throw new ApiError(outcome.code, outcome.message === undefined ? {} : { message: outcome.message })
     return outcome.page
   })
 }

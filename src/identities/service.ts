@@ -6,7 +6,7 @@ import type { AuditLog } from '../audit/audit.ts'
 import type { Clock } from '../clock.ts'
 import type { ErrorCode } from '../http/errors.ts'
 import type { Logger } from '../log.ts'
-import type { IdentityStoreClient } from './store.ts'
+import { answeredWithError, UNREADABLE_ANSWER, type IdentityStoreClient } from './store.ts'
 import { errorCodeFor, type UpstreamFailure } from '../upstream/client.ts'
 import { nextPageToken } from '../upstream/link.ts'
 import { parseListQuery, requestedFilter, summarizeIdentity, type IdentityPage, type IdentitySummary, type ListQuery } from './model.ts'
@@ -15,9 +15,9 @@ import { parseListQuery, requestedFilter, summarizeIdentity, type IdentityPage, 
  * A failure, with the upstream failure class for the log; `unreadable` when the store answered
  * (200) with something that is not a page of identities: reached, so "unreachable" would mislead.
  */
-type ListOutcome = { ok: true; page: IdentityPage } | { ok: false; code: ErrorCode; failure?: UpstreamFailure; unreadable?: true }
+type ListOutcome = { ok: true; page: IdentityPage } | { ok: false; code: ErrorCode; failure?: UpstreamFailure; message?: string }
 
-const UNREADABLE: ListOutcome = { ok: false, code: 'bad_gateway', failure: 'invalid_response', unreadable: true }
+const UNREADABLE: ListOutcome = { ok: false, code: 'bad_gateway', failure: 'invalid_response', message: UNREADABLE_ANSWER }
 
 const PAGE_TOKEN_COMPLAINT = /page[ _-]?token/i
 
@@ -57,7 +57,10 @@ export class IdentitiesService {
     if (!answer.ok && answer.failure === 'invalid_response' && answer.status === 200) return UNREADABLE
     if (!answer.ok) {
       const code = answer.failure === 'rejected' ? refusalCode(answer.status ?? 0, answer.text ?? '', query) : errorCodeFor(answer.failure)
-      return { ok: false, code, failure: code === 'invalid_page_token' ? undefined : answer.failure }
+      if (code === 'invalid_page_token') return { ok: false, code }
+      // Reached, and refused: said so, not as a store that could not be reached.
+      const message = answer.failure === 'rejected' && answer.status !== undefined ? answeredWithError(answer.status) : undefined
+      return { ok: false, code, failure: answer.failure, message }
     }
     const rows = answer.body
     if (!Array.isArray(rows)) {

@@ -5,6 +5,12 @@ import { UpstreamClient, type UpstreamFailure } from '../upstream/client.ts'
 
 export type IdentityLookup = { ok: true; identity: Record<string, unknown> } | { ok: false; failure: 'not_found' | UpstreamFailure }
 
+// The contract's code for an upstream failure (502 `bad_gateway`), with words that fit when the
+// store was reached: it answered, but with an error or with something that is not what was asked.
+// Nothing of the answer is echoed but its status.
+export const UNREADABLE_ANSWER = 'The identity store answered with data that cannot be read.'
+export const answeredWithError = (status: number) => `The identity store answered with an error (HTTP ${status}).`
+
 /** Deactivated in Kratos: it can no longer sign in there, nor hold a dashboard session. */
 export const isInactive = (identity: Record<string, unknown>) => identity.state === 'inactive'
 

@@ -18,7 +18,7 @@ export function sessionLocationsRoutes(services: Pick<Services, 'log' | 'clock' 
   return new Elysia({ name: 'support-session-locations' }).get('/api/session-locations', async ({ request }) => {
     const days = integerParam(request, 'days', DAYS_PARAMETER)
     const outcome = await locations.points(days, request.signal)
-    if (!outcome.ok) throw new ApiError(outcome.code)
+    if (!outcome.ok) throw new ApiError(outcome.code, outcome.message === undefined ? {} : { message: outcome.message })
     return outcome.answer
   })
 }

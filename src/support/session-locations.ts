@@ -12,7 +12,7 @@ import type { Clock } from '../clock.ts'
 import type { ErrorCode } from '../http/errors.ts'
 import { errorCodeFor } from '../upstream/client.ts'
 import { nextPageToken } from '../upstream/link.ts'
-import type { IdentityStoreClient } from '../identities/store.ts'
+import { answeredWithError, UNREADABLE_ANSWER, type IdentityStoreClient } from '../identities/store.ts'
 import type { Logger } from '../log.ts'
 import type { GeoLocation, GeoLocator } from './geo.ts'
 
@@ -29,7 +29,8 @@ interface LocationsAnswer {
   truncated: boolean
 }
 
-type LocationsOutcome = { ok: true; answer: LocationsAnswer } | { ok: false; code: ErrorCode }
+/** `message`: the store was reached, and answered with an error or with something that is no list of sessions. */
+type LocationsOutcome = { ok: true; answer: LocationsAnswer } | { ok: false; code: ErrorCode; message?: string }
 
 export const PAGE_SIZE = 250
 export const MAX_PAGES = 20
@@ -110,14 +111,17 @@ export class SessionLocationsService {
     store: IdentityStoreClient,
     query: URLSearchParams,
     signal: AbortSignal | undefined,
-  ): Promise<{ ok: true; sessions: Record<string, unknown>[]; link: string | null } | { ok: false; code: ErrorCode }> {
+  ): Promise<{ ok: true; sessions: Record<string, unknown>[]; link: string | null } | { ok: false; code: ErrorCode; message?: string }> {
     const { log } = this.deps
     const answer = await store.json('/admin/sessions', { query, signal })
-    if (!answer.ok) return { ok: false, code: errorCodeFor(answer.failure) }
+    if (!answer.ok) {
+      const message = answer.failure === 'rejected' && answer.status !== undefined ? answeredWithError(answer.status) : answer.status === 200 ? UNREADABLE_ANSWER : undefined
+      return { ok: false, code: errorCodeFor(answer.failure), message }
+    }
     const rows = answer.body
     if (!Array.isArray(rows)) {
       log.warn('session_list_body', { reason: 'not an array' })
-      return { ok: false, code: 'bad_gateway' }
+      return { ok: false, code: 'bad_gateway', message: UNREADABLE_ANSWER }
     }
     const sessions = rows.filter((row): row is Record<string, unknown> => typeof row === 'object' && row !== null && !Array.isArray(row))
     return { ok: true, sessions, link: answer.headers.get('link') }
