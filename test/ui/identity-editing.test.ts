@@ -1270,6 +1270,30 @@ test('a failed save takes the place of the earlier "Traits saved." in the status
   expect(admin.problems.splice(0).every((problem) => /status of 500\b/.test(problem))).toBe(true)
 })
 
+test('while a second Save is under way the first one\'s "Traits saved." is no longer on screen: it would read as this one\'s outcome', async () => {
+  const { kratos } = admin.harness.sandbox
+  kratos.addIdentity({ email: 'two.saves@example.test', name: 'Two Saves' })
+  await openIdentity('two.saves@example.test')
+  const traits = admin.page.getByRole('region', { name: 'Traits' })
+  const status = admin.page.getByRole('status')
+  await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('First')
+  await traits.getByRole('button', { name: 'Save' }).click()
+  await status.getByText('Traits saved.').waitFor()
+  await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Second')
+  kratos.delayMs = 1500
+  try {
+    await traits.getByRole('button', { name: 'Save' }).click()
+    await Bun.sleep(300)
+    expect(await traits.getByRole('button', { name: 'Save' }).getAttribute('aria-disabled')).toBe('true')
+    expect(await status.textContent()).toBe('')
+  } finally {
+    kratos.delayMs = 0
+  }
+  await status.getByText('Traits saved.').waitFor()
+  expect(stored('two.saves@example.test')!.traits.name).toBe('Second')
+  expect(admin.problems).toEqual([])
+})
+
 test('a Save Kratos refuses as too busy (429) or unavailable (503) names Kratos and says to wait and try again', async () => {
   const { kratos } = admin.harness.sandbox
   kratos.addIdentity({ email: 'busy.kratos@example.test', name: 'Busy Kratos' })

@@ -1,5 +1,6 @@
 // A button's action that runs once however often it is pressed, and the button while it runs.
 import { useRef, useState } from 'preact/hooks'
+import { clearEarlierAnnouncement } from './status.ts'
 
 /**
  * One request at a time: `busy` makes the buttons unavailable (unavailableWhile), and a press that
@@ -13,6 +14,8 @@ export function useOneAtATime(): [boolean, (action: () => Promise<unknown>) => P
     if (running.current) return
     running.current = true
     setBusy(true)
+    // What an earlier action said ("Traits saved.") is not left on screen while this one is under way.
+    clearEarlierAnnouncement()
     try {
       await action()
     } finally {
