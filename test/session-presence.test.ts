@@ -4,16 +4,10 @@
 // the identity store is a lookup the test answers when it chooses.
 
 import { afterEach, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { openDatabase } from '../src/db/database.ts'
-import { SqliteStorage } from '../src/db/sqlite-storage.ts'
-import { signSessionCookie, type SessionPayload } from '../src/session/cookie.ts'
-import { RevocationStore } from '../src/session/revocations.ts'
-import { SessionVerifier, type SessionCheck } from '../src/session/verifier.ts'
+import { verifierOnFile } from './support/verifier.ts'
+import type { SessionCheck } from '../src/session/verifier.ts'
 
-const cleanups: (() => void | Promise<void>)[] = []
+const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
@@ -21,25 +15,11 @@ afterEach(async () => {
 type Presence = 'present' | 'gone' | 'unavailable'
 
 async function setUp() {
-  const dir = mkdtempSync(join(tmpdir(), 'session-presence-'))
-  const opened = openDatabase(join(dir, 'db.sqlite'))
-  if (!opened.ok) throw new Error(opened.error)
-  const storage = new SqliteStorage(opened.db)
-  const revocations = new RevocationStore(storage, { clock: { now: () => Date.now() } })
-  cleanups.push(async () => {
-    revocations.close()
-    await storage.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  await revocations.ready
   /** Each lookup the verifier starts, answered by the test. */
   const lookups: ((presence: Presence) => void)[] = []
-  const lookup = () => new Promise<Presence>((resolve) => lookups.push(resolve))
-  const key = crypto.getRandomValues(new Uint8Array(32))
-  const verifier = new SessionVerifier(key, { now: () => Date.now() }, revocations, lookup, 60)
-  const iat = Math.floor(Date.now() / 1000)
-  const payload: SessionPayload = { v: 1, sid: crypto.randomUUID(), sub: crypto.randomUUID(), email: 'a@example.test', role: 'admin', iat, exp: iat + 3600 }
-  return { verifier, lookups, payload, cookie: `admin-session=${signSessionCookie(key, payload)}` }
+  const made = await verifierOnFile({ lookup: () => new Promise<Presence>((resolve) => lookups.push(resolve)) })
+  cleanups.push(made.close)
+  return { ...made, lookups }
 }
 
 /** Lets the verifier's promise callbacks run. */

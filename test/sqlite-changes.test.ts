@@ -6,14 +6,8 @@
 
 import { Database } from 'bun:sqlite'
 import { afterEach, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { openSqliteStorage } from '../src/db/sqlite-storage.ts'
 import { createLogger } from '../src/log.ts'
-import { signSessionCookie, type SessionPayload } from '../src/session/cookie.ts'
-import { RevocationStore } from '../src/session/revocations.ts'
-import { SessionVerifier } from '../src/session/verifier.ts'
+import { verifierOnFile } from './support/verifier.ts'
 
 const cleanups: (() => void | Promise<void>)[] = []
 afterEach(async () => {
@@ -21,24 +15,10 @@ afterEach(async () => {
 })
 
 async function setUp() {
-  const dir = mkdtempSync(join(tmpdir(), 'sqlite-changes-'))
-  const path = join(dir, 'db.sqlite')
   const lines: string[] = []
-  const opened = openSqliteStorage(path, { log: createLogger('info', (line) => lines.push(line)) })
-  if (!opened.ok) throw new Error(opened.error)
-  const storage = opened.storage
-  const revocations = new RevocationStore(storage, { clock: { now: () => Date.now() } })
-  cleanups.push(async () => {
-    revocations.close()
-    await storage.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  await revocations.ready
-  const key = crypto.getRandomValues(new Uint8Array(32))
-  const verifier = new SessionVerifier(key, { now: () => Date.now() }, revocations, async () => 'present', 60)
-  const iat = Math.floor(Date.now() / 1000)
-  const payload: SessionPayload = { v: 1, sid: crypto.randomUUID(), sub: crypto.randomUUID(), email: 'a@example.test', role: 'admin', iat, exp: iat + 3600 }
-  return { path, verifier, payload, lines, cookie: `admin-session=${signSessionCookie(key, payload)}` }
+  const made = await verifierOnFile({ lookup: async () => 'present', log: createLogger('info', (line) => lines.push(line)) })
+  cleanups.push(made.close)
+  return { ...made, lines }
 }
 
 test('a revocation another process made that cannot be read: refused as unknowable (503) until it can, then as revoked', async () => {

@@ -1249,14 +1249,20 @@ test('changes Kratos did not answer in time for are said to be of unknown outcom
   expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
 })
 
-test('a failed save takes the place of the earlier "Traits saved." in the status region: the two are never shown together', async () => {
-  await openIdentity('user16@example.test')
+/** The identity's page with its name saved as "First" ("Traits saved." on screen), then "Second" typed for the next Save. */
+async function savedOnceThenEdited(email: string) {
+  await openIdentity(email)
   const traits = admin.page.getByRole('region', { name: 'Traits' })
   const status = admin.page.getByRole('status')
   await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('First')
   await traits.getByRole('button', { name: 'Save' }).click()
   await status.getByText('Traits saved.').waitFor()
   await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Second')
+  return { traits, status }
+}
+
+test('a failed save takes the place of the earlier "Traits saved." in the status region: the two are never shown together', async () => {
+  const { traits, status } = await savedOnceThenEdited('user16@example.test')
   admin.harness.sandbox.kratos.failWith = 500
   try {
     await traits.getByRole('button', { name: 'Save' }).click()
@@ -1273,13 +1279,7 @@ test('a failed save takes the place of the earlier "Traits saved." in the status
 test('while a second Save is under way the first one\'s "Traits saved." is no longer on screen: it would read as this one\'s outcome', async () => {
   const { kratos } = admin.harness.sandbox
   kratos.addIdentity({ email: 'two.saves@example.test', name: 'Two Saves' })
-  await openIdentity('two.saves@example.test')
-  const traits = admin.page.getByRole('region', { name: 'Traits' })
-  const status = admin.page.getByRole('status')
-  await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('First')
-  await traits.getByRole('button', { name: 'Save' }).click()
-  await status.getByText('Traits saved.').waitFor()
-  await traits.getByRole('textbox', { name: 'Name', exact: true }).fill('Second')
+  const { traits, status } = await savedOnceThenEdited('two.saves@example.test')
   kratos.delayMs = 1500
   try {
     await traits.getByRole('button', { name: 'Save' }).click()
