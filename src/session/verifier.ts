@@ -8,7 +8,7 @@ import type { Revocation, RevocationStore } from './revocations.ts'
 type IdentityPresence = 'present' | 'gone' | 'unavailable'
 
 /** Asks the login identity store whether an identity still exists. */
-export type IdentityLookup = (identityId: string) => Promise<IdentityPresence>
+export type PresenceLookup = (identityId: string) => Promise<IdentityPresence>
 
 /** `next` applied to a check's answer: at once when the check needed no wait, once it settles otherwise. */
 export function afterCheck<R>(check: SessionCheck | Promise<SessionCheck>, next: (settled: SessionCheck) => R): R | Promise<R> {
@@ -47,7 +47,7 @@ export class SessionVerifier {
     private readonly signingKey: Uint8Array,
     private readonly clock: Clock,
     private readonly revocations: RevocationStore,
-    private readonly lookupIdentity: IdentityLookup,
+    private readonly lookupIdentity: PresenceLookup,
     private readonly recheckSeconds: number,
   ) {}
 

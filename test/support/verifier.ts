@@ -5,12 +5,12 @@ import { openSqliteStorage } from '../../src/db/sqlite-storage.ts'
 import type { Logger } from '../../src/log.ts'
 import { signSessionCookie, type SessionPayload } from '../../src/session/cookie.ts'
 import { RevocationStore } from '../../src/session/revocations.ts'
-import { SessionVerifier, type IdentityLookup } from '../../src/session/verifier.ts'
+import { SessionVerifier, type PresenceLookup } from '../../src/session/verifier.ts'
 import { temporaryDir } from './temp.ts'
 import { join } from 'node:path'
 
 /** Everything made here, closed by `close()` (the caller's afterEach). */
-export async function verifierOnFile(options: { lookup: IdentityLookup; log?: Logger }) {
+export async function verifierOnFile(options: { lookup: PresenceLookup; log?: Logger }) {
   const path = join(temporaryDir('verifier-'), 'db.sqlite')
   const opened = openSqliteStorage(path, { log: options.log })
   if (!opened.ok) throw new Error(opened.error)
