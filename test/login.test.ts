@@ -303,6 +303,17 @@ describe('the callback refuses', () => {
     expect({ actor: event!.actor, detail: event!.detail }).toEqual({ actor: '3f9c0a5e-0000-4000-8000-00000000dead', detail: { outcome: 'refused', reason: 'unknown_identity' } })
   })
 
+  test('the same person refused again and again is put in the audit trail once (within ten minutes), each refusal still a 403; another person is recorded', async () => {
+    const again = kratos.addIdentity({ email: 'again.and.again@example.test' })
+    const other = kratos.addIdentity({ email: 'someone.else@example.test' })
+    markSensitive(again.id, other.id, 'again.and.again@example.test', 'someone.else@example.test')
+    const recorded = async (id: string) => (await service.services.audit.list({ limit: 200, action: 'login' })).filter((event) => event.actor === id).length
+    for (let i = 0; i < 3; i++) expect((await loginAs('again.and.again@example.test')).response.status).toBe(403)
+    expect(await recorded(again.id)).toBe(1)
+    expect((await loginAs('someone.else@example.test')).response.status).toBe(403)
+    expect(await recorded(other.id)).toBe(1)
+  })
+
   test('a 404 page of something in front of the store (not Kratos\'s own error) → 502, not a refusal of the account: no session, nothing audited as refused', async () => {
     const before = (await service.services.audit.list({ limit: 1, action: 'login' }))[0]?.id ?? 0
     kratos.frontPages.set(`GET /admin/identities/${people.admin!.id}`, 404)

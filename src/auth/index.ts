@@ -82,6 +82,10 @@ export function sessionRoute(services: Pick<Services, 'config' | 'verifier'>): D
   return (request) => afterCheck(verifier.check(request.headers.get('cookie')), (check) => answer(request, check))
 }
 
+/** How often one person's sign-in refused for one reason is put in the audit trail, at most. */
+export const REFUSAL_RECORDED_EVERY_MS = 10 * 60_000
+const MOST_REFUSALS_REMEMBERED = 10_000
+
 /** `session` answers GET /api/auth/session here too (HEAD, the trailing slash, the OpenAPI document); the direct lane answers GET first (app.ts). */
 export function authRoutes(
   services: Pick<Services, 'config' | 'clock' | 'log' | 'audit' | 'verifier' | 'revocations' | 'fetch' | 'loginStore'>,
@@ -101,12 +105,25 @@ export function authRoutes(
     return loginClient
   }
 
+  /** subject and reason → when its refusal was last put in the audit trail (ms), the oldest first. */
+  const refusalsRecorded = new Map<string, number>()
   /**
    * Someone the provider signed in, refused here: in the audit trail (an operator wants to see who
-   * tried), then the 403. The refusal stands when the event cannot be written.
+   * tried), then the 403. The refusal stands when the event cannot be written. The same person
+   * refused for the same reason is recorded once per REFUSAL_RECORDED_EVERY_MS on this replica:
+   * anyone the provider knows (a customer, when admins share Kratos with them) can sign in here as
+   * often as they like, and each time would otherwise add a row to the trail.
    */
   const refused = async (subject: string, reason: 'unknown_identity' | 'no_role' | 'inactive', requestId: string | undefined): Promise<ApiError> => {
-    await audit.recordOrLog(log, { action: 'login', actor: subject, target: null, detail: { outcome: 'refused', reason }, requestId })
+    const key = `${reason}\u0000${subject}`
+    const now = clock.now()
+    const last = refusalsRecorded.get(key)
+    if (last === undefined || now - last >= REFUSAL_RECORDED_EVERY_MS) {
+      refusalsRecorded.delete(key)
+      if (refusalsRecorded.size >= MOST_REFUSALS_REMEMBERED) refusalsRecorded.delete(refusalsRecorded.keys().next().value!)
+      refusalsRecorded.set(key, now)
+      await audit.recordOrLog(log, { action: 'login', actor: subject, target: null, detail: { outcome: 'refused', reason }, requestId })
+    }
     return reason === 'inactive' ? deactivated() : noRole()
   }
 
