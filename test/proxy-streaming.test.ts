@@ -3,15 +3,13 @@
 // an https upstream forwards and logs bodies like a plain-HTTP one.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { connect, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net'
-import { tmpdir } from 'node:os'
 import { createServer as createTlsServer } from 'node:tls'
-import { join } from 'node:path'
 import { within } from './support/eventually.ts'
 import { markSensitive } from './support/leaks.ts'
 import { rawRequest } from './support/raw-http.ts'
 import { startService, type TestService } from './support/service.ts'
+import { testCertificate } from './support/tls.ts'
 import { RawListener, repeatedStream } from './support/upstream.ts'
 
 function lineFor(service: TestService, id: string): Record<string, unknown> | undefined {
@@ -24,27 +22,7 @@ async function loggedLine(service: TestService, id: string): Promise<Record<stri
   return lineFor(service, id)
 }
 
-/** A certificate for 127.0.0.1, made once, and a fetch that trusts it: the service's connections stay real TLS. */
-const certificate = (() => {
-  let made: { cert: string; key: string; trusting: typeof fetch } | undefined
-  return () => {
-    if (made) return made
-    const dir = mkdtempSync(join(tmpdir(), 'admin-dashboard-tls-'))
-    try {
-      const run = Bun.spawnSync(
-        ['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
-        { stderr: 'pipe' },
-      )
-      if (run.exitCode !== 0) throw new Error(`openssl failed: ${run.stderr.toString()}`)
-      const cert = readFileSync(join(dir, 'cert.pem'), 'utf8')
-      const trusting = ((input: string | URL | Request, init?: RequestInit) => fetch(input, { ...init, tls: { ca: cert } } as RequestInit)) as typeof fetch
-      made = { cert, key: readFileSync(join(dir, 'key.pem'), 'utf8'), trusting }
-      return made
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  }
-})()
+const certificate = testCertificate
 
 for (const scheme of ['http', 'https'] as const) {
   describe(`a slow client on an ${scheme} upstream (${scheme === 'http' ? 'our client' : 'Bun’s fetch'})`, () => {

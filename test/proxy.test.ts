@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import type { Socket } from 'node:net'
-import { ANSWER_LOST } from '../src/proxy/answer-lost.ts'
+import { ANSWER_LOST, ANSWER_UNREADABLE } from '../src/proxy/answer-lost.ts'
 import { gzipSync } from 'node:zlib'
 import { rawRequest } from './support/raw-http.ts'
 import { startStack, type Stack } from './support/stack.ts'
@@ -13,7 +13,8 @@ import { randomKey, startService, type TestService } from './support/service.ts'
 import { joinUpstreamUrl, type UpstreamTarget } from '../src/proxy/url.ts'
 import { rewriteLocation } from '../src/proxy/index.ts'
 import { canonicalUuid } from '../src/text.ts'
-import { kratosId } from './support/kratos.ts'
+import { KratosFixture, kratosId } from './support/kratos.ts'
+import { testCertificate } from './support/tls.ts'
 import { PROXY_PREFIXES } from '../src/proxy/upstreams.ts'
 import { foreignCookies, relayedResponseHeaders } from '../src/proxy/headers.ts'
 import { readCookieValues } from '../src/session/cookie.ts'
@@ -507,6 +508,74 @@ describe('upstream behaviour', () => {
           env,
         )
       }
+    }
+  })
+
+  test('an identity write through an admin prefix whose answer was lost (Kratos said 200, the body cut short): the identity is asked about again at its next request, so a deactivation holds at once; audited with the status that came, outcome answer_lost', async () => {
+    const kratos = new KratosFixture().start()
+    const admin = kratos.addIdentity({ email: 'lost.admin@example.test', role: 'admin' })
+    const victim = kratos.addIdentity({ email: 'lost.victim@example.test', role: 'admin' })
+    markSensitive(admin.id, victim.id, 'lost.admin@example.test', 'lost.victim@example.test', kratos.url)
+    // The managed store is a raw upstream that takes the PATCH and cuts its answer; the admins live in the Kratos-like store.
+    const raw = await RawListener.start('127.0.0.1', (socket) =>
+      void socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":')),
+    )
+    markSensitive(String(raw.port))
+    const service = await startService({ env: { IDP_ADMIN_URL: `http://127.0.0.1:${raw.port}`, IAM_IDP_ADMIN_URL: kratos.url } })
+    try {
+      const victimCookie = `admin-session=${service.sign({ sub: victim.id, role: 'admin' })}`
+      expect((await fetch(`${service.url}/api/auth/session`, { headers: { cookie: victimCookie } })).status).toBe(200)
+      // Deactivated in the store by then (the write was made; only its answer was lost).
+      kratos.identities.get(victim.id)!.state = 'inactive'
+      const response = await fetch(`${service.url}/api/idp-admin/admin/identities/${victim.id}`, {
+        method: 'PATCH',
+        headers: { cookie: `admin-session=${service.sign({ sub: admin.id, role: 'admin' })}`, origin: 'http://admin.test', 'content-type': 'application/json' },
+        body: JSON.stringify([{ op: 'replace', path: '/state', value: 'inactive' }]),
+      })
+      expect(response.status).toBe(502)
+      expect(await response.json()).toEqual({ error: 'bad_gateway', ...ANSWER_LOST })
+      // Within the recheck window, but the store is asked again: the lock-out holds now.
+      expect((await fetch(`${service.url}/api/auth/session`, { headers: { cookie: victimCookie } })).status).toBe(401)
+      const [event] = await service.services.audit.list({ limit: 1, action: 'proxy_write' })
+      expect(event!.detail).toEqual({ prefix: 'idp-admin', method: 'PATCH', status: 200, outcome: 'answer_lost' })
+    } finally {
+      await service.stop()
+      await raw.stop()
+      await kratos.stop()
+    }
+  })
+
+  test('an answer that could not be read says so, and for a change that it may have been made; a 407 from a proxy on the way (nothing reached the upstream) says neither', async () => {
+    const unreadable = (socket: Socket) => socket.end('HTTP/1.1 999 Weird\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok')
+    await behindRawUpstream(unreadable, async (service) => {
+      const read = await fetch(`${service.url}/api/idp/x`)
+      expect([read.status, await read.json()]).toEqual([500, { error: 'proxy_error', message: ANSWER_UNREADABLE.message }])
+      const change = await fetch(`${service.url}/api/idp/x`, { method: 'POST', body: '{}' })
+      expect([change.status, await change.json()]).toEqual([500, { error: 'proxy_error', ...ANSWER_UNREADABLE }])
+    })
+    const proxyAuth = (socket: Socket) => socket.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
+    await behindRawUpstream(proxyAuth, async (service) => {
+      const change = await fetch(`${service.url}/api/idp/x`, { method: 'POST', body: '{}' })
+      expect([change.status, await change.json()]).toEqual([500, { error: 'proxy_error', message: 'An unexpected error occurred.' }])
+    })
+  })
+
+  test('a TLS handshake the service refuses (a certificate it does not trust) never reached the upstream: 502 "unable to reach", not an answer lost', async () => {
+    const { cert, key } = testCertificate()
+    let requests = 0
+    const tls = Bun.serve({ hostname: '127.0.0.1', port: 0, tls: { cert, key }, fetch: () => (requests++, new Response('{}')) })
+    markSensitive(String(tls.port))
+    const service = await startService({ env: { IDP_PUBLIC_URL: `https://127.0.0.1:${tls.port}` } })
+    try {
+      for (const method of ['GET', 'POST']) {
+        const response = await fetch(`${service.url}/api/idp/self-service/x`, { method, body: method === 'POST' ? '{}' : undefined })
+        expect(response.status).toBe(502)
+        expect(await response.json()).toEqual({ error: 'bad_gateway', message: 'Unable to reach upstream service.' })
+      }
+      expect(requests).toBe(0)
+    } finally {
+      await service.stop()
+      await tls.stop(true)
     }
   })
 

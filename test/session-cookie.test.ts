@@ -168,15 +168,18 @@ test('a 404 page of something in front of Kratos (not Kratos\'s own JSON error) 
   markSensitive(someone.id, 'fronted@example.test')
   const cookie = `admin-session=${stack.service.sign({ sub: someone.id, role: 'admin' })}`
   expect((await getSettings(cookie)).status).toBe(200)
-  stack.kratos.frontPages.set(`GET /admin/identities/${someone.id}`, 404)
-  try {
-    clock.advance(61)
-    const refused = await getSettings(cookie)
-    expect(refused.status).toBe(503)
-    expect(JSON.parse(refused.body).error).toBe('identity_backend_unavailable')
-    expect(refused.setCookie).toBeNull()
-  } finally {
-    stack.kratos.frontPages.clear()
+  // An ingress's HTML page, and gateways' own JSON 404s (Spring Cloud Gateway's, a bare one): none is Kratos's `{"error":{"code":404,…}}`.
+  for (const front of [404, { status: 404, json: { timestamp: '2026-11-28T09:00:00Z', status: 404, error: 'Not Found', path: '/admin/identities' } }, { status: 404, json: { error: 'not found' } }]) {
+    stack.kratos.frontPages.set(`GET /admin/identities/${someone.id}`, front)
+    try {
+      clock.advance(61)
+      const refused = await getSettings(cookie)
+      expect(refused.status).toBe(503)
+      expect(JSON.parse(refused.body).error).toBe('identity_backend_unavailable')
+      expect(refused.setCookie).toBeNull()
+    } finally {
+      stack.kratos.frontPages.clear()
+    }
   }
   expect((await getSettings(cookie)).status).toBe(200)
 })

@@ -2,7 +2,7 @@
 // our envelope's { error, message }; a page never parses or shows an upstream body.
 import type { PatchOp } from './components/json-patch.ts'
 import { MOST_IDENTITY_SESSIONS } from './identity-sessions.ts'
-import { ANSWER_LOST } from '../src/proxy/answer-lost.ts'
+import { ANSWER_LOST, ANSWER_UNREADABLE, REACHED_UNANSWERED } from '../src/proxy/answer-lost.ts'
 import { RELAYED_ANSWER_POLICY } from '../src/proxy/relayed-policy.ts'
 import { nextPageToken } from '../src/upstream/link.ts'
 import {
@@ -311,7 +311,8 @@ async function send<T>(method: string, path: string, body?: unknown, options: Se
   // Kratos's or Hydra's own answer, relayed by a proxy prefix (it alone carries that policy):
   // its 401 or 403 is about the service's API key, never the dashboard session, and its words are
   // not ours to show.
-  const relayed = response.headers.get('content-security-policy') === RELAYED_ANSWER_POLICY
+  // A proxy in front of this service may add a policy of its own, which the browser joins to ours.
+  const relayed = (response.headers.get('content-security-policy') ?? '').split(/\s*,\s*/).includes(RELAYED_ANSWER_POLICY)
   if (response.status === 401 && !relayed && !path.startsWith('/api/auth/')) onUnauthenticated({ lostWrite: (method !== 'GET' && method !== 'HEAD') || readFor === 'change', caller })
   const headers = response.headers
   const requestId = requestIdOf(headers)
@@ -336,10 +337,11 @@ async function send<T>(method: string, path: string, body?: unknown, options: Se
   if (relayed && response.status === 404 && envelope.upstreamOwn === false && upstream !== null) return { result: { ok: false, failure: { ...foreignPage(upstream), requestId } }, headers }
   const failure = { ...namedFailure(path, envelope), requestId }
   if (change && failure.status === 504) return { result: { ok: false, failure: { ...unknownOutcome(upstream, notAnsweredInTime(upstreamName(failure)), 'gateway_timeout', 504), requestId } }, headers }
-  // The request reached Kratos or Hydra and its answer was lost on the way (the proxy says so), or
-  // came in a form the proxy could not read: a change it asked for may have been made.
-  if (change && upstream !== null && (failure.error === 'proxy_error' || (failure.status === 502 && envelope.lost === true))) {
-    return { result: { ok: false, failure: { ...unknownOutcome(upstream, `${upstream}'s answer did not come through`, failure.error, failure.status), requestId } }, headers }
+  // The request reached Kratos or Hydra and its answer was lost on the way, or came in a form the
+  // proxy could not read (the proxy says so): a change it asked for may have been made.
+  if (change && upstream !== null && envelope.reached === true) {
+    const why = envelope.message === ANSWER_UNREADABLE.message ? `${upstream}'s answer could not be read` : `${upstream}'s answer did not come through`
+    return { result: { ok: false, failure: { ...unknownOutcome(upstream, why, failure.error, failure.status), requestId } }, headers }
   }
   if (failure.status === 403 && failure.error === 'forbidden' && !relayed) onForbidden()
   return { result: { ok: false, failure }, headers }
@@ -386,6 +388,8 @@ function namedFailure(path: string, failure: ApiFailure): ApiFailure {
         return `${name} cannot be reached from this service. ${WAIT} If it goes on, check that ${name} is running.`
       case 'gateway_timeout':
         return `${notAnsweredInTime(name)}. ${WAIT}`
+      case 'proxy_error':
+        return failure.message === ANSWER_UNREADABLE.message ? `${name}'s answer could not be read. ${WAIT}` : failure.message
       case 'upstream_not_configured':
         return `${name} is not configured on this service.`
       case 'redirected':
@@ -428,6 +432,16 @@ export function whyUnknown(failure: ApiFailure, forWhat?: string): string {
 /** Who a failure is of, as its message names it: Kratos or Hydra, else this service's upstream in general. */
 export const upstreamName = (failure: ApiFailure): string => failure.upstream ?? 'The upstream service'
 
+/**
+ * Kratos's error (`{"error":{"code":<the status>,…}}`) or Hydra's (`{"error":"…","error_description":"…"}`),
+ * not any JSON with an `error` (a gateway's own 404 page often has one).
+ */
+function isOryError(fields: Record<string, unknown>, status: number): boolean {
+  const error = fields.error
+  if (typeof error === 'object' && error !== null) return (error as { code?: unknown }).code === status
+  return typeof error === 'string' && typeof fields.error_description === 'string'
+}
+
 /** A 404 that is not Kratos's or Hydra's own: what came instead of their answer, and where to look. */
 function foreignPage(upstream: UpstreamService): ApiFailure {
   return {
@@ -453,7 +467,7 @@ function unknownOutcome(upstream: UpstreamService | null, why: string, error: st
  * sentence. A relayed body is read only to tell Kratos's or Hydra's own error from a page of
  * something in front of them (`upstreamOwn`); its words are never shown.
  */
-async function envelopeOf(response: Response, relayed: boolean): Promise<ApiFailure & { lost?: boolean; upstreamOwn?: boolean }> {
+async function envelopeOf(response: Response, relayed: boolean): Promise<ApiFailure & { reached?: boolean; upstreamOwn?: boolean }> {
   const fallback = { error: 'request_failed', message: GENERIC[response.status] ?? `The request failed (HTTP ${response.status}).`, status: response.status }
   let body: unknown
   try {
@@ -462,10 +476,9 @@ async function envelopeOf(response: Response, relayed: boolean): Promise<ApiFail
     return relayed ? { ...fallback, upstreamOwn: false } : fallback
   }
   const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
-  // Ory's errors are { error: { … } } (Kratos) or { error: "…", error_description } (Hydra).
-  if (relayed) return { ...fallback, upstreamOwn: 'error' in fields }
+  if (relayed) return { ...fallback, upstreamOwn: isOryError(fields, response.status) }
   if (typeof fields.error === 'string' && typeof fields.message === 'string') {
-    return { error: fields.error, message: fields.message, status: response.status, lost: fields.message === ANSWER_LOST.message }
+    return { error: fields.error, message: fields.message, status: response.status, reached: REACHED_UNANSWERED.includes(fields.message) }
   }
   return fallback
 }

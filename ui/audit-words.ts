@@ -8,7 +8,7 @@ import { isOwnIdentity, user } from './session.ts'
  */
 const DONE = new Set(['ok', 'created', 'updated'])
 /** A proxied write whose request reached the upstream but whose answer did not come back: it may have been done. */
-const UNKNOWN = new Set(['timeout', 'answer_lost'])
+const UNKNOWN = new Set(['timeout', 'answer_lost', 'answer_unreadable'])
 
 /**
  * How it ended, in words (the detail's outcome, "refused"; ok/failed; a status; "ok" when it says

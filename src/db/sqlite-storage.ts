@@ -84,8 +84,13 @@ export class SqliteStorage implements Storage {
   private dataVersion = -1
   private closed = false
   private polling = false
-  /** When a change was first seen that a listener has not applied yet (`performance.now()`); null when none waits. */
+  /**
+   * What memory vouches for while a change waits to be applied, or the version cannot be read: the
+   * start of the last poll that found everything applied (`performance.now()`); null when none waits.
+   */
   private unappliedSince: number | null = null
+  /** The start of the last poll that found nothing left to apply. */
+  private cleanAt = performance.now()
   /** database_changes_unread was logged, and database_changes_read is due once they are read. */
   private unreadSaid = false
   /** Those waiting for the next poll (changes.nextPoll while a change waits): settled as it ends. */
@@ -396,8 +401,8 @@ export class SqliteStorage implements Storage {
     try {
       const version = this.readDataVersion()
       if (version !== this.dataVersion) {
-        // Memory vouches for the moment before, until the change is applied.
-        this.unappliedSince ??= seen
+        // Memory vouches for what the last clean poll saw, until the change is applied.
+        this.unappliedSince ??= this.cleanAt
         await Promise.all(
           [...this.listeners].flatMap((listener) => [
             Promise.resolve().then(() => listener({ topic: 'settings', key: null })),
@@ -407,11 +412,12 @@ export class SqliteStorage implements Storage {
         this.dataVersion = version
       }
       this.unappliedSince = null
+      this.cleanAt = seen
       if (this.unreadSaid) this.log?.info('database_changes_read')
       this.unreadSaid = false
     } catch (error) {
       // The version or a listener's read failed (kept out by a lock for LOCK_WAIT_MS, or worse): tried again at the next poll.
-      this.unappliedSince ??= seen
+      this.unappliedSince ??= this.cleanAt
       if (!this.unreadSaid) this.log?.warn('database_changes_unread', describeError(error))
       this.unreadSaid = true
     } finally {

@@ -35,7 +35,7 @@ export class IdentityStoreClient extends UpstreamClient {
     const answer = await this.json(`/admin/identities/${encodeURIComponent(identityId)}`)
     if (!answer.ok) {
       if (answer.status !== 404) return { ok: false, failure: answer.failure }
-      if (isOryError(answer.text)) return { ok: false, failure: 'not_found' }
+      if (isKratosNotFound(answer.text)) return { ok: false, failure: 'not_found' }
       this.options.log.warn('upstream_body', { upstream: this.options.name, status: 404, reason: 'not an Ory error' })
       return { ok: false, failure: 'invalid_response' }
     }
@@ -48,12 +48,12 @@ export class IdentityStoreClient extends UpstreamClient {
   }
 }
 
-/** An Ory server's error body: a JSON object with `error` (Kratos's is an object, Hydra's a text). */
-function isOryError(text: string | undefined): boolean {
+/** Kratos's own 404: `{"error":{"code":404,…}}` (ory-upstreams.md), not any JSON with an `error` (a gateway's own 404 often has one). */
+function isKratosNotFound(text: string | undefined): boolean {
   if (text === undefined) return false
   try {
-    const body: unknown = JSON.parse(text)
-    return typeof body === 'object' && body !== null && !Array.isArray(body) && 'error' in body
+    const body = JSON.parse(text) as { error?: { code?: unknown } } | null
+    return typeof body?.error === 'object' && body.error !== null && body.error.code === 404
   } catch {
     return false
   }

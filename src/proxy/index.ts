@@ -11,7 +11,7 @@ import { ApiError } from '../http/errors.ts'
 import { attachedSession, pathnameOf, requestIdOf } from '../http/request-context.ts'
 import { noteOn } from '../http/request-notes.ts'
 import { describeError } from '../log.ts'
-import { ANSWER_LOST } from './answer-lost.ts'
+import { ANSWER_LOST, ANSWER_UNREADABLE } from './answer-lost.ts'
 import { forwardedRequestHeaders, relayedResponseHeaders } from './headers.ts'
 import { fetchUpstream } from './fetch-client.ts'
 import { Http1Pool, UpstreamProtocolError, type UpstreamAnswer } from './http1.ts'
@@ -62,7 +62,12 @@ function classifyFailure(error: unknown, aborted: boolean): Failure {
  * after the request went out (a reset, an answer cut short) leaves its outcome unknown.
  */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ConnectionRefused', 'FailedToOpenSocket'])
-const neverSent = (error: unknown) => NOT_SENT.has(String((error as { code?: unknown } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code))
+/** A TLS handshake refused (a certificate not trusted, expired, for another name): nothing was sent either. */
+const TLS_REFUSAL = /CERT|TLS|SSL|SELF_SIGNED|ISSUER|SIGNATURE/
+function neverSent(error: unknown): boolean {
+  const code = String((error as { code?: unknown } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code ?? '')
+  return NOT_SENT.has(code) || TLS_REFUSAL.test(code)
+}
 
 /** An admin API path under a public prefix: where it is served instead. */
 const ADMIN_PATH_REFUSAL = {
@@ -177,16 +182,26 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
     const { prefix, request } = target
     const headers = forwardedRequestHeaders(request.headers, { apiKey, adminPrefix: prefix.admin })
     const deadline = deadlines.start()
-    const failed = async (error: unknown): Promise<never> => {
+    /**
+     * `status`: the upstream's status line, when it came before the failure (a body cut short);
+     * `sent: false`: the request certainly never reached the upstream (a proxy on the way refused it).
+     */
+    const failed = async (error: unknown, at: { status?: number; sent?: false } = {}): Promise<never> => {
       deadline.stop()
       if (error instanceof BodyTooLarge || (error as { cause?: unknown }).cause instanceof BodyTooLarge) throw new ApiError('payload_too_large')
       const failure = classifyFailure(error, deadline.aborted)
-      // A 502 after the request may have reached the upstream says so: its change may have been made.
-      const lost = failure.code === 'bad_gateway' && !neverSent(error)
+      // Anything but a connection never made may have reached the upstream: its change may have been made.
+      const reached = at.sent !== false && !neverSent(error)
       log.warn('proxy_failed', { request_id: requestIdOf(request), prefix: prefix.name, method: request.method, failure: failure.class, ...describeError(error) })
       noteOn(request, { upstream_failure: failure.class })
-      if (prefix.admin) await auditWrite(prefix, request, pathUnderBase(target.url, target.base), null, lost ? 'answer_lost' : failure.class)
-      throw new ApiError(failure.code, lost ? ANSWER_LOST : {})
+      const words = !reached ? undefined : failure.code === 'bad_gateway' ? ANSWER_LOST : failure.code === 'proxy_error' ? ANSWER_UNREADABLE : undefined
+      if (prefix.admin && !NO_BODY_METHODS.has(request.method)) {
+        if (reached) await afterIdentityWrite(target, at.status ?? null)
+        const outcome = words === ANSWER_LOST ? 'answer_lost' : words === ANSWER_UNREADABLE ? 'answer_unreadable' : failure.class
+        await auditWrite(prefix, request, pathUnderBase(target.url, target.base), at.status ?? null, outcome)
+      }
+      // A read's answer lost changes nothing: said without the hint about a change.
+      throw new ApiError(failure.code, words === undefined ? {} : NO_BODY_METHODS.has(request.method) ? { message: words.message } : words)
     }
     const body = NO_BODY_METHODS.has(request.method) || !request.body ? undefined : limitedBody(request.body, PROXY_BODY_LIMIT)
     // The timeout covers the upstream's answer (status and headers, and a small body); a long download may take longer.
@@ -202,7 +217,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
       // upstream, wants them from us. Relayed, it would have the browser ask its user for them.
       if (upstream.status === 407) {
         void Promise.resolve(upstream.body?.cancel()).catch(() => undefined)
-        return failed(new UpstreamProtocolError('a proxy on the way asks for its credentials (407)'))
+        return failed(new UpstreamProtocolError('a proxy on the way asks for its credentials (407)'), { sent: false })
       }
       // A small answer of known length is read whole before anything is sent: no stream to pump, its
       // end is known, and an upstream that cuts it short gets our 502 instead of a truncated 200.
@@ -216,10 +231,13 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
         deadline.stop()
         return relay(target, upstream, arrived)
       }
-      return announced.bytes().then((whole) => {
-        deadline.stop()
-        return relay(target, upstream, whole)
-      }, failed)
+      return announced.bytes().then(
+        (whole) => {
+          deadline.stop()
+          return relay(target, upstream, whole)
+        },
+        (error: unknown) => failed(error, { status: upstream.status }),
+      )
     }, failed)
   }
 
@@ -229,17 +247,30 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
     return answerWith(target, upstream, whole)
   }
 
-  async function afterAdminWrite({ prefix, request, url, base }: Target, upstream: UpstreamAnswer): Promise<void> {
-    const identity = upstream.status >= 200 && upstream.status < 300 && (prefix.name === 'idp-admin' || prefix.name === 'iam-idp-admin') ? pathUnderBase(url, base).match(IDENTITY_PATH) : null
-    if (identity && request.method === 'DELETE') {
+  async function afterAdminWrite(target: Target, upstream: UpstreamAnswer): Promise<void> {
+    const { prefix, request, url, base } = target
+    await afterIdentityWrite(target, upstream.status)
+    await auditWrite(prefix, request, pathUnderBase(url, base), upstream.status, upstream.status < 400 ? 'ok' : 'upstream_refused')
+  }
+
+  /**
+   * What a write to an identity of the login or managed store means for its dashboard sessions.
+   * `status`: the upstream's, or null when its answer was lost (the write may have been made).
+   */
+  async function afterIdentityWrite({ prefix, request, url, base }: Target, status: number | null): Promise<void> {
+    if (prefix.name !== 'idp-admin' && prefix.name !== 'iam-idp-admin') return
+    if (status !== null && (status < 200 || status >= 300)) return
+    const identity = pathUnderBase(url, base).match(IDENTITY_PATH)
+    if (!identity) return
+    if (request.method === 'DELETE' && status !== null) {
       // Erasing an identity ends its dashboard sessions now, not at the next presence check.
       // The upstream's answer stands even when this cannot be recorded; the erasure check still catches it.
       await services.endSessionsOf(decodeURIComponent(identity[1]!)).catch((error: unknown) => log.error('end_sessions_failed', { request_id: requestIdOf(request), ...describeError(error) }))
-    } else if (identity && (request.method === 'PATCH' || request.method === 'PUT')) {
-      // A change that may have deactivated it (Kratos's lock-out): its next request asks the store again.
+    } else if (request.method === 'PATCH' || request.method === 'PUT' || request.method === 'DELETE') {
+      // A change that may have deactivated or erased it (its answer lost, or Kratos's lock-out):
+      // its next request asks the store again.
       services.verifier.forgetIdentity(canonicalUuid(decodeURIComponent(identity[1]!)))
     }
-    await auditWrite(prefix, request, pathUnderBase(url, base), upstream.status, upstream.status < 400 ? 'ok' : 'upstream_refused')
   }
 
   function answerWith({ prefix, request, base }: Target, upstream: UpstreamAnswer, whole: Uint8Array<ArrayBuffer> | null): Response | Promise<Response> {

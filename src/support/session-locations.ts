@@ -115,7 +115,7 @@ export class SessionLocationsService {
     const { log } = this.deps
     const answer = await store.json('/admin/sessions', { query, signal })
     if (!answer.ok) {
-      const message = answer.failure === 'rejected' && answer.status !== undefined ? answeredWithError(answer.status) : answer.status === 200 ? UNREADABLE_ANSWER : undefined
+      const message = answer.failure === 'rejected' && answer.status !== undefined ? answeredWithError(answer.status) : answer.failure === 'invalid_response' ? UNREADABLE_ANSWER : undefined
       return { ok: false, code: errorCodeFor(answer.failure), message }
     }
     const rows = answer.body

@@ -300,9 +300,10 @@ export class KratosFixture {
   readonly hostileRedirects = new Map<string, { status: 301 | 302 | 303 | 307 | 308; location: string }>()
   /**
    * `METHOD /path` → what something in front of Kratos answers there instead of Kratos (an ingress's
-   * 404 page for a wrong base path, say): the status and an HTML body, never Kratos's JSON.
+   * 404 page for a wrong base path, say): the status and an HTML body, or a gateway's own JSON
+   * (`{"error":"Not Found",…}`, never Kratos's shape).
    */
-  readonly frontPages = new Map<string, number>()
+  readonly frontPages = new Map<string, number | { status: number; json: Record<string, unknown> }>()
   /**
    * Records served in another shape than Kratos's, by id (identity, session or message): wherever
    * the record appears (its own page, a list, a session's identity) it is answered reshaped.
@@ -454,7 +455,8 @@ export class KratosFixture {
     const hostile = this.hostileRedirects.get(`${request.method} ${url.pathname}`)
     if (hostile) return new Response(null, { status: hostile.status, headers: { location: hostile.location } })
     const front = this.frontPages.get(`${request.method} ${url.pathname}`)
-    if (front !== undefined) return new Response(`<html><body><h1>${front} Not Found</h1><hr>nginx</body></html>`, { status: front, headers: { 'content-type': 'text/html' } })
+    if (typeof front === 'number') return new Response(`<html><body><h1>${front} Not Found</h1><hr>nginx</body></html>`, { status: front, headers: { 'content-type': 'text/html' } })
+    if (front !== undefined) return Response.json(front.json, { status: front.status })
     const response = await this.answer(request, url)
     const link = this.malformedLinks.get(url.pathname)
     if (link !== undefined) response.headers.set('link', link)

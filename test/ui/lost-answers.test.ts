@@ -55,30 +55,36 @@ test('a Create Hydra answered 201 whose body was cut short on the way: said to b
   expect(admin.problems.splice(0).every((problem) => /ERR_CONNECTION_RESET|ERR_INCOMPLETE_CHUNKED_ENCODING/.test(problem))).toBe(true)
 })
 
-test('a Delete answered with a 404 page of something in front of Kratos (not Kratos\'s own error) is not taken for "already deleted": said so, the identity still there and still shown', async () => {
-  const { kratos } = admin.harness.sandbox
-  const identity = kratos.addIdentity({ email: 'fronted.delete@example.test', name: 'Fronted Delete' })
-  await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
-  await admin.page.getByRole('heading', { level: 1, name: 'fronted.delete@example.test' }).waitFor()
-  kratos.frontPages.set(`DELETE /admin/identities/${identity.id}`, 404)
-  try {
-    await admin.page.getByRole('button', { name: 'Delete identity' }).click()
-    const dialog = admin.page.getByRole('dialog', { name: 'Delete identity?' })
-    await dialog.getByRole('textbox', { name: 'Type fronted.delete@example.test to confirm' }).fill('fronted.delete@example.test')
-    await dialog.getByRole('button', { name: 'Delete', exact: true }).click()
-    await admin.page
-      .getByRole('alert')
-      .filter({ hasText: "A 404 page came instead of Kratos's answer: check the Kratos URL this service is configured with, and any proxy in front of Kratos." })
-      .first()
-      .waitFor()
-  } finally {
-    kratos.frontPages.clear()
-  }
-  expect(admin.page.url()).toBe(admin.url(`/dashboard/identities/${identity.id}`))
-  expect(await admin.page.getByText('had already been deleted').count()).toBe(0)
-  expect(kratos.identities.has(identity.id)).toBe(true)
-  // Nor is the identity said to be gone from the page: it is there.
-  expect(await admin.page.getByRole('heading', { level: 1, name: 'fronted.delete@example.test' }).count()).toBe(1)
-  expect(await admin.page.getByText('Kratos no longer has this identity').count()).toBe(0)
-  expect(admin.problems.splice(0).every((problem) => /status of 404\b/.test(problem))).toBe(true)
-})
+for (const [label, front] of [
+  ['an ingress\'s HTML page', 404],
+  ['a gateway\'s own JSON', { status: 404, json: { timestamp: '2026-11-28T09:00:00Z', status: 404, error: 'Not Found', path: '/admin/identities' } }],
+] as const) {
+  test(`a Delete answered with a 404 of something in front of Kratos (${label}, not Kratos's own error) is not taken for "already deleted": said so, the identity still there and still shown`, async () => {
+    const { kratos } = admin.harness.sandbox
+    const email = `fronted.delete.${typeof front === 'number' ? 'html' : 'json'}@example.test`
+    const identity = kratos.addIdentity({ email, name: 'Fronted Delete' })
+    await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
+    await admin.page.getByRole('heading', { level: 1, name: email }).waitFor()
+    kratos.frontPages.set(`DELETE /admin/identities/${identity.id}`, front)
+    try {
+      await admin.page.getByRole('button', { name: 'Delete identity' }).click()
+      const dialog = admin.page.getByRole('dialog', { name: 'Delete identity?' })
+      await dialog.getByRole('textbox', { name: `Type ${email} to confirm` }).fill(email)
+      await dialog.getByRole('button', { name: 'Delete', exact: true }).click()
+      await admin.page
+        .getByRole('alert')
+        .filter({ hasText: "A 404 page came instead of Kratos's answer: check the Kratos URL this service is configured with, and any proxy in front of Kratos." })
+        .first()
+        .waitFor()
+    } finally {
+      kratos.frontPages.clear()
+    }
+    expect(admin.page.url()).toBe(admin.url(`/dashboard/identities/${identity.id}`))
+    expect(await admin.page.getByText('had already been deleted').count()).toBe(0)
+    expect(kratos.identities.has(identity.id)).toBe(true)
+    // Nor is the identity said to be gone from the page: it is there.
+    expect(await admin.page.getByRole('heading', { level: 1, name: email }).count()).toBe(1)
+    expect(await admin.page.getByText('Kratos no longer has this identity').count()).toBe(0)
+    expect(admin.problems.splice(0).every((problem) => /status of 404\b/.test(problem))).toBe(true)
+  })
+}
