@@ -240,6 +240,13 @@ function unreadableTlsFile(url: URL): string | null {
   return null
 }
 
+/**
+ * How long applying the migrations may take, waiting for another replica's included: an index built
+ * over a long audit trail (version 5) takes seconds per million events, and must not be cut off at
+ * every start until someone notices.
+ */
+const MIGRATION_TIMEOUT_MS = 10 * 60_000
+
 /** PostgreSQL behind the storage interface; opened (and migrated) with `PostgresStorage.open`. */
 /** Why the database could not be opened, in words where the server's code says it (never its text, which may name the user). */
 function notOpened(reason: string): string {
@@ -325,7 +332,7 @@ export class PostgresStorage implements Storage {
       return { ok: false, error: `DATABASE_URL (with any PG* environment variables) is not a usable connection URL (${unavailableReason(error)})` }
     }
     try {
-      await transaction(sql, migrate, 30_000)
+      await transaction(sql, migrate, MIGRATION_TIMEOUT_MS)
     } catch (error) {
       await Promise.all([sql.close(0), watch.close(0)])
       if (error instanceof SchemaTooNewError) return { ok: false, error: `DATABASE_URL: ${error.message}` }
