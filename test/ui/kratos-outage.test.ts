@@ -5,7 +5,7 @@
 // to check, and how to set the key from the server, since Settings is refused too; once Kratos
 // accepts the service again, Retry brings the dashboard back.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { signedInPage, startHarness, type Harness } from './harness.ts'
+import { signedInPage, startHarness, sweep, type Harness } from './harness.ts'
 
 let harness: Harness
 beforeAll(async () => {
@@ -27,6 +27,7 @@ test('Kratos refusing the service\'s key past the recheck window: "Dashboard una
     await main.getByRole('heading', { level: 1, name: 'Dashboard unavailable' }).waitFor()
     await main.getByText('Your sign-in cannot be confirmed: Kratos, where this service checks that your account still exists, is not answering it.', { exact: false }).waitFor()
     await main.getByText('admin-dashboard settings set proxy.iam-idp-admin.api_key --encrypted', { exact: false }).waitFor()
+    expect(await sweep(admin.page, 'dashboard-unavailable', () => main.getByRole('button', { name: 'Retry' }).waitFor())).toEqual([])
     // The session is kept (not signed out): once Kratos accepts the service again, Retry is enough.
     kratos.apiKey = undefined
     await main.getByRole('button', { name: 'Retry' }).click()
