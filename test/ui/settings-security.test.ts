@@ -5,7 +5,7 @@ import { beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SANDBOX_USERS } from '../../dev/sandbox.ts'
 import { within } from '../support/eventually.ts'
-import { answerQuestions, backThroughSignIn, DESKTOP, holdRequests, SCREENSHOT_DIR, sidewaysScroll, signedInPage, signIn, sweep, tabTo, useSignedInBrowser, endSession } from './harness.ts'
+import { answerQuestions, backThroughSignIn, DESKTOP, holdRequests, PHONE, SCREENSHOT_DIR, sidewaysScroll, signedInPage, signIn, sweep, tabTo, useSignedInBrowser, endSession } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/settings')
 /** Every response body the admin's browser received, to prove a stored key never comes back. */
@@ -1383,3 +1383,22 @@ test('Settings and Security pass the sweep: light and dark, desktop and phone', 
   expect(found).toEqual([])
   expect(admin.problems).toEqual([])
 }, 90_000)
+
+test('on a phone, an upstream API key row of a prefix not configured here reads as the others: the upstream beside its label, on its lines, not a column one word wide', async () => {
+  await admin.page.setViewportSize(PHONE)
+  try {
+    await admin.page.goto(admin.url('/dashboard/settings'))
+    const keys = admin.page.getByRole('region', { name: 'Upstream API keys' })
+    const row = keys.getByRole('row').filter({ hasText: '/api/iam-idp-admin' })
+    await row.getByText('(not configured on this service)').waitFor()
+    const cell = row.getByRole('cell').filter({ hasText: 'Admins’ Kratos admin API' })
+    const label = (await cell.locator('.cell-label').boundingBox())!
+    const value = (await cell.locator(':scope > span:not(.cell-label)').boundingBox())!
+    // Beside its label, on the label's first line, and as wide as the card allows.
+    expect(value.x).toBeGreaterThan(label.x + label.width)
+    expect(Math.abs(value.y - label.y)).toBeLessThan(8)
+    expect(value.width).toBeGreaterThan(150)
+  } finally {
+    await admin.page.setViewportSize(DESKTOP)
+  }
+})

@@ -299,9 +299,12 @@ function ApiKeys({
                 /api/{prefix.name}
               </RowHeader>
               <Cell label="Upstream">
-                {prefix.label}
-                {/* A key can be set ahead of the address; until then nothing is called through it. */}
-                {config.value?.upstreams[prefix.name] === false && <span class="muted"> (not configured on this service)</span>}
+                {/* One element: on a phone a cell's value is one item beside its label (data-table.css). */}
+                <span>
+                  {prefix.label}
+                  {/* A key can be set ahead of the address; until then nothing is called through it. */}
+                  {config.value?.upstreams[prefix.name] === false && <span class="muted"> (not configured on this service)</span>}
+                </span>
               </Cell>
               <Cell label="Key">
                 {!key ? (
