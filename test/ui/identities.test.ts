@@ -279,14 +279,22 @@ test('after Back focus is on the h1 as the page appears, and keys pressed before
   }
 }, 60_000)
 
-test('another page size from the keyboard: the list is read again from the top, and focus goes to the h1 there with it, not left on the select far down the page', async () => {
+test('another page size from the keyboard: the arrow keys step through the sizes without reading the list, Enter reads it again from the top, and focus goes to the h1 there with it, not left on the select far down the page', async () => {
   const { page } = admin
   await page.goto(admin.url('/dashboard/identities'))
   await settled()
   const size = page.getByRole('combobox', { name: 'Page size' })
   await size.focus()
+  const before = page.url()
   await page.keyboard.press('ArrowDown')
-  await page.waitForURL(/page_size=50/)
+  await page.keyboard.press('ArrowDown')
+  await Bun.sleep(300)
+  // Stepped to 100, nothing read yet, focus still here.
+  expect(page.url()).toBe(before)
+  expect(await size.inputValue()).toBe('100')
+  expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('SELECT')
+  await page.keyboard.press('Enter')
+  await page.waitForURL(/page_size=100/)
   await page.getByRole('status').getByText(/identities shown\./).waitFor()
   expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1')
   expect(await page.evaluate(() => window.scrollY)).toBe(0)

@@ -40,11 +40,13 @@ test('Identities: Page size offers 25, 50, 100 and 250; the size picked is the r
     expect(await identifiers()).toEqual(inKratosOrder.slice(0, 25))
     expect(askedFor()).toBe('25')
 
-    // From the keyboard: the control takes focus and the arrow keys step through the sizes; each
-    // new list is read from the top, with focus on the h1, so the control is reached again for the next.
+    // From the keyboard: the control takes focus, the arrow keys step through the sizes and Enter
+    // shows the size chosen; each new list is read from the top, with focus on the h1, so the
+    // control is reached again for the next.
     for (const size of [50, 100, 250]) {
       await pageSize().focus()
       await admin.page.keyboard.press('ArrowDown')
+      await admin.page.keyboard.press('Enter')
       await admin.page.waitForURL((url) => url.searchParams.get('page_size') === String(size))
       await rowsShown(table, Math.min(size, total))
       expect(await identifiers()).toEqual(inKratosOrder.slice(0, size))

@@ -432,6 +432,8 @@ test('Messages: another page size sends focus to the h1 at the top with the list
   const size = page.getByRole('combobox', { name: 'Page size' })
   await size.focus()
   await page.keyboard.press('ArrowDown')
+  // Shown as chosen, applied when focus leaves the select (Tab), as with Enter.
+  await page.keyboard.press('Tab')
   await page.waitForURL(/page_size=50/)
   await page.getByRole('status').getByText(/^\d+ messages shown\.$/).waitFor()
   const rows = await page.getByRole('table', { name: 'Messages' }).locator('tbody tr').count()

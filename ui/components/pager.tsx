@@ -1,5 +1,6 @@
 // Token paging whose place lives in the URL: `page_token` for this page, `trail` for the tokens of
 // the pages before it (so Previous page, reload and back keep the place), `page_size`.
+import { useRef, useState } from 'preact/hooks'
 import { location, navigate, queryParam, withQuery } from '../router.ts'
 import { focusHeadingAfterNavigation } from './heading.tsx'
 import type { LinkPlace } from './load.tsx'
@@ -57,14 +58,23 @@ export function Pager({ paging, next }: { paging: TokenPaging; next: string | nu
   )
 }
 
+/** Keys that step a closed select to its next or previous option (Chromium, Firefox). */
+const STEP_KEYS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'PageUp', 'PageDown'])
+
 /**
  * The page-size choice; `onChange` gets the size for the URL (null for the default). Another size
  * reads the list again from its first page and the page goes back to its top, so focus goes to the
  * h1 with it, as after Next page: left on this select, it would stay far down the page, off screen.
- * (A filter at the top of the page keeps focus: see App.)
+ * (A filter at the top of the page keeps focus: see App.) A size stepped to with the arrow keys is
+ * only shown until Enter, or leaving the select, applies it: each step would otherwise read the
+ * list again and take focus away, and 100 or 250 could not be reached from the keyboard.
  */
 export function PageSizeSelect({ size, onChange }: { size: number; onChange: (size: string | null) => void }) {
-  const change = (chosen: string) => {
+  const [stepped, setStepped] = useState<string | null>(null)
+  const stepping = useRef(false)
+  const apply = (chosen: string) => {
+    setStepped(null)
+    if (chosen === String(size)) return
     const before = location.peek()
     onChange(chosen === String(PAGE_SIZES[0]) ? null : chosen)
     // Not when leaving was declined (the page stays as it was).
@@ -73,13 +83,36 @@ export function PageSizeSelect({ size, onChange }: { size: number; onChange: (si
   return (
     <label class="page-size">
       <span>Page size</span>
-      <select value={String(size)} onChange={(e) => change(e.currentTarget.value)}>
+      <select
+        value={stepped ?? String(size)}
+        aria-describedby="page-size-keys"
+        onKeyDown={(event) => {
+          if (STEP_KEYS.has(event.key) && !event.altKey) {
+            stepping.current = true
+            setTimeout(() => (stepping.current = false), 0)
+          } else if (event.key === 'Enter' && stepped !== null) {
+            event.preventDefault()
+            apply(stepped)
+          }
+        }}
+        onChange={(event) => {
+          const chosen = event.currentTarget.value
+          if (stepping.current) setStepped(chosen)
+          else apply(chosen)
+        }}
+        // Left (Tab, a click elsewhere): the size shown is applied, as with Enter. Not when the
+        // window itself lost focus (another application): the person has not left the select.
+        onBlur={() => stepped !== null && document.hasFocus() && apply(stepped)}
+      >
         {PAGE_SIZES.map((n) => (
           <option key={n} value={String(n)}>
             {n}
           </option>
         ))}
       </select>
+      <span id="page-size-keys" class="visually-hidden">
+        With the arrow keys, Enter or leaving shows the list at the size chosen.
+      </span>
     </label>
   )
 }
