@@ -1294,6 +1294,32 @@ test('while a second Save is under way the first one\'s "Traits saved." is no lo
   expect(admin.problems).toEqual([])
 })
 
+test('the same sentence said twice in a row ("Nothing was changed.") leaves the status region empty for a moment in between, so a screen reader hears it again', async () => {
+  const { kratos } = admin.harness.sandbox
+  kratos.addIdentity({ email: 'said.twice@example.test', name: 'Said Twice' })
+  await openIdentity('said.twice@example.test')
+  const traits = admin.page.getByRole('region', { name: 'Traits' })
+  const status = admin.page.getByRole('status')
+  await traits.getByRole('button', { name: 'Save' }).click()
+  await status.getByText('Nothing was changed.').waitFor()
+  // Every text the region takes from now on, with when.
+  await admin.page.evaluate(() => {
+    const region = document.querySelector('[role="status"]')!
+    const seen: [string, number][] = []
+    ;(window as unknown as { said: [string, number][] }).said = seen
+    new MutationObserver(() => seen.push([region.textContent ?? '', performance.now()])).observe(region, { childList: true, characterData: true, subtree: true })
+  })
+  await traits.getByRole('button', { name: 'Save' }).click()
+  await admin.page.waitForFunction(() => (window as unknown as { said: [string, number][] }).said.some(([text]) => text === 'Nothing was changed.'))
+  const said = await admin.page.evaluate(() => (window as unknown as { said: [string, number][] }).said)
+  const emptied = said.findIndex(([text]) => text === '')
+  const again = said.findIndex(([text]) => text === 'Nothing was changed.')
+  expect(emptied).toBeGreaterThanOrEqual(0)
+  expect(again).toBeGreaterThan(emptied)
+  expect(said[again]![1] - said[emptied]![1]).toBeGreaterThanOrEqual(100)
+  expect(admin.problems).toEqual([])
+})
+
 test('a Save Kratos refuses as too busy (429) or unavailable (503) names Kratos and says to wait and try again', async () => {
   const { kratos } = admin.harness.sandbox
   kratos.addIdentity({ email: 'busy.kratos@example.test', name: 'Busy Kratos' })

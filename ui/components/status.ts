@@ -26,19 +26,34 @@ let saidThisTurn = false
 export function clearEarlierAnnouncement(): void {
   if (saidThisTurn) return
   clearTimeout(hide)
+  clearTimeout(repeat)
   statusMessage.value = ''
 }
+
+/**
+ * How long the region stays empty before the sentence it holds is said again: a screen reader
+ * notices a change of its text, and the region emptied and filled in one frame is no change to it.
+ */
+const REPEAT_GAP_MS = 150
+let repeat: ReturnType<typeof setTimeout> | undefined
+/** The last sentence said: said again, it comes after the gap even when the region was emptied meanwhile (an action's start empties it). */
+let lastSaid = ''
 
 export function announce(message: string): void {
   if (!saidThisTurn) {
     saidThisTurn = true
     setTimeout(() => (saidThisTurn = false), 0)
   }
+  const again = message === lastSaid
+  lastSaid = message
   // Cleared first so that the same sentence twice is announced twice.
   statusMessage.value = ''
   clearTimeout(hide)
-  queueMicrotask(() => {
+  clearTimeout(repeat)
+  const show = () => {
     statusMessage.value = message
     hide = setTimeout(() => (statusMessage.value = ''), SHOWN_MS)
-  })
+  }
+  if (again) repeat = setTimeout(show, REPEAT_GAP_MS)
+  else queueMicrotask(show)
 }

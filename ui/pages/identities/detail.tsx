@@ -1090,7 +1090,7 @@ function DangerSection({ identity, identifier }: { identity: Identity; identifie
         <form onSubmit={remove} class="form">
           <div class="field">
             <label for="delete-confirm">Type {identifier} to confirm</label>
-            <input id="delete-confirm" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} autocomplete="off" aria-describedby="delete-confirm-note" />
+            <input id="delete-confirm" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} autocomplete="off" autocapitalize="none" autocorrect="off" spellcheck={false} aria-describedby="delete-confirm-note" />
             <p class="muted" id="delete-confirm-note">
               Delete is available once it is typed exactly as shown, letter case included (spaces around it do not count).
             </p>

@@ -120,6 +120,8 @@ export function IdentitiesPage() {
     const notTried = visibleSelected.slice(attempted)
     setStopping(false)
     setProgress(null)
+    // The run's progress is not carried into the next bulk question; its end is announced below.
+    setProgressSaid('')
     setPending(null)
     const done = attempted - refused.length - unknown.length
     const past = { deactivate: 'deactivated', activate: 'activated', delete: 'deleted' }[action]
@@ -190,6 +192,9 @@ export function IdentitiesPage() {
           <input
             id="identity-search"
             type="search"
+            autocapitalize="none"
+            autocorrect="off"
+            spellcheck={false}
             value={query}
             onInput={(e) => setQuery(e.currentTarget.value)}
             placeholder="Exact e-mail or username"

@@ -47,7 +47,7 @@ export function MessagesPage() {
       <div class="toolbar filters">
         <form class="search" role="search" aria-label="Messages" onSubmit={(e) => (e.preventDefault(), paging.restart({ recipient: typed.trim() || null }))}>
           <label for="messages-recipient">Recipient</label>
-          <input id="messages-recipient" type="search" placeholder="Exact address" value={typed} autocomplete="off" onInput={(e) => setTyped(e.currentTarget.value)} />
+          <input id="messages-recipient" type="search" placeholder="Exact address" value={typed} autocomplete="off" autocapitalize="none" autocorrect="off" spellcheck={false} onInput={(e) => setTyped(e.currentTarget.value)} />
           <button type="submit">Filter</button>
           {recipient && (
             // The button goes with the filter: focus goes to the box, for the next one.

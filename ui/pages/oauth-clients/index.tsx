@@ -179,10 +179,10 @@ export function OAuthClientsPage() {
       <Heading>OAuth clients</Heading>
       <div class="toolbar">
         <form class="search" role="search" aria-label="OAuth clients" onSubmit={(e) => (e.preventDefault(), paging.restart({ name: typed.trim() || null }))}>
-          <label for="clients-name" class="visually-hidden">
+          <label for="clients-name">
             Search clients by name
           </label>
-          <input id="clients-name" type="search" placeholder="Exact client name" value={typed} autocomplete="off" onInput={(e) => setTyped(e.currentTarget.value)} />
+          <input id="clients-name" type="search" placeholder="Exact client name" value={typed} autocomplete="off" autocapitalize="none" autocorrect="off" spellcheck={false} onInput={(e) => setTyped(e.currentTarget.value)} />
           <button type="submit">Search</button>
           {name && (
             // The button goes with the search: focus goes to the box, for the next search.

@@ -179,6 +179,8 @@ function EndSessions() {
             class="mono"
             value={identityId}
             autocomplete="off"
+            autocapitalize="none"
+            autocorrect="off"
             spellcheck={false}
             aria-invalid={error ? 'true' : undefined}
             aria-describedby={error ? 'end-sessions-error' : undefined}

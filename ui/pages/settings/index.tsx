@@ -413,6 +413,8 @@ function ApiKeyDialog({
             id="api-key-value"
             type="password"
             autocomplete="off"
+            autocapitalize="none"
+            autocorrect="off"
             spellcheck={false}
             value={value}
             aria-invalid={error ? 'true' : undefined}
@@ -587,7 +589,7 @@ function SettingDialog(props: {
       <form class="form" onSubmit={save} noValidate aria-busy={busy ? 'true' : undefined}>
         <div class="field">
           <label for="setting-key">Key</label>
-          <input id="setting-key" class="mono" value={key} readOnly={existing !== null} autocomplete="off" spellcheck={false} onInput={(e) => setKey(e.currentTarget.value)} {...field('key')} />
+          <input id="setting-key" class="mono" value={key} readOnly={existing !== null} autocomplete="off" autocapitalize="none" autocorrect="off" spellcheck={false} onInput={(e) => setKey(e.currentTarget.value)} {...field('key')} />
           {message('key')}
         </div>
         <div class="field">
