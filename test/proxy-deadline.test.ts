@@ -8,6 +8,10 @@ import { within } from './support/eventually.ts'
 import { RawListener } from './support/upstream.ts'
 
 const LIMIT_MS = 60
+
+/** Settles once the deadline has passed, also when it passed before this was asked (a loaded machine's sleeps run long). */
+const passed = (deadline: { aborted: boolean; addEventListener(type: 'abort', listener: () => void): void }) =>
+  new Promise<void>((resolve) => (deadline.aborted ? resolve() : deadline.addEventListener('abort', () => resolve())))
 const timeout = () => new DOMException('upstream timeout', 'TimeoutError')
 
 describe('DeadlineClock', () => {
@@ -75,11 +79,11 @@ describe('DeadlineClock', () => {
     await Bun.sleep(SHARED_TIMER_MS)
     const late = clock.start()
     const lateStarted = performance.now()
-    await new Promise<void>((resolve) => early.addEventListener('abort', () => resolve()))
+    await passed(early)
     // The early batch's timer must not end the later request's time early.
-    expect(late.aborted).toBe(false)
+    expect(late.aborted === false || performance.now() - lateStarted >= LIMIT_MS).toBe(true)
     expect(await joinedPassed).toBeGreaterThanOrEqual(LIMIT_MS)
-    await new Promise<void>((resolve) => late.addEventListener('abort', () => resolve()))
+    await passed(late)
     expect(performance.now() - lateStarted).toBeGreaterThanOrEqual(LIMIT_MS)
   })
 
