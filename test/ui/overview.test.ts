@@ -145,7 +145,7 @@ test('the session map fetches nothing while it is below the fold, on a phone and
   }
 }, 60_000)
 
-test('keyboard only: Tab from Customize reaches the session map below the fold, which loads then with focus on its heading; the next Tab goes on to the Audit log link', async () => {
+test('keyboard only: Tab from Customize reaches Load the session map below the fold, which loads nothing until pressed; Enter loads it with focus on its heading; the next Tab goes on to the Audit log link', async () => {
   const { context, page, problems, mapRequests } = await overviewAt({ width: 390, height: 700 })
   try {
     await settled(page)
@@ -155,6 +155,12 @@ test('keyboard only: Tab from Customize reaches the session map below the fold, 
     await page.getByRole('button', { name: 'Customize' }).focus()
     await page.keyboard.press('Tab')
     const focused = () => page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.textContent}`)
+    expect(await focused()).toBe('BUTTON Load the session map')
+    // Focus alone changes nothing (WCAG 3.2.1): no fetch, focus stays on the button.
+    await Bun.sleep(300)
+    expect(mapRequests).toEqual([])
+    expect(await focused()).toBe('BUTTON Load the session map')
+    await page.keyboard.press('Enter')
     expect(await focused()).toBe('H2 Session map')
     await map.getByRole('table').waitFor()
     // The table comes with the data; the land outline is drawn once its own chunk has arrived.

@@ -300,6 +300,7 @@ function Services({ onSettled }: WidgetProps) {
 function SessionMap({ placed }: WidgetProps) {
   const ref = useRef<HTMLElement>(null)
   const heading = useRef<HTMLHeadingElement>(null)
+  const loadButton = useRef<HTMLButtonElement>(null)
   const [shown, setShown] = useState(false)
   // Its button had focus and gives way to the map: focus goes to the map's heading, so that the next
   // Tab goes on from here rather than from the top of the page.
@@ -317,6 +318,9 @@ function SessionMap({ placed }: WidgetProps) {
     const element = ref.current
     if (!element || shown || !placed) return
     const observer = new IntersectionObserver((entries) => {
+      // Scrolled into view because its button took focus (a Tab): the button waits to be pressed,
+      // rather than give way under the person's focus.
+      if (document.activeElement === loadButton.current) return
       if (entries.some((entry) => entry.isIntersecting)) {
         setShown(true)
         observer.disconnect()
@@ -335,7 +339,8 @@ function SessionMap({ placed }: WidgetProps) {
       ) : (
         <p class="muted">
           The map loads when it is shown.{' '}
-          <button type="button" onFocus={showNow} onClick={showNow}>
+          {/* Loaded when pressed, not when focused: a Tab that reaches it must not move focus on its own. */}
+          <button type="button" ref={loadButton} onClick={showNow}>
             Load the session map
           </button>
         </p>
