@@ -189,7 +189,7 @@ test('taking the admin role from one’s own identity says first what it does; a
   const role = traits.getByRole('combobox', { name: 'Role' })
   await role.selectOption('viewer')
   await traits.getByText(said).waitFor()
-  expect(await traits.getByRole('button', { name: 'Save' }).getAttribute('aria-describedby')).toBe('own-role-note')
+  expect(await traits.getByRole('button', { name: 'Save' }).getAttribute('aria-describedby')).toBe('traits-h own-role-note')
   await role.selectOption('admin')
   await traits.getByText(said).waitFor({ state: 'detached' })
   await admin.page.goto(admin.url(`/dashboard/identities/${other.id}`))
@@ -225,4 +225,13 @@ test('deactivating one’s own identity, alone or among others, says first that 
   await bulk.getByRole('button', { name: 'Cancel' }).click()
   expect(kratos().identities.get(own.id)!.state).toBe('active')
   expect(admin.problems).toEqual([])
+})
+
+test('the traits and the metadata Save are told apart by their sections: each is described by its heading', async () => {
+  await admin.page.goto(admin.url(`/dashboard/identities/${[...admin.harness.sandbox.kratos.identities.values()].find((identity) => identity.traits.email === 'user05@example.test')!.id}`))
+  for (const section of ['Traits', 'Metadata']) {
+    const save = admin.page.getByRole('region', { name: section }).getByRole('button', { name: 'Save', exact: true })
+    await save.waitFor()
+    expect(await save.evaluate((button) => (button as HTMLElement).getAttribute('aria-describedby')?.split(' ').map((id) => document.getElementById(id)?.textContent))).toEqual([section])
+  }
 })

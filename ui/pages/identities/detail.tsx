@@ -372,7 +372,8 @@ function TraitsSection(props: {
               </p>
             )}
             <div class="actions">
-              <button type="submit" class="primary" {...unavailableWhile(busy)} ref={saveButton} aria-describedby={ownRoleDropped ? 'own-role-note' : undefined}>
+              {/* Described by its section: the page has two buttons named Save (ui.md's name for both). */}
+              <button type="submit" class="primary" {...unavailableWhile(busy)} ref={saveButton} aria-describedby={ownRoleDropped ? 'traits-h own-role-note' : 'traits-h'}>
                 Save
               </button>
             </div>
@@ -557,7 +558,7 @@ function MetadataSection({ identity, onChange }: { identity: Identity; onChange:
         )}
         {failure && <ActionFailure failure={failure} />}
         <div class="actions">
-          <button type="submit" class="primary" {...unavailableWhile(busy)} ref={saveButton}>
+          <button type="submit" class="primary" {...unavailableWhile(busy)} ref={saveButton} aria-describedby="metadata-h">
             Save
           </button>
         </div>
