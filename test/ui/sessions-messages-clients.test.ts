@@ -760,3 +760,19 @@ test('Sessions: a deep page whose trail no longer holds the page before says its
   await admin.page.getByText('Page 1', { exact: true }).waitFor()
   expect(admin.problems).toEqual([])
 })
+
+test('Sessions: a list that failed and then came with Retry says what it shows, as its failure was said', async () => {
+  const { kratos } = admin.harness.sandbox
+  const page = admin.page
+  kratos.failWith = 500
+  try {
+    await page.goto(admin.url('/dashboard/sessions'))
+    await page.getByRole('alert').getByText('Kratos could not carry out the request (HTTP 500).', { exact: false }).waitFor()
+  } finally {
+    kratos.failWith = null
+  }
+  await page.getByRole('button', { name: 'Retry' }).click()
+  await page.getByRole('table', { name: 'Active sessions' }).waitFor()
+  await page.getByRole('status').getByText(/^\d+ sessions? shown\.$/).waitFor()
+  expect(admin.problems.splice(0).every((problem) => /status of 500\b/.test(problem))).toBe(true)
+})

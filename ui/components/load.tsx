@@ -66,15 +66,21 @@ export function useLoad<T extends object | null>(load: () => Promise<ApiResult<T
  * found in the status region: after a filter or a search focus stays in its control, and nothing
  * else would tell a person who cannot see the list. The list of the query the page opened with is
  * read out with its heading, and a list read again for the same query (after a change) is not said
- * again. A search made before that first list arrived is said: it is another query.
+ * again, unless it failed before (a Retry that worked). A search made before that first list
+ * arrived is said: it is another query.
  */
 export function useResultsAnnounced<T>(loaded: Loaded<T>, query: string, describe: (data: T) => string): void {
   const said = useRef<string | null>(null)
   const opened = useRef(query)
+  // A list that failed and then came (Retry): said, as its failure was.
+  const failedBefore = useRef(false)
   useEffect(() => {
+    if (loaded.state === 'failed') failedBefore.current = true
     if (loaded.state !== 'ready' || loaded.refreshing) return
-    if (said.current === query) return
-    const first = said.current === null && query === opened.current
+    const afterFailure = failedBefore.current
+    failedBefore.current = false
+    if (said.current === query && !afterFailure) return
+    const first = said.current === null && query === opened.current && !afterFailure
     said.current = query
     if (!first) announce(describe(loaded.data))
   }, [loaded, query])
