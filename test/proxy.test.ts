@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import type { Socket } from 'node:net'
-import { ANSWER_LOST, ANSWER_UNREADABLE } from '../src/proxy/answer-lost.ts'
+import { ANSWER_LOST, ANSWER_UNREADABLE, OUTCOME_UNKNOWN, UPSTREAM_OUTCOME_HEADER } from '../src/proxy/answer-lost.ts'
 import { gzipSync } from 'node:zlib'
 import { rawRequest } from './support/raw-http.ts'
 import { startStack, type Stack } from './support/stack.ts'
@@ -483,6 +483,7 @@ describe('upstream behaviour', () => {
         const response = await fetch(`${service.url}/api/idp/x`, { method, body: method === 'POST' ? '{}' : undefined })
         expect(response.status).toBe(502)
         // Nothing left this host: said as unreachable, not as an answer lost on the way.
+        expect(response.headers.get(UPSTREAM_OUTCOME_HEADER)).toBeNull()
         expect(await response.json()).toEqual({ error: 'bad_gateway', message: 'Unable to reach upstream service.' })
       }
       expect(service.logLines.join('')).not.toContain(ADMIN_KEY)
@@ -503,7 +504,7 @@ describe('upstream behaviour', () => {
           answer,
           async (service) => {
             const response = await fetch(`${service.url}/api/idp/clients`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"client_name":"x"}' })
-            expect([way, env, response.status, await response.json()]).toEqual([way, env, 502, { error: 'bad_gateway', ...ANSWER_LOST }])
+            expect([way, env, response.status, response.headers.get(UPSTREAM_OUTCOME_HEADER), await response.json()]).toEqual([way, env, 502, OUTCOME_UNKNOWN, { error: 'bad_gateway', message: ANSWER_LOST }])
           },
           env,
         )
@@ -533,7 +534,8 @@ describe('upstream behaviour', () => {
         body: JSON.stringify([{ op: 'replace', path: '/state', value: 'inactive' }]),
       })
       expect(response.status).toBe(502)
-      expect(await response.json()).toEqual({ error: 'bad_gateway', ...ANSWER_LOST })
+      expect(response.headers.get(UPSTREAM_OUTCOME_HEADER)).toBe(OUTCOME_UNKNOWN)
+      expect(await response.json()).toEqual({ error: 'bad_gateway', message: ANSWER_LOST })
       // Within the recheck window, but the store is asked again: the lock-out holds now.
       expect((await fetch(`${service.url}/api/auth/session`, { headers: { cookie: victimCookie } })).status).toBe(401)
       const [event] = await service.services.audit.list({ limit: 1, action: 'proxy_write' })
@@ -549,14 +551,14 @@ describe('upstream behaviour', () => {
     const unreadable = (socket: Socket) => socket.end('HTTP/1.1 999 Weird\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok')
     await behindRawUpstream(unreadable, async (service) => {
       const read = await fetch(`${service.url}/api/idp/x`)
-      expect([read.status, await read.json()]).toEqual([500, { error: 'proxy_error', message: ANSWER_UNREADABLE.message }])
+      expect([read.status, await read.json()]).toEqual([500, { error: 'proxy_error', message: ANSWER_UNREADABLE }])
       const change = await fetch(`${service.url}/api/idp/x`, { method: 'POST', body: '{}' })
-      expect([change.status, await change.json()]).toEqual([500, { error: 'proxy_error', ...ANSWER_UNREADABLE }])
+      expect([change.status, change.headers.get(UPSTREAM_OUTCOME_HEADER), await change.json()]).toEqual([500, OUTCOME_UNKNOWN, { error: 'proxy_error', message: ANSWER_UNREADABLE }])
     })
     const proxyAuth = (socket: Socket) => socket.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
     await behindRawUpstream(proxyAuth, async (service) => {
       const change = await fetch(`${service.url}/api/idp/x`, { method: 'POST', body: '{}' })
-      expect([change.status, await change.json()]).toEqual([500, { error: 'proxy_error', message: 'An unexpected error occurred.' }])
+      expect([change.status, change.headers.get(UPSTREAM_OUTCOME_HEADER), await change.json()]).toEqual([500, null, { error: 'proxy_error', message: 'An unexpected error occurred.' }])
     })
   })
 

@@ -2,9 +2,10 @@
 // our envelope's { error, message }; a page never parses or shows an upstream body.
 import type { PatchOp } from './components/json-patch.ts'
 import { MOST_IDENTITY_SESSIONS } from './identity-sessions.ts'
-import { ANSWER_LOST, ANSWER_UNREADABLE, REACHED_UNANSWERED } from '../src/proxy/answer-lost.ts'
+import { OUTCOME_UNKNOWN, UPSTREAM_OUTCOME_HEADER } from '../src/proxy/answer-lost.ts'
 import { RELAYED_ANSWER_POLICY } from '../src/proxy/relayed-policy.ts'
 import { nextPageToken } from '../src/upstream/link.ts'
+import { isHydraError, isKratosError } from '../src/upstream/ory-error.ts'
 import {
   readClient,
   readIdentity,
@@ -330,7 +331,9 @@ async function send<T>(method: string, path: string, body?: unknown, options: Se
       return { result: { ok: false, failure: { error: 'invalid_response', message: `${from} sent an answer the page cannot read.`, status: response.status, requestId, upstream: upstream ?? undefined } }, headers }
     }
   }
-  const envelope = await envelopeOf(response, relayed)
+  const envelope = await envelopeOf(response, relayed, upstream)
+  // The proxy's word that the request reached Kratos or Hydra and what it did is not known.
+  envelope.reached = !relayed && response.headers.get(UPSTREAM_OUTCOME_HEADER) === OUTCOME_UNKNOWN
   if (!relayed && envelope.error === 'identity_backend_unavailable') envelope.message = SESSION_UNCONFIRMED
   // A 404 page of something in front of Kratos or Hydra (an ingress, a wrong base path) says nothing
   // of the thing asked for: never taken for "not there" (deleted already, gone elsewhere).
@@ -340,7 +343,7 @@ async function send<T>(method: string, path: string, body?: unknown, options: Se
   // The request reached Kratos or Hydra and its answer was lost on the way, or came in a form the
   // proxy could not read (the proxy says so): a change it asked for may have been made.
   if (change && upstream !== null && envelope.reached === true) {
-    const why = envelope.message === ANSWER_UNREADABLE.message ? `${upstream}'s answer could not be read` : `${upstream}'s answer did not come through`
+    const why = failure.error === 'proxy_error' ? `${upstream}'s answer could not be read` : `${upstream}'s answer did not come through`
     return { result: { ok: false, failure: { ...unknownOutcome(upstream, why, failure.error, failure.status), requestId } }, headers }
   }
   if (failure.status === 403 && failure.error === 'forbidden' && !relayed) onForbidden()
@@ -378,18 +381,18 @@ const SESSION_UNCONFIRMED =
  * envelopes speak of "upstream service", and an upstream's refusal (its body is never shown) has
  * only its status. A page's own message for a status it knows (400, 404, 409) still takes its place.
  */
-function namedFailure(path: string, failure: ApiFailure): ApiFailure {
+function namedFailure(path: string, failure: ApiFailure & { reached?: boolean }): ApiFailure {
   const name = proxiedTo(path)
   if (name === null) return failure
   const message = (() => {
     switch (failure.error) {
       case 'bad_gateway':
-        if (failure.message === ANSWER_LOST.message) return `${name}'s answer did not come through. ${WAIT}`
+        if (failure.reached === true) return `${name}'s answer did not come through. ${WAIT}`
         return `${name} cannot be reached from this service. ${WAIT} If it goes on, check that ${name} is running.`
       case 'gateway_timeout':
         return `${notAnsweredInTime(name)}. ${WAIT}`
       case 'proxy_error':
-        return failure.message === ANSWER_UNREADABLE.message ? `${name}'s answer could not be read. ${WAIT}` : failure.message
+        return failure.reached === true ? `${name}'s answer could not be read. ${WAIT}` : failure.message
       case 'upstream_not_configured':
         return `${name} is not configured on this service.`
       case 'redirected':
@@ -432,16 +435,6 @@ export function whyUnknown(failure: ApiFailure, forWhat?: string): string {
 /** Who a failure is of, as its message names it: Kratos or Hydra, else this service's upstream in general. */
 export const upstreamName = (failure: ApiFailure): string => failure.upstream ?? 'The upstream service'
 
-/**
- * Kratos's error (`{"error":{"code":<the status>,…}}`) or Hydra's (`{"error":"…","error_description":"…"}`),
- * not any JSON with an `error` (a gateway's own 404 page often has one).
- */
-function isOryError(fields: Record<string, unknown>, status: number): boolean {
-  const error = fields.error
-  if (typeof error === 'object' && error !== null) return (error as { code?: unknown }).code === status
-  return typeof error === 'string' && typeof fields.error_description === 'string'
-}
-
 /** A 404 that is not Kratos's or Hydra's own: what came instead of their answer, and where to look. */
 function foreignPage(upstream: UpstreamService): ApiFailure {
   return {
@@ -467,7 +460,7 @@ function unknownOutcome(upstream: UpstreamService | null, why: string, error: st
  * sentence. A relayed body is read only to tell Kratos's or Hydra's own error from a page of
  * something in front of them (`upstreamOwn`); its words are never shown.
  */
-async function envelopeOf(response: Response, relayed: boolean): Promise<ApiFailure & { reached?: boolean; upstreamOwn?: boolean }> {
+async function envelopeOf(response: Response, relayed: boolean, upstream: UpstreamService | null): Promise<ApiFailure & { reached?: boolean; upstreamOwn?: boolean }> {
   const fallback = { error: 'request_failed', message: GENERIC[response.status] ?? `The request failed (HTTP ${response.status}).`, status: response.status }
   let body: unknown
   try {
@@ -476,9 +469,9 @@ async function envelopeOf(response: Response, relayed: boolean): Promise<ApiFail
     return relayed ? { ...fallback, upstreamOwn: false } : fallback
   }
   const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
-  if (relayed) return { ...fallback, upstreamOwn: isOryError(fields, response.status) }
+  if (relayed) return { ...fallback, upstreamOwn: upstream === 'Kratos' ? isKratosError(fields, response.status) : upstream === 'Hydra' && isHydraError(fields) }
   if (typeof fields.error === 'string' && typeof fields.message === 'string') {
-    return { error: fields.error, message: fields.message, status: response.status, reached: REACHED_UNANSWERED.includes(fields.message) }
+    return { error: fields.error, message: fields.message, status: response.status }
   }
   return fallback
 }

@@ -6,14 +6,14 @@ import type { AuditLog } from '../audit/audit.ts'
 import type { Clock } from '../clock.ts'
 import type { ErrorCode } from '../http/errors.ts'
 import type { Logger } from '../log.ts'
-import { answeredWithError, UNREADABLE_ANSWER, type IdentityStoreClient } from './store.ts'
+import { reachedStoreSays, UNREADABLE_ANSWER, type IdentityStoreClient } from './store.ts'
 import { errorCodeFor, type UpstreamFailure } from '../upstream/client.ts'
 import { nextPageToken } from '../upstream/link.ts'
 import { parseListQuery, requestedFilter, summarizeIdentity, type IdentityPage, type IdentitySummary, type ListQuery } from './model.ts'
 
 /**
- * A failure, with the upstream failure class for the log; `unreadable` when the store answered
- * (200) with something that is not a page of identities: reached, so "unreachable" would mislead.
+ * A failure, with the upstream failure class for the log; `message` when the store was reached and
+ * answered with an error or with something that is not a page of identities ("unreachable" would mislead).
  */
 type ListOutcome = { ok: true; page: IdentityPage } | { ok: false; code: ErrorCode; failure?: UpstreamFailure; message?: string }
 
@@ -58,9 +58,8 @@ export class IdentitiesService {
     if (!answer.ok) {
       const code = answer.failure === 'rejected' ? refusalCode(answer.status ?? 0, answer.text ?? '', query) : errorCodeFor(answer.failure)
       if (code === 'invalid_page_token') return { ok: false, code }
-      // Reached, and refused: said so, not as a store that could not be reached.
-      const message = answer.failure === 'rejected' && answer.status !== undefined ? answeredWithError(answer.status) : undefined
-      return { ok: false, code, failure: answer.failure, message }
+      // Reached, and refused or not readable: said so, not as a store that could not be reached.
+      return { ok: false, code, failure: answer.failure, message: reachedStoreSays(answer.failure) }
     }
     const rows = answer.body
     if (!Array.isArray(rows)) {

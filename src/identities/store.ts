@@ -2,14 +2,22 @@
 // one upstream client. Answers are values: callers map them to envelopes.
 
 import { UpstreamClient, type UpstreamFailure } from '../upstream/client.ts'
+import { isKratosError } from '../upstream/ory-error.ts'
 
 export type IdentityLookup = { ok: true; identity: Record<string, unknown> } | { ok: false; failure: 'not_found' | UpstreamFailure }
 
 // The contract's code for an upstream failure (502 `bad_gateway`), with words that fit when the
 // store was reached: it answered, but with an error or with something that is not what was asked.
-// Nothing of the answer is echoed but its status.
+// Nothing of the answer is echoed (its status goes to the log: admin-api.md, details of a 502).
 export const UNREADABLE_ANSWER = 'The identity store answered with data that cannot be read.'
-export const answeredWithError = (status: number) => `The identity store answered with an error (HTTP ${status}).`
+const ANSWERED_WITH_ERROR = 'The identity store answered with an error.'
+
+/** Our words for a failed call to the store that reached it; undefined when it was not reached (the contract's own words then). */
+export function reachedStoreSays(failure: UpstreamFailure | 'not_found'): string | undefined {
+  if (failure === 'rejected') return ANSWERED_WITH_ERROR
+  if (failure === 'invalid_response') return UNREADABLE_ANSWER
+  return undefined
+}
 
 /** Deactivated in Kratos: it can no longer sign in there, nor hold a dashboard session. */
 export const isInactive = (identity: Record<string, unknown>) => identity.state === 'inactive'
@@ -48,12 +56,11 @@ export class IdentityStoreClient extends UpstreamClient {
   }
 }
 
-/** Kratos's own 404: `{"error":{"code":404,…}}` (ory-upstreams.md), not any JSON with an `error` (a gateway's own 404 often has one). */
+/** Kratos's own 404 (ory-error.ts), not any JSON with an `error` (a gateway's own 404 often has one). */
 function isKratosNotFound(text: string | undefined): boolean {
   if (text === undefined) return false
   try {
-    const body = JSON.parse(text) as { error?: { code?: unknown } } | null
-    return typeof body?.error === 'object' && body.error !== null && body.error.code === 404
+    return isKratosError(JSON.parse(text), 404)
   } catch {
     return false
   }

@@ -1,15 +1,15 @@
-// The proxy's refusal when the request may have reached the upstream and its answer did not come
-// back whole (the connection reset after the request went out, an answer cut short) or could not
-// be read: a change it asked for may have been made. The UI reads these words to say so and to
-// offer no blind retry (ui/api.ts). Without imports, so that the UI bundles the same text.
+// The proxy's refusal when a change may have reached the upstream and its answer did not come back
+// whole (the connection reset after the request went out, an answer cut short: 502) or could not be
+// read (500): what it asked for may have been made. Said in words for a person, and for the UI in a
+// header it reads (the envelope's `message` is not a contract, admin-api.md "Errors"), so that it
+// offers no blind retry. Without imports, so that the UI bundles the same names.
 
-const MAY_HAVE_BEEN_MADE = 'The request reached it: a change it asked for may have been made. Check before trying again.'
+/** On such a refusal: `unknown`, the request reached the upstream and what it did is not known. */
+export const UPSTREAM_OUTCOME_HEADER = 'x-upstream-outcome'
+export const OUTCOME_UNKNOWN = 'unknown'
 
 /** 502 `bad_gateway`: the answer was lost on the way. */
-export const ANSWER_LOST = { message: "The upstream service's answer did not come through.", hint: MAY_HAVE_BEEN_MADE } as const
+export const ANSWER_LOST = "The upstream service's answer did not come through."
 
 /** 500 `proxy_error`: an answer came that could not be read (its framing, its status). */
-export const ANSWER_UNREADABLE = { message: "The upstream service's answer could not be read.", hint: MAY_HAVE_BEEN_MADE } as const
-
-/** The messages that say the request reached the upstream and what it answered is not known. */
-export const REACHED_UNANSWERED: readonly string[] = [ANSWER_LOST.message, ANSWER_UNREADABLE.message]
+export const ANSWER_UNREADABLE = "The upstream service's answer could not be read."

@@ -11,7 +11,7 @@ import { ApiError } from '../http/errors.ts'
 import { attachedSession, pathnameOf, requestIdOf } from '../http/request-context.ts'
 import { noteOn } from '../http/request-notes.ts'
 import { describeError } from '../log.ts'
-import { ANSWER_LOST, ANSWER_UNREADABLE } from './answer-lost.ts'
+import { ANSWER_LOST, ANSWER_UNREADABLE, OUTCOME_UNKNOWN, UPSTREAM_OUTCOME_HEADER } from './answer-lost.ts'
 import { forwardedRequestHeaders, relayedResponseHeaders } from './headers.ts'
 import { fetchUpstream } from './fetch-client.ts'
 import { Http1Pool, UpstreamProtocolError, type UpstreamAnswer } from './http1.ts'
@@ -62,8 +62,12 @@ function classifyFailure(error: unknown, aborted: boolean): Failure {
  * after the request went out (a reset, an answer cut short) leaves its outcome unknown.
  */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ConnectionRefused', 'FailedToOpenSocket'])
-/** A TLS handshake refused (a certificate not trusted, expired, for another name): nothing was sent either. */
-const TLS_REFUSAL = /CERT|TLS|SSL|SELF_SIGNED|ISSUER|SIGNATURE/
+/**
+ * A TLS handshake refused (a certificate not trusted, expired, for another name; a peer that speaks
+ * no TLS): nothing was sent either. Only handshake and verification codes: a TLS failure later, once
+ * the request may have gone out, is not one of them.
+ */
+const TLS_REFUSAL = /^(?:CERT_[A-Z_]+|ERR_TLS_CERT_ALTNAME_INVALID|UNABLE_TO_[A-Z_]+|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH|ERR_SSL_WRONG_VERSION_NUMBER)$/
 function neverSent(error: unknown): boolean {
   const code = String((error as { code?: unknown } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code ?? '')
   return NOT_SENT.has(code) || TLS_REFUSAL.test(code)
@@ -195,13 +199,14 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
       log.warn('proxy_failed', { request_id: requestIdOf(request), prefix: prefix.name, method: request.method, failure: failure.class, ...describeError(error) })
       noteOn(request, { upstream_failure: failure.class })
       const words = !reached ? undefined : failure.code === 'bad_gateway' ? ANSWER_LOST : failure.code === 'proxy_error' ? ANSWER_UNREADABLE : undefined
-      if (prefix.admin && !NO_BODY_METHODS.has(request.method)) {
+      const change = !NO_BODY_METHODS.has(request.method)
+      if (prefix.admin && change) {
         if (reached) await afterIdentityWrite(target, at.status ?? null)
         const outcome = words === ANSWER_LOST ? 'answer_lost' : words === ANSWER_UNREADABLE ? 'answer_unreadable' : failure.class
         await auditWrite(prefix, request, pathUnderBase(target.url, target.base), at.status ?? null, outcome)
       }
-      // A read's answer lost changes nothing: said without the hint about a change.
-      throw new ApiError(failure.code, words === undefined ? {} : NO_BODY_METHODS.has(request.method) ? { message: words.message } : words)
+      if (words === undefined) throw new ApiError(failure.code)
+      throw new ApiError(failure.code, { message: words, headers: { [UPSTREAM_OUTCOME_HEADER]: OUTCOME_UNKNOWN } })
     }
     const body = NO_BODY_METHODS.has(request.method) || !request.body ? undefined : limitedBody(request.body, PROXY_BODY_LIMIT)
     // The timeout covers the upstream's answer (status and headers, and a small body); a long download may take longer.

@@ -12,7 +12,7 @@ import type { Clock } from '../clock.ts'
 import type { ErrorCode } from '../http/errors.ts'
 import { errorCodeFor } from '../upstream/client.ts'
 import { nextPageToken } from '../upstream/link.ts'
-import { answeredWithError, UNREADABLE_ANSWER, type IdentityStoreClient } from '../identities/store.ts'
+import { reachedStoreSays, UNREADABLE_ANSWER, type IdentityStoreClient } from '../identities/store.ts'
 import type { Logger } from '../log.ts'
 import type { GeoLocation, GeoLocator } from './geo.ts'
 
@@ -115,8 +115,7 @@ export class SessionLocationsService {
     const { log } = this.deps
     const answer = await store.json('/admin/sessions', { query, signal })
     if (!answer.ok) {
-      const message = answer.failure === 'rejected' && answer.status !== undefined ? answeredWithError(answer.status) : answer.failure === 'invalid_response' ? UNREADABLE_ANSWER : undefined
-      return { ok: false, code: errorCodeFor(answer.failure), message }
+      return { ok: false, code: errorCodeFor(answer.failure), message: reachedStoreSays(answer.failure) }
     }
     const rows = answer.body
     if (!Array.isArray(rows)) {

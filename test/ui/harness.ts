@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Dialog, type Locator, type Page, type Request, type Route } from 'playwright-core'
 import { startSandbox, SANDBOX_USERS, type Sandbox } from '../../dev/sandbox.ts'
-import { ANSWER_LOST } from '../../src/proxy/answer-lost.ts'
+import { ANSWER_LOST, OUTCOME_UNKNOWN, UPSTREAM_OUTCOME_HEADER } from '../../src/proxy/answer-lost.ts'
 import { isPassthrough } from '../../src/proxy/passthrough.ts'
 import { inspectLater, inspectLogLine, inspectResponse, answerProblems, markSecret, recordFinding } from '../support/leaks.ts'
 import { isRelayedAnswer } from '../support/process.ts'
@@ -351,13 +351,13 @@ export async function answerTooLate(page: Page, method: string, matches: (url: U
  * The page's `method` requests whose URL `matches` reach the service and the upstream (the change is
  * made), and are then answered as the service answers when the upstream's answer was lost on the
  * way back (a reset after the request went out, an answer cut short: test/proxy.test.ts holds the
- * service to it): 502 with ANSWER_LOST's words. Returns the function that stops it.
+ * service to it): 502 with ANSWER_LOST's words and the outcome header. Returns the function that stops it.
  */
 export async function answerLost(page: Page, method: string, matches: (url: URL) => boolean): Promise<() => Promise<void>> {
   const handler = async (route: Route) => {
     if (route.request().method() !== method) return route.continue()
     await route.fetch()
-    await route.fulfill({ status: 502, contentType: 'application/json', body: JSON.stringify({ error: 'bad_gateway', ...ANSWER_LOST }) })
+    await route.fulfill({ status: 502, contentType: 'application/json', headers: { [UPSTREAM_OUTCOME_HEADER]: OUTCOME_UNKNOWN }, body: JSON.stringify({ error: 'bad_gateway', message: ANSWER_LOST }) })
   }
   await page.route(matches, handler)
   return () => page.unroute(matches, handler)

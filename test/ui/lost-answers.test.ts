@@ -58,10 +58,11 @@ test('a Create Hydra answered 201 whose body was cut short on the way: said to b
 for (const [label, front] of [
   ['an ingress\'s HTML page', 404],
   ['a gateway\'s own JSON', { status: 404, json: { timestamp: '2026-11-28T09:00:00Z', status: 404, error: 'Not Found', path: '/admin/identities' } }],
+  ['JSON in Hydra\'s shape, on a Kratos path', { status: 404, json: { error: 'not_found', error_description: 'no route' } }],
 ] as const) {
   test(`a Delete answered with a 404 of something in front of Kratos (${label}, not Kratos's own error) is not taken for "already deleted": said so, the identity still there and still shown`, async () => {
     const { kratos } = admin.harness.sandbox
-    const email = `fronted.delete.${typeof front === 'number' ? 'html' : 'json'}@example.test`
+    const email = `fronted.delete.${label.replace(/[^a-z]+/gi, '-').toLowerCase()}@example.test`
     const identity = kratos.addIdentity({ email, name: 'Fronted Delete' })
     await admin.page.goto(admin.url(`/dashboard/identities/${identity.id}`))
     await admin.page.getByRole('heading', { level: 1, name: email }).waitFor()
