@@ -745,7 +745,7 @@ test('Sessions: a page of many addresses asks for their places a few at a time, 
   expect(admin.problems).toEqual([])
 })
 
-test('Sessions: a deep page whose trail no longer holds the page before says its number and offers First page instead of Previous page', async () => {
+test('Sessions: a deep page whose trail no longer holds the page before says its number, and that Previous page leads to the first page', async () => {
   await admin.page.goto(admin.url('/dashboard/sessions'))
   const table = admin.page.getByRole('table', { name: 'Active sessions' })
   await table.waitFor()
@@ -755,7 +755,8 @@ test('Sessions: a deep page whose trail no longer holds the page before says its
   await admin.page.goto(admin.url(`/dashboard/sessions?page_token=${encodeURIComponent(token)}&trail=${encodeURIComponent('%+7')}`))
   await admin.page.getByText('Page 8', { exact: true }).waitFor()
   await table.waitFor()
-  await admin.page.getByRole('button', { name: 'First page' }).click()
+  await admin.page.getByText('(Previous page leads to the first page: the pages between are too many to keep in the address)').waitFor()
+  await admin.page.getByRole('button', { name: 'Previous page' }).click()
   await admin.page.waitForURL(admin.url('/dashboard/sessions'))
   await admin.page.getByText('Page 1', { exact: true }).waitFor()
   expect(admin.problems).toEqual([])

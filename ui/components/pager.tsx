@@ -46,15 +46,33 @@ export function useTokenPaging(): TokenPaging {
 export function Pager({ paging, next }: { paging: TokenPaging; next: string | null | undefined }) {
   return (
     <div class="pager">
-      <button type="button" disabled={paging.page === 1} onClick={paging.previous}>
-        {paging.previousIsFirst ? 'First page' : 'Previous page'}
-      </button>
-      <span>Page {paging.page}</span>
+      <PreviousAndNumber page={paging.page} disabled={paging.page === 1} toFirst={paging.previousIsFirst} onClick={paging.previous} />
       <button type="button" disabled={!next} onClick={() => next && paging.next(next)}>
         Next page
       </button>
       <PageSizeSelect size={paging.size} onChange={(size) => paging.restart({ page_size: size })} />
     </div>
+  )
+}
+
+/**
+ * Previous page (ui.md's name), the page number, and where Previous page leads when the link no
+ * longer holds the page before (trail.ts): to the first page, said after the number and read with
+ * the button.
+ */
+export function PreviousAndNumber({ page, disabled, toFirst, onClick }: { page: number; disabled: boolean; toFirst: boolean; onClick: () => void }) {
+  return (
+    <>
+      <button type="button" disabled={disabled} onClick={onClick} aria-describedby={toFirst ? 'previous-to-first' : undefined}>
+        Previous page
+      </button>
+      <span>Page {page}</span>
+      {toFirst && (
+        <span id="previous-to-first" class="muted">
+          (Previous page leads to the first page: the pages between are too many to keep in the address)
+        </span>
+      )}
+    </>
   )
 }
 

@@ -6,7 +6,7 @@
 // the service refuses the request head (431), so a reload or a bookmark of a deep page would end
 // on the browser's error page. The oldest tokens give way first, counted (`%+N` before the rest,
 // which no escaped token can be), so the page number stays right; from the oldest page the trail
-// still holds, Previous page leads to the first page, and says so.
+// still holds, Previous page leads to the first page, and says so (pager.tsx PreviousPage).
 const SEPARATOR = '~'
 const FIRST = '.'
 const DROPPED = '%+'
@@ -61,7 +61,7 @@ export function trailPaging(text: string | null, token: string) {
     next: (next: string) => ({ page_token: next, trail: writeTrail(trailAfter(trail, token)) }),
     /**
      * The query Previous page leads to; null on the first page. `first`: the trail no longer holds
-     * the page before, so it leads to the first page (and is named so).
+     * the page before, so it leads to the first page (and says so).
      */
     previous:
       tokens.length > 0

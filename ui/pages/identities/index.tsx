@@ -9,7 +9,7 @@ import { unavailableWhile, useOneAtATime } from '../../components/one-at-a-time.
 import { Time } from '../../components/time.tsx'
 import { announce } from '../../components/status.ts'
 import { UnreadableRows } from '../../components/unreadable.tsx'
-import { PAGE_SIZES, PageSizeSelect } from '../../components/pager.tsx'
+import { PAGE_SIZES, PageSizeSelect, PreviousAndNumber } from '../../components/pager.tsx'
 import { trailPaging } from '../../components/trail.ts'
 import { location, navigate, queryParam, useQueryState, useQueryText, withQuery } from '../../router.ts'
 import { CreateIdentity, keptCreateIdentity } from './create.tsx'
@@ -300,10 +300,7 @@ export function IdentitiesPage() {
         }
       </Region>
       <div class="pager">
-        <button type="button" disabled={trail.previous === null} onClick={previous}>
-          {trail.previous?.first ? 'First page' : 'Previous page'}
-        </button>
-        <span>Page {trail.page}</span>
+        <PreviousAndNumber page={trail.page} disabled={trail.previous === null} toFirst={trail.previous?.first === true} onClick={previous} />
         <button type="button" disabled={loaded.state !== 'ready' || !loaded.data.has_more} onClick={next}>
           Next page
         </button>
