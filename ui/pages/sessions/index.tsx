@@ -54,6 +54,8 @@ export function SessionsPage() {
     if (!revoking || loaded.state !== 'ready' || busy !== null) return
     const { session, who } = revoking
     setBusy(session.id)
+    // An earlier outcome would read, while this one is under way, as its own (as useOneAtATime does).
+    clearEarlierAnnouncement()
     // A 404: Kratos no longer has it (revoked elsewhere first: Revoke all sessions deletes them).
     const result = deleteOutcome(await api.revokeSession(session.id))
     setBusy(null)
@@ -67,6 +69,7 @@ export function SessionsPage() {
   const extend = async (session: KratosSession, who: string) => {
     if (loaded.state !== 'ready' || busy !== null) return
     setBusy(session.id)
+    clearEarlierAnnouncement()
     // Each attempt's outcome is said anew: the row's alert goes, so that a refusal with the same words is read out again.
     setExtendFailure(null)
     const result = await api.extendSession(session.id)
