@@ -17,6 +17,7 @@ import { createProxy, isProxiedPath } from './proxy/index.ts'
 import { createServices, type AppDeps } from './services.ts'
 import { settingsRoutes } from './settings/index.ts'
 import { identitiesRoutes } from './identities/index.ts'
+import { secureCookies } from './session/cookie.ts'
 
 const STREAMED_BODY = Object.freeze({ streamed: true })
 
@@ -26,7 +27,7 @@ export function createApp(deps: AppDeps) {
   const gate = createGate({
     verifier: services.verifier,
     baseOrigin: config.baseUrl?.origin ?? null,
-    secureCookies: config.environment !== 'development',
+    secureCookies: secureCookies(config),
   })
 
   // The router reads the path from the same offset as the gate (request-context.ts): Elysia's default

@@ -21,6 +21,7 @@ import {
   newSessionId,
   readCookieValues,
   serializeCookie,
+  secureCookies,
   sessionClearCookie,
   sessionLifetime,
   sessionSetCookie,
@@ -59,7 +60,7 @@ function providerError(failure: ProviderFailure): ApiError {
 /** GET /api/auth/session: who is signed in, from the session cookie (a public path: the check is this route's own). */
 export function sessionRoute(services: Pick<Services, 'config' | 'verifier'>): DirectHandler {
   const { config, verifier } = services
-  const secure = config.environment !== 'development'
+  const secure = secureCookies(config)
   // A verified session is one object for as long as its cookie is in the verifier's cache: its
   // answer is made (and serialized) once, and goes when the session object does.
   const answers = new WeakMap<SessionPayload, object>()
@@ -92,7 +93,7 @@ export function authRoutes(
   session: DirectHandler,
 ) {
   const { config, clock, log, audit, verifier, revocations } = services
-  const secure = config.environment !== 'development'
+  const secure = secureCookies(config)
   const nowSeconds = () => Math.floor(clock.now() / 1000)
   const loginClient =
     missingLoginVariables(config).length === 0 ? new LoginClient({ config, fetch: services.fetch, log, now: () => clock.now() }) : null

@@ -139,6 +139,11 @@ export function sessionSetCookie(secure: boolean, value: string, maxAge: number)
   return serializeCookie(SESSION_COOKIE, value, sessionCookieAttributes(secure), maxAge)
 }
 
+/** Whether our cookies carry `Secure`: everywhere but development (decisions §2, NODE_ENV). */
+export function secureCookies(config: { environment: string }): boolean {
+  return config.environment !== 'development'
+}
+
 export function sessionClearCookie(secure: boolean): string {
   return serializeCookie(SESSION_COOKIE, '', sessionCookieAttributes(secure), 0)
 }

@@ -7,7 +7,7 @@ import type { Services } from '../services.ts'
 import { refuseUnknownFields } from '../http/body.ts'
 import { ApiError } from '../http/errors.ts'
 import { sessionOf } from '../http/request-context.ts'
-import { sessionClearCookie } from '../session/cookie.ts'
+import { secureCookies, sessionClearCookie } from '../session/cookie.ts'
 import { checkLayout, LayoutStore } from './layout.ts'
 
 /** The PUT body's one field: another is refused, as the OpenAPI document says. */
@@ -15,7 +15,7 @@ const LAYOUT_BODY_FIELDS = { layout: true } as const
 
 export function layoutRoutes(services: Pick<Services, 'clock' | 'storage' | 'verifier' | 'config'>) {
   const layouts = new LayoutStore(services.storage, services.clock)
-  const secure = services.config.environment !== 'development'
+  const secure = secureCookies(services.config)
 
   /** The identity of this request, confirmed by the gate's record and by a fresh check of the cookie. */
   const identityOf = async (request: Request): Promise<string> => {
