@@ -25,8 +25,9 @@ export interface ApiFailure {
   message: string
   status: number
   /**
-   * A change whose outcome is unknown: the upstream did not answer before the service's deadline
-   * (504), and may still have made it. Never set on a read.
+   * A change whose outcome is unknown: the request reached the upstream, which may have made it,
+   * and no readable answer came back (504: not in time; the proxy's X-Upstream-Outcome on a 502 or
+   * 500; a success whose body could not be read). Never set on a read.
    */
   maybeDone?: boolean
   /**

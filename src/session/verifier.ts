@@ -152,7 +152,11 @@ export class SessionVerifier {
     return this.forgets
   }
 
-  /** The identity was read from the store (after `mark` was taken): no need to ask again at once, unless it was forgotten since. */
+  /**
+   * The identity was read from the store (after `mark` was taken): no need to ask again at once,
+   * unless any identity was forgotten since (the mark is one count for all: it errs towards asking
+   * the store again).
+   */
   confirmIdentity(identityId: string, mark: number): void {
     if (mark !== this.forgets) return
     if (this.confirmedAt.size >= VERIFIED_CACHE_LIMIT && !this.confirmedAt.has(identityId)) this.confirmedAt.delete(this.confirmedAt.keys().next().value!)

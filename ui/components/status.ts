@@ -21,7 +21,9 @@ let saidThisTurn = false
  * - another page or list is shown (a link, Back, another page of the list): an outcome on the one
  *   left, or how many rows its list showed, would stay over it for seconds. What was said with the
  *   navigation itself stays: the identity just created, whose page it opens, or the one just
- *   deleted, on the list it goes back to.
+ *   deleted, on the list it goes back to;
+ * - another action starts (useOneAtATime, a row's Revoke or Extend): "Traits saved." would read,
+ *   while the next save is under way, as its outcome.
  */
 export function clearEarlierAnnouncement(): void {
   if (saidThisTurn) return
@@ -46,7 +48,7 @@ export function announce(message: string): void {
   }
   const again = message === lastSaid
   lastSaid = message
-  // Cleared first so that the same sentence twice is announced twice.
+  // Cleared first; the same sentence again comes after REPEAT_GAP_MS, so that it is announced again.
   statusMessage.value = ''
   clearTimeout(hide)
   clearTimeout(repeat)

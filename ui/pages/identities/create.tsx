@@ -26,7 +26,7 @@ export function CreateIdentity(props: {
   /** The form as it was when the session ended at its Create (drafts.ts). */
   draft?: CreateIdentityDraft | null
   onCreated: (identity: Identity) => void
-  /** Kratos did not answer in time: the identity may have been created (see api.ts `maybeDone`). */
+  /** No readable answer came from Kratos (not in time, or lost): the identity may have been created (see api.ts `maybeDone`). */
   onUnknown: (failure: ApiFailure) => void
   onCancel: () => void
 }) {

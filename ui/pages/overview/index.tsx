@@ -294,8 +294,9 @@ function Services({ onSettled }: WidgetProps) {
 /**
  * The map's data and outline are asked for only once the map is shown: scrolled into view after the
  * widgets above it have settled (while they still say "Loading…" they are short, and the map would
- * seem to be on screen although their answers push it below the fold), or reached with the keyboard
- * or a screen reader, which need not scroll it into view.
+ * seem to be on screen although their answers push it below the fold), or when its button is
+ * pressed (a keyboard or a screen reader reaches the button without scrolling; a Tab that only
+ * scrolls it into view loads nothing, as focus alone changes nothing).
  */
 function SessionMap({ placed }: WidgetProps) {
   const ref = useRef<HTMLElement>(null)
