@@ -216,9 +216,13 @@ export function auditListQuery(filter: AuditFilter, placeholder: (n: number) => 
     params.push(value)
     where.push(`${column} ${placeholder(params.length)}`)
   }
+  // A request id finds its one or two events by its own index; beside it, the other equalities are
+  // written so that no index is taken for them (SQLite without statistics would take the actor's,
+  // and walk all of that actor's events).
+  const residual = (column: string) => (filter.requestId === undefined ? `${column} =` : `(${column} || '') =`)
   condition('id <', filter.before)
-  condition('action =', filter.action)
-  condition('actor =', filter.actor)
+  condition(residual('action'), filter.action)
+  condition(residual('actor'), filter.actor)
   condition('request_id =', filter.requestId)
   params.push(filter.limit)
   const sql =
