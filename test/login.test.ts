@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
+import { REFUSAL_RECORDED_EVERY_MS } from '../src/auth/index.ts'
 import { signIn, signInAtProvider, startOAuthProvider, type RunningProvider } from './support/oauth-provider.ts'
 import { startService, TestClock, type TestService } from './support/service.ts'
 import { markSecret, markSensitive } from './support/leaks.ts'
@@ -312,6 +313,29 @@ describe('the callback refuses', () => {
     expect(await recorded(again.id)).toBe(1)
     expect((await loginAs('someone.else@example.test')).response.status).toBe(403)
     expect(await recorded(other.id)).toBe(1)
+  })
+
+  test('the same person refused again after ten minutes is recorded again, and refused for another reason at once', async () => {
+    const clock = new TestClock()
+    const own = await startService({ env: loginEnv(), clock })
+    try {
+      const person = kratos.addIdentity({ email: 'ten.minutes@example.test' })
+      markSensitive(person.id, 'ten.minutes@example.test')
+      const events = async () => (await own.services.audit.list({ limit: 50, action: 'login' })).filter((event) => event.actor === person.id).map((event) => event.detail?.reason)
+      expect((await loginAs('ten.minutes@example.test', own)).response.status).toBe(403)
+      clock.advance(REFUSAL_RECORDED_EVERY_MS / 1000 - 1)
+      expect((await loginAs('ten.minutes@example.test', own)).response.status).toBe(403)
+      expect(await events()).toEqual(['no_role'])
+      clock.advance(1)
+      expect((await loginAs('ten.minutes@example.test', own)).response.status).toBe(403)
+      expect(await events()).toEqual(['no_role', 'no_role'])
+      // Deactivated meanwhile: another reason, recorded at once.
+      kratos.identities.get(person.id)!.state = 'inactive'
+      expect((await loginAs('ten.minutes@example.test', own)).response.status).toBe(403)
+      expect(await events()).toEqual(['inactive', 'no_role', 'no_role'])
+    } finally {
+      await own.stop()
+    }
   })
 
   test('a 404 page of something in front of the store (not Kratos\'s own error) → 502, not a refusal of the account: no session, nothing audited as refused', async () => {

@@ -11,4 +11,5 @@ test('done, refused, and of unknown outcome', () => {
   expect(outcomeOf(event({ outcome: 'unreachable', status: null }))).toEqual({ said: 'unreachable', done: false })
   expect(outcomeOf(event({ outcome: 'timeout', status: null }))).toEqual({ said: 'timeout (may have been done)', done: false })
   expect(outcomeOf(event({ outcome: 'answer_lost', status: null }))).toEqual({ said: 'answer lost (may have been done)', done: false })
+  expect(outcomeOf(event({ outcome: 'answer_unreadable', status: 201 }))).toEqual({ said: 'answer unreadable (may have been done)', done: false })
 })
