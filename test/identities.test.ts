@@ -319,7 +319,7 @@ describe('upstream failures', () => {
     try {
       const response = await get(stack, '/api/identities')
       expect(response.status).toBe(502)
-      expect(await response.json()).toEqual({ error: 'bad_gateway', message: 'Unable to reach upstream service.' })
+      expect(await response.json()).toEqual({ error: 'bad_gateway', message: 'The identity store cannot be reached from this service.' })
     } finally {
       stack.kratos.start()
     }

@@ -57,6 +57,9 @@ describe('lists and objects set whole', () => {
     expect(staleMembers(before, edited, now)).toEqual(['emails'])
     expect(staleMembers(before, edited, before)).toEqual([])
     expect(staleMembers({}, { tags: ['mine'] }, { tags: ['theirs'] })).toEqual(['tags'])
+    // Stored as the edit has it (the edit's own save, whose answer was lost): nobody else's change.
+    expect(staleMembers({}, { tags: ['mine'] }, { tags: ['mine'] })).toEqual([])
+    expect(staleMembers(before, edited, { ...now, emails: edited.emails })).toEqual([])
   })
 
   test('rebased: the stored record, with the other changes of the edit kept (team removed) and the stale members as stored', () => {

@@ -126,10 +126,12 @@ describe('through every caller', () => {
   }
 
   for (const caller of ['GET /api/identities', 'GET /api/session-locations']) {
-    test(`${caller}, upstream non-json or refusing: the message says what the store answered, not that it was unreachable`, async () => {
+    test(`${caller}: the message says what happened at the identity store (unreadable, refused, not reached, late)`, async () => {
       expect(await (await call(caller, 'non-json')).json()).toEqual({ error: 'bad_gateway', message: 'The identity store answered with data that cannot be read.' })
-      expect(await (await call(caller, '4xx')).json()).toEqual({ error: 'bad_gateway', message: 'The identity store answered with an error.' })
-      expect(await (await call(caller, 'refused')).json()).toEqual({ error: 'bad_gateway', message: 'Unable to reach upstream service.' })
+      // The stand-in refuses with 403, as Ory Network refuses a key it does not take.
+      expect(await (await call(caller, '4xx')).json()).toEqual({ error: 'bad_gateway', message: "The identity store did not accept this service's credentials: check its API key under Settings." })
+      expect(await (await call(caller, 'refused')).json()).toEqual({ error: 'bad_gateway', message: 'The identity store cannot be reached from this service.' })
+      expect(await (await call(caller, 'timeout')).json()).toEqual({ error: 'gateway_timeout', message: 'The identity store did not answer in time.' })
     })
   }
 

@@ -220,7 +220,10 @@ async function requestRecord<T>(from: UpstreamService, read: (value: unknown) =>
   const { result } = await send<unknown>(method, path, body, { readFor })
   if (!result.ok) return result
   const record = read(result.data)
-  return record === null ? unreadable(from, result.requestId) : { ok: true, data: record, requestId: result.requestId }
+  if (record !== null) return { ok: true, data: record, requestId: result.requestId }
+  // A change answered with success and something that is no record: made, what it answered not known.
+  if (method !== 'GET' && method !== 'HEAD') return { ok: false, failure: { ...unknownOutcome(from, `${from} answered, but not with what this page can read`, 'invalid_response', 200), requestId: result.requestId } }
+  return unreadable(from, result.requestId)
 }
 
 /** The records of a list that can be read, and how many cannot; refused when the answer is no list. */

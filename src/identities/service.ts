@@ -6,7 +6,7 @@ import type { AuditLog } from '../audit/audit.ts'
 import type { Clock } from '../clock.ts'
 import type { ErrorCode } from '../http/errors.ts'
 import type { Logger } from '../log.ts'
-import { reachedStoreSays, UNREADABLE_ANSWER, type IdentityStoreClient } from './store.ts'
+import { storeFailureSays, UNREADABLE_ANSWER, type IdentityStoreClient } from './store.ts'
 import { errorCodeFor, type UpstreamFailure } from '../upstream/client.ts'
 import { nextPageToken } from '../upstream/link.ts'
 import { parseListQuery, requestedFilter, summarizeIdentity, type IdentityPage, type IdentitySummary, type ListQuery } from './model.ts'
@@ -58,8 +58,8 @@ export class IdentitiesService {
     if (!answer.ok) {
       const code = answer.failure === 'rejected' ? refusalCode(answer.status ?? 0, answer.text ?? '', query) : errorCodeFor(answer.failure)
       if (code === 'invalid_page_token') return { ok: false, code }
-      // Reached, and refused or not readable: said so, not as a store that could not be reached.
-      return { ok: false, code, failure: answer.failure, message: reachedStoreSays(answer.failure) }
+      // Said as what happened (reached and refused, not readable, not reached, late), naming the store.
+      return { ok: false, code, failure: answer.failure, message: storeFailureSays(answer.failure, answer.status) }
     }
     const rows = answer.body
     if (!Array.isArray(rows)) {

@@ -11,12 +11,22 @@ export type IdentityLookup = { ok: true; identity: Record<string, unknown> } | {
 // Nothing of the answer is echoed (its status goes to the log: admin-api.md, details of a 502).
 export const UNREADABLE_ANSWER = 'The identity store answered with data that cannot be read.'
 const ANSWERED_WITH_ERROR = 'The identity store answered with an error.'
+const KEY_REFUSED = "The identity store did not accept this service's credentials: check its API key under Settings."
 
-/** Our words for a failed call to the store that reached it; undefined when it was not reached (the contract's own words then). */
-export function reachedStoreSays(failure: UpstreamFailure | 'not_found'): string | undefined {
-  if (failure === 'rejected') return ANSWERED_WITH_ERROR
-  if (failure === 'invalid_response') return UNREADABLE_ANSWER
-  return undefined
+/** Our words for a failed call to the store, by what happened: which store, and what to look at. */
+export function storeFailureSays(failure: UpstreamFailure | 'not_found', status?: number): string | undefined {
+  switch (failure) {
+    case 'rejected':
+      return status === 401 || status === 403 ? KEY_REFUSED : ANSWERED_WITH_ERROR
+    case 'invalid_response':
+      return UNREADABLE_ANSWER
+    case 'unreachable':
+      return 'The identity store cannot be reached from this service.'
+    case 'timeout':
+      return 'The identity store did not answer in time.'
+    default:
+      return undefined
+  }
 }
 
 /** Deactivated in Kratos: it can no longer sign in there, nor hold a dashboard session. */

@@ -12,7 +12,7 @@ import type { Clock } from '../clock.ts'
 import type { ErrorCode } from '../http/errors.ts'
 import { errorCodeFor } from '../upstream/client.ts'
 import { nextPageToken } from '../upstream/link.ts'
-import { reachedStoreSays, UNREADABLE_ANSWER, type IdentityStoreClient } from '../identities/store.ts'
+import { storeFailureSays, UNREADABLE_ANSWER, type IdentityStoreClient } from '../identities/store.ts'
 import type { Logger } from '../log.ts'
 import type { GeoLocation, GeoLocator } from './geo.ts'
 
@@ -115,7 +115,7 @@ export class SessionLocationsService {
     const { log } = this.deps
     const answer = await store.json('/admin/sessions', { query, signal })
     if (!answer.ok) {
-      return { ok: false, code: errorCodeFor(answer.failure), message: reachedStoreSays(answer.failure) }
+      return { ok: false, code: errorCodeFor(answer.failure), message: storeFailureSays(answer.failure, answer.status) }
     }
     const rows = answer.body
     if (!Array.isArray(rows)) {

@@ -215,6 +215,8 @@ export class HydraFixture {
    * `length`, cut short under a Content-Length announcing all of it; `chunked`, cut short without one.
    */
   readonly cutAnswers = new Map<string, 'length' | 'chunked'>()
+  /** `METHOD /path` → a body served, with the status Hydra answered, after Hydra carried the request out (a proxy on the way rewrote it). */
+  readonly answerBodies = new Map<string, unknown>()
   private server: ReturnType<typeof Bun.serve> | null = null
   private port = 0
   private sequence = 0
@@ -245,7 +247,9 @@ export class HydraFixture {
 
   private async handle(request: Request): Promise<Response> {
     const answer = await this.answer(request)
-    const cut = this.cutAnswers.get(`${request.method} ${new URL(request.url).pathname}`)
+    const key = `${request.method} ${new URL(request.url).pathname}`
+    if (this.answerBodies.has(key)) return Response.json(this.answerBodies.get(key), { status: answer.status })
+    const cut = this.cutAnswers.get(key)
     if (cut === undefined) return answer
     const whole = new Uint8Array(await answer.arrayBuffer())
     const half = whole.subarray(0, Math.floor(whole.byteLength / 2))

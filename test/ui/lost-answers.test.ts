@@ -55,6 +55,40 @@ test('a Create Hydra answered 201 whose body was cut short on the way: said to b
   expect(admin.problems.splice(0).every((problem) => /ERR_CONNECTION_RESET|ERR_INCOMPLETE_CHUNKED_ENCODING/.test(problem))).toBe(true)
 })
 
+test('a Create Hydra answered 201 with a body that is no client (a proxy on the way rewrote it): of unknown outcome, not a failure inviting a second client', async () => {
+  const { hydra } = admin.harness.sandbox
+  hydra.answerBodies.set('POST /admin/clients', { data: null, status: 'ok' })
+  try {
+    await createClient('Rewritten answer', 'Hydra answered, but not with what this page can read.')
+  } finally {
+    hydra.answerBodies.clear()
+  }
+  expect(admin.problems.splice(0)).toEqual([])
+})
+
+test('an Extend whose answer was lost (Kratos extended it) says it may have been extended, not that it was not, and reads the list again', async () => {
+  const { kratos } = admin.harness.sandbox
+  const page = admin.page
+  await page.goto(admin.url('/dashboard/sessions'))
+  const table = page.getByRole('table', { name: 'Active sessions' })
+  await table.waitFor()
+  const first = table.locator('tbody tr').first()
+  const who = (await first.getByRole('button', { name: /^Extend session of / }).getAttribute('aria-label'))!.slice('Extend session of '.length)
+  const reads = () => kratos.callsTo('/admin/sessions').length
+  const readsBefore = reads()
+  const stop = await answerLost(page, 'PATCH', (url) => /^\/api\/idp-admin\/admin\/sessions\/[^/]+\/extend$/.test(url.pathname))
+  try {
+    await first.getByRole('button', { name: `Extend session of ${who}` }).click()
+    await page.getByRole('alert').filter({ hasText: `Kratos's answer did not come through. The session of ${who} may have been extended: the list has been read again.` }).waitFor()
+  } finally {
+    await stop()
+  }
+  expect(await page.getByText('was not extended').count()).toBe(0)
+  for (let waited = 0; reads() === readsBefore && waited < 5000; waited += 50) await Bun.sleep(50)
+  expect(reads()).toBeGreaterThan(readsBefore)
+  expect(admin.problems.splice(0).every((problem) => /status of 502\b/.test(problem))).toBe(true)
+})
+
 for (const [label, front] of [
   ['an ingress\'s HTML page', 404],
   ['a gateway\'s own JSON', { status: 404, json: { timestamp: '2026-11-28T09:00:00Z', status: 404, error: 'Not Found', path: '/admin/identities' } }],

@@ -49,9 +49,13 @@ export function wholeMembers(before: Record<string, unknown>, edited: Record<str
   return [...new Set([...Object.keys(before), ...Object.keys(edited)])].filter((key) => !same(before[key], edited[key]) && (isWhole(before[key]) || isWhole(edited[key])))
 }
 
-/** Of the members the edit sets whole, those that `now` no longer holds as `before` did: saving would undo that change. */
+/**
+ * Of the members the edit sets whole, those that `now` no longer holds as `before` did: saving would
+ * undo that change. One `now` holds as the edit has it is no change of someone else's (the edit's
+ * own save, whose answer was lost, made it).
+ */
 export function staleMembers(before: Record<string, unknown>, edited: Record<string, unknown>, now: Record<string, unknown>): string[] {
-  return wholeMembers(before, edited).filter((key) => !same(before[key], now[key]))
+  return wholeMembers(before, edited).filter((key) => !same(before[key], now[key]) && !same(edited[key], now[key]))
 }
 
 /**

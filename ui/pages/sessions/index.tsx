@@ -1,7 +1,7 @@
 // Sessions (admin): active Kratos sessions across identities, paged with Kratos's page tokens;
 // revoke or extend one, the list updating and the outcome announced.
 import { useLayoutEffect, useRef, useState } from 'preact/hooks'
-import { api, deleteOutcome, type ApiFailure, type KratosSession } from '../../api.ts'
+import { api, deleteOutcome, unknownOutcomeSaid, type ApiFailure, type KratosSession } from '../../api.ts'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, FailureDetails, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { ActionsCell, Cell, cellText, DataTable, Row, Wrappable } from '../../components/data-table.tsx'
@@ -74,6 +74,12 @@ export function SessionsPage() {
     setExtendFailure(null)
     const result = await api.extendSession(session.id)
     setBusy(null)
+    if (!result.ok && result.failure.maybeDone) {
+      // Kratos may have extended it: not said to have failed; the list read again shows what it did.
+      retry()
+      clearEarlierAnnouncement()
+      return setExtendFailure({ sessionId: session.id, failure: unknownOutcomeSaid(result.failure, `The session of ${who} may have been extended: the list has been read again.`) })
+    }
     if (!result.ok) {
       // In place of an earlier outcome in the status region, as a failure shown elsewhere does.
       clearEarlierAnnouncement()
