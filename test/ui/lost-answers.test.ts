@@ -3,7 +3,7 @@
 // made (a second Create would make a second client), nor that something was deleted that is still
 // there. Each outcome is checked in the Kratos-like and Hydra-like stand-ins afterwards.
 import { expect, test } from 'bun:test'
-import { answerLost, useSignedInBrowser } from './harness.ts'
+import { answerLost, createIdentityThroughForm, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/oauth-clients')
 
@@ -64,6 +64,31 @@ test('a Create Hydra answered 201 with a body that is no client (a proxy on the 
     hydra.answerBodies.clear()
   }
   expect(admin.problems.splice(0)).toEqual([])
+})
+
+test('a Create identity whose answer was lost: of unknown outcome, and Create identity opens again with what was typed (for the case it was not made); Cancel lets go of it', async () => {
+  const page = admin.page
+  await page.goto(admin.url('/dashboard/identities'))
+  await page.getByRole('table', { name: /Identities/ }).waitFor()
+  // Kratos makes it; the service answers as when its answer is lost on the way back.
+  const stop = await answerLost(page, 'POST', (url) => url.pathname === '/api/idp-admin/admin/identities')
+  try {
+    const dialog = await createIdentityThroughForm(page, 'maybe.made@example.test')
+    await page.getByRole('alert').filter({ hasText: "Kratos's answer did not come through. The identity may have been created: search for it before creating it again." }).waitFor()
+    await dialog.waitFor({ state: 'hidden' })
+  } finally {
+    await stop()
+  }
+  await page.getByRole('button', { name: 'Create identity' }).click()
+  const again = page.getByRole('dialog', { name: 'Create identity' })
+  await again.getByRole('textbox').first().waitFor()
+  expect(await again.getByRole('textbox', { name: /e-?mail/i }).first().inputValue()).toBe('maybe.made@example.test')
+  await again.getByRole('button', { name: 'Cancel' }).click()
+  // Cancel lets go of it: the next Create identity starts empty.
+  await page.getByRole('button', { name: 'Create identity' }).click()
+  expect(await again.getByRole('textbox', { name: /e-?mail/i }).first().inputValue()).toBe('')
+  await again.getByRole('button', { name: 'Cancel' }).click()
+  expect(admin.problems.splice(0).every((problem) => /status of 502\b/.test(problem))).toBe(true)
 })
 
 test('an Extend whose answer was lost (Kratos extended it) says it may have been extended, not that it was not, and reads the list again', async () => {

@@ -26,8 +26,12 @@ export function CreateIdentity(props: {
   /** The form as it was when the session ended at its Create (drafts.ts). */
   draft?: CreateIdentityDraft | null
   onCreated: (identity: Identity) => void
-  /** No readable answer came from Kratos (not in time, or lost): the identity may have been created (see api.ts `maybeDone`). */
-  onUnknown: (failure: ApiFailure) => void
+  /**
+   * No readable answer came from Kratos (not in time, or lost): the identity may have been created
+   * (see api.ts `maybeDone`). `draft`: the form as sent (without its password), for Create identity
+   * to open with should it not have been.
+   */
+  onUnknown: (failure: ApiFailure, draft: CreateIdentityDraft) => void
   onCancel: () => void
 }) {
   const [loaded, retry] = useLoad(() => api.schemas(schemasFrom()), [])
@@ -89,7 +93,7 @@ export function CreateIdentity(props: {
                 // Saved: opening the identity loses nothing.
                 unsaved.release()
                 props.onCreated(result.data)
-              } else if (result.failure.maybeDone) props.onUnknown(result.failure)
+              } else if (result.failure.maybeDone) props.onUnknown(result.failure, { schemaId: chosen.id, values, traitsJson })
               else setFailure(identityWriteFailure(result.failure, identifierLabels(chosen)))
             })
           }

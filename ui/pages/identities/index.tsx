@@ -12,7 +12,7 @@ import { UnreadableRows } from '../../components/unreadable.tsx'
 import { PAGE_SIZES, PageSizeSelect, PreviousAndNumber } from '../../components/pager.tsx'
 import { trailPaging } from '../../components/trail.ts'
 import { location, navigate, queryParam, useQueryState, useQueryText, withQuery } from '../../router.ts'
-import { CreateIdentity, keptCreateIdentity } from './create.tsx'
+import { CreateIdentity, keptCreateIdentity, type CreateIdentityDraft } from './create.tsx'
 import { takeDraft } from '../../drafts.ts'
 import { isOwnIdentity } from '../../session.ts'
 import { displayName, primaryIdentifier } from './describe.ts'
@@ -72,6 +72,9 @@ export function IdentitiesPage() {
   useEffect(() => {
     if (!creating) setKeptDraft(null)
   }, [creating])
+  // What a Create of unknown outcome sent, for Create identity to open with should it not have been
+  // made; it belongs to the list as it was then, as its notice does.
+  const [unknownDraft, setUnknownDraft] = useQueryState<CreateIdentityDraft>()
   // A create whose outcome is unknown (Kratos did not answer in time): said above the list, read again.
   // It belongs to the list as it was then: another search or page (Back and Forward included) lets go of it.
   const [createUnknown, setCreateUnknown] = useQueryState<ApiFailure>()
@@ -345,15 +348,18 @@ export function IdentitiesPage() {
       <Dialog open={creating} title="Create identity" onClose={() => setCreating(false)}>
         {creating && (
           <CreateIdentity
-            draft={keptDraft}
-            onCancel={() => setCreating(false)}
-            onUnknown={(failure) => {
-              // Another Create could make it twice: the dialog closes and the list is read again.
+            draft={keptDraft ?? unknownDraft}
+            onCancel={() => (setUnknownDraft(null), setCreating(false))}
+            onUnknown={(failure, draft) => {
+              // Another Create could make it twice: the dialog closes and the list is read again;
+              // Create identity opens with what was typed, should it not have been made.
+              setUnknownDraft(draft)
               setCreating(false)
               setCreateUnknown(unknownOutcomeSaid(failure, 'The identity may have been created: search for it before creating it again.'))
               retry()
             }}
             onCreated={(identity) => {
+              setUnknownDraft(null)
               setCreating(false)
               announce(`Identity ${nameOf(identity)} created.`)
               navigate(`/dashboard/identities/${encodeURIComponent(identity.id)}`)
