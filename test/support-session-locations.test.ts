@@ -105,16 +105,25 @@ describe('paging', () => {
 })
 
 describe('a slow store', () => {
+  /**
+   * A stack whose store holds `pages` full pages of sessions in Japan; the viewer's identity already
+   * confirmed (a map read at full speed), then every store call taking `delayMs`.
+   */
+  async function slowStack(timeoutMs: number, pages: number, delayMs: number) {
+    const slow = await startStack({ env: { PROXY_TIMEOUT_MS: String(timeoutMs) } })
+    const owner = slow.kratos.addIdentity({ email: 'slow@example.test', role: 'viewer' }).id
+    markSensitive(owner)
+    for (let i = 0; i < PAGE_SIZE * pages; i++) slow.kratos.addSession(owner, { ip_address: '133.242.0.1' }, 0)
+    expect((await locations('', slow.cookie.viewer, slow.service.url)).status).toBe(200)
+    slow.kratos.calls.length = 0
+    slow.kratos.delayMs = delayMs
+    return slow
+  }
+
   test('the walk takes at most PROXY_TIMEOUT_MS: a page still under way then is given up, and the pages read are answered, truncated', async () => {
-    const slow = await startStack({ env: { PROXY_TIMEOUT_MS: '1000' } })
+    // Every page takes 0.4 s: the third would end at 1.2 s.
+    const slow = await slowStack(1000, 3, 400)
     try {
-      const owner = slow.kratos.addIdentity({ email: 'slow@example.test', role: 'viewer' }).id
-      markSensitive(owner)
-      for (let i = 0; i < PAGE_SIZE * 3; i++) slow.kratos.addSession(owner, { ip_address: '133.242.0.1' }, 0)
-      // The gate's identity check answered at once, then every page takes 0.4 s: the third would end at 1.2 s.
-      expect((await locations('', slow.cookie.viewer, slow.service.url)).status).toBe(200)
-      slow.kratos.calls.length = 0
-      slow.kratos.delayMs = 400
       const cut = await locations('', slow.cookie.viewer, slow.service.url)
       expect(cut).toEqual({ status: 200, body: { points: [{ lat: 36, lng: 138, label: 'Japan', count: PAGE_SIZE * 2 }], truncated: true } })
       expect(slow.kratos.callsTo('/admin/sessions')).toHaveLength(3)
@@ -127,14 +136,8 @@ describe('a slow store', () => {
   })
 
   test('a caller that leaves stops the walk: no page is asked for after it has gone', async () => {
-    const slow = await startStack({ env: { PROXY_TIMEOUT_MS: '5000' } })
+    const slow = await slowStack(5000, 5, 300)
     try {
-      const owner = slow.kratos.addIdentity({ email: 'gone@example.test', role: 'viewer' }).id
-      markSensitive(owner)
-      for (let i = 0; i < PAGE_SIZE * 5; i++) slow.kratos.addSession(owner, { ip_address: '133.242.0.1' }, 0)
-      expect((await locations('', slow.cookie.viewer, slow.service.url)).status).toBe(200)
-      slow.kratos.calls.length = 0
-      slow.kratos.delayMs = 300
       const leaving = new AbortController()
       const asked = fetch(`${slow.service.url}/api/session-locations`, { headers: { cookie: slow.cookie.viewer }, signal: leaving.signal }).catch((error: unknown) => error)
       // Gone while the second page is under way.
