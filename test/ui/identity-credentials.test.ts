@@ -4,6 +4,7 @@
 // never a passkey or a code credential. The page shows what Kratos has afterwards, and the stand-in
 // is checked for what it holds.
 import { expect, test } from 'bun:test'
+import { within } from '../support/eventually.ts'
 import type { FixtureCredential, FixtureIdentity } from '../support/kratos.ts'
 import { holdRequests, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 
@@ -11,6 +12,14 @@ const admin = useSignedInBrowser('admin')
 
 const credentialsRegion = () => admin.page.getByRole('region', { name: 'Credentials' })
 const focusedSection = () => admin.page.evaluate(() => document.activeElement?.closest('section')?.getAttribute('aria-labelledby'))
+/**
+ * The section focus is in once the page has mended focus lost with a removed button (a mutation
+ * observer does, in a task of its own: on a loaded machine, after the test's next look).
+ */
+const sectionFocused = async () => {
+  await within(2000, async () => (await focusedSection()) !== undefined)
+  return focusedSection()
+}
 const deletes = (identity: FixtureIdentity, type: string) =>
   admin.harness.sandbox.kratos.calls.filter((call) => call.method === 'DELETE' && call.path === `/admin/identities/${identity.id}/credentials/${type}`)
 
@@ -54,7 +63,7 @@ test('an admin deletes one oidc link of two: Kratos is told which, and the other
   await credentials.getByText('google:1234').waitFor({ state: 'detached' })
   await credentials.getByRole('button', { name: 'Delete oidc identifier github:99' }).waitFor()
   // The button that opened the dialog is gone: focus is on its section, not lost.
-  expect(await focusedSection()).toBe('credentials-h')
+  expect(await sectionFocused()).toBe('credentials-h')
   expect(admin.problems).toEqual([])
 })
 
@@ -80,7 +89,7 @@ test('with the keyboard alone, an admin deletes an oidc link by its own Delete; 
   await admin.page.getByRole('status').getByText('The oidc identifier github:99 was deleted.').waitFor()
   expect(person.credentials!.oidc!.identifiers).toEqual(['google:1234'])
   expect(deletes(person, 'oidc').map((call) => call.query.get('identifier'))).toEqual(['github:99'])
-  expect(await focusedSection()).toBe('credentials-h')
+  expect(await sectionFocused()).toBe('credentials-h')
   // Tab goes on from there to the Delete of the link that is left.
   await tabTo(admin.page, 'Delete oidc identifier google:1234')
   expect(admin.problems).toEqual([])
