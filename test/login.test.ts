@@ -296,9 +296,15 @@ describe('the callback refuses', () => {
     expect({ actor: event!.actor, detail: event!.detail }).toEqual({ actor: locked.id, detail: { outcome: 'refused', reason: 'inactive' } })
   })
 
-  test('a subject with no identity in the store → 403 forbidden and no session', async () => {
+  test('a subject with no identity in the store → 403 forbidden, said so (not "no role"), and no session', async () => {
     const { response } = await loginAs('ghost@example.test')
     expect(response.status).toBe(403)
+    const body = await response.json()
+    expect([body.error, body.message, body.hint]).toEqual([
+      'forbidden',
+      'This account is not an identity in the identity store.',
+      'Ask an administrator: the sign-in provider must name the account by its identity ID.',
+    ])
     expect(setCookies(response).has('admin-session')).toBe(false)
     const [event] = await service.services.audit.list({ limit: 1, action: 'login' })
     expect({ actor: event!.actor, detail: event!.detail }).toEqual({ actor: '3f9c0a5e-0000-4000-8000-00000000dead', detail: { outcome: 'refused', reason: 'unknown_identity' } })

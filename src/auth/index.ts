@@ -125,7 +125,7 @@ export function authRoutes(
       refusalsRecorded.set(key, now)
       await audit.recordOrLog(log, { action: 'login', actor: subject, target: null, detail: { outcome: 'refused', reason }, requestId })
     }
-    return reason === 'inactive' ? deactivated() : noRole()
+    return reason === 'inactive' ? deactivated() : reason === 'unknown_identity' ? unknownAccount() : noRole()
   }
 
   /** The callback after its state check: the code exchange, the role, the session cookie. A failure is thrown. */
@@ -234,6 +234,18 @@ function deactivated(): ApiError {
   return new ApiError('forbidden', {
     message: 'This account is deactivated.',
     hint: 'Ask an administrator to activate it again.',
+  })
+}
+
+/**
+ * The provider signed in a subject the identity store has no identity for: most often the
+ * provider's subject is not the identity's ID (a login app that names accounts its own way), which
+ * "no role" would send the operator looking for in the wrong place.
+ */
+function unknownAccount(): ApiError {
+  return new ApiError('forbidden', {
+    message: 'This account is not an identity in the identity store.',
+    hint: 'Ask an administrator: the sign-in provider must name the account by its identity ID.',
   })
 }
 
