@@ -3,6 +3,7 @@
 // made (a second Create would make a second client), nor that something was deleted that is still
 // there. Each outcome is checked in the Kratos-like and Hydra-like stand-ins afterwards.
 import { expect, test } from 'bun:test'
+import type { Route } from 'playwright-core'
 import { answerLost, createIdentityThroughForm, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/oauth-clients')
@@ -113,6 +114,74 @@ test('an Extend whose answer was lost (Kratos extended it) says it may have been
   expect(await page.getByText('was not extended').count()).toBe(0)
   for (let waited = 0; reads() === readsBefore && waited < 5000; waited += 50) await Bun.sleep(50)
   expect(reads()).toBeGreaterThan(readsBefore)
+  expect(admin.problems.splice(0).every((problem) => /status of 502\b/.test(problem))).toBe(true)
+})
+
+test('a Deactivate on the identity page whose answer was lost (Kratos deactivated it): the state is read again and shown as Kratos has it, and said done', async () => {
+  const { kratos } = admin.harness.sandbox
+  const person = kratos.addIdentity({ email: 'lost.deactivate@example.test' })
+  const page = admin.page
+  await page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await page.getByRole('heading', { level: 1, name: 'lost.deactivate@example.test' }).waitFor()
+  const summary = page.getByRole('region', { name: 'Summary' })
+  const stop = await answerLost(page, 'PATCH', (url) => url.pathname === `/api/idp-admin/admin/identities/${person.id}`)
+  try {
+    await summary.getByRole('button', { name: 'Deactivate' }).click()
+    await page.getByRole('status').getByText('Identity deactivated.').waitFor()
+  } finally {
+    await stop()
+  }
+  // What the page shows is what Kratos has: the button now offers the way back.
+  await summary.getByRole('button', { name: 'Activate' }).waitFor()
+  expect(await summary.getByText('Inactive', { exact: true }).count()).toBe(1)
+  expect(kratos.identities.get(person.id)!.state).toBe('inactive')
+  expect(await summary.getByRole('alert').count()).toBe(0)
+  expect(admin.problems.splice(0).every((problem) => /status of 502\b/.test(problem))).toBe(true)
+})
+
+test('a Deactivate that timed out before Kratos made it: of unknown outcome, read again, and said to be still active (the change not made, or still under way)', async () => {
+  const { kratos } = admin.harness.sandbox
+  const person = kratos.addIdentity({ email: 'late.deactivate@example.test' })
+  const page = admin.page
+  await page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await page.getByRole('heading', { level: 1, name: 'late.deactivate@example.test' }).waitFor()
+  const summary = page.getByRole('region', { name: 'Summary' })
+  // The service gave up waiting (504) and Kratos never got to it.
+  const matches = (url: URL) => url.pathname === `/api/idp-admin/admin/identities/${person.id}`
+  const late = (route: Route) =>
+    route.request().method() === 'PATCH' ? route.fulfill({ status: 504, contentType: 'application/json', body: JSON.stringify({ error: 'gateway_timeout', message: 'Upstream service did not respond within the timeout window.' }) }) : route.continue()
+  await page.route(matches, late)
+  try {
+    await summary.getByRole('button', { name: 'Deactivate' }).click()
+    await summary.getByRole('alert').filter({ hasText: 'Kratos did not answer in time. Read again afterwards, the identity is still active: the change was not made, or is still under way.' }).waitFor()
+  } finally {
+    await page.unroute(matches, late)
+  }
+  expect(kratos.identities.get(person.id)!.state).toBe('active')
+  await summary.getByRole('button', { name: 'Deactivate' }).waitFor()
+  expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
+})
+
+test('a Delete of a credential whose answer was lost: said to be of unknown outcome, the credentials read again and shown as Kratos has them', async () => {
+  const { kratos } = admin.harness.sandbox
+  const person = kratos.addIdentity({ email: 'lost.credential@example.test' })
+  person.credentials = { password: { type: 'password', identifiers: person.identifiers, version: 0 }, totp: { type: 'totp', identifiers: [person.id], version: 0 } }
+  const page = admin.page
+  await page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await page.getByRole('heading', { level: 1, name: 'lost.credential@example.test' }).waitFor()
+  const credentials = page.getByRole('region', { name: 'Credentials' })
+  const stop = await answerLost(page, 'DELETE', (url) => url.pathname === `/api/idp-admin/admin/identities/${person.id}/credentials/totp`)
+  try {
+    await credentials.getByRole('button', { name: 'Delete totp credential' }).click()
+    await page.getByRole('dialog', { name: 'Delete the totp credential?' }).getByRole('button', { name: 'Delete' }).click()
+    await credentials.getByRole('alert').filter({ hasText: "Kratos's answer did not come through. Kratos may have deleted the totp credential: the credentials below were read again afterwards." }).waitFor()
+  } finally {
+    await stop()
+  }
+  // Kratos deleted it, and the list shows it gone, without a reload.
+  expect(Object.keys(kratos.identities.get(person.id)!.credentials ?? {})).toEqual(['password'])
+  await credentials.getByRole('button', { name: 'Delete totp credential' }).waitFor({ state: 'detached' })
+  expect(await credentials.getByText('totp', { exact: true }).count()).toBe(0)
   expect(admin.problems.splice(0).every((problem) => /status of 502\b/.test(problem))).toBe(true)
 })
 

@@ -2,7 +2,7 @@
 import { createContext } from 'preact'
 import { useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { isRecord, traitsFitForm } from '../../ory-records.ts'
-import { api, deleteOutcome, sessionGone, type ApiFailure, type FormSchema, type Identity, type IdentitySchema, type KratosSession } from '../../api.ts'
+import { api, deleteOutcome, sessionGone, unknownOutcomeSaid, type ApiFailure, type FormSchema, type Identity, type IdentitySchema, type KratosSession } from '../../api.ts'
 import { SESSIONS_AT_A_TIME, sessionCount, shownFrom, type ShownSessions } from '../../identity-sessions.ts'
 import { DeviceCells, TimeCells } from '../../components/session-cells.tsx'
 import { Heading } from '../../components/heading.tsx'
@@ -172,11 +172,25 @@ function IdentityDetail(props: {
 
   const toggleState = () =>
     oneAtATime(async () => {
-      const result = await api.setState(identity.id, inactive ? 'active' : 'inactive')
-      if (!result.ok) return setFailure(result.failure)
+      const wanted = inactive ? 'active' : 'inactive'
+      const done = inactive ? 'Identity activated.' : 'Identity deactivated.'
+      const result = await api.setState(identity.id, wanted)
+      if (!result.ok) {
+        if (!result.failure.maybeDone) return setFailure(result.failure)
+        // Of unknown outcome: what Kratos has now is read, so that the state shown (and the button
+        // beside it) is not the one from before a change that may have been made.
+        const read = await api.identity(identity.id)
+        if (!read.ok) return setFailure(unknownOutcomeSaid(result.failure, `The identity may have been ${inactive ? 'activated' : 'deactivated'}: reload the page to see its state before trying again.`))
+        onChange((current) => afterWrite(current, read.data))
+        if ((read.data.state ?? 'active') !== wanted) {
+          return setFailure(unknownOutcomeSaid(result.failure, `Read again afterwards, the identity is still ${inactive ? 'inactive' : 'active'}: the change was not made, or is still under way.`))
+        }
+        setFailure(null)
+        return announce(done)
+      }
       setFailure(null)
       onChange((current) => afterWrite(current, result.data))
-      announce(inactive ? 'Identity activated.' : 'Identity deactivated.')
+      announce(done)
     })
 
   return (
@@ -635,6 +649,13 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
   const credentials = Object.values(identity.credentials ?? {})
   const remove = async (asked: CredentialDelete) => {
     const result = deleteOutcome(await api.deleteCredential(identity.id, asked.type, asked.identifier))
+    if (!result.ok && result.failure.maybeDone) {
+      // Of unknown outcome: the credentials are read again, so that what is shown is what Kratos has.
+      const read = await api.identity(identity.id)
+      setPending(null)
+      if (read.ok) onChange((current) => withCredentialsOf(current, read.data))
+      return setFailure(unknownOutcomeSaid(result.failure, `Kratos may have deleted ${deletedWhat(asked)}: ${read.ok ? 'the credentials below were read again afterwards.' : 'reload the page to see the credentials before trying again.'}`))
+    }
     if (!result.ok) {
       setPending(null)
       return setFailure(refusalSaid(asked, result.failure))
