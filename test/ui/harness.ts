@@ -364,6 +364,19 @@ export async function answerLost(page: Page, method: string, matches: (url: URL)
 }
 
 /**
+ * The page's `method` requests to URLs that `matches` answered as when the service gave up waiting
+ * for the upstream before it did anything (504, nothing sent on). Returns the function that stops it.
+ */
+export async function timedOut(page: Page, method: string, matches: (url: URL) => boolean): Promise<() => Promise<void>> {
+  const handler = (route: Route) =>
+    route.request().method() !== method
+      ? route.continue()
+      : route.fulfill({ status: 504, contentType: 'application/json', body: JSON.stringify({ error: 'gateway_timeout', message: 'Upstream service did not respond within the timeout window.' }) })
+  await page.route(matches, handler)
+  return () => page.unroute(matches, handler)
+}
+
+/**
  * Answers the page's questions (window.confirm: Cancel unless `answer.ok` is set; the browser's own
  * question on reload or close: Leave when it is), noting each one asked; `stop` stops answering.
  */

@@ -3,8 +3,7 @@
 // made (a second Create would make a second client), nor that something was deleted that is still
 // there. Each outcome is checked in the Kratos-like and Hydra-like stand-ins afterwards.
 import { expect, test } from 'bun:test'
-import type { Route } from 'playwright-core'
-import { answerLost, createIdentityThroughForm, useSignedInBrowser } from './harness.ts'
+import { answerLost, createIdentityThroughForm, timedOut, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/oauth-clients')
 
@@ -147,15 +146,12 @@ test('a Deactivate that timed out before Kratos made it: of unknown outcome, rea
   await page.getByRole('heading', { level: 1, name: 'late.deactivate@example.test' }).waitFor()
   const summary = page.getByRole('region', { name: 'Summary' })
   // The service gave up waiting (504) and Kratos never got to it.
-  const matches = (url: URL) => url.pathname === `/api/idp-admin/admin/identities/${person.id}`
-  const late = (route: Route) =>
-    route.request().method() === 'PATCH' ? route.fulfill({ status: 504, contentType: 'application/json', body: JSON.stringify({ error: 'gateway_timeout', message: 'Upstream service did not respond within the timeout window.' }) }) : route.continue()
-  await page.route(matches, late)
+  const stop = await timedOut(page, 'PATCH', (url) => url.pathname === `/api/idp-admin/admin/identities/${person.id}`)
   try {
     await summary.getByRole('button', { name: 'Deactivate' }).click()
     await summary.getByRole('alert').filter({ hasText: 'Kratos did not answer in time. Read again afterwards, the identity is still active: the change was not made, or is still under way.' }).waitFor()
   } finally {
-    await page.unroute(matches, late)
+    await stop()
   }
   expect(kratos.identities.get(person.id)!.state).toBe('active')
   await summary.getByRole('button', { name: 'Deactivate' }).waitFor()
@@ -183,6 +179,47 @@ test('a Delete of a credential whose answer was lost: said to be of unknown outc
   await credentials.getByRole('button', { name: 'Delete totp credential' }).waitFor({ state: 'detached' })
   expect(await credentials.getByText('totp', { exact: true }).count()).toBe(0)
   expect(admin.problems.splice(0).every((problem) => /status of 502\b/.test(problem))).toBe(true)
+})
+
+/** Delete identity on the page of identity `id`, the question answered, with the service's answer to the DELETE stood in for by `intercept` (which returns its stop). */
+async function deleteIdentityAnswered(email: string, id: string, intercept: (matches: (url: URL) => boolean) => Promise<() => Promise<void>>) {
+  const page = admin.page
+  await page.goto(admin.url(`/dashboard/identities/${id}`))
+  await page.getByRole('heading', { level: 1, name: email }).waitFor()
+  const stop = await intercept((url) => url.pathname === `/api/idp-admin/admin/identities/${id}`)
+  await page.getByRole('button', { name: 'Delete identity' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Delete identity?' })
+  await dialog.getByRole('textbox', { name: `Type ${email} to confirm` }).fill(email)
+  await dialog.getByRole('button', { name: 'Delete', exact: true }).click()
+  return { dialog, stop }
+}
+
+test('a Delete identity whose answer was lost (Kratos deleted it): asked again whether Kratos has it, and said deleted, on the list', async () => {
+  const { kratos } = admin.harness.sandbox
+  const person = kratos.addIdentity({ email: 'lost.delete@example.test' })
+  const { stop } = await deleteIdentityAnswered('lost.delete@example.test', person.id, (matches) => answerLost(admin.page, 'DELETE', matches))
+  try {
+    await admin.page.getByRole('status').getByText('Identity lost.delete@example.test deleted.').waitFor()
+  } finally {
+    await stop()
+  }
+  expect(new URL(admin.page.url()).pathname).toBe('/dashboard/identities')
+  expect(kratos.identities.has(person.id)).toBe(false)
+  expect(admin.problems.splice(0).every((problem) => /status of (502|404)\b/.test(problem))).toBe(true)
+})
+
+test('a Delete identity that timed out before Kratos made it: the question stays, saying the identity is still there', async () => {
+  const { kratos } = admin.harness.sandbox
+  const person = kratos.addIdentity({ email: 'late.delete@example.test' })
+  const { dialog, stop } = await deleteIdentityAnswered('late.delete@example.test', person.id, (matches) => timedOut(admin.page, 'DELETE', matches))
+  try {
+    await dialog.getByRole('alert').filter({ hasText: 'Kratos did not answer in time. Read again afterwards, the identity is still there: it was not deleted, or its deletion is still under way.' }).waitFor()
+  } finally {
+    await stop()
+  }
+  expect(kratos.identities.has(person.id)).toBe(true)
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+  expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
 })
 
 for (const [label, front] of [

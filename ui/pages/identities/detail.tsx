@@ -1092,10 +1092,16 @@ function DangerSection({ identity, identifier }: { identity: Identity; identifie
     const from = location.peek().path
     return oneAtATime(async () => {
       const result = deleteOutcome(await api.deleteIdentity(identity.id))
-      if (!result.ok) return setFailure(result.failure)
+      if (!result.ok && result.failure.maybeDone) {
+        // Of unknown outcome: whether Kratos still has it is asked, rather than offering the
+        // question again for an identity that may be gone.
+        const read = await api.identity(identity.id)
+        if (read.ok) return setFailure(unknownOutcomeSaid(result.failure, 'Read again afterwards, the identity is still there: it was not deleted, or its deletion is still under way.'))
+        if (read.failure.status !== 404) return setFailure(result.failure)
+      } else if (!result.ok) return setFailure(result.failure)
       setOpen(false)
       navigateFrom(from, '/dashboard/identities')
-      announce(result.already ? `Identity ${identifier} had already been deleted.` : `Identity ${identifier} deleted.`)
+      announce(result.ok && result.already ? `Identity ${identifier} had already been deleted.` : `Identity ${identifier} deleted.`)
     })
   }
   return (
