@@ -222,6 +222,44 @@ test('a Delete identity that timed out before Kratos made it: the question stays
   expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
 })
 
+/** Delete client on the page of a new client named `name`, the question answered, with the service's answer to the DELETE stood in for by `intercept`. */
+async function deleteClientAnswered(name: string, intercept: (matches: (url: URL) => boolean) => Promise<() => Promise<void>>) {
+  const { hydra } = admin.harness.sandbox
+  const client = hydra.addClient({ client_name: name, redirect_uris: ['https://lost.example.com/cb'] })
+  const page = admin.page
+  await page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(client.client_id)}`))
+  await page.getByRole('heading', { level: 1, name }).waitFor()
+  const stop = await intercept((url) => url.pathname === `/api/oauth-admin/admin/clients/${client.client_id}`)
+  await page.getByRole('button', { name: 'Delete client' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Delete client?' })
+  await dialog.getByRole('button', { name: 'Delete' }).click()
+  return { client, dialog, stop }
+}
+
+test('a Delete client whose answer was lost (Hydra deleted it): asked again whether Hydra has it, and said deleted, on the list', async () => {
+  const { client, stop } = await deleteClientAnswered('Lost delete', (matches) => answerLost(admin.page, 'DELETE', matches))
+  try {
+    await admin.page.getByRole('status').getByText('Client Lost delete deleted.').waitFor()
+  } finally {
+    await stop()
+  }
+  expect(new URL(admin.page.url()).pathname).toBe('/dashboard/oauth-clients')
+  expect(admin.harness.sandbox.hydra.clients.has(client.client_id)).toBe(false)
+  expect(admin.problems.splice(0).every((problem) => /status of (502|404)\b/.test(problem))).toBe(true)
+})
+
+test('a Delete client that timed out before Hydra made it: the question stays, saying the client is still there', async () => {
+  const { client, dialog, stop } = await deleteClientAnswered('Late delete', (matches) => timedOut(admin.page, 'DELETE', matches))
+  try {
+    await dialog.getByRole('alert').filter({ hasText: 'Hydra did not answer in time. Read again afterwards, the client is still there: it was not deleted, or its deletion is still under way.' }).waitFor()
+  } finally {
+    await stop()
+  }
+  expect(admin.harness.sandbox.hydra.clients.has(client.client_id)).toBe(true)
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+  expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
+})
+
 for (const [label, front] of [
   ['an ingress\'s HTML page', 404],
   ['a gateway\'s own JSON', { status: 404, json: { timestamp: '2026-11-28T09:00:00Z', status: 404, error: 'Not Found', path: '/admin/identities' } }],

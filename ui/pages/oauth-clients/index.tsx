@@ -486,10 +486,16 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
     const from = location.peek().path
     return oneAtATime(async () => {
       const result = deleteOutcome(await api.deleteClient(client.client_id))
-      if (!result.ok) return setFailure(result.failure)
+      if (!result.ok && result.failure.maybeDone) {
+        // Of unknown outcome: whether Hydra still has it is asked, rather than offering the
+        // question again for a client that may be gone.
+        const read = await api.client(client.client_id)
+        if (read.ok) return setFailure(unknownOutcomeSaid(result.failure, 'Read again afterwards, the client is still there: it was not deleted, or its deletion is still under way.'))
+        if (read.failure.status !== 404) return setFailure(result.failure)
+      } else if (!result.ok) return setFailure(result.failure)
       setConfirm(null)
       navigateFrom(from, '/dashboard/oauth-clients')
-      announce(result.already ? `Client ${name} had already been deleted.` : `Client ${name} deleted.`)
+      announce(result.ok && result.already ? `Client ${name} had already been deleted.` : `Client ${name} deleted.`)
     })
   }
   const revoke = () =>
