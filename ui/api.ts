@@ -57,6 +57,20 @@ export function deleteOutcome(result: ApiResult<void>): { ok: true; already: boo
   return result.failure.status === 404 ? { ok: true, already: true } : result
 }
 
+/**
+ * A delete's outcome as deleteOutcome says it, one of unknown outcome (`maybeDone`) settled by
+ * reading the record again (`readAgain`) rather than offering the question again for something that
+ * may be gone: gone (the upstream's own 404) is deleted; still there is said so (`what`: "the
+ * client"); a read that fails leaves the delete's own failure.
+ */
+export async function settledDelete(result: ApiResult<void>, readAgain: () => Promise<ApiResult<unknown>>, what: string): Promise<ReturnType<typeof deleteOutcome>> {
+  const outcome = deleteOutcome(result)
+  if (outcome.ok || !outcome.failure.maybeDone) return outcome
+  const read = await readAgain()
+  if (read.ok) return { ok: false, failure: unknownOutcomeSaid(outcome.failure, `Read again afterwards, ${what} is still there: it was not deleted, or its deletion is still under way.`) }
+  return read.failure.status === 404 ? { ok: true, already: false } : outcome
+}
+
 export type Role = 'admin' | 'viewer'
 export interface SessionUser {
   identityId: string

@@ -2,7 +2,7 @@
 import { createContext } from 'preact'
 import { useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { isRecord, traitsFitForm } from '../../ory-records.ts'
-import { api, deleteOutcome, sessionGone, unknownOutcomeSaid, type ApiFailure, type FormSchema, type Identity, type IdentitySchema, type KratosSession } from '../../api.ts'
+import { api, deleteOutcome, sessionGone, settledDelete, unknownOutcomeSaid, type ApiFailure, type FormSchema, type Identity, type IdentitySchema, type KratosSession } from '../../api.ts'
 import { SESSIONS_AT_A_TIME, sessionCount, shownFrom, type ShownSessions } from '../../identity-sessions.ts'
 import { DeviceCells, TimeCells } from '../../components/session-cells.tsx'
 import { Heading } from '../../components/heading.tsx'
@@ -1091,17 +1091,11 @@ function DangerSection({ identity, identifier }: { identity: Identity; identifie
     if (typed.trim() !== identifier) return
     const from = location.peek().path
     return oneAtATime(async () => {
-      const result = deleteOutcome(await api.deleteIdentity(identity.id))
-      if (!result.ok && result.failure.maybeDone) {
-        // Of unknown outcome: whether Kratos still has it is asked, rather than offering the
-        // question again for an identity that may be gone.
-        const read = await api.identity(identity.id)
-        if (read.ok) return setFailure(unknownOutcomeSaid(result.failure, 'Read again afterwards, the identity is still there: it was not deleted, or its deletion is still under way.'))
-        if (read.failure.status !== 404) return setFailure(result.failure)
-      } else if (!result.ok) return setFailure(result.failure)
+      const result = await settledDelete(await api.deleteIdentity(identity.id), () => api.identity(identity.id), 'the identity')
+      if (!result.ok) return setFailure(result.failure)
       setOpen(false)
       navigateFrom(from, '/dashboard/identities')
-      announce(result.ok && result.already ? `Identity ${identifier} had already been deleted.` : `Identity ${identifier} deleted.`)
+      announce(result.already ? `Identity ${identifier} had already been deleted.` : `Identity ${identifier} deleted.`)
     })
   }
   return (

@@ -4,7 +4,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { signal } from '@preact/signals'
 import type { ComponentChildren } from 'preact'
-import { api, CLIENT_LIFESPANS, deleteOutcome, unknownOutcomeSaid, unreadable, type ApiFailure, type OAuthClient } from '../../api.ts'
+import { api, CLIENT_LIFESPANS, settledDelete, unknownOutcomeSaid, unreadable, type ApiFailure, type OAuthClient } from '../../api.ts'
 import { Heading, focusHeading } from '../../components/heading.tsx'
 import { EmptyList, ErrorView, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
 import { Cell, cellText, DataTable, Row } from '../../components/data-table.tsx'
@@ -485,17 +485,11 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
   const remove = () => {
     const from = location.peek().path
     return oneAtATime(async () => {
-      const result = deleteOutcome(await api.deleteClient(client.client_id))
-      if (!result.ok && result.failure.maybeDone) {
-        // Of unknown outcome: whether Hydra still has it is asked, rather than offering the
-        // question again for a client that may be gone.
-        const read = await api.client(client.client_id)
-        if (read.ok) return setFailure(unknownOutcomeSaid(result.failure, 'Read again afterwards, the client is still there: it was not deleted, or its deletion is still under way.'))
-        if (read.failure.status !== 404) return setFailure(result.failure)
-      } else if (!result.ok) return setFailure(result.failure)
+      const result = await settledDelete(await api.deleteClient(client.client_id), () => api.client(client.client_id), 'the client')
+      if (!result.ok) return setFailure(result.failure)
       setConfirm(null)
       navigateFrom(from, '/dashboard/oauth-clients')
-      announce(result.ok && result.already ? `Client ${name} had already been deleted.` : `Client ${name} deleted.`)
+      announce(result.already ? `Client ${name} had already been deleted.` : `Client ${name} deleted.`)
     })
   }
   const revoke = () =>
