@@ -154,7 +154,6 @@ describe('well-formed answers', () => {
 
   for (const [name, method, status] of [
     ['HEAD, whatever its Content-Length says', 'HEAD', 200],
-    ['204', 'GET', 204],
     ['304', 'GET', 304],
   ] as const) {
     test(`${name}: no body, and the connection goes on to the next request`, async () => {
@@ -349,21 +348,41 @@ describe('failures', () => {
     expect(upstream.listener.connections).toBe(2)
   })
 
-  for (const [name, withBody] of [
-    ['a POST', false],
-    ['a PUT with a body', true],
+  // A DELETE too: its connection closing before any answer does not mean it was not acted on, and
+  // a second attempt's 404 would hide an erasure.
+  for (const [name, method, withBody] of [
+    ['a POST', 'POST', false],
+    ['a PUT with a body', 'PUT', true],
+    ['a DELETE', 'DELETE', false],
   ] as const) {
     test(`the same for ${name}: never sent twice, the failure is reported`, async () => {
       const upstream = await droppingSecondRequest()
       const pool = newPool()
       expect(await text(await get(pool, `${upstream.url}/`))).toBe('ok')
-      const method = withBody ? 'PUT' : 'POST'
       const sent = pool.request(new URL(`${upstream.url}/`), { method, headers: [], body: withBody ? new Response('payload').body! : undefined, bodyLength: withBody ? 7 : null, signal: new AbortController().signal })
       await expect(sent).rejects.toMatchObject({ code: 'ECONNRESET' })
       await Bun.sleep(20)
       expect(upstream.seen).toEqual(['GET', method])
     })
   }
+})
+
+describe('answers without a body', () => {
+  test("a 204 with a head announcing a body (which a 204 must not have): its connection is not used again, so a body the upstream sends later is no one's answer", async () => {
+    const answered = new WeakMap<Socket, number>()
+    const upstream = await rawUpstream((socket, head) => {
+      const before = answered.get(socket) ?? 0
+      answered.set(socket, before + 1)
+      // The body it announced, sent late: on a reused connection it would be read as the next answer.
+      if (before > 0) return void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged')
+      socket.write(head.startsWith('GET /first ') ? 'HTTP/1.1 204 X\r\nContent-Length: 19\r\n\r\n' : 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
+    })
+    const pool = newPool()
+    const first = await get(pool, `${upstream.url}/first`)
+    expect([first.status, first.body]).toEqual([204, null])
+    expect(await text(await get(pool, `${upstream.url}/next`))).toBe('ok')
+    expect(upstream.listener.connections).toBe(2)
+  })
 })
 
 describe('request bodies', () => {

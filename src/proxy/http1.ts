@@ -95,8 +95,13 @@ export interface PoolOptions {
   maxSockets?: number
   idleMs?: number
 }
-/** Methods that may be sent again when a kept-alive socket turns out to have been closed (RFC 9110 §9.2.2). */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE'])
+/**
+ * Methods that may be sent again when a kept-alive socket turns out to have been closed: the safe
+ * ones (RFC 9110 §9.2.1). A DELETE is idempotent but not safe to send blind: "closed before any
+ * answer" does not mean "not acted on" (Kratos may have erased the identity, then been reset), and
+ * the second attempt's 404 would hide the erasure its sessions must end with.
+ */
+const SENT_AGAIN = new Set(['GET', 'HEAD', 'OPTIONS'])
 /** Methods whose requests carry content: without any, they say so (Content-Length: 0), as fetch does. */
 const EXPECTS_CONTENT = new Set(['POST', 'PUT', 'PATCH'])
 
@@ -369,7 +374,7 @@ class Connection {
       this.pending = null
       const framing = framingOf(exchange.method, head)
       exchange.framing = framing
-      exchange.reusable = head.keepAlive && framing.kind !== 'close'
+      exchange.reusable = head.keepAlive && framing.kind !== 'close' && !announcesUnsentBody(exchange.method, head)
       exchange.keepAliveMs = head.keepAliveMs
       const length = framing.kind === 'length' ? framing.remaining : framing.kind === 'none' ? 0 : null
       const body = new UpstreamBody(this, length)
@@ -576,6 +581,16 @@ export function parseHead(text: string): Head {
   return { status: code, reason: status.reason, fields, keepAlive, keepAliveMs, transferEncoding, contentLengths }
 }
 
+/**
+ * A 204 whose head announces a body, which RFC 9110 §8.6 forbids (a HEAD's or a 304's length is the
+ * GET's, and allowed): an upstream that breaks that rule may send the body anyway, in a later packet,
+ * where it would be read as the next request's answer; its connection is not used again.
+ */
+function announcesUnsentBody(method: string, head: Head): boolean {
+  if (method === 'HEAD' || head.status !== 204) return false
+  return head.transferEncoding !== null || head.contentLengths.some((value) => value.trim() !== '0')
+}
+
 /** How the body of this answer is delimited (RFC 9112 §6.3), refusing what could be read two ways. */
 function framingOf(method: string, head: Head): Framing {
   if (method === 'HEAD' || head.status === 204 || head.status === 304) return { kind: 'none' }
@@ -673,7 +688,7 @@ export class Http1Pool {
       const onAbort = () => connection.fail(init.signal.reason)
       init.signal.addEventListener('abort', onAbort, { once: true })
       const failed = (error: unknown) => {
-        const retry = attempt === 0 && connection.reused && error instanceof ConnectionLost && error.beforeAnswer && init.body === undefined && IDEMPOTENT.has(init.method) && !init.signal.aborted
+        const retry = attempt === 0 && connection.reused && error instanceof ConnectionLost && error.beforeAnswer && init.body === undefined && SENT_AGAIN.has(init.method) && !init.signal.aborted
         if (!retry) return reject(error)
         this.attempt(url, init, 1).then(resolve, reject)
       }
