@@ -215,6 +215,13 @@ describe('the API key and the client’s credentials', () => {
       'X-HTTP-Method-Override': 'DELETE',
       'X-HTTP-Method': 'DELETE',
       'X-Method-Override': 'DELETE',
+      // The same names with `_`, which a server that folds `_` into `-` reads as the names above.
+      X_Forwarded_For: '6.6.6.6',
+      'X-Forwarded_Host': 'evil.example',
+      X_Real_IP: '6.6.6.6',
+      True_Client_IP: '6.6.6.6',
+      CF_Connecting_IP: '6.6.6.6',
+      X_Original_URL: '/admin/identities',
     }
     const response = await rawRequest(stack.service.url, 'GET /api/idp/sessions/whoami HTTP/1.1', { Host: new URL(stack.service.url).host, ...spoofed, 'X-Kept': 'yes' })
     expect(response.status).toBe(200)
@@ -223,6 +230,26 @@ describe('the API key and the client’s credentials', () => {
     // Anything else still passes (Kratos's browser flows need their own headers).
     expect(seen['x-kept']).toBe('yes')
   })
+})
+
+describe('methods that are not forwarded', () => {
+  // TRACE asks each hop to echo the request, the API key the service adds included; CONNECT makes a tunnel.
+  for (const method of ['TRACE', 'CONNECT']) {
+    for (const [path, admin] of [
+      ['/api/oauth/oauth2/token', false],
+      ['/api/oauth-admin/admin/clients', true],
+    ] as const) {
+      test(`${method} ${path}${admin ? ' by an admin' : ''}: refused (405), nothing reaches the upstream`, async () => {
+        const before = upstream.received.length
+        const session = admin ? { Cookie: stack.freshCookie('admin'), Origin: ORIGIN } : {}
+        const response = await rawRequest(stack.service.url, `${method} ${path} HTTP/1.1`, { Host: new URL(stack.service.url).host, ...session })
+        expect([response.status, JSON.parse(response.body).error]).toEqual([405, 'method_not_allowed'])
+        await Bun.sleep(20)
+        expect(upstream.received.length).toBe(before)
+        expect(response.body).not.toContain(ADMIN_KEY)
+      })
+    }
+  }
 })
 
 describe('a stored API key the service cannot read', () => {
@@ -658,6 +685,20 @@ describe('upstream behaviour', () => {
         },
         env,
       )
+    }
+  })
+
+  test("a 401 with a challenge a browser would ask its user's name and password for (a basic-auth gate in front of Kratos): relayed without it; a Bearer challenge is relayed", async () => {
+    for (const [challenge, relayed] of [
+      ['Basic realm="kratos admin"', false],
+      ['Digest realm="x", nonce="n", qop="auth"', false],
+      ['Negotiate', false],
+      ['Bearer realm="hydra", NTLM', false],
+      ['Bearer error="invalid_token", error_description="The token expired"', true],
+    ] as const) {
+      upstream.answer = () => Response.json({ error: { code: 401 } }, { status: 401, headers: { 'www-authenticate': challenge } })
+      const response = await fetch(`${stack.service.url}/api/idp/sessions/whoami`)
+      expect([challenge, response.status, response.headers.get('www-authenticate')]).toEqual([challenge, 401, relayed ? challenge : null])
     }
   })
 

@@ -46,6 +46,13 @@ const CLIENT_ONLY = new Set([
   'x-http-method',
   'x-method-override',
 ])
+/**
+ * An upstream's challenge that a browser answers by asking its user for a name and a password (a
+ * basic-auth gate in front of an admin API, say): the dashboard's own page would ask for credentials
+ * on an upstream's behalf, as a 407 would (refused, proxy/index.ts). Bearer challenges pass.
+ */
+const PROMPTING_CHALLENGE = /(?:^|,)\s*(?:basic|digest|negotiate|ntlm)\b/i
+
 /** Every cookie this service sets: the session and the sign-in's three flow cookies. */
 const OWN_COOKIES = new Set([SESSION_COOKIE, STATE_COOKIE, VERIFIER_COOKIE, RETURN_TO_COOKIE])
 const NONE: ReadonlySet<string> = new Set()
@@ -106,7 +113,10 @@ export function forwardedRequestHeaders(incoming: Headers, options: { apiKey: st
   const dropAuthorization = Boolean(options.apiKey) || options.adminPrefix
   // Headers iterates in lower case, one entry per name (Cookie joined with "; "), sorted by name.
   incoming.forEach((value, name) => {
-    if (HOP_BY_HOP.has(name) || CLIENT_ONLY.has(name) || named.has(name) || name.startsWith('x-forwarded-')) return
+    // `X_Forwarded_For` is `X-Forwarded-For` to a server that folds `_` into `-` (CGI and the stacks
+    // after it), so it is judged as that name.
+    const judged = name.includes('_') ? name.replaceAll('_', '-') : name
+    if (HOP_BY_HOP.has(judged) || CLIENT_ONLY.has(judged) || named.has(name) || named.has(judged) || judged.startsWith('x-forwarded-')) return
     if (name === 'authorization' && dropAuthorization) return
     if (name === 'cookie') {
       const kept = foreignCookies(value)
@@ -162,6 +172,7 @@ export function relayedResponseHeaders(upstream: HeaderFields, rewriteLocation: 
       continue
     }
     if (NOT_RELAYED.has(name) || HOP_BY_HOP.has(name) || named.has(name)) continue
+    if (name === 'www-authenticate' && PROMPTING_CHALLENGE.test(value)) continue
     headers.append(name, name === 'location' ? rewriteLocation(value) : value)
   }
   return headers

@@ -25,6 +25,7 @@ import { canonicalUuid } from '../text.ts'
 
 const PLACEHOLDER_BASE = new URL('http://upstream.invalid/')
 const NO_BODY_METHODS = new Set(['GET', 'HEAD'])
+const NOT_FORWARDED_METHODS = new Set(['TRACE', 'CONNECT'])
 /** The largest body streamed to an upstream; counted as it streams, whatever Content-Length said. */
 export const PROXY_BODY_LIMIT = 64 * 1024 * 1024
 /** Answers up to this size, with a Content-Length, are read whole from the upstream and sent in one piece. */
@@ -131,6 +132,9 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
    * alone. Throws (or rejects with) the envelope's ApiError.
    */
   function forward(prefix: ProxyPrefix, request: Request): Promise<Response> {
+    // TRACE asks the hops to echo the request back, the API key this service adds included; CONNECT
+    // would make the connection a tunnel. Neither is part of Kratos's or Hydra's API.
+    if (NOT_FORWARDED_METHODS.has(request.method)) throw new ApiError('method_not_allowed', { message: 'This method is not forwarded.' })
     const rawPath = pathnameOf(request)
     const url = request.url
     const queryStart = url.indexOf('?')
