@@ -241,7 +241,7 @@ describe('methods that are not forwarded', () => {
     ] as const) {
       test(`${method} ${path}${admin ? ' by an admin' : ''}: refused (405), nothing reaches the upstream`, async () => {
         const before = upstream.received.length
-        const session = admin ? { Cookie: stack.freshCookie('admin'), Origin: ORIGIN } : {}
+        const session: Record<string, string> = admin ? { Cookie: stack.freshCookie('admin'), Origin: ORIGIN } : {}
         const response = await rawRequest(stack.service.url, `${method} ${path} HTTP/1.1`, { Host: new URL(stack.service.url).host, ...session })
         expect([response.status, JSON.parse(response.body).error]).toEqual([405, 'method_not_allowed'])
         await Bun.sleep(20)
