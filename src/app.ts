@@ -37,7 +37,7 @@ export function createApp(deps: AppDeps) {
   // One geo database per app: the geo route and the session map read the same one.
   const geo = new GeoLocator({ customPath: config.geoipDatabasePath, log })
   const onError = createErrorHandler(log, allowedMethods)
-  const health = healthAnswer(config, services.storage)
+  const health = healthAnswer(config, services.storage, services.revocations)
   const session = sessionRoute(services)
   const proxy = createProxy(services)
   const routeRule = createSessionAssertion(log)

@@ -199,8 +199,12 @@ export class RevocationStore {
   /** A memory lookup. "unknown" when memory cannot vouch for the last FRESHNESS_WINDOW_MS. */
   revocationOf(session: { sid: string; sub: string; iat: number; iatMs?: number }): Revocation {
     if (this.loaded && this.isRevoked(session)) return 'revoked'
-    if (!this.loaded || performance.now() - this.storage.changes.freshAt() > FRESHNESS_WINDOW_MS) return 'unknown'
-    return 'not_revoked'
+    return this.vouches() ? 'not_revoked' : 'unknown'
+  }
+
+  /** Whether memory holds every revocation made up to FRESHNESS_WINDOW_MS ago: without that, the gate refuses every session. */
+  vouches(): boolean {
+    return this.loaded && performance.now() - this.storage.changes.freshAt() <= FRESHNESS_WINDOW_MS
   }
 
   /**
