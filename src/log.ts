@@ -14,7 +14,7 @@ import type { LogLevel } from './config.ts'
 export type LogFields = Record<string, string | number | boolean | null | undefined>
 
 // A type alias, not an interface: it must spread into LogFields.
-type ErrorFields = { error_name: string; error_code?: string }
+type ErrorFields = { error_name: string; error_code?: string; sqlstate?: string }
 
 /** How a streamed body ended, for its request's line. */
 export type BodyEnd = { body: 'complete' | 'incomplete'; body_bytes: number; error_name?: string; error_code?: string }
@@ -481,7 +481,8 @@ export function describeError(error: unknown): ErrorFields {
   if (error instanceof Error) {
     // Only a text code (ECONNREFUSED, SQLITE_FULL, 28P01): a DOMException's legacy number means nothing here, and one field has one type.
     const code = (error as { code?: unknown }).code
-    return { error_name: error.name, error_code: typeof code === 'string' ? code : undefined }
+    // PostgreSQL's own code (25006: a read-only database), where the driver's is a generic ERR_POSTGRES_SERVER_ERROR.
+    return { error_name: error.name, error_code: typeof code === 'string' ? code : undefined, sqlstate: sqlstateOf(error) ?? undefined }
   }
   return { error_name: typeof error }
 }

@@ -14,6 +14,10 @@ test('what the query itself got wrong is not: a constraint, a syntax error, othe
   for (const errno of ['23505', '42601', '22P02', '25001', '25P02', '40001']) expect([errno, isUnavailable(server(errno))]).toEqual([errno, false])
 })
 
+test('a database that takes no writes, a deadlock, a lock not available: unavailable (nothing done, to be tried again)', () => {
+  for (const errno of ['25006', '40P01', '55P03']) expect([errno, isUnavailable(server(errno))]).toEqual([errno, true])
+})
+
 test('the client losing its connection or socket is unavailable; an error without a code is not', () => {
   expect(isUnavailable(Object.assign(new Error('closed'), { code: 'ERR_POSTGRES_CONNECTION_CLOSED' }))).toBe(true)
   expect(isUnavailable(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).toBe(true)

@@ -619,3 +619,40 @@ test('PostgreSQL down: a public proxy prefix is forwarded with the API key read 
     await upstream.stop()
   }
 }, 30_000)
+
+test('a database that takes no writes (a standby after a failover, default_transaction_read_only): health 503; a sign-out, a setting, a revocation answer 503 database_unavailable, nothing done, the session kept; its code in the log; all well once it takes writes again', async () => {
+  const url = await pg.createDatabase()
+  const stack = await startStack({ env: { DATABASE_URL: url } })
+  // Opened before the change: this session stays read-write, to undo it.
+  const owner = new SQL(url, { max: 1 })
+  const database = new URL(url).pathname.slice(1)
+  const endConnections = () => owner`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${database} AND pid <> pg_backend_pid()`
+  try {
+    expect((await fetch(`${stack.service.url}/api/health`)).status).toBe(200)
+    await owner.unsafe(`ALTER DATABASE "${database}" SET default_transaction_read_only = on`)
+    await endConnections()
+    expect(await within(5000, async () => (await fetch(`${stack.service.url}/api/health`)).status === 503, 100)).not.toBeNull()
+    const setting = await call(stack, 'POST', '/api/settings', { key: 'site.title', value: 'x' })
+    expect([setting.status, setting.json.error]).toEqual([503, 'database_unavailable'])
+    const revoke = await call(stack, 'POST', '/api/security/sessions/revoke', { identity_id: stack.viewer.id })
+    expect([revoke.status, revoke.json.error]).toEqual([503, 'database_unavailable'])
+    const logout = await fetch(`${stack.service.url}/api/auth/logout`, { method: 'POST', headers: { cookie: stack.cookie.admin, origin: 'http://admin.test' } })
+    expect([logout.status, ((await logout.json()) as { error: string }).error, logout.headers.get('set-cookie')]).toEqual([503, 'database_unavailable', null])
+    expect((await call(stack, 'GET', '/api/auth/session')).status).toBe(200)
+    expect(stack.service.logLines.filter((line) => line.includes('"unhandled_error"'))).toEqual([])
+    // Why, said once (not once per request): the database's own code for "read-only".
+    const said = stack.service.logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.event === 'database_unavailable')
+    expect(said.map((entry) => entry.reason)).toEqual(['25006'])
+
+    await owner.unsafe(`ALTER DATABASE "${database}" RESET default_transaction_read_only`)
+    await endConnections()
+    expect(await within(5000, async () => (await fetch(`${stack.service.url}/api/health`)).status === 200, 100)).not.toBeNull()
+    expect((await call(stack, 'POST', '/api/settings', { key: 'site.title', value: 'x' })).status).toBe(201)
+    // Nothing of what was refused was done.
+    const [revoked] = await owner`SELECT (SELECT count(*) FROM revoked_sessions)::int AS sessions, (SELECT count(*) FROM identity_revocations)::int AS identities`
+    expect(revoked).toEqual({ sessions: 0, identities: 0 })
+  } finally {
+    await owner.close()
+    await stack.stop()
+  }
+}, 30_000)

@@ -733,6 +733,32 @@ describe('postgres only', () => {
     expect(rows.map((row: { version: number }) => Number(row.version))).toEqual([1, 2, 3, 4, 5])
   })
 
+  test('settings written by this replica or another, each heard of by its notification: only the key changed is forgotten, never every key; a raise nobody notified of forgets every key', async () => {
+    const url = await pg.createDatabase()
+    const reader = await track(PostgresStorage.open(url))
+    const writer = await track(PostgresStorage.open(url))
+    const seen: (string | null)[] = []
+    reader.changes.subscribe((change) => void (change.topic === 'settings' && seen.push(change.key)))
+    await reader.changes.ready()
+    // LISTENing once a write arrives by notification (the first poll may come before the LISTEN).
+    let n = 0
+    const write = (storage: Storage, key: string) =>
+      storage.settings.upsert({ key, value: 'v', encrypted: false, category: null, updated_at: at(0) }, () => event('settings_write', { target: key }))
+    expect(await within(3000, async () => (await write(writer, `warm.${++n}`), seen.some((key) => key?.startsWith('warm.'))), 100)).not.toBeNull()
+    await Bun.sleep(600)
+    seen.length = 0
+    await write(writer, 'other.replica')
+    await write(reader, 'this.replica')
+    await writer.settings.delete('other.replica', event('settings_delete'))
+    // Several polls (every 200 ms) read the raised version meanwhile.
+    await Bun.sleep(1000)
+    expect(seen).toEqual(['other.replica', 'this.replica', 'other.replica'])
+    // A raise no notification tells of (a write whose notification was lost): every key.
+    await withSql(url, (sql) => sql`UPDATE storage_versions SET version = version + 1 WHERE topic = 'settings'`)
+    expect(await within(1000, () => seen.includes(null))).not.toBeNull()
+    expect(seen).toEqual(['other.replica', 'this.replica', 'other.replica', null])
+  })
+
   test('a wrong password or an unreachable server is refused with a message that names DATABASE_URL, never the password', async () => {
     const wrong = await PostgresStorage.open(`postgres://${pg.user}:not-the-password@127.0.0.1:${pg.port}/postgres`)
     expect(wrong.ok).toBe(false)

@@ -77,6 +77,8 @@ export interface PostgresOptions {
 
 type PostgresOpenResult = { ok: true; storage: PostgresStorage } | { ok: false; error: string }
 
+const TRY_AGAIN_LATER = new Set(['3D000', '25P03', '25P04', '25006', '40P01', '55P03'])
+
 /** Whether a failure means "the database cannot be reached now" (503) rather than a bug (500). */
 export function isUnavailable(error: unknown): boolean {
   if (error instanceof StorageUnavailableError) return true
@@ -86,8 +88,11 @@ export function isUnavailable(error: unknown): boolean {
     // Connection exception, insufficient resources, operator intervention (shutdown, starting
     // up), system error, invalid authorization, no such database.
     // And a session ended for idling in a transaction past its deadline (25P03), or for a
-    // transaction that outlived transaction_timeout (25P04).
-    return typeof errno === 'string' && (/^(08|53|57|58|28)/.test(errno) || errno === '3D000' || errno === '25P03' || errno === '25P04')
+    // transaction that outlived transaction_timeout (25P04); a database that takes no writes (a
+    // standby after a failover, default_transaction_read_only: 25006); a transaction given up for
+    // a deadlock, or a lock not available (40P01, 55P03): each left nothing done, and may be tried
+    // again. (No transaction here is serializable: a 40001 would be a bug.)
+    return typeof errno === 'string' && (/^(08|53|57|58|28)/.test(errno) || TRY_AGAIN_LATER.has(errno))
   }
   return (
     /^ERR_POSTGRES_(CONNECTION|IDLE_TIMEOUT|LIFETIME_TIMEOUT|TLS|AUTHENTICATION|SASL|CHANNEL_BINDING|QUERY_CANCELLED|UNSUPPORTED_AUTHENTICATION|UNKNOWN_AUTHENTICATION)/.test(code) ||
@@ -262,6 +267,12 @@ export class PostgresStorage implements Storage {
   readonly engine = 'postgres' as const
   private readonly listeners = new Set<ChangeListener>()
   private readonly known = new Map<string, string>()
+  /**
+   * Settings changes heard of through the LISTEN and applied, not yet matched with the version a
+   * poll read: each write raises the version by one and notifies in its transaction, so a raise the
+   * notifications account for is not taken for changes unknown (which would forget every key).
+   */
+  private settingsHeard = 0
   private pollTimer: ReturnType<typeof setInterval> | null = null
   private polling = false
   private fresh = -Infinity
@@ -560,6 +571,8 @@ export class PostgresStorage implements Storage {
 
   /** The poll still proves freshness meanwhile; only the instant delivery is missing. */
   private onListenLost(loss: ListenLoss): void {
+    // Notifications may have been lost with it: what the next poll finds is taken as unknown.
+    this.settingsHeard = 0
     if (this.closed) return
     if (loss.kind === 'timeout') this.log?.warn('database_listen_reopened', { reason: 'timeout' })
     else this.log?.warn('database_listen_failed', { reason: unavailableReason(loss.error) })
@@ -576,7 +589,12 @@ export class PostgresStorage implements Storage {
     else if (payload === 'settings') change = { topic: 'settings', key: null }
     else if (payload.startsWith('settings:')) change = { topic: 'settings', key: payload.slice('settings:'.length) }
     else return
-    await this.dispatch(change).catch(() => {})
+    try {
+      await this.dispatch(change)
+    } catch {
+      return
+    }
+    if (change.topic === 'settings') this.settingsHeard++
   }
 
   private async poll(): Promise<void> {
@@ -598,9 +616,22 @@ export class PostgresStorage implements Storage {
       )
       this.listening.polled(started, probe)
       for (const { topic, version } of rows) {
-        if (this.known.get(topic) === version) continue
-        if (topic === 'settings') await this.dispatch({ topic: 'settings', key: null })
-        else if (topic === 'revocations') await this.dispatch({ topic: 'revocations' })
+        const before = this.known.get(topic)
+        if (before === version) {
+          // Anything heard of is then of a raise already matched (or met by the last poll's
+          // forgetting): no credit is carried to a later raise.
+          if (topic === 'settings') this.settingsHeard = 0
+          continue
+        }
+        if (topic === 'settings') {
+          const raised = before === undefined ? Number.POSITIVE_INFINITY : Number(version) - Number(before)
+          // Every raise heard of (this replica's own writes included): nothing else to forget.
+          if (raised > 0 && raised <= this.settingsHeard) this.settingsHeard -= raised
+          else {
+            this.settingsHeard = 0
+            await this.dispatch({ topic: 'settings', key: null })
+          }
+        } else if (topic === 'revocations') await this.dispatch({ topic: 'revocations' })
         this.known.set(topic, version)
       }
       this.fresh = started
@@ -625,8 +656,10 @@ export class PostgresStorage implements Storage {
 
   async ping(): Promise<boolean> {
     try {
-      const rows = await read(this.sql, (sql) => sql`SELECT 1 AS one`, POLL_TIMEOUT_MS)
-      return rows[0]?.one === 1
+      // Usable means writable too: a standby (a failover whose address has not moved yet) or a
+      // database set read-only answers reads while every sign-out and setting fails.
+      const rows = await read(this.sql, (sql) => sql`SELECT current_setting('transaction_read_only') AS read_only`, POLL_TIMEOUT_MS)
+      return rows[0]?.read_only === 'off'
     } catch {
       return false
     }

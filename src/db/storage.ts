@@ -196,7 +196,7 @@ export interface Storage {
   readonly revocations: RevocationsTable
   readonly signingKey: SigningKeyTable
   readonly changes: ChangeFeed
-  /** True when the database answers now. */
+  /** True when the database answers now and takes writes. */
   ping(): Promise<boolean>
   dump(): Promise<StorageDump>
   /** Loads a dump into empty tables, in one transaction; refuses when any table has rows. */

@@ -6,6 +6,7 @@ import { noteOn } from './request-notes.ts'
 import { pathnameOf, requestIdOf } from './request-context.ts'
 import { describeError, type Logger } from '../log.ts'
 import { DiskFullError, isDatabaseBusy } from '../db/database.ts'
+import { StorageUnavailableError } from '../db/storage.ts'
 
 interface RouteSignature {
   method: string
@@ -59,11 +60,24 @@ export function createErrorHandler(log: Logger, allowedMethods: (path: string) =
   }
 }
 
+/** How often the database's reason for a 503 is said in the log, per reason: each request's line says 503 already. */
+const UNAVAILABLE_SAID_EVERY_MS = 10_000
+
 function enveloped(log: Logger, allowedMethods: (path: string) => string[]) {
+  /** Reason (a SQLSTATE, a system code) → when it was last said. */
+  const unavailableSaid = new Map<string, number>()
+  const sayUnavailable = (request: Request, reason: string) => {
+    const now = performance.now()
+    if (now - (unavailableSaid.get(reason) ?? Number.NEGATIVE_INFINITY) < UNAVAILABLE_SAID_EVERY_MS) return
+    unavailableSaid.set(reason, now)
+    // Why, for the operator: a read-only database (25006) is not an unreachable one (08006).
+    log.warn('database_unavailable', { request_id: requestIdOf(request), path: pathnameOf(request), reason })
+  }
   return ({ code, error, request }: ErrorContext): Response => {
     try {
       // Elysia wraps what a parse hook throws in its own ParseError; ours travels as the cause.
       const own = error instanceof ApiError ? error : (error as { cause?: unknown } | null)?.cause
+      if (own instanceof StorageUnavailableError) sayUnavailable(request, own.reason)
       if (own instanceof ApiError) return errorResponse(own.code, { message: own.publicMessage, hint: own.hint, headers: own.headers })
       switch (code) {
         case 'NOT_FOUND': {
