@@ -296,6 +296,30 @@ describe('the callback refuses', () => {
     expect({ actor: event!.actor, detail: event!.detail }).toEqual({ actor: locked.id, detail: { outcome: 'refused', reason: 'inactive' } })
   })
 
+  test("the identity store refusing this service's API key → 502, said so with the command that stores the key (not \"cannot be reached\"), logged with the request, no session", async () => {
+    kratos.apiKey = 'a-key-this-service-does-not-have'
+    markSecret(kratos.apiKey)
+    try {
+      const { response } = await loginAs('ada@example.test')
+      const id = response.headers.get('x-request-id')
+      const body = await response.json()
+      expect([response.status, body.error, body.message, body.hint]).toEqual([
+        502,
+        'bad_gateway',
+        "The identity store did not accept this service's API key, so the sign-in cannot be checked.",
+        'On the server, store the key: admin-dashboard settings set proxy.idp-admin.api_key --encrypted (the key on standard input).',
+      ])
+      expect(setCookies(response).has('admin-session')).toBe(false)
+      const entries = service.logLines.map((line) => JSON.parse(line) as Record<string, unknown>)
+      expect(entries.find((entry) => entry.event === 'login_store_failed' && entry.request_id === id)).toMatchObject({ upstream: 'idp-admin', failure: 'rejected', status: 401 })
+      await Bun.sleep(50)
+      const line = service.logLines.map((entry) => JSON.parse(entry) as Record<string, unknown>).find((entry) => entry.event === 'request' && entry.request_id === id)
+      expect(line).toMatchObject({ path: '/api/auth/callback', status: 502, error: 'bad_gateway' })
+    } finally {
+      kratos.apiKey = undefined
+    }
+  })
+
   test('a subject with no identity in the store → 403 forbidden, said so (not "no role"), and no session', async () => {
     const { response } = await loginAs('ghost@example.test')
     expect(response.status).toBe(403)

@@ -14,7 +14,7 @@ import { prepared } from '../http/plain-answer.ts'
 import type { DirectHandler } from '../http/direct.ts'
 import { CROSS_SITE_REFUSAL, isCrossSiteWrite } from '../http/gate.ts'
 import { describeError } from '../log.ts'
-import { isInactive } from '../identities/store.ts'
+import { isInactive, storeFailureSays } from '../identities/store.ts'
 import {
   FLOW_COOKIE_SECONDS,
   flowCookieAttributes,
@@ -34,7 +34,7 @@ import {
   type SessionPayload,
 } from '../session/cookie.ts'
 import { LoginClient, type ProviderFailure } from './oauth.ts'
-import { errorCodeFor } from '../upstream/client.ts'
+import { errorCodeFor, type UpstreamFailure } from '../upstream/client.ts'
 import { DEFAULT_RETURN_TO, RETURN_TO_COOKIE, safeReturnTo } from './return-to.ts'
 import { failurePage, wantsPage } from './failure-page.ts'
 
@@ -119,6 +119,8 @@ export function authRoutes(
     const key = `${reason}\u0000${subject}`
     const now = clock.now()
     const last = refusalsRecorded.get(key)
+    // In the log each time, with why (the failure page says it to the person; the audit event may be skipped below).
+    log.info('login_refused', { request_id: requestId, reason })
     if (last === undefined || now - last >= REFUSAL_RECORDED_EVERY_MS) {
       refusalsRecorded.delete(key)
       if (refusalsRecorded.size >= MOST_REFUSALS_REMEMBERED) refusalsRecorded.delete(refusalsRecorded.keys().next().value!)
@@ -138,8 +140,12 @@ export function authRoutes(
     const readMark = verifier.confirmationMark()
     const found = await services.loginStore.getIdentity(outcome.subject)
     if (!found.ok) {
-      // The identity store refusing or garbling its answer is its fault (502), not the browser's.
-      if (found.failure !== 'not_found') throw new ApiError(errorCodeFor(found.failure === 'rejected' ? 'invalid_response' : found.failure))
+      // The identity store refusing or garbling its answer is its fault (502), not the browser's:
+      // said as what happened there (its key refused, not reached), and logged with this request.
+      if (found.failure !== 'not_found') {
+        log.warn('login_store_failed', { request_id: requestIdOf(request), upstream: services.loginStore.prefix, failure: found.failure, status: found.status })
+        throw loginStoreFailure(found.failure, found.status, services.loginStore.prefix)
+      }
       throw await refused(outcome.subject, 'unknown_identity', requestIdOf(request))
     }
     // A provider that signs in an account Kratos has deactivated (one not backed by Kratos's own
@@ -191,6 +197,8 @@ export function authRoutes(
       // The state check comes first: without it nothing else is looked at, and nothing is sent.
       if (!expectedState || state === null || !sameText(expectedState, state)) return redirect(LOGIN_PATH, clearFlowCookies)
       const fail = (error: ApiError) => {
+        // The request's log line names the failure, as an error answered by the error handler's does.
+        noteOn(request, { error: error.code })
         const headers = clearFlowCookies.map((c) => ['set-cookie', c] as [string, string])
         if (!wantsPage(request)) return errorResponse(error.code, { message: error.publicMessage, hint: error.hint, headers })
         // An account refused here (no role, unknown) would only be refused again: the provider is
@@ -234,6 +242,20 @@ function deactivated(): ApiError {
   return new ApiError('forbidden', {
     message: 'This account is deactivated.',
     hint: 'Ask an administrator to activate it again.',
+  })
+}
+
+/**
+ * The login identity store failed the sign-in's lookup: in its own words (storeFailureSays), and,
+ * for a key it refused, how to mend that from the server (the Settings page needs a sign-in).
+ */
+function loginStoreFailure(failure: UpstreamFailure, status: number | undefined, prefix: string): ApiError {
+  const code = errorCodeFor(failure === 'rejected' ? 'invalid_response' : failure)
+  const keyRefused = failure === 'rejected' && (status === 401 || status === 403)
+  if (!keyRefused) return new ApiError(code, { message: storeFailureSays(failure, status) })
+  return new ApiError(code, {
+    message: "The identity store did not accept this service's API key, so the sign-in cannot be checked.",
+    hint: `On the server, store the key: admin-dashboard settings set proxy.${prefix}.api_key --encrypted (the key on standard input).`,
   })
 }
 

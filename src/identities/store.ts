@@ -4,7 +4,7 @@
 import { UpstreamClient, type UpstreamFailure } from '../upstream/client.ts'
 import { isKratosError } from '../upstream/ory-error.ts'
 
-export type IdentityLookup = { ok: true; identity: Record<string, unknown> } | { ok: false; failure: 'not_found' | UpstreamFailure }
+export type IdentityLookup = { ok: true; identity: Record<string, unknown> } | { ok: false; failure: 'not_found' | UpstreamFailure; status?: number }
 
 // The contract's code for an upstream failure (502 `bad_gateway`), with words that fit when the
 // store was reached: it answered, but with an error or with something that is not what was asked.
@@ -52,7 +52,7 @@ export class IdentityStoreClient extends UpstreamClient {
   async getIdentity(identityId: string): Promise<IdentityLookup> {
     const answer = await this.json(`/admin/identities/${encodeURIComponent(identityId)}`)
     if (!answer.ok) {
-      if (answer.status !== 404) return { ok: false, failure: answer.failure }
+      if (answer.status !== 404) return { ok: false, failure: answer.failure, status: answer.status }
       if (isKratosNotFound(answer.text)) return { ok: false, failure: 'not_found' }
       this.options.log.warn('upstream_body', { upstream: this.options.name, status: 404, reason: 'not an Ory error' })
       return { ok: false, failure: 'invalid_response' }

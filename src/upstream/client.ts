@@ -62,6 +62,11 @@ type JsonAnswer = { ok: true; body: unknown; headers: Headers } | { ok: false; f
 export class UpstreamClient {
   constructor(protected readonly options: UpstreamClientOptions) {}
 
+  /** The prefix whose URL and API key it uses: where an operator mends what it was refused. */
+  get prefix(): string {
+    return this.options.name
+  }
+
   url(path: string, query?: URLSearchParams): URL {
     return joinUnder(this.options.baseUrl, path, query)
   }
