@@ -538,6 +538,45 @@ describe('provider trouble', () => {
     silent.stop(true)
   })
 
+  test('a provider down when the sign-in began (the service started before it) and up by the callback: the sign-in completes (the paths guessed meanwhile are not used for it)', async () => {
+    const port = freePort()
+    const issuer = `http://127.0.0.1:${port}`
+    markSensitive(String(port))
+    const early = await startService({ env: loginEnv({ OAUTH_ISSUER_URL: issuer }) })
+    let late: RunningProvider | undefined
+    try {
+      // Discovery fails: the browser is sent to Hydra's path under the issuer.
+      const login = await startLogin(early)
+      expect(new URL(login.location).pathname).toBe('/oauth2/auth')
+      // Stock Hydra's userinfo is /userinfo, its issuer written without a trailing slash.
+      late = await startOAuthProvider({
+        port,
+        clientId: CLIENT_ID,
+        redirectUris: [`${BASE_URL}/api/auth/callback`],
+        findSubject: () => ({ sub: people.admin!.id, email: 'ada@example.test' }),
+      })
+      const back = await signInAtProvider(login.location, 'ada@example.test')
+      const response = await callback(early, back, login.flowCookie)
+      expect([response.status, response.headers.get('location')]).toEqual([302, '/dashboard'])
+      expect(setCookies(response).has('admin-session')).toBe(true)
+    } finally {
+      await early.stop()
+      await late?.stop()
+    }
+  })
+
+  test('OAUTH_ISSUER_URL written another way than the provider writes its issuer: the log says so, in words', async () => {
+    const elsewhere = await startService({ env: loginEnv({ OAUTH_ISSUER_URL: provider.url.replace('127.0.0.1', 'localhost') }) })
+    try {
+      await startLogin(elsewhere)
+      const failed = elsewhere.logLines.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.event === 'oauth_discovery_failed')
+      expect(failed).toMatchObject({ error_code: 'OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED' })
+      expect(failed!.detail).toContain('names another issuer than OAUTH_ISSUER_URL')
+    } finally {
+      await elsewhere.stop()
+    }
+  })
+
   test('a token response with a huge expires_in still gives at most 8 hours', async () => {
     const longLived = await startOAuthProvider({
       clientId: CLIENT_ID,

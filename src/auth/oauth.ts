@@ -7,9 +7,15 @@ import { describeError, type Logger } from '../log.ts'
 import { failureOf, type UpstreamFailure } from '../upstream/client.ts'
 
 const SCOPE = 'openid profile email'
-/** A failed discovery is retried after this long; a successful one is kept this long. */
-const DISCOVERY_RETRY_MS = 60_000
+/**
+ * A failed discovery is retried after this long (and at once for a callback: see `exchange`); a
+ * successful one is kept this long.
+ */
+const DISCOVERY_RETRY_MS = 10_000
 const DISCOVERY_TTL_MS = 3_600_000
+
+const ISSUER_DIFFERS =
+  "the provider's discovery document names another issuer than OAUTH_ISSUER_URL: write it exactly as the provider does (its `issuer`, trailing slash and all)"
 
 export type ProviderFailure = UpstreamFailure
 
@@ -25,7 +31,8 @@ interface LoginClientOptions {
 }
 
 export class LoginClient {
-  private discovered: { server: oauth.AuthorizationServer; until: number } | null = null
+  /** `guessed`: discovery failed, and the paths are Hydra's under the issuer (decisions §4). */
+  private discovered: { server: oauth.AuthorizationServer; until: number; guessed: boolean } | null = null
   private readonly issuer: URL
   private readonly client: oauth.Client
   private readonly redirectUri: string
@@ -47,16 +54,24 @@ export class LoginClient {
     }
   }
 
-  /** Discovery when the provider answers it; else Hydra's paths under the issuer. Overrides win. */
-  async server(): Promise<oauth.AuthorizationServer> {
-    if (this.discovered && this.discovered.until > this.options.now()) return this.discovered.server
+  /**
+   * Discovery when the provider answers it; else Hydra's paths under the issuer. Overrides win.
+   * `discoverAgain`: paths guessed after a failed discovery are not used without asking again.
+   */
+  async server(discoverAgain = false): Promise<oauth.AuthorizationServer> {
+    const known = this.discovered
+    if (known && known.until > this.options.now() && !(discoverAgain && known.guessed)) return known.server
     let server: oauth.AuthorizationServer
     let ttl = DISCOVERY_TTL_MS
+    let guessed = false
     try {
       const response = await oauth.discoveryRequest(this.issuer, { ...this.requestOptions(), algorithm: 'oidc' })
       server = await oauth.processDiscoveryResponse(this.issuer, response)
     } catch (error) {
-      this.options.log.warn('oauth_discovery_failed', describeError(error))
+      const described = describeError(error)
+      // The one mistake of the operator's it can name: OAUTH_ISSUER_URL not written as the provider writes its issuer.
+      const detail = described.error_code === 'OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED' ? ISSUER_DIFFERS : undefined
+      this.options.log.warn('oauth_discovery_failed', { ...described, detail })
       const base = this.issuer.href.replace(/\/+$/, '')
       server = {
         issuer: this.issuer.href,
@@ -65,12 +80,13 @@ export class LoginClient {
         userinfo_endpoint: `${base}/oauth2/userinfo`,
       }
       ttl = DISCOVERY_RETRY_MS
+      guessed = true
     }
     const { authorizationUrl, tokenUrl, userinfoUrl } = this.options.config.oauth
     if (authorizationUrl) server = { ...server, authorization_endpoint: authorizationUrl.href }
     if (tokenUrl) server = { ...server, token_endpoint: tokenUrl.href }
     if (userinfoUrl) server = { ...server, userinfo_endpoint: userinfoUrl.href }
-    this.discovered = { server, until: this.options.now() + ttl }
+    this.discovered = { server, until: this.options.now() + ttl, guessed }
     return server
   }
 
@@ -91,7 +107,10 @@ export class LoginClient {
 
   /** Exchanges the code (state already checked by the caller) and reads the subject from userinfo. */
   async exchange(callback: URLSearchParams, state: string, codeVerifier: string): Promise<TokenOutcome> {
-    const server = await this.server()
+    // A provider down when the sign-in began (the service started before it, at boot) is asked
+    // again now: guessed paths would fail a sign-in it can complete (its issuer written another
+    // way, its userinfo elsewhere, as stock Hydra's is).
+    const server = await this.server(true)
     // The browser's callback is checked before anything is sent: a missing or foreign `iss` (RFC 9207,
     // when the provider announces it), a provider error or a malformed answer is the request's fault.
     let params: URLSearchParams
