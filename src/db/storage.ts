@@ -265,7 +265,7 @@ export class SchemaTooNewError extends Error {
     readonly found: number,
     readonly known: number,
   ) {
-    super(`the database schema is version ${found}, newer than this executable's ${known}; upgrade the executable`)
+    super(`the database schema is version ${found}, newer than this executable's ${known}; upgrade the executable, or, to go back to this one, restore the backup taken before the upgrade`)
     this.name = 'SchemaTooNewError'
   }
 }
