@@ -48,7 +48,8 @@ export interface Config {
 }
 
 export type Environment = Record<string, string | undefined>
-type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] }
+/** `notes`: what is not wrong but likely a mistake (a variable name misspelt), in words that name no value. */
+type ConfigResult = { ok: true; config: Config; notes: string[] } | { ok: false; errors: string[] }
 
 export const MIN_KEY_BYTES = 32
 
@@ -63,7 +64,10 @@ export function decodeBase64Key(text: string): Uint8Array | null {
 
 export function loadConfig(env: Environment): ConfigResult {
   const errors: string[] = []
+  /** Every variable this function reads: what a misspelt name is compared with. */
+  const known = new Set<string>()
   const read = (name: string): string | undefined => {
+    known.add(name)
     const value = env[name]
     return value === undefined || value.trim() === '' ? undefined : value.trim()
   }
@@ -205,7 +209,43 @@ export function loadConfig(env: Environment): ConfigResult {
     logLevel: logLevel as LogLevel,
     geoipDatabasePath: read('GEOIP_DATABASE_PATH') ?? null,
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, config }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, config, notes: configurationNotes(env, known) }
+}
+
+/**
+ * A variable set but never read whose name is a near miss of one that is (`OAUTH_CLIENTID`,
+ * `DATABSE_URL`): the setting it was meant for silently keeps its default. And a NODE_ENV that is
+ * neither production nor development (only `development` changes anything).
+ */
+function configurationNotes(env: Environment, known: ReadonlySet<string>): string[] {
+  const notes: string[] = []
+  const squashed = (name: string) => name.replaceAll('_', '').toUpperCase()
+  for (const name of Object.keys(env)) {
+    if (known.has(name) || OTHERS_READ.has(name) || !/^[A-Z][A-Z0-9_]{5,63}$/.test(name)) continue
+    const meant = [...known].find((other) => squashed(other) === squashed(name) || (other.length >= 8 && editDistanceAtMost(name, other, 2)))
+    if (meant !== undefined) notes.push(`${name} is not read by this service; did you mean ${meant}?`)
+  }
+  const nodeEnv = env.NODE_ENV?.trim()
+  if (nodeEnv && nodeEnv !== 'production' && nodeEnv !== 'development') {
+    notes.push('NODE_ENV is neither production nor development: it is taken as production (only development changes anything)')
+  }
+  return notes
+}
+
+/** Read by others in this process (Bun's fetch), and near misses of ours: never taken for typing mistakes. */
+const OTHERS_READ = new Set(['HTTPS_PROXY', 'NO_PROXY', 'ALL_PROXY'])
+
+/** Whether `a` becomes `b` with at most `most` single-character insertions, deletions or substitutions. */
+function editDistanceAtMost(a: string, b: string, most: number): boolean {
+  if (Math.abs(a.length - b.length) > most) return false
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    if (Math.min(...row) > most) return false
+    previous = row
+  }
+  return previous[b.length]! <= most
 }
 
 const SSL_MODES = ['disable', 'disabled', 'allow', 'prefer', 'preferred', 'require', 'required', 'verify-ca', 'verify_ca', 'verify-full', 'verify_full', 'verify-identity', 'verify_identity']

@@ -51,8 +51,11 @@ function fail(lines: string[]): Exit {
 function configFromEnvironment(): Config | Exit {
   const result = loadConfig(process.env)
   if (!result.ok) return fail(['invalid configuration:', ...result.errors.map((e) => `  ${e}`)])
+  configurationNotes = result.notes
   return result.config
 }
+/** What loadConfig noticed that is likely a mistake: check-config prints it, `serve` logs it. */
+let configurationNotes: string[] = []
 
 /**
  * The configured keys tried on every stored encrypted setting: a start with a key that opens none
@@ -143,6 +146,7 @@ async function checkConfig(): Promise<Exit> {
   }
   if (database.absent) process.stdout.write(`note: ${noDatabaseYet(config.databasePath)}\n`)
   if (plainHttpBaseUrl(config)) process.stdout.write(`note: ${PLAIN_HTTP_BASE_URL}\n`)
+  for (const note of configurationNotes) process.stdout.write(`note: ${note}\n`)
   return 0
 }
 
@@ -181,6 +185,7 @@ async function runServer(): Promise<Exit> {
   if (typeof config === 'number') return config
   const log = createLogger(config.logLevel)
   quietenDatabaseClientWarnings(log)
+  for (const note of configurationNotes) log.warn('configuration_note', { note })
   // A stop signal before the server listens (opening the database, its migrations, the wait for
   // the revocations: seconds when the database is slow) ends the start: the database is let go
   // and every line logged so far written, where the signal's default would end the process at

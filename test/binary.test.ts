@@ -93,6 +93,19 @@ describe('the compiled binary', () => {
     expect(result.stdout).toContain('OAUTH_ISSUER_URL')
   })
 
+  test('check-config names a variable set under a misspelt name, and the one it was meant for; never its value', async () => {
+    const env = { ...loginEnv, SESSION_SIGNING_KEY: randomKey(), ENCRYPTION_KEY: randomKey(), DATABASE_PATH: join(dir, 'db-notes', 'a.db'), OAUTH_CLIENTID: 'secret-looking-value', DATABSE_URL: 'postgres://u:p@db/x', HTTPS_PROXY: 'http://127.0.0.1:9', NODE_ENV: 'develop' }
+    const result = await runToEnd([binary, 'check-config'], env)
+    expect(result.code).toBe(0)
+    const notes = result.stdout.split('\n').filter((line) => line.startsWith('note:') && !line.includes('DATABASE_PATH'))
+    expect(notes).toEqual([
+      'note: OAUTH_CLIENTID is not read by this service; did you mean OAUTH_CLIENT_ID?',
+      'note: DATABSE_URL is not read by this service; did you mean DATABASE_URL?',
+      'note: NODE_ENV is neither production nor development: it is taken as production (only development changes anything)',
+    ])
+    expect(result.stdout).not.toContain('secret-looking-value')
+  })
+
   test('check-config before the first start (no database yet) is valid and notes that serve creates it, creating nothing; serve then creates it', async () => {
     const dbDir = join(dir, 'first-install')
     const path = join(dbDir, 'admin-dashboard.db')

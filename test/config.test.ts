@@ -142,3 +142,27 @@ describe('the log', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ event: 'audit', action: 'identity_search' })
   })
 })
+
+describe('notes on the environment', () => {
+  const required = { SESSION_SIGNING_KEY: key, ENCRYPTION_KEY: other }
+  test('a misspelt variable is named with the one it was meant for; NODE_ENV other than production or development is said to be taken as production', () => {
+    const loaded = loadConfig({ ...required, OAUTH_CLIENTID: 'x', LOGLEVEL: 'debug', IDP_ADMN_URL: 'http://x', NODE_ENV: 'staging' })
+    expect(loaded.ok && loaded.notes).toEqual([
+      'OAUTH_CLIENTID is not read by this service; did you mean OAUTH_CLIENT_ID?',
+      'LOGLEVEL is not read by this service; did you mean LOG_LEVEL?',
+      'IDP_ADMN_URL is not read by this service; did you mean IDP_ADMIN_URL?',
+      'NODE_ENV is neither production nor development: it is taken as production (only development changes anything)',
+    ])
+  })
+
+  test('what a host, a shell, systemd and Bun set is not taken for a mistake (this process\'s own environment included)', () => {
+    const usual = {
+      PATH: '/usr/bin', HOME: '/root', HOSTNAME: 'h', SHELL: '/bin/sh', USER: 'u', LOGNAME: 'u', LANG: 'C.UTF-8', TERM: 'xterm',
+      HTTPS_PROXY: 'http://p:3128', NO_PROXY: 'localhost', ALL_PROXY: 'http://p:3128', INVOCATION_ID: 'i', JOURNAL_STREAM: '8:1',
+      STATE_DIRECTORY: '/var/lib/x', RUNTIME_DIRECTORY: '/run/x', SYSTEMD_EXEC_PID: '1', CREDENTIALS_DIRECTORY: '/run/c', XDG_SESSION_ID: '1',
+      NODE_ENV: 'production',
+    }
+    const loaded = loadConfig({ ...process.env, ...usual, ...required })
+    expect(loaded.ok && loaded.notes).toEqual([])
+  })
+})
