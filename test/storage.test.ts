@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startPostgres } from './support/postgres.ts'
 import { usePostgres } from './support/use-postgres.ts'
+import { MIGRATION_LOCK_KEY } from '../src/db/postgres-migrations.ts'
 import { openStorage } from '../src/db/open.ts'
 import { openDatabase } from '../src/db/database.ts'
 import { SqliteStorage } from '../src/db/sqlite-storage.ts'
@@ -757,6 +758,24 @@ describe('postgres only', () => {
     await withSql(url, (sql) => sql`UPDATE storage_versions SET version = version + 1 WHERE topic = 'settings'`)
     expect(await within(1000, () => seen.includes(null))).not.toBeNull()
     expect(seen).toEqual(['other.replica', 'this.replica', 'other.replica', null])
+  })
+
+  test('a start whose migrations wait for a lock held elsewhere says so in the log after 2 s, then opens once the lock is let go', async () => {
+    const url = await pg.createDatabase()
+    const holder = new SQL(url, { max: 1 })
+    try {
+      await holder`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY.toString()}::bigint)`
+      const lines: string[] = []
+      const opening = PostgresStorage.open(url, { log: createLogger('info', (line) => void lines.push(line)) })
+      expect(await within(5000, () => lines.some((line) => line.includes('"database_migrations_waiting"')), 100)).not.toBeNull()
+      await holder`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY.toString()}::bigint)`
+      const opened = await opening
+      expect(opened.ok).toBe(true)
+      if (opened.ok) await opened.storage.close()
+      expect(lines.filter((line) => line.includes('"database_migrations_waiting"'))).toHaveLength(1)
+    } finally {
+      await holder.close()
+    }
   })
 
   test('a wrong password or an unreachable server is refused with a message that names DATABASE_URL, never the password', async () => {

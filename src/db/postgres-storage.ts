@@ -77,6 +77,9 @@ export interface PostgresOptions {
 
 type PostgresOpenResult = { ok: true; storage: PostgresStorage } | { ok: false; error: string }
 
+/** How long the migrations' transaction runs before the log says the start is waiting on it. */
+const MIGRATIONS_SAID_AFTER_MS = 2000
+
 const TRY_AGAIN_LATER = new Set(['3D000', '25P03', '25P04', '25006', '40P01', '55P03'])
 
 /** Whether a failure means "the database cannot be reached now" (503) rather than a bug (500). */
@@ -342,6 +345,9 @@ export class PostgresStorage implements Storage {
       // The driver refuses an option it cannot read (config.ts checks the known ones); its message quotes the value.
       return { ok: false, error: `DATABASE_URL (with any PG* environment variables) is not a usable connection URL (${unavailableReason(error)})` }
     }
+    // A migration waits for the lock of another replica's, or of a session holding a table it
+    // changes: said after a while, or the start would look hung.
+    const waiting = setTimeout(() => log?.warn('database_migrations_waiting', { waited_ms: MIGRATIONS_SAID_AFTER_MS, timeout_ms: MIGRATION_TIMEOUT_MS }), MIGRATIONS_SAID_AFTER_MS)
     try {
       await transaction(sql, migrate, MIGRATION_TIMEOUT_MS)
     } catch (error) {
@@ -349,6 +355,8 @@ export class PostgresStorage implements Storage {
       if (error instanceof SchemaTooNewError) return { ok: false, error: `DATABASE_URL: ${error.message}` }
       if (error instanceof StorageUnavailableError) return { ok: false, error: `DATABASE_URL: ${notOpened(error.reason)}` }
       return { ok: false, error: `DATABASE_URL: the database could not be prepared (${unavailableReason(error)})` }
+    } finally {
+      clearTimeout(waiting)
     }
     return { ok: true, storage: new PostgresStorage(sql, watch, connectListener, log) }
   }
