@@ -889,10 +889,15 @@ describe('deactivating an identity through an admin prefix', () => {
     expect(await session()).toBe(200)
     expect((await patch([{ op: 'replace', path: '/metadata_public', value: { note: 'kept' } }])).status).toBe(200)
     expect(await session()).toBe(200)
+    const revoked = async () => (await stack.service.storage.revocations.load()).identities.has(locked.id)
+    expect(await revoked()).toBe(false)
     // Spelled as Kratos also reads it: the same identity.
     expect((await patch([{ op: 'replace', path: '/state', value: 'inactive' }], locked.id.toUpperCase())).status).toBe(200)
     expect(stack.kratos.identities.get(locked.id)!.state).toBe('inactive')
     expect(await session()).toBe(401)
+    // Its sessions are ended in the database, where every other replica reads it within a second
+    // (they would otherwise trust it until their own recheck window ran out).
+    expect(await revoked()).toBe(true)
   })
 })
 

@@ -105,6 +105,17 @@ export function rewriteLocation(location: string, base: URL, prefix: ProxyPrefix
   return isUnderBase(target, base) ? prefix.path + target.pathname.slice(basePathOf(base).length) + target.search + target.hash : location
 }
 
+/** Whether a write's answer, read whole, is an identity Kratos holds deactivated. */
+function answersInactive(answer: Uint8Array | null): boolean {
+  if (answer === null) return false
+  try {
+    const identity = JSON.parse(new TextDecoder().decode(answer)) as { state?: unknown } | null
+    return identity?.state === 'inactive'
+  } catch {
+    return false
+  }
+}
+
 /** The proxy: its Elysia routes (one per prefix), and `forward`, which answers a request under a prefix whatever calls it. */
 export function createProxy(services: Pick<Services, 'config' | 'log' | 'settings' | 'audit' | 'endSessionsOf' | 'verifier' | 'fetch'>) {
   const { config, log, settings } = services
@@ -252,21 +263,22 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
 
   /** What follows an admin write, then the answer (the audit event is written before the answer goes). */
   function relay(target: Target, upstream: UpstreamAnswer, whole: Uint8Array<ArrayBuffer> | null): Response | Promise<Response> {
-    if (target.prefix.admin && !NO_BODY_METHODS.has(target.request.method)) return afterAdminWrite(target, upstream).then(() => answerWith(target, upstream, whole))
+    if (target.prefix.admin && !NO_BODY_METHODS.has(target.request.method)) return afterAdminWrite(target, upstream, whole).then(() => answerWith(target, upstream, whole))
     return answerWith(target, upstream, whole)
   }
 
-  async function afterAdminWrite(target: Target, upstream: UpstreamAnswer): Promise<void> {
+  async function afterAdminWrite(target: Target, upstream: UpstreamAnswer, whole: Uint8Array | null): Promise<void> {
     const { prefix, request, url, base } = target
-    await afterIdentityWrite(target, upstream.status)
+    await afterIdentityWrite(target, upstream.status, whole)
     await auditWrite(prefix, request, pathUnderBase(url, base), upstream.status, upstream.status < 400 ? 'ok' : 'upstream_refused')
   }
 
   /**
    * What a write to an identity of the login or managed store means for its dashboard sessions.
-   * `status`: the upstream's, or null when its answer was lost (the write may have been made).
+   * `status`: the upstream's, or null when its answer was lost (the write may have been made);
+   * `answer`: its body when it was read whole (a small one).
    */
-  async function afterIdentityWrite({ prefix, request, url, base }: Target, status: number | null): Promise<void> {
+  async function afterIdentityWrite({ prefix, request, url, base }: Target, status: number | null, answer: Uint8Array | null = null): Promise<void> {
     if (prefix.name !== 'idp-admin' && prefix.name !== 'iam-idp-admin') return
     if (status !== null && (status < 200 || status >= 300)) return
     const identity = pathUnderBase(url, base).match(IDENTITY_PATH)
@@ -276,9 +288,17 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
       // The upstream's answer stands even when this cannot be recorded; the erasure check still catches it.
       await services.endSessionsOf(decodeURIComponent(identity[1]!)).catch((error: unknown) => log.error('end_sessions_failed', { request_id: requestIdOf(request), ...describeError(error) }))
     } else if (request.method === 'PATCH' || request.method === 'PUT' || request.method === 'DELETE') {
-      // A change that may have deactivated or erased it (its answer lost, or Kratos's lock-out):
-      // its next request asks the store again.
-      services.verifier.forgetIdentity(canonicalUuid(decodeURIComponent(identity[1]!)))
+      const id = decodeURIComponent(identity[1]!)
+      if (status !== null && answersInactive(answer)) {
+        // Deactivated (Kratos's lock-out): its dashboard sessions end now on every replica (a
+        // revocation, shared through the database), not only on this one, where the next request
+        // would ask the store; the others trusted it until their recheck window ran out.
+        await services.endSessionsOf(id).catch((error: unknown) => log.error('end_sessions_failed', { request_id: requestIdOf(request), ...describeError(error) }))
+        return
+      }
+      // A change that may have deactivated or erased it (its answer lost, or too large to have been
+      // read whole): its next request asks the store again.
+      services.verifier.forgetIdentity(canonicalUuid(id))
     }
   }
 
