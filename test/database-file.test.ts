@@ -34,7 +34,8 @@ describe('openDatabase', () => {
     expect(modeOf('/dev/null')).toBe('666')
     const directory = join(dir, 'a-directory')
     mkdirSync(directory)
-    expect(openDatabase(directory)).toEqual({ ok: false, error: `DATABASE_PATH: the database file ${directory} cannot be opened for reading and writing by this user (nor its directory made)` })
+    // Its directory is there: only the file is said (and whose user it is).
+    expect(openDatabase(directory)).toEqual({ ok: false, error: `DATABASE_PATH: the database file ${directory} cannot be opened for reading and writing by this user (uid ${process.getuid!()})` })
   })
 
   test('an existing database readable by others is tightened to 0600 once it opens; a new one is created 0600', () => {

@@ -84,7 +84,8 @@ function checkWritable(path: string): void {
 }
 
 /** The path said in full (the working directory decides a relative one); a path is no secret. */
-const cannotOpen = (path: string) => `DATABASE_PATH: the database file ${resolve(path)} cannot be opened for reading and writing by this user (nor its directory made)`
+const cannotOpen = (path: string) =>
+  `DATABASE_PATH: the database file ${resolve(path)} cannot be opened for reading and writing by this user (uid ${process.getuid?.() ?? 'unknown'})${existsSync(dirname(resolve(path))) ? '' : ', nor its directory made'}`
 const CANNOT_WRITE = 'DATABASE_PATH: the database cannot be written (the file, its directory, or its -wal or -shm file is read-only for this user)'
 const CORRUPT = 'DATABASE_PATH: the file is not a usable SQLite database (corrupt or not a database)'
 /** `code`: SQLite's, or the system's (ENOSPC). */
