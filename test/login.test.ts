@@ -32,8 +32,13 @@ async function startLogin(target = service) {
   const cookies = setCookies(response)
   const state = cookieValue(cookies.get('oauth_state'))
   const verifier = cookieValue(cookies.get('oauth_verifier'))
-  markSecret(state, verifier)
-  return { response, cookies, location: response.headers.get('location')!, flowCookie: `oauth_state=${state}; oauth_verifier=${verifier}`, state, verifier }
+  markSecret(state, verifier, `${state}.${verifier}`)
+  return { response, cookies, location: response.headers.get('location')!, flowCookie: flowCookies(state, verifier), state, verifier }
+}
+
+/** The flow cookies a browser holds for a sign-in it began with `state` and `verifier` (cookies are Secure here: the one no other host can set too). */
+function flowCookies(state: string, verifier: string): string {
+  return `oauth_state=${state}; oauth_verifier=${verifier}; __Host-oauth_flow=${state}.${verifier}`
 }
 
 /** Follows the provider's redirect back into our callback, as the browser would. */
@@ -152,7 +157,7 @@ describe('a completed login', () => {
     const start = await fetch(`${service.url}/api/auth/login?return_to=${encodeURIComponent('/dashboard/identities')}`, { redirect: 'manual' })
     const { response } = await loginAs('ada@example.test')
     const names = new Set([...setCookies(start).keys(), ...setCookies(response).keys()])
-    expect([...names].sort()).toEqual(['admin-session', 'oauth_return_to', 'oauth_state', 'oauth_verifier'])
+    expect([...names].sort()).toEqual(['__Host-oauth_flow', 'admin-session', 'oauth_return_to', 'oauth_state', 'oauth_verifier'])
     for (const name of names) {
       expect([name, foreignCookies(`${name}=planted`)]).toEqual([name, null])
       expect([name, foreignCookies(`theme=dark; ${name}=planted`)]).toEqual([name, 'theme=dark'])
@@ -228,6 +233,30 @@ describe('the callback refuses', () => {
     expect(provider.tokenRequests()).toBe(before)
   })
 
+  test("flow cookies planted by another host of the site (Domain=the site, a longer Path, sent first) with the attacker's own sign-in: the victim's browser sent to the attacker's callback URL is not signed in as the attacker; nothing is sent to the provider", async () => {
+    // The attacker begins a sign-in, signs in at the provider as themselves and stops before the callback.
+    const attacker = await startLogin()
+    const back = await signInAtProvider(attacker.location, 'ada@example.test')
+    const before = provider.tokenRequests()
+    const planted = `oauth_state=${attacker.state}; oauth_verifier=${attacker.verifier}`
+    // A victim with no sign-in of their own under way, and one with their own.
+    const victim = await startLogin()
+    for (const cookie of [planted, `${planted}; ${victim.flowCookie}`]) {
+      const response = await callback(service, back, cookie)
+      expect([response.status, response.headers.get('location'), setCookies(response).has('admin-session')]).toEqual([302, '/api/auth/login', false])
+    }
+    expect(provider.tokenRequests()).toBe(before)
+  })
+
+  test('stale flow cookies planted by another host do not trap the victim in a loop: their own sign-in, begun after, completes', async () => {
+    const stale = await startLogin()
+    const mine = await startLogin()
+    const back = await signInAtProvider(mine.location, 'ada@example.test')
+    // The planted pair is sent first (a longer Path), the browser's own after it.
+    const response = await callback(service, back, `oauth_state=${stale.state}; oauth_verifier=${stale.verifier}; ${mine.flowCookie}`)
+    expect([response.status, response.headers.get('location'), setCookies(response).has('admin-session')]).toEqual([302, '/dashboard', true])
+  })
+
   test('a bad state is redirected even when an error parameter is present', async () => {
     const response = await fetch(`${service.url}/api/auth/callback?error=access_denied&state=nope`, { headers: { cookie: 'oauth_state=other' }, redirect: 'manual' })
     expect(response.status).toBe(302)
@@ -262,7 +291,7 @@ describe('the callback refuses', () => {
     const mine = await startLogin()
     const theirs = await startLogin()
     const back = await signInAtProvider(mine.location, 'ada@example.test')
-    const response = await callback(service, back, `oauth_state=${mine.state}; oauth_verifier=${theirs.verifier}`)
+    const response = await callback(service, back, flowCookies(mine.state, theirs.verifier))
     expect(response.status).toBe(401)
     expect((await response.json()).error).toBe('login_failed')
   })

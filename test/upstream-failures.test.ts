@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { KratosFixture, type FixtureIdentity } from './support/kratos.ts'
 import { markSecret, markSensitive } from './support/leaks.ts'
 import { freePort } from './support/ports.ts'
-import { signInAtProvider, startOAuthProvider, type RunningProvider } from './support/oauth-provider.ts'
+import { flowCookieHeader, signInAtProvider, startOAuthProvider, type RunningProvider } from './support/oauth-provider.ts'
 import { startService, type TestService } from './support/service.ts'
 import { RawListener } from './support/upstream.ts'
 
@@ -95,11 +95,11 @@ async function call(caller: string, mode: Mode): Promise<Response> {
   if (caller.startsWith('the sign-in')) {
     const start = await fetch(`${service.url}/api/auth/login`, { redirect: 'manual' })
     const flow = new Map(start.headers.getSetCookie().map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1).split(';')[0]!]))
-    markSecret(flow.get('oauth_state'), flow.get('oauth_verifier'))
+    markSecret(flow.get('oauth_state'), flow.get('oauth_verifier'), flow.get('__Host-oauth_flow'))
     const back = await signInAtProvider(start.headers.get('location')!, 'matrix@example.test')
     markSecret(back.searchParams.get('code'))
     return fetch(`${service.url}/api/auth/callback${back.search}`, {
-      headers: { cookie: `oauth_state=${flow.get('oauth_state')}; oauth_verifier=${flow.get('oauth_verifier')}` },
+      headers: { cookie: flowCookieHeader(flow) },
       redirect: 'manual',
     })
   }

@@ -16,7 +16,9 @@ import { CROSS_SITE_REFUSAL, isCrossSiteWrite } from '../http/gate.ts'
 import { describeError } from '../log.ts'
 import { isInactive, storeFailureSays } from '../identities/store.ts'
 import {
+  FLOW_BINDING_COOKIE,
   FLOW_COOKIE_SECONDS,
+  flowBindingAttributes,
   flowCookieAttributes,
   newSessionId,
   readCookieValues,
@@ -99,7 +101,27 @@ export function authRoutes(
     missingLoginVariables(config).length === 0 ? new LoginClient({ config, fetch: services.fetch, log, now: () => clock.now() }) : null
   const flowCookie = (name: string, value: string) =>
     serializeCookie(name, value, flowCookieAttributes(secure), value === '' ? 0 : FLOW_COOKIE_SECONDS)
-  const clearFlowCookies = [flowCookie(STATE_COOKIE, ''), flowCookie(VERIFIER_COOKIE, ''), flowCookie(RETURN_TO_COOKIE, '')]
+  const flowBinding = (value: string) => serializeCookie(FLOW_BINDING_COOKIE, value, flowBindingAttributes(), value === '' ? 0 : FLOW_COOKIE_SECONDS)
+  const clearFlowCookies = [flowCookie(STATE_COOKIE, ''), flowCookie(VERIFIER_COOKIE, ''), flowCookie(RETURN_TO_COOKIE, ''), ...(secure ? [flowBinding('')] : [])]
+
+  /**
+   * The flow this browser began: its state and verifier. Where cookies are Secure, from the one
+   * cookie no other host can set (FLOW_BINDING_COOKIE), the spec's `oauth_state` holding the same
+   * state among its values; elsewhere (development) from the spec's two, each present once. Null
+   * when there is no such flow, or more than one could be meant.
+   */
+  const flowOf = (cookieHeader: string | null): { state: string; verifier: string } | null => {
+    const states = readCookieValues(cookieHeader, STATE_COOKIE)
+    if (!secure) {
+      const verifiers = readCookieValues(cookieHeader, VERIFIER_COOKIE)
+      return states.length === 1 && verifiers.length === 1 && states[0] && verifiers[0] ? { state: states[0], verifier: verifiers[0] } : null
+    }
+    const bound = readCookieValues(cookieHeader, FLOW_BINDING_COOKIE)
+    if (bound.length !== 1) return null
+    const [state = '', verifier = '', ...rest] = bound[0]!.split('.')
+    if (state === '' || verifier === '' || rest.length > 0 || !states.some((value) => sameText(value, state))) return null
+    return { state, verifier }
+  }
 
   const requireLoginClient = (): LoginClient => {
     if (!loginClient) throw new ApiError('not_configured', { message: 'Sign-in is not configured on this service.' })
@@ -179,6 +201,7 @@ export function authRoutes(
         const location = await client.authorizationUrl(state, verifierValue, query.get('prompt') === 'login')
         const cookies = [flowCookie(STATE_COOKIE, state), flowCookie(VERIFIER_COOKIE, verifierValue)]
         cookies.push(flowCookie(RETURN_TO_COOKIE, returnTo ? encodeURIComponent(returnTo) : ''))
+        if (secure) cookies.push(flowBinding(`${state}.${verifierValue}`))
         return redirect(location.href, cookies)
       } catch (error) {
         if (!(error instanceof ApiError) || !wantsPage(request)) throw error
@@ -190,12 +213,12 @@ export function authRoutes(
       const client = requireLoginClient()
       const url = new URL(request.url)
       const cookieHeader = request.headers.get('cookie')
-      const [expectedState] = readCookieValues(cookieHeader, STATE_COOKIE)
-      const [codeVerifier] = readCookieValues(cookieHeader, VERIFIER_COOKIE)
+      const flow = flowOf(cookieHeader)
       const [returnToCookie] = readCookieValues(cookieHeader, RETURN_TO_COOKIE)
       const state = url.searchParams.get('state')
       // The state check comes first: without it nothing else is looked at, and nothing is sent.
-      if (!expectedState || state === null || !sameText(expectedState, state)) return redirect(LOGIN_PATH, clearFlowCookies)
+      if (flow === null || state === null || !sameText(flow.state, state)) return redirect(LOGIN_PATH, clearFlowCookies)
+      const { state: expectedState, verifier: codeVerifier } = flow
       const fail = (error: ApiError) => {
         // The request's log line names the failure, as an error answered by the error handler's does.
         noteOn(request, { error: error.code })

@@ -135,6 +135,21 @@ export function flowCookieAttributes(secure: boolean): CookieAttributes {
   return { path: '/api/auth', httpOnly: true, sameSite: 'Lax', secure }
 }
 
+/**
+ * The sign-in's state and verifier again, in one cookie no other host can set (`__Host-`: Secure,
+ * this host only, Path=/), beside the spec's two (decisions §4). Another host of the same site can
+ * plant `oauth_state` and `oauth_verifier` for this one (Domain=the site, a longer Path sent
+ * first): with its own sign-in's values, a browser sent to its callback URL would be signed in as
+ * the attacker's account, and with stale ones every sign-in would loop back to the start. Where
+ * cookies are Secure, this one decides which flow the callback finishes. Its value:
+ * `<state>.<verifier>` (both base64url, without dots).
+ */
+export const FLOW_BINDING_COOKIE = '__Host-oauth_flow'
+
+export function flowBindingAttributes(): CookieAttributes {
+  return { path: '/', httpOnly: true, sameSite: 'Lax', secure: true }
+}
+
 export function sessionSetCookie(secure: boolean, value: string, maxAge: number): string {
   return serializeCookie(SESSION_COOKIE, value, sessionCookieAttributes(secure), maxAge)
 }

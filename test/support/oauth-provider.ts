@@ -166,14 +166,22 @@ const cookieValue = (line: string | undefined) => line?.slice(line.indexOf('=') 
 export async function signIn(serviceUrl: string, email: string): Promise<{ response: Response; cookie: string }> {
   const start = await fetch(`${serviceUrl}/api/auth/login`, { redirect: 'manual' })
   const flow = new Map(start.headers.getSetCookie().map((line) => [line.slice(0, line.indexOf('=')), cookieValue(line)]))
-  markSecret(flow.get('oauth_state'), flow.get('oauth_verifier'))
+  markSecret(flow.get('oauth_state'), flow.get('oauth_verifier'), flow.get('__Host-oauth_flow'))
   const back = await signInAtProvider(start.headers.get('location')!, email)
   markSecret(back.searchParams.get('code'))
   const response = await fetch(`${serviceUrl}/api/auth/callback${back.search}`, {
-    headers: { cookie: `oauth_state=${flow.get('oauth_state')}; oauth_verifier=${flow.get('oauth_verifier')}` },
+    headers: { cookie: flowCookieHeader(flow) },
     redirect: 'manual',
   })
   const session = cookieValue(response.headers.getSetCookie().find((line) => line.startsWith('admin-session=')))
   markSecret(session)
   return { response, cookie: session ? `admin-session=${session}` : '' }
+}
+
+/** The Cookie header a browser sends back to the callback: every flow cookie /api/auth/login set with a value. */
+export function flowCookieHeader(flow: Map<string, string | undefined>): string {
+  return ['oauth_state', 'oauth_verifier', '__Host-oauth_flow']
+    .filter((name) => flow.get(name))
+    .map((name) => `${name}=${flow.get(name)}`)
+    .join('; ')
 }
