@@ -278,6 +278,17 @@ describe('the callback refuses', () => {
     expect(setCookies(response).get('oauth_state')).toContain('Max-Age=0')
   })
 
+  test('a code or iss given twice → 401 login_failed (the request is at fault, not the provider), nothing sent to it', async () => {
+    for (const extra of ['&code=another', '&iss=https%3A%2F%2Fissuer.example']) {
+      const login = await startLogin()
+      const back = await signInAtProvider(login.location, 'ada@example.test')
+      const before = provider.tokenRequests()
+      const response = await callback(service, new URL(`${back.href}${extra}`), login.flowCookie)
+      expect([extra, response.status, (await response.json()).error]).toEqual([extra, 401, 'login_failed'])
+      expect(provider.tokenRequests()).toBe(before)
+    }
+  })
+
   test('a replayed code → 401 login_failed', async () => {
     const login = await startLogin()
     const back = await signInAtProvider(login.location, 'ada@example.test')
@@ -325,7 +336,7 @@ describe('the callback refuses', () => {
     expect({ actor: event!.actor, detail: event!.detail }).toEqual({ actor: locked.id, detail: { outcome: 'refused', reason: 'inactive' } })
   })
 
-  test("the identity store refusing this service's API key → 502, said so with the command that stores the key (not \"cannot be reached\"), logged with the request, no session", async () => {
+  test("the identity store refusing this service's API key → 502, said so (not \"cannot be reached\"), with the command that stores the key in the log only, no session", async () => {
     kratos.apiKey = 'a-key-this-service-does-not-have'
     markSecret(kratos.apiKey)
     try {
@@ -335,12 +346,19 @@ describe('the callback refuses', () => {
       expect([response.status, body.error, body.message, body.hint]).toEqual([
         502,
         'bad_gateway',
-        "The identity store did not accept this service's API key, so the sign-in cannot be checked.",
-        'On the server, store the key: admin-dashboard settings set proxy.idp-admin.api_key --encrypted (the key on standard input).',
+        "The identity store refused this service's access, so the sign-in cannot be checked.",
+        "An administrator finds what to do in the service's log (login_store_failed).",
       ])
+      // How to mend it is in the log, not in what the person who signed in is shown.
+      expect(JSON.stringify(body)).not.toContain('settings set')
       expect(setCookies(response).has('admin-session')).toBe(false)
       const entries = service.logLines.map((line) => JSON.parse(line) as Record<string, unknown>)
-      expect(entries.find((entry) => entry.event === 'login_store_failed' && entry.request_id === id)).toMatchObject({ upstream: 'idp-admin', failure: 'rejected', status: 401 })
+      expect(entries.find((entry) => entry.event === 'login_store_failed' && entry.request_id === id)).toMatchObject({
+        upstream: 'idp-admin',
+        failure: 'rejected',
+        status: 401,
+        remedy: "store this service's key for it: admin-dashboard settings set proxy.idp-admin.api_key --encrypted (the key on standard input)",
+      })
       await Bun.sleep(50)
       const line = service.logLines.map((entry) => JSON.parse(entry) as Record<string, unknown>).find((entry) => entry.event === 'request' && entry.request_id === id)
       expect(line).toMatchObject({ path: '/api/auth/callback', status: 502, error: 'bad_gateway' })

@@ -85,6 +85,9 @@ export function sessionRoute(services: Pick<Services, 'config' | 'verifier'>): D
   return (request) => afterCheck(verifier.check(request.headers.get('cookie')), (check) => answer(request, check))
 }
 
+/** The callback's parameters that may appear once only. */
+const REPEATABLE_NOT = ['code', 'state', 'iss']
+
 /** How often one person's sign-in refused for one reason is put in the audit trail, at most. */
 export const REFUSAL_RECORDED_EVERY_MS = 10 * 60_000
 const MOST_REFUSALS_REMEMBERED = 10_000
@@ -165,8 +168,13 @@ export function authRoutes(
       // The identity store refusing or garbling its answer is its fault (502), not the browser's:
       // said as what happened there (its key refused, not reached), and logged with this request.
       if (found.failure !== 'not_found') {
-        log.warn('login_store_failed', { request_id: requestIdOf(request), upstream: services.loginStore.prefix, failure: found.failure, status: found.status })
-        throw loginStoreFailure(found.failure, found.status, services.loginStore.prefix)
+        const prefix = services.loginStore.prefix
+        const keyRefused = found.failure === 'rejected' && (found.status === 401 || found.status === 403)
+        // How to mend it goes to the log only: whoever signed in at the provider (a customer, where
+        // the provider is shared) is told what happened, not how this service is run.
+        const remedy = keyRefused ? `store this service's key for it: admin-dashboard settings set proxy.${prefix}.api_key --encrypted (the key on standard input)` : undefined
+        log.warn('login_store_failed', { request_id: requestIdOf(request), upstream: prefix, failure: found.failure, status: found.status, remedy })
+        throw loginStoreFailure(found.failure, keyRefused)
       }
       throw await refused(outcome.subject, 'unknown_identity', requestIdOf(request))
     }
@@ -229,7 +237,9 @@ export function authRoutes(
         const signIn = signInAgain(landingPath(returnToCookie), error.code === 'forbidden')
         return failurePage({ code: error.code, heading: 'Sign-in failed', message: error.publicMessage, hint: error.hint, signIn, again: 'Sign in again', headers })
       }
-      if (url.searchParams.has('error') || !url.searchParams.get('code') || !codeVerifier) return fail(new ApiError('login_failed'))
+      // A parameter given twice is the request's fault (which one would be meant?), not the provider's.
+      const repeated = REPEATABLE_NOT.some((name) => url.searchParams.getAll(name).length > 1)
+      if (repeated || url.searchParams.has('error') || !url.searchParams.get('code') || !codeVerifier) return fail(new ApiError('login_failed'))
       // The flow cookies are cleared whatever the outcome, a failure of our own (the database
       // down when the login is recorded) included.
       try {
@@ -268,17 +278,13 @@ function deactivated(): ApiError {
   })
 }
 
-/**
- * The login identity store failed the sign-in's lookup: in its own words (storeFailureSays), and,
- * for a key it refused, how to mend that from the server (the Settings page needs a sign-in).
- */
-function loginStoreFailure(failure: UpstreamFailure, status: number | undefined, prefix: string): ApiError {
+/** The login identity store failed the sign-in's lookup: in its own words (storeFailureSays); a key it refused, said so. */
+function loginStoreFailure(failure: UpstreamFailure, keyRefused: boolean): ApiError {
   const code = errorCodeFor(failure === 'rejected' ? 'invalid_response' : failure)
-  const keyRefused = failure === 'rejected' && (status === 401 || status === 403)
-  if (!keyRefused) return new ApiError(code, { message: storeFailureSays(failure, status) })
+  if (!keyRefused) return new ApiError(code, { message: storeFailureSays(failure) })
   return new ApiError(code, {
-    message: "The identity store did not accept this service's API key, so the sign-in cannot be checked.",
-    hint: `On the server, store the key: admin-dashboard settings set proxy.${prefix}.api_key --encrypted (the key on standard input).`,
+    message: "The identity store refused this service's access, so the sign-in cannot be checked.",
+    hint: "An administrator finds what to do in the service's log (login_store_failed).",
   })
 }
 
