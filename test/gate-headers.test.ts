@@ -78,6 +78,11 @@ describe('cross-site state-changing requests are refused (decisions §11)', () =
     const response = await post('/api/security/sessions/revoke', { 'sec-fetch-site': 'cross-site' })
     expect(response.status).toBe(403)
   })
+  test('Sec-Fetch-Site: same-site (a sibling host of the site) → 403, even without Origin', async () => {
+    expect((await post('/api/security/sessions/revoke', { 'sec-fetch-site': 'same-site' })).status).toBe(403)
+    const logout = await fetch(stack.service.url + '/api/auth/logout', { method: 'POST', headers: { cookie: stack.freshCookie('viewer'), 'sec-fetch-site': 'same-site' } })
+    expect(logout.status).toBe(403)
+  })
   test('the null origin of a sandboxed frame → 403', async () => {
     expect((await post('/api/security/sessions/revoke', { origin: 'null' })).status).toBe(403)
   })

@@ -92,12 +92,14 @@ function refuse(request: Request, code: ErrorCode, headers: HeadersInit = {}, te
 export const CROSS_SITE_REFUSAL = { message: 'Cross-site requests are not allowed.', hint: 'Make the change from the dashboard itself, at its own address.' }
 
 /**
- * A state-changing request from another site (decisions §11). Browsers send `Origin` on every
- * cross-origin write and `Sec-Fetch-Site` on all requests; either one is enough to refuse.
+ * A state-changing request from another site, or another host of this one (decisions §11).
+ * Browsers send `Origin` on every cross-origin write and `Sec-Fetch-Site` on all requests; either
+ * one is enough to refuse (`same-site` is another origin too: a sibling host).
  */
 export function isCrossSiteWrite(request: Request, baseOrigin: string | null): boolean {
   if (SAFE_METHODS.has(request.method)) return false
-  if (request.headers.get('sec-fetch-site') === 'cross-site') return true
+  const site = request.headers.get('sec-fetch-site')
+  if (site === 'cross-site' || site === 'same-site') return true
   const origin = request.headers.get('origin')
   if (origin === null) return false
   return origin !== (baseOrigin ?? originOfRequest(request))
