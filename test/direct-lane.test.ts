@@ -228,11 +228,13 @@ describe('requests under a proxy prefix answer as Elysia would', () => {
   test('every kind of session on an admin prefix', async () => {
     const lane = proxied()
     const identity = kratos.addIdentity({ email: 'ada@example.test', role: 'admin' })
+    const viewer = kratos.addIdentity({ email: 'vic@example.test', role: 'viewer' })
     const valid = lane.cookie({ sub: identity.id, email: 'ada@example.test' })
     const cases: [string, string | undefined, number][] = [
       ['none', undefined, 401],
       ['valid', valid, 200],
-      ['a viewer', lane.cookie({ sub: identity.id, email: 'ada@example.test', role: 'viewer' }), 403],
+      ['a viewer', lane.cookie({ sub: viewer.id, email: 'vic@example.test', role: 'viewer' }), 403],
+      ['of a role the store no longer gives the identity', lane.cookie({ sub: identity.id, email: 'ada@example.test', role: 'viewer' }), 401],
       ['forged', `admin-session=${valid.split('=')[1]!.slice(0, -2)}xx`, 401],
       ['two session cookies', `${valid}; ${valid}`, 401],
       ['expired', lane.cookie({ sub: identity.id, iat: 1_000, exp: 2_000 }), 401],

@@ -901,6 +901,24 @@ describe('deactivating an identity through an admin prefix', () => {
   })
 })
 
+describe('changing an identity\'s role through an admin prefix', () => {
+  test('a demoted admin\'s session ends at its next request (the cookie cleared), not after hours: the next sign-in carries the new role', async () => {
+    const demoted = stack.kratos.addIdentity({ email: 'demote.me@example.test', role: 'admin' })
+    markSensitive(demoted.id, 'demote.me@example.test')
+    const cookie = `admin-session=${stack.service.sign({ sub: demoted.id, role: 'admin' })}`
+    const config = async () => (await fetch(`${stack.service.url}/api/config`, { headers: { cookie } })).status
+    expect(await config()).toBe(200)
+    const patched = await fetch(`${stack.service.url}/api/idp-admin/admin/identities/${demoted.id}`, {
+      method: 'PATCH',
+      headers: adminHeaders({ 'content-type': 'application/json' }),
+      body: JSON.stringify([{ op: 'replace', path: '/traits/role', value: 'viewer' }]),
+    })
+    expect(patched.status).toBe(200)
+    const after = await fetch(`${stack.service.url}/api/config`, { headers: { cookie } })
+    expect([after.status, after.headers.get('set-cookie')?.startsWith('admin-session=;')]).toEqual([401, true])
+  })
+})
+
 test('an identity id is put in Kratos’s form exactly when Kratos reads it as a UUID (gofrs/uuid, as the stand-in models it)', () => {
   const id = '6fcf1226-94fe-43cb-b52d-be86036ffa27'
   const hex = id.replaceAll('-', '')

@@ -41,6 +41,8 @@ beforeAll(async () => {
     },
   })
   markSensitive(upstream.url, String(new URL(upstream.url).port), String(cutter.port), String(closedPort))
+  // It is the login identity store here too: the seeded sessions' identities, with their roles.
+  upstream.roles.set(stack.admin.id, 'admin').set(stack.viewer.id, 'viewer')
 })
 afterAll(async () => {
   await stack.stop()

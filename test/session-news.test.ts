@@ -69,7 +69,7 @@ async function setUp() {
   const revocations = new RevocationStore(storage, { clock: { now: () => Date.now() } })
   cleanups.push(() => revocations.close())
   await revocations.ready
-  const verifier = new SessionVerifier(key, { now: () => Date.now() }, revocations, async () => 'present', 60)
+  const verifier = new SessionVerifier(key, { now: () => Date.now() }, revocations, async () => ({ role: 'admin' }), 60)
   const iat = Math.floor(Date.now() / 1000)
   const payload: SessionPayload = { v: 1, sid: crypto.randomUUID(), sub: crypto.randomUUID(), email: 'a@example.test', role: 'admin', iat, exp: iat + 3600 }
   const cookie = `admin-session=${signSessionCookie(key, payload)}`

@@ -5,14 +5,16 @@
 
 import { afterEach, expect, test } from 'bun:test'
 import { verifierOnFile } from './support/verifier.ts'
-import type { SessionCheck } from '../src/session/verifier.ts'
+import type { IdentityPresence, SessionCheck } from '../src/session/verifier.ts'
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-type Presence = 'present' | 'gone' | 'unavailable'
+type Presence = IdentityPresence
+/** The identity there, with the role its session was signed in with (verifierOnFile's: admin). */
+const PRESENT: Presence = { role: 'admin' }
 
 async function setUp() {
   /** Each lookup the verifier starts, answered by the test. */
@@ -30,7 +32,7 @@ test('an identity confirmed a moment ago is answered from memory, without asking
   const first = verifier.check(cookie)
   expect(first).toBeInstanceOf(Promise)
   await settle()
-  lookups[0]!('present')
+  lookups[0]!(PRESENT)
   expect(await first).toMatchObject({ ok: true })
   expect(verifier.check(cookie)).toMatchObject({ ok: true })
   expect(lookups).toHaveLength(1)
@@ -44,7 +46,7 @@ test('a lookup under way when the identity is forgotten vouches for the requests
 
   // Deactivated through an admin prefix while the store was being asked.
   verifier.forgetIdentity(payload.sub)
-  lookups[0]!('present')
+  lookups[0]!(PRESENT)
   expect(await before).toMatchObject({ ok: true })
 
   // The store's answer was read before the change: the next request asks again, and is refused.
@@ -66,7 +68,7 @@ test('a request arriving after the identity was forgotten does not join the look
   await settle()
   expect(lookups).toHaveLength(2)
   lookups[1]!('gone')
-  lookups[0]!('present')
+  lookups[0]!(PRESENT)
   expect(await after).toMatchObject({ ok: false, code: 'not_authenticated' })
   expect(await before).toMatchObject({ ok: true })
 
@@ -75,7 +77,7 @@ test('a request arriving after the identity was forgotten does not join the look
   expect(next).toBeInstanceOf(Promise)
   await settle()
   expect(lookups).toHaveLength(3)
-  lookups[2]!('present')
+  lookups[2]!(PRESENT)
   expect(await next).toMatchObject({ ok: true })
   expect(verifier.check(cookie)).toMatchObject({ ok: true })
 })
@@ -84,7 +86,7 @@ test('a sign-in that read the identity before it was forgotten does not confirm 
   const { verifier, lookups, payload, cookie } = await setUp()
   const mark = verifier.confirmationMark()
   verifier.forgetIdentity(payload.sub)
-  verifier.confirmIdentity(payload.sub, mark)
+  verifier.confirmIdentity(payload.sub, mark, 'admin')
   const check: SessionCheck | Promise<SessionCheck> = verifier.check(cookie)
   expect(check).toBeInstanceOf(Promise)
   await settle()
@@ -93,6 +95,22 @@ test('a sign-in that read the identity before it was forgotten does not confirm 
   expect(await check).toMatchObject({ ok: false, code: 'not_authenticated' })
 
   // Read after the change, it does.
-  verifier.confirmIdentity(payload.sub, verifier.confirmationMark())
+  verifier.confirmIdentity(payload.sub, verifier.confirmationMark(), 'admin')
   expect(verifier.check(cookie)).toMatchObject({ ok: true })
+})
+
+test('an identity whose role in the store is no longer the one its session was signed in with: the session ends (its cookie cleared), asked of the store or known from memory', async () => {
+  for (const role of ['viewer', null]) {
+    const { verifier, lookups, cookie, payload } = await setUp()
+    const check = verifier.check(cookie)
+    await settle()
+    lookups[0]!({ role })
+    expect([role, await check]).toEqual([role, { ok: false, code: 'not_authenticated', clearCookie: true }])
+    // Confirmed a moment ago with that role: answered from memory, the same.
+    expect(verifier.check(cookie)).toEqual({ ok: false, code: 'not_authenticated', clearCookie: true })
+    expect(lookups).toHaveLength(1)
+    // A sign-in that read the new role confirms it with that role: this session still ends.
+    verifier.confirmIdentity(payload.sub, verifier.confirmationMark(), role)
+    expect(verifier.check(cookie)).toEqual({ ok: false, code: 'not_authenticated', clearCookie: true })
+  }
 })

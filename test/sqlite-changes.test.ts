@@ -16,7 +16,7 @@ afterEach(async () => {
 
 async function setUp() {
   const lines: string[] = []
-  const made = await verifierOnFile({ lookup: async () => 'present', log: createLogger('info', (line) => lines.push(line)) })
+  const made = await verifierOnFile({ lookup: async () => ({ role: 'admin' }), log: createLogger('info', (line) => lines.push(line)) })
   cleanups.push(made.close)
   return { ...made, lines }
 }

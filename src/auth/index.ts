@@ -191,7 +191,7 @@ export function authRoutes(
     const iat = Math.floor(iatMs / 1000)
     const lifetime = sessionLifetime(outcome.expiresIn)
     const session = { v: 1 as const, sid: newSessionId(), sub: outcome.subject, email, role: role as Role, iat, iatMs, exp: iat + lifetime }
-    verifier.confirmIdentity(outcome.subject, readMark)
+    verifier.confirmIdentity(outcome.subject, readMark, role)
     await audit.record({ action: 'login', actor: outcome.subject, target: null, detail: { role }, requestId: requestIdOf(request) })
     return redirect(landingPath(returnToCookie), [...clearFlowCookies, sessionSetCookie(secure, signSessionCookie(config.sessionSigningKey, session), lifetime)])
   }

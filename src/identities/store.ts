@@ -3,6 +3,7 @@
 
 import { UpstreamClient, type UpstreamFailure } from '../upstream/client.ts'
 import { isKratosError } from '../upstream/ory-error.ts'
+import type { IdentityPresence } from '../session/verifier.ts'
 
 export type IdentityLookup = { ok: true; identity: Record<string, unknown> } | { ok: false; failure: 'not_found' | UpstreamFailure; status?: number }
 
@@ -29,6 +30,12 @@ export function storeFailureSays(failure: UpstreamFailure | 'not_found', status?
   }
 }
 
+/** The identity's `traits.role` as the dashboard reads it; null when it has none. */
+export const roleOf = (identity: Record<string, unknown>): string | null => {
+  const role = (identity.traits as Record<string, unknown> | undefined)?.role
+  return typeof role === 'string' ? role : null
+}
+
 /** Deactivated in Kratos: it can no longer sign in there, nor hold a dashboard session. */
 export const isInactive = (identity: Record<string, unknown>) => identity.state === 'inactive'
 
@@ -38,9 +45,9 @@ export class IdentityStoreClient extends UpstreamClient {
    * (`state: inactive`, how an operator locks an account out), which is gone like a 404; anything
    * else → unavailable.
    */
-  async presence(identityId: string): Promise<'present' | 'gone' | 'unavailable'> {
+  async presence(identityId: string): Promise<IdentityPresence> {
     const found = await this.getIdentity(identityId)
-    if (found.ok) return isInactive(found.identity) ? 'gone' : 'present'
+    if (found.ok) return isInactive(found.identity) ? 'gone' : { role: roleOf(found.identity) }
     return found.failure === 'not_found' ? 'gone' : 'unavailable'
   }
 

@@ -5,9 +5,13 @@ import type { Clock } from '../clock.ts'
 import { readCookieValues, SESSION_COOKIE, verifySessionCookie, type SessionPayload } from './cookie.ts'
 import type { Revocation, RevocationStore } from './revocations.ts'
 
-type IdentityPresence = 'present' | 'gone' | 'unavailable'
+/** The identity is there, with this role (its `traits.role`; null without one). */
+export interface Present {
+  role: string | null
+}
+export type IdentityPresence = Present | 'gone' | 'unavailable'
 
-/** Asks the login identity store whether an identity still exists. */
+/** Asks the login identity store whether an identity still exists, and with which role. */
 export type PresenceLookup = (identityId: string) => Promise<IdentityPresence>
 
 /** `next` applied to a check's answer: at once when the check needed no wait, once it settles otherwise. */
@@ -26,6 +30,15 @@ export type SessionCheck =
 const VERIFIED_CACHE_LIMIT = 10_000
 
 /**
+ * A session whose identity now has another role in the store than the one it was signed in with
+ * (an admin demoted, a role taken away): ended, so that the next sign-in carries the new one. The
+ * role in a session never changes (decisions §5); it stops being trusted once the store says
+ * otherwise, within the recheck window, on every replica.
+ */
+const ROLE_CHANGED: SessionCheck = { ok: false, code: 'not_authenticated', clearCookie: true }
+const withRole = (session: SessionPayload, role: string | null): SessionCheck => (role === session.role ? { ok: true, session } : ROLE_CHANGED)
+
+/**
  * How long a request waits for news from the database before its session is refused as unknowable:
  * longer than a check the change feed gives up on (a connection that stopped answering, 2 s) and
  * the start of the next, on a new connection (within 0.2 s). A check that fails ends the wait
@@ -36,8 +49,8 @@ export const NEWS_WAIT_MS = 2500
 export class SessionVerifier {
   /** cookie value → payload whose MAC already verified; expiry and revocation are still checked per use. */
   private readonly verified = new Map<string, SessionPayload>()
-  /** identity id → when its presence was last confirmed (ms). */
-  private readonly confirmedAt = new Map<string, number>()
+  /** identity id → when its presence was last confirmed (ms), and the role it had then. */
+  private readonly confirmedAt = new Map<string, { at: number; role: string | null }>()
   /** identity id → the lookup under way, shared by every request that needs it meanwhile. */
   private readonly inFlight = new Map<string, Promise<IdentityPresence>>()
   /** How many times an identity was forgotten: a confirmation read before the last one is not kept. */
@@ -102,7 +115,8 @@ export class SessionVerifier {
     if (revocation === 'revoked') return { ok: false, code: 'not_authenticated', clearCookie: true }
     if (revocation === 'unknown') return { ok: false, code: 'database_unavailable', clearCookie: false }
     // Nearly every request: the identity was confirmed a moment ago, nothing to wait for.
-    if (this.recentlyConfirmed(session.sub)) return { ok: true, session }
+    const confirmed = this.confirmedAt.get(session.sub)
+    if (confirmed !== undefined && this.clock.now() - confirmed.at < this.recheckSeconds * 1000) return withRole(session, confirmed.role)
     return this.withPresence(session)
   }
 
@@ -110,12 +124,7 @@ export class SessionVerifier {
     const presence = await this.presenceOf(session.sub)
     if (presence === 'gone') return { ok: false, code: 'not_authenticated', clearCookie: true }
     if (presence === 'unavailable') return { ok: false, code: 'identity_backend_unavailable', clearCookie: false }
-    return { ok: true, session }
-  }
-
-  private recentlyConfirmed(identityId: string): boolean {
-    const confirmed = this.confirmedAt.get(identityId)
-    return confirmed !== undefined && this.clock.now() - confirmed < this.recheckSeconds * 1000
+    return withRole(session, presence.role)
   }
 
   /**
@@ -134,7 +143,7 @@ export class SessionVerifier {
     const lookup: Promise<IdentityPresence> = this.lookupIdentity(identityId).then(
       (presence) => {
         done()
-        if (presence === 'present') this.confirmIdentity(identityId, mark)
+        if (typeof presence === 'object') this.confirmIdentity(identityId, mark, presence.role)
         else this.confirmedAt.delete(identityId)
         return presence
       },
@@ -157,10 +166,10 @@ export class SessionVerifier {
    * unless any identity was forgotten since (the mark is one count for all: it errs towards asking
    * the store again).
    */
-  confirmIdentity(identityId: string, mark: number): void {
+  confirmIdentity(identityId: string, mark: number, role: string | null): void {
     if (mark !== this.forgets) return
     if (this.confirmedAt.size >= VERIFIED_CACHE_LIMIT && !this.confirmedAt.has(identityId)) this.confirmedAt.delete(this.confirmedAt.keys().next().value!)
-    this.confirmedAt.set(identityId, this.clock.now())
+    this.confirmedAt.set(identityId, { at: this.clock.now(), role })
   }
 
   /**

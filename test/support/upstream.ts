@@ -29,6 +29,12 @@ export function repeatedStream(chunk: Uint8Array, times: number): ReadableStream
 export class RecordingUpstream {
   readonly received: Received[] = []
   answer: Answer = () => Response.json({ ok: true })
+  /**
+   * Identities it answers `GET /admin/identities/<id>` for as Kratos would (active, with this
+   * role), before `answer`: for a test that makes it the login identity store, whose sessions'
+   * roles are checked against it.
+   */
+  readonly roles = new Map<string, string>()
   private server: ReturnType<typeof Bun.serve>
 
   constructor() {
@@ -55,6 +61,10 @@ export class RecordingUpstream {
           bodySha256: hash.digest('hex'),
         }
         this.received.push(received)
+        const role = request.method === 'GET' ? this.roles.get(url.pathname.slice('/admin/identities/'.length)) : undefined
+        if (role !== undefined && url.pathname.startsWith('/admin/identities/')) {
+          return Response.json({ id: url.pathname.slice('/admin/identities/'.length), schema_id: 'default', state: 'active', traits: { role } })
+        }
         return this.answer(request, received)
       },
     })
