@@ -666,6 +666,17 @@ describe('sessions end when they should', () => {
     expect((await fetch(`${service.url}/api/settings`, { headers: { cookie } })).status).toBe(401)
   })
 
+  test('a logout sent again with the same cookie, or with it many times in one header, ends the session once: one logout in the trail, not one per try', async () => {
+    const { cookie } = await loginAs('ada@example.test')
+    const logouts = async () => (await service.services.audit.list({ limit: 1000, action: 'logout' })).length
+    const before = await logouts()
+    const repeated = [cookie, cookie, cookie, cookie, cookie].join('; ')
+    for (const header of [cookie, cookie, repeated]) {
+      expect((await fetch(`${service.url}/api/auth/logout`, { method: 'POST', headers: { cookie: header } })).status).toBe(204)
+    }
+    expect(await logouts()).toBe(before + 1)
+  })
+
   test('logout without a session still clears and answers 204', async () => {
     const response = await fetch(`${service.url}/api/auth/logout`, { method: 'POST' })
     expect(response.status).toBe(204)

@@ -257,10 +257,15 @@ export function authRoutes(
       // A public path, so the gate's cross-site rule did not run: a page of another origin on the
       // same site (which the browser sends the Strict cookie from) must not end the session either.
       if (isCrossSiteWrite(request, config.baseUrl?.origin ?? null)) throw new ApiError('forbidden', CROSS_SITE_REFUSAL)
-      const values = readCookieValues(request.headers.get('cookie'), SESSION_COOKIE)
+      const values = new Set(readCookieValues(request.headers.get('cookie'), SESSION_COOKIE))
+      const ended = new Set<string>()
       for (const value of values) {
         const result = verifySessionCookie(config.sessionSigningKey, value, nowSeconds())
         if (!result.ok) continue
+        // A session ended before (a copy of an old cookie, sent again and again) is not ended again:
+        // the trail would gain a logout in its person's name at every try.
+        if (ended.has(result.session.sid) || revocations.revocationOf(result.session) === 'revoked') continue
+        ended.add(result.session.sid)
         // Kept until the cookie could no longer verify anyway, so a replayed copy stays dead.
         // The revocation and its audit event are one transaction: when it cannot be committed
         // (database unavailable) neither is done, the answer is 503 and the cookie stays, so it can
