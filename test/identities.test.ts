@@ -430,6 +430,14 @@ describe('audit', () => {
     ])
   })
 
+  test('a filter refused for what it holds is kept in the table as its length, not as its text (line breaks, escape sequences, 14,000 characters)', async () => {
+    for (const filter of ['evil\n2026-11-28T00:00:00Z login admin ok', '\u001b[31mRED\u001b[0m', 'A'.repeat(14_000)]) {
+      await get(stack, query({ credentials_identifier: filter }))
+      const [row] = stack.service.db!.query('SELECT target, detail FROM audit_events ORDER BY id DESC LIMIT 1').all() as { target: string | null; detail: string }[]
+      expect([row!.target, JSON.parse(row!.detail)]).toEqual([null, { outcome: 'invalid_credentials_identifier', refused_filter_length: filter.length }])
+    }
+  })
+
   test('each audit line is one valid JSON line on its own', async () => {
     await get(stack, query({ credentials_identifier: 'line\nbreak@example.test' }))
     const raw = stack.service.logLines.filter((line) => line.includes('"identity_search"'))

@@ -195,6 +195,16 @@ describe('writes through the admin proxies are audited', () => {
     expect(events).toHaveLength(1)
     expect(events[0]).toMatchObject({ action: 'proxy_write', detail: { method: 'POST', status: 400, outcome: 'upstream_refused' } })
   })
+
+  test('a 5xx (a gateway in front of the upstream, which may have acted) is audited as an upstream error, not a refusal', async () => {
+    for (const status of [500, 502, 504]) {
+      upstream.answer = () => new Response('<html>Bad Gateway</html>', { status, headers: { 'content-type': 'text/html' } })
+      await fetch(`${stack.service.url}/api/oauth-admin/admin/clients/c1`, { method: 'DELETE', headers: { cookie: stack.cookie.admin, origin: ORIGIN } })
+      upstream.answer = () => Response.json({ ok: true })
+      const [event] = await stack.service.services.audit.list({ limit: 1, action: 'proxy_write' })
+      expect(event!.detail).toMatchObject({ method: 'DELETE', status, outcome: 'upstream_error' })
+    }
+  })
 })
 
 describe('bodies over the limit get our envelope', () => {

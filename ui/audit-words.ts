@@ -7,8 +7,18 @@ import { isOwnIdentity, user } from './session.ts'
  * or updated); the others say why it was not (refused, upstream_refused, an error code).
  */
 const DONE = new Set(['ok', 'created', 'updated'])
-/** A proxied write whose request reached the upstream but whose answer did not come back: it may have been done. */
-const UNKNOWN = new Set(['timeout', 'answer_lost', 'answer_unreadable'])
+/**
+ * A proxied write whose request reached the upstream but whose answer did not come back, or came
+ * back as a server error (a gateway's 502 or 504 in front of it): it may have been done.
+ */
+const UNKNOWN = new Set(['timeout', 'answer_lost', 'answer_unreadable', 'upstream_error'])
+/** Why a sign-in was refused, as the failure page said it to the person. */
+const REFUSAL_REASONS: Record<string, string> = { no_role: 'no role', inactive: 'deactivated', unknown_identity: 'not an identity in the store' }
+/** Actions whose name alone would be taken for another (a Kratos session revoked is a proxy write). */
+const ACTION_WORDS: Record<string, string> = { sessions_revoke: 'end dashboard sessions' }
+
+/** An audit action in words, as the Audit log's filter and rows and the Overview say it. */
+export const actionWords = (action: string): string => ACTION_WORDS[action] ?? action.replace(/_/g, ' ')
 
 /**
  * How it ended, in words (the detail's outcome, "refused"; ok/failed; a status; "ok" when it says
@@ -18,6 +28,8 @@ export function outcomeOf(event: AuditEvent): { said: string; done: boolean } {
   const detail = event.detail ?? {}
   if (typeof detail.outcome === 'string') {
     const said = detail.outcome.replace(/_/g, ' ')
+    const reason = typeof detail.reason === 'string' ? (REFUSAL_REASONS[detail.reason] ?? detail.reason.replace(/_/g, ' ')) : null
+    if (reason !== null) return { said: `${said} (${reason})`, done: DONE.has(detail.outcome) }
     return { said: UNKNOWN.has(detail.outcome) ? `${said} (may have been done)` : said, done: DONE.has(detail.outcome) }
   }
   if (typeof detail.ok === 'boolean') return { said: detail.ok ? 'ok' : 'failed', done: detail.ok }

@@ -91,8 +91,15 @@ export class IdentitiesService {
    */
   private async audit(adminId: string, searchFilter: string | null, outcome: string, requestId: string | undefined): Promise<void> {
     const timestamp = new Date(this.deps.clock.now()).toISOString()
+    // The JSON line holds it as sent, escaped (decisions §8).
     this.deps.log.audit({ action: 'identity_search', adminId, searchFilter, timestamp, outcome, request_id: requestId })
-    await this.deps.audit.recordOrLog(this.deps.log, { action: 'identity_search', actor: adminId, target: searchFilter, detail: { outcome }, requestId })
+    // A filter refused for what it holds (control characters, over 255 characters) was not searched
+    // for: in the table it is kept as its length, not as text that a reader of the trail outside the
+    // page (sqlite3, an export) would see raw, line breaks and escape sequences included.
+    const refused = outcome === 'invalid_credentials_identifier' && searchFilter !== null
+    const target = refused ? null : searchFilter
+    const detail: Record<string, string | number> = refused ? { outcome, refused_filter_length: searchFilter.length } : { outcome }
+    await this.deps.audit.recordOrLog(this.deps.log, { action: 'identity_search', actor: adminId, target, detail, requestId })
   }
 }
 

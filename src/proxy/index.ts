@@ -270,7 +270,10 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   async function afterAdminWrite(target: Target, upstream: UpstreamAnswer, whole: Uint8Array | null): Promise<void> {
     const { prefix, request, url, base } = target
     await afterIdentityWrite(target, upstream.status, whole)
-    await auditWrite(prefix, request, pathUnderBase(url, base), upstream.status, upstream.status < 400 ? 'ok' : 'upstream_refused')
+    // A 5xx may come from something in front of the upstream (a gateway's 502 or 504) after the
+    // upstream acted: not a refusal, and said as possibly done.
+    const outcome = upstream.status < 400 ? 'ok' : upstream.status >= 500 ? 'upstream_error' : 'upstream_refused'
+    await auditWrite(prefix, request, pathUnderBase(url, base), upstream.status, outcome)
   }
 
   /**

@@ -83,8 +83,8 @@ test('the latest audit events say a sign-in that was refused, and name the signe
   expect(await write.locator('.state-warn').count()).toBe(0)
   const item = latest.filter({ hasText: refused.id }).first()
   await item.waitFor()
-  expect((await item.textContent())!.replace(/^.*?login/, 'login')).toBe(`login refused by ${refused.id}`)
-  expect(await item.locator('.state-warn').textContent()).toBe('refused')
+  expect((await item.textContent())!.replace(/^.*?login/, 'login')).toBe(`login refused (no role) by ${refused.id}`)
+  expect(await item.locator('.state-warn').textContent()).toBe('refused (no role)')
   // The admin's own sign-in: by e-mail, without an outcome (it was done).
   const own = latest.filter({ hasText: /login by admin@example\.test$/ }).first()
   await own.waitFor()

@@ -12,12 +12,12 @@ import { location, navigate, queryParam, useQueryText, withQuery } from '../../r
 import { config, hasUpstream } from '../../session.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { revealHidden } from '../../reveal.ts'
-import { knownIdentifier, outcomeOf } from '../../audit-words.ts'
+import { actionWords, knownIdentifier, outcomeOf } from '../../audit-words.ts'
 import { ACTIONS as AUDIT_ACTIONS } from '../../../src/security/audit-query.ts'
 
 const PAGE = 50
 // The service's own list of audit actions, so a new one is offered as soon as it exists.
-const ACTIONS = Object.keys(AUDIT_ACTIONS).map((name) => ({ value: name, label: name.replace(/_/g, ' ') }))
+const ACTIONS = Object.keys(AUDIT_ACTIONS).map((name) => ({ value: name, label: actionWords(name) }))
 const TRAIL_SEPARATOR = '~'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // Actions whose target is an identity id.
@@ -25,7 +25,7 @@ const IDENTITY_TARGETS = new Set(['sessions_revoke'])
 
 /** The action in words; a write through a proxy says which method it was (a DELETE is not a PUT). */
 function actionOf(event: AuditEvent): string {
-  const words = event.action.replace(/_/g, ' ')
+  const words = actionWords(event.action)
   const method = event.detail?.method
   return event.action === 'proxy_write' && typeof method === 'string' ? `${words} (${method})` : words
 }

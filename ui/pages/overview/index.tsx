@@ -16,7 +16,7 @@ import { same } from '../../components/json-patch.ts'
 import { useUnsavedChanges } from '../../components/unsaved.ts'
 import { takeDraft } from '../../drafts.ts'
 import { revealHidden } from '../../reveal.ts'
-import { knownIdentifier, outcomeOf } from '../../audit-words.ts'
+import { actionWords, knownIdentifier, outcomeOf } from '../../audit-words.ts'
 import { unavailableWhile } from '../../components/one-at-a-time.ts'
 
 const SERVICE_NAMES: Record<string, string> = {
@@ -432,7 +432,7 @@ function LatestAudit({ onSettled }: WidgetProps) {
                 const known = event.actor ? knownIdentifier(event.actor) : null
                 return (
                   <li key={event.id}>
-                    <Time value={event.at} /> <strong>{event.action.replace(/_/g, ' ')}</strong>
+                    <Time value={event.at} /> <strong>{actionWords(event.action)}</strong>
                     {/* Not done (a sign-in refused, a write that failed): said, not left to read as done. */}
                     {!outcome.done && (
                       <>
