@@ -901,6 +901,28 @@ describe('deactivating an identity through an admin prefix', () => {
   })
 })
 
+describe('identity searches through an admin prefix', () => {
+  test('a GET of the list by credentials_identifier is an identity search in the trail and the log, as /api/identities makes one; a list without it, or another path, is not', async () => {
+    const searches = async () => (await stack.service.services.audit.list({ limit: 1000, action: 'identity_search' })).length
+    const before = await searches()
+    for (const path of ['/admin/identities', '/admin/identities?page_size=5', '/admin/identities/x?credentials_identifier=y']) {
+      await fetch(`${stack.service.url}/api/idp-admin${path}`, { headers: adminHeaders() })
+    }
+    expect(await searches()).toBe(before)
+    const response = await fetch(`${stack.service.url}/api/idp-admin/admin/identities?credentials_identifier=${encodeURIComponent('ada.admin@example.test')}`, { headers: adminHeaders() })
+    expect(response.status).toBe(200)
+    const id = response.headers.get('x-request-id')
+    const [event] = await stack.service.services.audit.list({ limit: 1, action: 'identity_search' })
+    expect(event).toMatchObject({ actor: stack.admin.id, target: 'ada.admin@example.test', detail: { outcome: 'ok', prefix: 'idp-admin' }, request_id: id })
+    const line = stack.service.logLines.map((entry) => JSON.parse(entry) as Record<string, unknown>).find((entry) => entry.action === 'identity_search' && entry.request_id === id)
+    expect(line).toMatchObject({ adminId: stack.admin.id, searchFilter: 'ada.admin@example.test', outcome: 'ok' })
+    // One the identities route would refuse (a line break in it): searched by Kratos, kept as its length.
+    await fetch(`${stack.service.url}/api/idp-admin/admin/identities?credentials_identifier=${encodeURIComponent('a\nb')}`, { headers: adminHeaders() })
+    const [odd] = await stack.service.services.audit.list({ limit: 1, action: 'identity_search' })
+    expect([odd!.target, odd!.detail]).toEqual([null, { outcome: 'ok', prefix: 'idp-admin', filter_length: 3 }])
+  })
+})
+
 describe('changing an identity\'s role through an admin prefix', () => {
   test('a demoted admin\'s session ends at its next request (the cookie cleared), not after hours: the next sign-in carries the new role', async () => {
     const demoted = stack.kratos.addIdentity({ email: 'demote.me@example.test', role: 'admin' })

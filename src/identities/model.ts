@@ -39,6 +39,11 @@ type QueryResult = { ok: true; query: ListQuery } | { ok: false; code: ErrorCode
 const DIGITS = /^[0-9]+$/
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
 
+/** Whether an identifier is one this service would search for: at most 255 characters, no control character. */
+export function isSearchableIdentifier(value: string): boolean {
+  return characterCount(value) <= MAX_IDENTIFIER_LENGTH && !CONTROL_CHARACTER.test(value)
+}
+
 /**
  * Reads the three parameters from the raw query string. A parameter given more than once is
  * refused rather than resolved by picking one of its values; other parameters are ignored and
@@ -69,9 +74,7 @@ export function parseListQuery(params: URLSearchParams): QueryResult {
   const identifier = single('credentials_identifier')
   if (!identifier.ok) return { ok: false, code: 'invalid_credentials_identifier' }
   if (identifier.value !== null) {
-    if (characterCount(identifier.value) > MAX_IDENTIFIER_LENGTH || CONTROL_CHARACTER.test(identifier.value)) {
-      return { ok: false, code: 'invalid_credentials_identifier' }
-    }
+    if (!isSearchableIdentifier(identifier.value)) return { ok: false, code: 'invalid_credentials_identifier' }
   }
 
   return {

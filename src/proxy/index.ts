@@ -21,6 +21,7 @@ import { basePathOf, isUnderBase, joinUpstreamUrl, keyedPublicPath, pathUnderBas
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 import { StorageUnavailableError } from '../db/storage.ts'
+import { isSearchableIdentifier } from '../identities/model.ts'
 import { canonicalUuid } from '../text.ts'
 
 const PLACEHOLDER_BASE = new URL('http://upstream.invalid/')
@@ -263,8 +264,34 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
 
   /** What follows an admin write, then the answer (the audit event is written before the answer goes). */
   function relay(target: Target, upstream: UpstreamAnswer, whole: Uint8Array<ArrayBuffer> | null): Response | Promise<Response> {
-    if (target.prefix.admin && !NO_BODY_METHODS.has(target.request.method)) return afterAdminWrite(target, upstream, whole).then(() => answerWith(target, upstream, whole))
+    if (target.prefix.admin) {
+      if (!NO_BODY_METHODS.has(target.request.method)) return afterAdminWrite(target, upstream, whole).then(() => answerWith(target, upstream, whole))
+      const searched = identitySearchOf(target)
+      if (searched !== null) return auditSearch(target, searched, upstream.status).then(() => answerWith(target, upstream, whole))
+    }
     return answerWith(target, upstream, whole)
+  }
+
+  /**
+   * The identifier a GET of an identity store's list looks people up by (`credentials_identifier`),
+   * or null: a search as /api/identities makes one (admin-api.md rule 6), made through the proxy.
+   */
+  function identitySearchOf({ prefix, request, url, base }: Target): string | null {
+    if (request.method !== 'GET' || (prefix.name !== 'idp-admin' && prefix.name !== 'iam-idp-admin') || !url.search.includes('credentials_identifier')) return null
+    const path = pathUnderBase(url, base)
+    if (path !== '/admin/identities' && path !== '/admin/identities/') return null
+    return new URLSearchParams(url.search).get('credentials_identifier') || null
+  }
+
+  /** A search through the proxy, as the identities route records its own: a JSON line and an event (its filter as text only when it is one a search would take). */
+  async function auditSearch({ prefix, request }: Target, filter: string, status: number): Promise<void> {
+    const adminId = attachedSession(request)?.sub ?? null
+    const outcome = status < 400 ? 'ok' : status >= 500 ? 'upstream_error' : 'upstream_refused'
+    const requestId = requestIdOf(request)
+    log.audit({ action: 'identity_search', adminId, searchFilter: filter, timestamp: new Date().toISOString(), outcome, prefix: prefix.name, request_id: requestId })
+    const plain = isSearchableIdentifier(filter)
+    const detail: Record<string, string | number> = plain ? { outcome, prefix: prefix.name } : { outcome, prefix: prefix.name, filter_length: filter.length }
+    await services.audit.recordOrLog(log, { action: 'identity_search', actor: adminId, target: plain ? filter : null, detail, requestId })
   }
 
   async function afterAdminWrite(target: Target, upstream: UpstreamAnswer, whole: Uint8Array | null): Promise<void> {
