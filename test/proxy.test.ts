@@ -898,6 +898,9 @@ describe('deactivating an identity through an admin prefix', () => {
     // Its sessions are ended in the database, where every other replica reads it within a second
     // (they would otherwise trust it until their own recheck window ran out).
     expect(await revoked()).toBe(true)
+    // The trail tells this write from the metadata edit before it: the state it left the identity in.
+    const [deactivation, edit] = await stack.service.services.audit.list({ limit: 2, action: 'proxy_write' })
+    expect([deactivation!.detail!.state, edit!.detail!.state]).toEqual(['inactive', 'active'])
   })
 })
 

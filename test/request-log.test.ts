@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createBufferedSink, requestLine, requestLineBytesAtMost, type RequestLine } from '../src/log.ts'
 import { PROXY_BODY_LIMIT } from '../src/proxy/index.ts'
-import { markSensitive } from './support/leaks.ts'
+import { markSecret, markSensitive } from './support/leaks.ts'
 import { freePort } from './support/ports.ts'
 import { seededRandom } from './support/random.ts'
 import { startStack, type Stack } from './support/stack.ts'
@@ -194,6 +194,19 @@ describe('writes through the admin proxies are audited', () => {
     const { events } = (await listed.json()) as { events: { action: string; detail: Record<string, unknown> }[] }
     expect(events).toHaveLength(1)
     expect(events[0]).toMatchObject({ action: 'proxy_write', detail: { method: 'POST', status: 400, outcome: 'upstream_refused' } })
+  })
+
+  test('what a write did where its path does not say: the id a POST made, the client whose tokens were revoked (ids only)', async () => {
+    upstream.answer = () => Response.json({ client_id: 'made-client-1', client_secret: 'never-recorded' }, { status: 201 })
+    markSecret('never-recorded')
+    await fetch(`${stack.service.url}/api/oauth-admin/admin/clients`, { method: 'POST', headers: { cookie: stack.cookie.admin, origin: ORIGIN }, body: '{}' })
+    upstream.answer = () => new Response(null, { status: 204 })
+    await fetch(`${stack.service.url}/api/oauth-admin/admin/oauth2/tokens?client_id=made-client-1`, { method: 'DELETE', headers: { cookie: stack.cookie.admin, origin: ORIGIN } })
+    upstream.answer = () => Response.json({ ok: true })
+    const [revoked, created] = await stack.service.services.audit.list({ limit: 2, action: 'proxy_write' })
+    expect(created).toMatchObject({ target: '/admin/clients', detail: { method: 'POST', status: 201, outcome: 'ok', created: 'made-client-1' } })
+    expect(revoked).toMatchObject({ target: '/admin/oauth2/tokens', detail: { method: 'DELETE', status: 204, outcome: 'ok', client_id: 'made-client-1' } })
+    expect(JSON.stringify([revoked, created])).not.toContain('never-recorded')
   })
 
   test('a 5xx (a gateway in front of the upstream, which may have acted) is audited as an upstream error, not a refusal', async () => {

@@ -39,8 +39,8 @@ type QueryResult = { ok: true; query: ListQuery } | { ok: false; code: ErrorCode
 const DIGITS = /^[0-9]+$/
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
 
-/** Whether an identifier is one this service would search for: at most 255 characters, no control character. */
-export function isSearchableIdentifier(value: string): boolean {
+/** Whether an identifier (a login identifier, an id) is plain text this service takes: at most 255 characters, no control character. */
+export function isPlainIdentifier(value: string): boolean {
   return characterCount(value) <= MAX_IDENTIFIER_LENGTH && !CONTROL_CHARACTER.test(value)
 }
 
@@ -74,7 +74,7 @@ export function parseListQuery(params: URLSearchParams): QueryResult {
   const identifier = single('credentials_identifier')
   if (!identifier.ok) return { ok: false, code: 'invalid_credentials_identifier' }
   if (identifier.value !== null) {
-    if (!isSearchableIdentifier(identifier.value)) return { ok: false, code: 'invalid_credentials_identifier' }
+    if (!isPlainIdentifier(identifier.value)) return { ok: false, code: 'invalid_credentials_identifier' }
   }
 
   return {

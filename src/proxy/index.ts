@@ -21,7 +21,7 @@ import { basePathOf, isUnderBase, joinUpstreamUrl, keyedPublicPath, pathUnderBas
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 import { StorageUnavailableError } from '../db/storage.ts'
-import { isSearchableIdentifier } from '../identities/model.ts'
+import { isPlainIdentifier } from '../identities/model.ts'
 import { canonicalUuid } from '../text.ts'
 
 const PLACEHOLDER_BASE = new URL('http://upstream.invalid/')
@@ -106,15 +106,44 @@ export function rewriteLocation(location: string, base: URL, prefix: ProxyPrefix
   return isUnderBase(target, base) ? prefix.path + target.pathname.slice(basePathOf(base).length) + target.search + target.hash : location
 }
 
+/** What an admin write did, told from its path, its query's ids and its answer: never a value. */
+type WriteFacts = { state?: string; created?: string; client_id?: string }
+
+/**
+ * The facts of a successful write an auditor asks about that its path does not hold: the state an
+ * identity was left in (a Deactivate is a PATCH like any other), the id of what a POST made, the
+ * client whose tokens were revoked (Hydra takes it in the query). Ids and states only.
+ */
+function factsOf(method: string, path: string, search: string, answer: Uint8Array | null): WriteFacts {
+  if (method === 'DELETE' && path === '/admin/oauth2/tokens') {
+    const client = new URLSearchParams(search).get('client_id')
+    return client && isPlainIdentifier(client) ? { client_id: client } : {}
+  }
+  const record = recordIn(answer)
+  if (record === null) return {}
+  const facts: WriteFacts = {}
+  if ((method === 'PATCH' || method === 'PUT') && IDENTITY_PATH.test(path) && (record.state === 'active' || record.state === 'inactive')) facts.state = record.state
+  if (method === 'POST' && (path === '/admin/identities' || path === '/admin/clients')) {
+    const made = path === '/admin/identities' ? record.id : record.client_id
+    if (typeof made === 'string' && isPlainIdentifier(made)) facts.created = made
+  }
+  return facts
+}
+
+/** A JSON object answer read whole, or null. */
+function recordIn(answer: Uint8Array | null): Record<string, unknown> | null {
+  if (answer === null) return null
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(answer))
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
+}
+
 /** Whether a write's answer, read whole, is an identity Kratos holds deactivated. */
 function answersInactive(answer: Uint8Array | null): boolean {
-  if (answer === null) return false
-  try {
-    const identity = JSON.parse(new TextDecoder().decode(answer)) as { state?: unknown } | null
-    return identity?.state === 'inactive'
-  } catch {
-    return false
-  }
+  return recordIn(answer)?.state === 'inactive'
 }
 
 /** The proxy: its Elysia routes (one per prefix), and `forward`, which answers a request under a prefix whatever calls it. */
@@ -289,7 +318,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
     const outcome = status < 400 ? 'ok' : status >= 500 ? 'upstream_error' : 'upstream_refused'
     const requestId = requestIdOf(request)
     log.audit({ action: 'identity_search', adminId, searchFilter: filter, timestamp: new Date().toISOString(), outcome, prefix: prefix.name, request_id: requestId })
-    const plain = isSearchableIdentifier(filter)
+    const plain = isPlainIdentifier(filter)
     const detail: Record<string, string | number> = plain ? { outcome, prefix: prefix.name } : { outcome, prefix: prefix.name, filter_length: filter.length }
     await services.audit.recordOrLog(log, { action: 'identity_search', actor: adminId, target: plain ? filter : null, detail, requestId })
   }
@@ -300,7 +329,8 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
     // A 5xx may come from something in front of the upstream (a gateway's 502 or 504) after the
     // upstream acted: not a refusal, and said as possibly done.
     const outcome = upstream.status < 400 ? 'ok' : upstream.status >= 500 ? 'upstream_error' : 'upstream_refused'
-    await auditWrite(prefix, request, pathUnderBase(url, base), upstream.status, outcome)
+    const path = pathUnderBase(url, base)
+    await auditWrite(prefix, request, path, upstream.status, outcome, upstream.status < 300 ? factsOf(request.method, path, url.search, whole) : {})
   }
 
   /**
@@ -352,10 +382,11 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   }
 
   /** A write through an admin prefix, in the audit trail: who, which method and path (ids, never query values or bodies), how it ended. */
-  async function auditWrite(prefix: ProxyPrefix, request: Request, path: string, status: number | null, outcome: string): Promise<void> {
+  /** `facts`: what the write did, where it can be told without a value (factsOf). */
+  async function auditWrite(prefix: ProxyPrefix, request: Request, path: string, status: number | null, outcome: string, facts: WriteFacts = {}): Promise<void> {
     if (NO_BODY_METHODS.has(request.method)) return
     // The upstream has already acted: its answer still goes back; a missing event is logged loudly.
-    const event = { action: 'proxy_write', actor: attachedSession(request)?.sub ?? null, target: path, detail: { prefix: prefix.name, method: request.method, status, outcome }, requestId: requestIdOf(request) } as const
+    const event = { action: 'proxy_write', actor: attachedSession(request)?.sub ?? null, target: path, detail: { prefix: prefix.name, method: request.method, status, outcome, ...facts }, requestId: requestIdOf(request) } as const
     await services.audit.recordOrLog(log, event, { prefix: prefix.name })
   }
 }

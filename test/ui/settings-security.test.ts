@@ -1081,6 +1081,17 @@ test('the audit log filters to writes through the proxies, stepped to with the a
   await table.getByRole('cell', { name: 'proxy write (PATCH)' }).first().waitFor()
   expect(new Set(await table.locator('tbody tr td:nth-child(3)').allTextContents())).toEqual(new Set(['proxy write (PATCH)']))
   expect(await table.getByRole('cell', { name: `/admin/identities/${target}` }).count()).toBeGreaterThan(0)
+  // A Deactivate is a PATCH like the edit above: its row says what it did.
+  const locked = admin.harness.sandbox.kratos.addIdentity({ email: 'audited.lock@example.test' })
+  const deactivated = await admin.page.request.patch(admin.url(`/api/idp-admin/admin/identities/${locked.id}`), {
+    headers: { 'content-type': 'application/json' },
+    data: [{ op: 'replace', path: '/state', value: 'inactive' }],
+  })
+  expect(deactivated.status()).toBe(200)
+  await admin.page.reload()
+  const row = table.locator('tbody tr').filter({ hasText: `/admin/identities/${locked.id}` })
+  await row.waitFor()
+  expect(await row.locator('td').nth(2).textContent()).toBe('proxy write (PATCH, identity left deactivated)')
   expect(admin.problems).toEqual([])
 })
 

@@ -23,11 +23,22 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // Actions whose target is an identity id.
 const IDENTITY_TARGETS = new Set(['sessions_revoke'])
 
-/** The action in words; a write through a proxy says which method it was (a DELETE is not a PUT). */
+/**
+ * The action in words; a write through a proxy says which method it was (a DELETE is not a PUT),
+ * and what it did where the service recorded it: an identity left deactivated, what a POST made,
+ * the client whose tokens were revoked.
+ */
 function actionOf(event: AuditEvent): string {
   const words = actionWords(event.action)
-  const method = event.detail?.method
-  return event.action === 'proxy_write' && typeof method === 'string' ? `${words} (${method})` : words
+  const detail = event.detail ?? {}
+  if (event.action !== 'proxy_write' || typeof detail.method !== 'string') return words
+  const facts = [detail.method]
+  // Every identity write records the state it left the identity in; only a deactivated one is
+  // said (a traits edit saying "active" on every row would bury the deactivations).
+  if (detail.state === 'inactive') facts.push('identity left deactivated')
+  if (typeof detail.created === 'string') facts.push(`created ${detail.created}`)
+  if (typeof detail.client_id === 'string') facts.push(`client ${detail.client_id}`)
+  return `${words} (${facts.join(', ')})`
 }
 
 /**
@@ -165,7 +176,7 @@ export function AuditPage() {
                     <Cell label="Actor" class="mono">
                       {event.actor ? <IdentityRef value={event.actor} /> : 'command line'}
                     </Cell>
-                    <Cell label="Action">{actionOf(event)}</Cell>
+                    <Cell label="Action">{cellText(revealHidden(actionOf(event)))}</Cell>
                     <Cell label="Target" class="mono">
                       {IDENTITY_TARGETS.has(event.action) ? <IdentityRef value={event.target} /> : event.target === null ? '—' : cellText(revealHidden(event.target))}
                     </Cell>
