@@ -206,6 +206,69 @@ describe('a lock held by another process', () => {
     }
   })
 
+  test('a write through an admin prefix whose audit event cannot be written (the lock held past the wait) is not sent: 503, Kratos unchanged, no event; sent once the lock is gone, with one event', async () => {
+    const stack = await startStack({ env: { IDP_PUBLIC_URL: upstream.url } })
+    const other = new Database(stack.service.env.DATABASE_PATH!)
+    const person = stack.kratos.addIdentity({ email: 'unrecorded.write@example.test' })
+    markSensitive(person.id, 'unrecorded.write@example.test')
+    const patch = () =>
+      fetch(`${stack.service.url}/api/idp-admin/admin/identities/${person.id}`, {
+        method: 'PATCH',
+        headers: { cookie: stack.cookie.admin, origin: 'http://admin.test', 'content-type': 'application/json' },
+        body: JSON.stringify([{ op: 'replace', path: '/metadata_public', value: { note: 'recorded' } }]),
+      })
+    const patches = () => stack.kratos.calls.filter((call) => call.method === 'PATCH' && call.path === `/admin/identities/${person.id}`).length
+    const events = async () => (await stack.service.services.audit.list({ limit: 100, action: 'proxy_write' })).filter((event) => event.target === `/admin/identities/${person.id}`)
+    try {
+      // Confirmed before the lock: the session check needs nothing written.
+      expect((await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie: stack.cookie.admin } })).status).toBe(200)
+      other.run('BEGIN EXCLUSIVE')
+      const refused = await patch()
+      expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([503, 'database_unavailable'])
+      expect(patches()).toBe(0)
+      expect(person.metadata_public ?? null).toBeNull()
+      other.run('ROLLBACK')
+      expect(await events()).toEqual([])
+
+      expect((await patch()).status).toBe(200)
+      expect(patches()).toBe(1)
+      expect((await events()).map((event) => event.detail)).toEqual([{ prefix: 'idp-admin', method: 'PATCH', status: 200, outcome: 'ok', state: 'active' }])
+    } finally {
+      if (other.inTransaction) other.run('ROLLBACK')
+      other.close()
+      await stack.stop()
+    }
+  }, 30_000)
+
+  test('a write through an admin prefix whose outcome cannot be added to its event (the lock taken while the upstream worked): the answer goes back, and the event says the write was sent, its outcome not recorded', async () => {
+    const hydra = new RecordingUpstream()
+    const stack = await startStack({ env: { IDP_PUBLIC_URL: upstream.url, OAUTH_ADMIN_URL: hydra.url } })
+    const other = new Database(stack.service.env.DATABASE_PATH!)
+    const { promise: answered, resolve: answer } = Promise.withResolvers<void>()
+    const { promise: arrived, resolve: arrive } = Promise.withResolvers<void>()
+    hydra.answer = async () => {
+      arrive()
+      await answered
+      return new Response(null, { status: 204 })
+    }
+    try {
+      const deleting = fetch(`${stack.service.url}/api/oauth-admin/admin/clients/pending-client`, { method: 'DELETE', headers: { cookie: stack.cookie.admin, origin: 'http://admin.test' } })
+      await arrived
+      other.run('BEGIN EXCLUSIVE')
+      answer()
+      expect((await deleting).status).toBe(204)
+      other.run('ROLLBACK')
+      const [event] = (await stack.service.services.audit.list({ limit: 10, action: 'proxy_write' })).filter((e) => e.target === '/admin/clients/pending-client')
+      expect(event!.detail).toEqual({ prefix: 'oauth-admin', method: 'DELETE', status: null, outcome: 'pending' })
+      expect(stack.service.logLines.some((line) => line.includes('"audit_write_failed"') && line.includes('"event_id"'))).toBe(true)
+    } finally {
+      if (other.inTransaction) other.run('ROLLBACK')
+      other.close()
+      await stack.stop()
+      await hydra.stop()
+    }
+  }, 30_000)
+
   test('writes that wait longer than 5 s for the lock answer 503 database_unavailable and write nothing, nothing else waited meanwhile, and they work once the lock is gone', async () => {
     const stack = await startStack({ env: { IDP_PUBLIC_URL: upstream.url } })
     const other = new Database(stack.service.env.DATABASE_PATH!)

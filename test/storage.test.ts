@@ -459,6 +459,15 @@ for (const engine of engines) {
       expect(await Promise.race([reader.changes.nextPoll().then(() => 'settled'), Bun.sleep(1000).then(() => 'waiting')])).toBe('settled')
     })
 
+    test('an audit event begun, then completed: one row, its detail replaced, its time and id kept', async () => {
+      const begun = await storage.audit.begin(event('proxy_write', { at: at(70), target: '/admin/clients/x', detail: '{"outcome":"pending"}' }))
+      const [before] = await storage.audit.list({ limit: 1 })
+      expect([before!.id, before!.detail]).toEqual([begun, '{"outcome":"pending"}'])
+      await storage.audit.complete(begun, '{"outcome":"ok","status":204}')
+      const [after] = await storage.audit.list({ limit: 1 })
+      expect([after!.id, after!.at, after!.target, after!.detail]).toEqual([begun, before!.at, '/admin/clients/x', '{"outcome":"ok","status":204}'])
+    })
+
     test('dump and restore: everything moves, the audit trail over several pages; a database with rows refuses', async () => {
       const source = await (await engine.fresh()).open()
       await source.settings.upsert({ key: 'k', value: 'v', encrypted: false, category: 'c', updated_at: at(11) }, () => event('settings_write'))

@@ -16,6 +16,7 @@ test('done, refused, and of unknown outcome', () => {
 
 test('an upstream error (a gateway in front of it) may have been done; a refused sign-in says why; End dashboard sessions is not taken for a Kratos session revoked', () => {
   expect(outcomeOf(event({ outcome: 'upstream_error', status: 504 }))).toEqual({ said: 'upstream error (may have been done)', done: false })
+  expect(outcomeOf(event({ outcome: 'pending', status: null }))).toEqual({ said: 'sent, no outcome recorded (may have been done)', done: false })
   const login = (reason: string) => ({ ...event({ outcome: 'refused', reason }), action: 'login' })
   expect(outcomeOf(login('no_role'))).toEqual({ said: 'refused (no role)', done: false })
   expect(outcomeOf(login('inactive'))).toEqual({ said: 'refused (deactivated)', done: false })

@@ -26,6 +26,8 @@ export const actionWords = (action: string): string => ACTION_WORDS[action] ?? a
  */
 export function outcomeOf(event: AuditEvent): { said: string; done: boolean } {
   const detail = event.detail ?? {}
+  // A write whose event was written before it was sent, and whose outcome could not be added to it.
+  if (detail.outcome === 'pending') return { said: 'sent, no outcome recorded (may have been done)', done: false }
   if (typeof detail.outcome === 'string') {
     const said = detail.outcome.replace(/_/g, ' ')
     const reason = typeof detail.reason === 'string' ? (REFUSAL_REASONS[detail.reason] ?? detail.reason.replace(/_/g, ' ')) : null

@@ -87,6 +87,24 @@ export class AuditLog {
   }
 
   /**
+   * An event written before what it describes is done (a write sent to an upstream), so that
+   * nothing is done that the trail does not hold: when it cannot be written, the caller does not go
+   * on. `complete` then gives it its outcome; until that is written it reads as not known.
+   */
+  begin(event: NewAuditEvent): Promise<number> {
+    return this.storage.audit.begin(this.entry(event))
+  }
+
+  /** The outcome of an event `begin` wrote; a failure to write it is logged (the event stays as it began). */
+  async complete(log: Logger, id: number, event: Pick<NewAuditEvent, 'action' | 'requestId' | 'detail'>): Promise<void> {
+    try {
+      await this.storage.audit.complete(id, event.detail ? JSON.stringify(event.detail) : null)
+    } catch (error) {
+      log.error('audit_write_failed', { request_id: event.requestId, action: event.action, event_id: id, ...describeError(error) })
+    }
+  }
+
+  /**
    * `record` for an event that must not fail what it describes (the change is made, or a refusal
    * stands): a failure to write it is logged loudly, as `audit_write_failed`, and goes no further.
    */

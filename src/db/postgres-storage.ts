@@ -440,6 +440,18 @@ export class PostgresStorage implements Storage {
   readonly audit = {
     append: (record: AuditRecord): Promise<void> => transaction(this.sql, (tx) => appendAudit(tx, record)),
 
+    begin: (record: AuditRecord): Promise<number> =>
+      transaction(this.sql, async (tx) => {
+        const rows: { id: string | number }[] = await tx`INSERT INTO audit_events (at, action, actor, target, detail, request_id)
+            VALUES (${record.at}::timestamptz, ${record.action}, ${record.actor}, ${record.target}, ${record.detail}, ${record.request_id}) RETURNING id`
+        return Number(rows[0]!.id)
+      }),
+
+    complete: (id: number, detail: string | null): Promise<void> =>
+      transaction(this.sql, async (tx) => {
+        await tx`UPDATE audit_events SET detail = ${detail} WHERE id = ${id}`
+      }),
+
     list: (filter: AuditFilter): Promise<StoredAuditEvent[]> =>
       read(this.sql, async (sql) => {
         const query = auditListQuery(filter, (n) => `$${n}`)

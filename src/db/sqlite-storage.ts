@@ -241,6 +241,19 @@ export class SqliteStorage implements Storage {
   readonly audit = {
     append: (record: AuditRecord): Promise<void> => this.write(() => this.appendAudit(record)),
 
+    begin: (record: AuditRecord): Promise<number> =>
+      this.write(
+        () =>
+          this.db
+            .query<{ id: number }, (string | null)[]>('INSERT INTO audit_events (at, action, actor, target, detail, request_id) VALUES (?, ?, ?, ?, ?, ?) RETURNING id')
+            .get(record.at, record.action, record.actor, record.target, record.detail, record.request_id)!.id,
+      ),
+
+    complete: (id: number, detail: string | null): Promise<void> =>
+      this.write(() => {
+        this.db.query('UPDATE audit_events SET detail = ? WHERE id = ?').run(detail, id)
+      }),
+
     list: (filter: AuditFilter): Promise<StoredAuditEvent[]> => {
       const { sql, params } = auditListQuery(filter, () => '?')
       return this.read(() => this.db.query<StoredAuditEvent, (string | number)[]>(sql).all(...params))

@@ -104,6 +104,10 @@ interface SettingsTable {
 
 interface AuditTable {
   append(record: AuditRecord): Promise<void>
+  /** Appends an event that is completed later (`complete`): its id. */
+  begin(record: AuditRecord): Promise<number>
+  /** Replaces the detail of an event `begin` wrote. */
+  complete(id: number, detail: string | null): Promise<void>
   /** Newest first. */
   list(filter: AuditFilter): Promise<StoredAuditEvent[]>
 }

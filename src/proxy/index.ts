@@ -90,6 +90,8 @@ interface Target {
   url: UpstreamTarget
   base: URL
   declaredLength: number | null
+  /** A write through an admin prefix: its audit event, written before it is sent (beginWrite). */
+  auditId?: number
 }
 
 /** `Location` inside the upstream's base URL → the same place under our prefix (nginx `proxy_redirect default`). */
@@ -222,13 +224,14 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
       // A key that cannot be decrypted (ENCRYPTION_KEY changed or unset) is a failure of the proxy
       // path like any other: 500 proxy_error, its cause only in the log (apiKeyFor logs it).
       noteOn(request, { upstream_failure: 'api_key_unreadable' })
-      if (prefix.admin) await auditWrite(prefix, request, pathUnderBase(url, base), null, 'api_key_unreadable')
+      if (prefix.admin) await auditWrite({ prefix, request, url, base, declaredLength: null }, null, 'api_key_unreadable')
       throw new ApiError('proxy_error')
     }
   }
 
   function send(target: Target, apiKey: string | null): Promise<Response> {
     const { prefix, request } = target
+    if (prefix.admin && target.auditId === undefined && !NO_BODY_METHODS.has(request.method)) return beginWrite(target).then(() => send(target, apiKey))
     const headers = forwardedRequestHeaders(request.headers, { apiKey, adminPrefix: prefix.admin })
     const deadline = deadlines.start()
     /**
@@ -248,7 +251,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
       if (prefix.admin && change) {
         if (reached) await afterIdentityWrite(target, at.status ?? null)
         const outcome = words === ANSWER_LOST ? 'answer_lost' : words === ANSWER_UNREADABLE ? 'answer_unreadable' : failure.class
-        await auditWrite(prefix, request, pathUnderBase(target.url, target.base), at.status ?? null, outcome)
+        await auditWrite(target, at.status ?? null, outcome)
       }
       if (words === undefined) throw new ApiError(failure.code)
       throw new ApiError(failure.code, { message: words, headers: { [UPSTREAM_OUTCOME_HEADER]: OUTCOME_UNKNOWN } })
@@ -324,13 +327,12 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   }
 
   async function afterAdminWrite(target: Target, upstream: UpstreamAnswer, whole: Uint8Array | null): Promise<void> {
-    const { prefix, request, url, base } = target
+    const { request, url, base } = target
     await afterIdentityWrite(target, upstream.status, whole)
     // A 5xx may come from something in front of the upstream (a gateway's 502 or 504) after the
     // upstream acted: not a refusal, and said as possibly done.
     const outcome = upstream.status < 400 ? 'ok' : upstream.status >= 500 ? 'upstream_error' : 'upstream_refused'
-    const path = pathUnderBase(url, base)
-    await auditWrite(prefix, request, path, upstream.status, outcome, upstream.status < 300 ? factsOf(request.method, path, url.search, whole) : {})
+    await auditWrite(target, upstream.status, outcome, upstream.status < 300 ? factsOf(request.method, pathUnderBase(url, base), url.search, whole) : {})
   }
 
   /**
@@ -382,12 +384,28 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   }
 
   /** A write through an admin prefix, in the audit trail: who, which method and path (ids, never query values or bodies), how it ended. */
-  /** `facts`: what the write did, where it can be told without a value (factsOf). */
-  async function auditWrite(prefix: ProxyPrefix, request: Request, path: string, status: number | null, outcome: string, facts: WriteFacts = {}): Promise<void> {
-    if (NO_BODY_METHODS.has(request.method)) return
-    // The upstream has already acted: its answer still goes back; a missing event is logged loudly.
-    const event = { action: 'proxy_write', actor: attachedSession(request)?.sub ?? null, target: path, detail: { prefix: prefix.name, method: request.method, status, outcome, ...facts }, requestId: requestIdOf(request) } as const
-    await services.audit.recordOrLog(log, event, { prefix: prefix.name })
+  /** The event of a write through an admin prefix, before it is sent: nothing reaches an upstream that the trail does not hold (a database that cannot take it answers 503 first). */
+  async function beginWrite(target: Target): Promise<void> {
+    target.auditId = await services.audit.begin(writeEvent(target, null, 'pending'))
+  }
+
+  /**
+   * How a write through an admin prefix ended: its event (begun before it was sent) completed, or,
+   * for a write that never got as far as that, recorded. `facts`: what the write did, where it can
+   * be told without a value (factsOf).
+   */
+  async function auditWrite(target: Target, status: number | null, outcome: string, facts: WriteFacts = {}): Promise<void> {
+    if (NO_BODY_METHODS.has(target.request.method)) return
+    const event = writeEvent(target, status, outcome, facts)
+    // The upstream has already acted: its answer still goes back; a missing outcome is logged loudly
+    // (the event then stays "pending": the trail says the write was sent, and not how it ended).
+    if (target.auditId !== undefined) return services.audit.complete(log, target.auditId, event)
+    await services.audit.recordOrLog(log, event, { prefix: target.prefix.name })
+  }
+
+  function writeEvent({ prefix, request, url, base }: Target, status: number | null, outcome: string, facts: WriteFacts = {}) {
+    const detail = { prefix: prefix.name, method: request.method, status, outcome, ...facts }
+    return { action: 'proxy_write', actor: attachedSession(request)?.sub ?? null, target: pathUnderBase(url, base), detail, requestId: requestIdOf(request) } as const
   }
 }
 
