@@ -7,6 +7,7 @@ import type { Storage } from './db/storage.ts'
 import { systemClock, type Clock } from './clock.ts'
 import type { Logger } from './log.ts'
 import { RevocationStore } from './session/revocations.ts'
+import { secureCookies } from './session/cookie.ts'
 import { SessionVerifier } from './session/verifier.ts'
 import { IdentityStoreClient } from './identities/store.ts'
 import { AuditLog } from './audit/audit.ts'
@@ -75,6 +76,7 @@ export function createServices(deps: AppDeps): Services {
     // No login identity store: nobody can have a valid session, so fail closed.
     loginStore ? (id) => loginStore.presence(id) : async () => 'unavailable',
     config.identityRecheckSeconds,
+    secureCookies(config),
   )
   const endSessionsOf = async (identityId: string, by?: { actor: string; requestId: string | undefined }) => {
     // Sessions carry the id as Kratos gives it; the caller may have spelled it another way Kratos accepts.

@@ -157,7 +157,7 @@ describe('a completed login', () => {
     const start = await fetch(`${service.url}/api/auth/login?return_to=${encodeURIComponent('/dashboard/identities')}`, { redirect: 'manual' })
     const { response } = await loginAs('ada@example.test')
     const names = new Set([...setCookies(start).keys(), ...setCookies(response).keys()])
-    expect([...names].sort()).toEqual(['__Host-oauth_flow', 'admin-session', 'oauth_return_to', 'oauth_state', 'oauth_verifier'])
+    expect([...names].sort()).toEqual(['__Host-admin-session', '__Host-oauth_flow', 'admin-session', 'oauth_return_to', 'oauth_state', 'oauth_verifier'])
     for (const name of names) {
       expect([name, foreignCookies(`${name}=planted`)]).toEqual([name, null])
       expect([name, foreignCookies(`theme=dark; ${name}=planted`)]).toEqual([name, 'theme=dark'])

@@ -958,7 +958,7 @@ test('an identity id is put in Kratos’s form exactly when Kratos reads it as a
 
 describe('the Cookie header sent upstream', () => {
   // Every cookie the service sets, spelled out here rather than read from the code under test.
-  const OWN = new Set(['admin-session', 'oauth_state', 'oauth_verifier', 'oauth_return_to', '__Host-oauth_flow'])
+  const OWN = new Set(['admin-session', '__Host-admin-session', 'oauth_state', 'oauth_verifier', 'oauth_return_to', '__Host-oauth_flow'])
   /** The rule as written first: every cookie, ours taken out. */
   const reference = (cookie: string): string | null => {
     const kept = cookie
@@ -969,7 +969,7 @@ describe('the Cookie header sent upstream', () => {
   }
 
   test('one cookie or many, ours are never sent and the others are: the one-cookie shortcut agrees with the rule on 5,000 random headers', () => {
-    const pieces = ['admin-session=abc.def', 'admin-session', ' admin-session =x', 'oauth_state=s', 'oauth_verifier=v', 'oauth_return_to=%2Fdashboard', '__Host-oauth_flow=s.v', 'ory_session=o', 'theme=dark', 'admin-session2=x', 'x', '=', '', ' ', '\t', 'a=b=c', 'ADMIN-SESSION=y']
+    const pieces = ['admin-session=abc.def', 'admin-session', ' admin-session =x', 'oauth_state=s', 'oauth_verifier=v', 'oauth_return_to=%2Fdashboard', '__Host-oauth_flow=s.v', '__Host-admin-session=a.b', 'ory_session=o', 'theme=dark', 'admin-session2=x', 'x', '=', '', ' ', '\t', 'a=b=c', 'ADMIN-SESSION=y']
     const next = seededRandom(7)
     for (let i = 0; i < 5_000; i++) {
       const parts = Array.from({ length: 1 + next(3) }, () => pieces[next(pieces.length)]!)
@@ -982,7 +982,7 @@ describe('the Cookie header sent upstream', () => {
 })
 
 describe('a Set-Cookie from an upstream', () => {
-  const OWN = ['admin-session', 'oauth_state', 'oauth_verifier', 'oauth_return_to', '__Host-oauth_flow']
+  const OWN = ['admin-session', '__Host-admin-session', 'oauth_state', 'oauth_verifier', 'oauth_return_to', '__Host-oauth_flow']
   const wsp = (text: string) => text.replace(/^[ \t]+|[ \t]+$/g, '')
   /**
    * The Cookie header a browser sends back for one Set-Cookie: as RFC 6265bis reads it (§5.6, a

@@ -3,9 +3,9 @@ import { createHmac } from 'node:crypto'
 import {
   MAX_SESSION_SECONDS,
   readCookieValues,
-  sessionClearCookie,
+  sessionClearCookies,
   sessionLifetime,
-  sessionSetCookie,
+  sessionSetCookies,
   signSessionCookie,
   verifySessionCookie,
   type SessionPayload,
@@ -34,7 +34,7 @@ function payloadFor(overrides: Partial<SessionPayload> = {}): SessionPayload {
 
 async function getSettings(cookieHeader?: string) {
   const response = await fetch(`${stack.service.url}/api/identities`, { headers: cookieHeader ? { cookie: cookieHeader } : {} })
-  return { status: response.status, body: await response.text(), setCookie: response.headers.get('set-cookie') }
+  return { status: response.status, body: await response.text(), setCookie: response.headers.get('set-cookie'), setCookies: response.headers.getSetCookie() }
 }
 
 describe('forged, tampered, truncated, expired and oversized cookies are 401, never 500', () => {
@@ -88,7 +88,7 @@ describe('forged, tampered, truncated, expired and oversized cookies are 401, ne
 
   test('a bad cookie is cleared with the session attributes; a missing one is not touched', async () => {
     const bad = await getSettings('admin-session=junk.junk')
-    expect(bad.setCookie).toBe(sessionClearCookie(true))
+    expect(bad.setCookies).toEqual(sessionClearCookies(true))
     expect(bad.setCookie).toContain('Max-Age=0')
     const none = await getSettings()
     expect(none.status).toBe(401)
@@ -246,10 +246,33 @@ describe('signing and verifying', () => {
     expect(sessionLifetime(0)).toBe(3600)
   })
 
-  test('attributes: HttpOnly, SameSite=Strict, Path=/, Secure unless development', () => {
-    expect(sessionSetCookie(true, 'v', 100)).toBe('admin-session=v; Path=/; Max-Age=100; HttpOnly; Secure; SameSite=Strict')
-    expect(sessionSetCookie(false, 'v', 100)).toBe('admin-session=v; Path=/; Max-Age=100; HttpOnly; SameSite=Strict')
-    expect(sessionClearCookie(true)).toBe('admin-session=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict')
+  test('attributes: HttpOnly, SameSite=Strict, Path=/, Secure unless development; where Secure, the same session as __Host-admin-session too', () => {
+    expect(sessionSetCookies(true, 'v', 100)).toEqual([
+      'admin-session=v; Path=/; Max-Age=100; HttpOnly; Secure; SameSite=Strict',
+      '__Host-admin-session=v; Path=/; Max-Age=100; HttpOnly; Secure; SameSite=Strict',
+    ])
+    expect(sessionSetCookies(false, 'v', 100)).toEqual(['admin-session=v; Path=/; Max-Age=100; HttpOnly; SameSite=Strict'])
+    expect(sessionClearCookies(true)).toEqual([
+      'admin-session=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict',
+      '__Host-admin-session=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict',
+    ])
+  })
+
+  test('an admin-session planted by another host of the site (Domain=the site) beside a browser\'s own two cookies is not read: neither its attacker\'s session nor a lock-out', async () => {
+    const own = stack.cookie.admin.slice('admin-session='.length)
+    const hostOwn = `__Host-admin-session=${own}`
+    const attackers = stack.cookie.viewer
+    for (const planted of [attackers, 'admin-session=junk.junk']) {
+      // Sent first (a longer Path), then the browser's own two.
+      const response = await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie: `${planted}; admin-session=${own}; ${hostOwn}` } })
+      expect(response.status).toBe(200)
+      expect(((await response.json()) as { user: { identityId: string } }).user.identityId).toBe(stack.admin.id)
+      expect(response.headers.getSetCookie()).toEqual([])
+    }
+    // Two of the cookie no other host can set: refused, as two admin-session are.
+    expect((await getSettings(`${hostOwn}; ${hostOwn}`)).status).toBe(401)
+    // A client that sends admin-session only (curl, as the spec shows) is read as before.
+    expect((await fetch(`${stack.service.url}/api/auth/session`, { headers: { cookie: stack.cookie.admin } })).status).toBe(200)
   })
 })
 

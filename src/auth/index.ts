@@ -24,11 +24,11 @@ import {
   readCookieValues,
   serializeCookie,
   secureCookies,
-  sessionClearCookie,
+  sessionClearHeaders,
+  sessionCookieValues,
   sessionLifetime,
-  sessionSetCookie,
+  sessionSetCookies,
   signSessionCookie,
-  SESSION_COOKIE,
   STATE_COOKIE,
   verifySessionCookie,
   VERIFIER_COOKIE,
@@ -76,7 +76,7 @@ export function sessionRoute(services: Pick<Services, 'config' | 'verifier'>): D
   }
   const answer = (request: Request, check: SessionCheck) => {
     if (!check.ok) {
-      return errorResponse(check.code, { headers: check.clearCookie ? { 'set-cookie': sessionClearCookie(secure) } : {} })
+      return errorResponse(check.code, { headers: check.clearCookie ? sessionClearHeaders(secure) : {} })
     }
     // A public route, so the gate attached no session: the log line learns who asked from here.
     noteOn(request, { subject: check.session.sub })
@@ -193,7 +193,7 @@ export function authRoutes(
     const session = { v: 1 as const, sid: newSessionId(), sub: outcome.subject, email, role: role as Role, iat, iatMs, exp: iat + lifetime }
     verifier.confirmIdentity(outcome.subject, readMark, role)
     await audit.record({ action: 'login', actor: outcome.subject, target: null, detail: { role }, requestId: requestIdOf(request) })
-    return redirect(landingPath(returnToCookie), [...clearFlowCookies, sessionSetCookie(secure, signSessionCookie(config.sessionSigningKey, session), lifetime)])
+    return redirect(landingPath(returnToCookie), [...clearFlowCookies, ...sessionSetCookies(secure, signSessionCookie(config.sessionSigningKey, session), lifetime)])
   }
 
   return new Elysia({ name: 'auth' })
@@ -257,7 +257,7 @@ export function authRoutes(
       // A public path, so the gate's cross-site rule did not run: a page of another origin on the
       // same site (which the browser sends the Strict cookie from) must not end the session either.
       if (isCrossSiteWrite(request, config.baseUrl?.origin ?? null)) throw new ApiError('forbidden', CROSS_SITE_REFUSAL)
-      const values = new Set(readCookieValues(request.headers.get('cookie'), SESSION_COOKIE))
+      const values = new Set(sessionCookieValues(request.headers.get('cookie'), secure))
       const ended = new Set<string>()
       for (const value of values) {
         const result = verifySessionCookie(config.sessionSigningKey, value, nowSeconds())
@@ -272,7 +272,7 @@ export function authRoutes(
         // be tried again; a 204 means both.
         await revocations.revokeSession(result.session.sid, result.session.exp, audit.entry({ action: 'logout', actor: result.session.sub, target: null, requestId: requestIdOf(request) }))
       }
-      return new Response(null, { status: 204, headers: { 'set-cookie': sessionClearCookie(secure) } })
+      return new Response(null, { status: 204, headers: sessionClearHeaders(secure) })
     })
 }
 

@@ -100,10 +100,10 @@ export class ApiError extends Error {
   readonly status: number
   readonly publicMessage: string | undefined
   readonly hint: string | undefined
-  readonly headers: Record<string, string>
+  readonly headers: HeadersInit
 
   /** `message` and `hint`: constant text from this codebase only. */
-  constructor(code: ErrorCode, options: { message?: string; hint?: string; headers?: Record<string, string> } = {}) {
+  constructor(code: ErrorCode, options: { message?: string; hint?: string; headers?: HeadersInit } = {}) {
     super(code)
     this.name = 'ApiError'
     this.code = code

@@ -5,7 +5,7 @@ import { classifyPath, requirementOf, type Access, type Requirement } from './ac
 import { errorResponse, type ErrorCode } from './errors.ts'
 import { assignRequestId, attachSession, hasUsableUrl, hasValidHost, pathnameOf } from './request-context.ts'
 import { noteOn } from './request-notes.ts'
-import { sessionClearCookie } from '../session/cookie.ts'
+import { sessionClearHeaders } from '../session/cookie.ts'
 import { afterCheck, type SessionCheck, type SessionVerifier } from '../session/verifier.ts'
 
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -71,7 +71,7 @@ function checkSession(deps: GateDeps, request: Request, requirement: Requirement
 
 function admit(deps: GateDeps, request: Request, requirement: Requirement, check: SessionCheck): Response | undefined {
   if (!check.ok) {
-    const headers: HeadersInit = check.clearCookie ? { 'set-cookie': sessionClearCookie(deps.secureCookies) } : {}
+    const headers: HeadersInit = check.clearCookie ? sessionClearHeaders(deps.secureCookies) : {}
     return refuse(request, check.code, headers)
   }
   if (requirement === 'admin' && check.session.role !== 'admin') return refuse(request, 'forbidden')

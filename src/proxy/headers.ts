@@ -5,7 +5,7 @@
 
 import { SECURITY_HEADERS } from '../http/gate.ts'
 import { RETURN_TO_COOKIE } from '../auth/return-to.ts'
-import { FLOW_BINDING_COOKIE, SESSION_COOKIE, STATE_COOKIE, VERIFIER_COOKIE } from '../session/cookie.ts'
+import { FLOW_BINDING_COOKIE, HOST_SESSION_COOKIE, SESSION_COOKIE, STATE_COOKIE, VERIFIER_COOKIE } from '../session/cookie.ts'
 import type { HeaderFields } from './http1.ts'
 import { RELAYED_ANSWER_POLICY } from './relayed-policy.ts'
 
@@ -54,7 +54,7 @@ const CLIENT_ONLY = new Set([
 const PROMPTING_CHALLENGE = /(?:^|,)\s*(?:basic|digest|negotiate|ntlm)\b/i
 
 /** Every cookie this service sets: the session and the sign-in's flow cookies. */
-const OWN_COOKIES = new Set([SESSION_COOKIE, STATE_COOKIE, VERIFIER_COOKIE, RETURN_TO_COOKIE, FLOW_BINDING_COOKIE])
+const OWN_COOKIES = new Set([SESSION_COOKIE, HOST_SESSION_COOKIE, STATE_COOKIE, VERIFIER_COOKIE, RETURN_TO_COOKIE, FLOW_BINDING_COOKIE])
 const NONE: ReadonlySet<string> = new Set()
 
 /** The header names a Connection header lists: they are hop-by-hop for this message. */

@@ -5,6 +5,16 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 
 export const SESSION_COOKIE = 'admin-session'
+/**
+ * The same session in a cookie no other host of the site can set or replace (`__Host-`: Secure,
+ * this host only, Path=/), beside the spec's `admin-session` wherever cookies are Secure. Another
+ * host of the site can plant an `admin-session` for this one (`Domain=` the site): beside a
+ * person's own, the two were refused and this host's cleared, leaving the planted one (its
+ * attacker's session, or a lock-out at every sign-in). Where a request carries this cookie, it
+ * alone names the session; a client that sends `admin-session` only (curl, as the spec shows) is
+ * read as before.
+ */
+export const HOST_SESSION_COOKIE = '__Host-admin-session'
 /** No cookie verifies longer after its issue; identity revocations are forgotten only this long (and a margin) after they were made. */
 export const MAX_SESSION_SECONDS = 28_800
 /** A cookie longer than this is refused before any work is done on it. */
@@ -150,8 +160,11 @@ export function flowBindingAttributes(): CookieAttributes {
   return { path: '/', httpOnly: true, sameSite: 'Lax', secure: true }
 }
 
-export function sessionSetCookie(secure: boolean, value: string, maxAge: number): string {
-  return serializeCookie(SESSION_COOKIE, value, sessionCookieAttributes(secure), maxAge)
+/** The Set-Cookie lines that sign a session in: `admin-session`, and where cookies are Secure `__Host-admin-session` too. */
+export function sessionSetCookies(secure: boolean, value: string, maxAge: number): string[] {
+  const lines = [serializeCookie(SESSION_COOKIE, value, sessionCookieAttributes(secure), maxAge)]
+  if (secure) lines.push(serializeCookie(HOST_SESSION_COOKIE, value, sessionCookieAttributes(true), maxAge))
+  return lines
 }
 
 /** Whether our cookies carry `Secure`: everywhere but development (decisions §2, NODE_ENV). */
@@ -159,8 +172,30 @@ export function secureCookies(config: { environment: string }): boolean {
   return config.environment !== 'development'
 }
 
-export function sessionClearCookie(secure: boolean): string {
-  return serializeCookie(SESSION_COOKIE, '', sessionCookieAttributes(secure), 0)
+/** The Set-Cookie lines that end a session in this browser: both cookies where cookies are Secure. */
+export function sessionClearCookies(secure: boolean): string[] {
+  const cleared = [serializeCookie(SESSION_COOKIE, '', sessionCookieAttributes(secure), 0)]
+  if (secure) cleared.push(serializeCookie(HOST_SESSION_COOKIE, '', sessionCookieAttributes(true), 0))
+  return cleared
+}
+
+/** `sessionClearCookies` as header entries, for a response's headers. */
+export function sessionClearHeaders(secure: boolean): [string, string][] {
+  return sessionClearCookies(secure).map((line) => ['set-cookie', line])
+}
+
+/**
+ * The session cookie values of a request: those of `__Host-admin-session` when it has any (where
+ * cookies are Secure), else those of `admin-session`. The caller refuses more than one.
+ */
+export function sessionCookieValues(header: string | null, secure: boolean): string[] {
+  if (header === null) return []
+  // A header of one cookie is read as `admin-session` unless it is the other (curl's, and the bench's).
+  if (secure && (header.indexOf(';') >= 0 || header.startsWith(HOST_SESSION_COOKIE))) {
+    const bound = readCookieValues(header, HOST_SESSION_COOKIE)
+    if (bound.length > 0) return bound
+  }
+  return readCookieValues(header, SESSION_COOKIE)
 }
 
 const EQUALS = '='.charCodeAt(0)

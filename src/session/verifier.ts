@@ -2,7 +2,7 @@
 // signature and expiry, revocation, and whether the identity still exists (decisions §5).
 
 import type { Clock } from '../clock.ts'
-import { readCookieValues, SESSION_COOKIE, verifySessionCookie, type SessionPayload } from './cookie.ts'
+import { sessionCookieValues, verifySessionCookie, type SessionPayload } from './cookie.ts'
 import type { Revocation, RevocationStore } from './revocations.ts'
 
 /** The identity is there, with this role (its `traits.role`; null without one). */
@@ -62,6 +62,8 @@ export class SessionVerifier {
     private readonly revocations: RevocationStore,
     private readonly lookupIdentity: PresenceLookup,
     private readonly recheckSeconds: number,
+    /** Cookies are Secure here: `__Host-admin-session`, when a request has it, names its session (cookie.ts). */
+    private readonly secureCookies = false,
   ) {}
 
   /**
@@ -70,7 +72,7 @@ export class SessionVerifier {
    * that await it get the same answer either way.
    */
   check(cookieHeader: string | null): SessionCheck | Promise<SessionCheck> {
-    const values = readCookieValues(cookieHeader, SESSION_COOKIE)
+    const values = sessionCookieValues(cookieHeader, this.secureCookies)
     if (values.length === 0) return { ok: false, code: 'not_authenticated', clearCookie: false }
     if (values.length > 1) return { ok: false, code: 'not_authenticated', clearCookie: true }
     const value = values[0]!

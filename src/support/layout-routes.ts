@@ -7,7 +7,7 @@ import type { Services } from '../services.ts'
 import { refuseUnknownFields } from '../http/body.ts'
 import { ApiError } from '../http/errors.ts'
 import { sessionOf } from '../http/request-context.ts'
-import { secureCookies, sessionClearCookie } from '../session/cookie.ts'
+import { secureCookies, sessionClearHeaders } from '../session/cookie.ts'
 import { checkLayout, LayoutStore } from './layout.ts'
 
 /** The PUT body's one field: another is refused, as the OpenAPI document says. */
@@ -22,7 +22,7 @@ export function layoutRoutes(services: Pick<Services, 'clock' | 'storage' | 'ver
     const fromGate = sessionOf(request)
     const check = await services.verifier.check(request.headers.get('cookie'))
     // A cookie found dead here (revoked since the gate looked) is cleared, as the gate clears one (decisions §5).
-    if (!check.ok) throw new ApiError(check.code, check.clearCookie ? { headers: { 'set-cookie': sessionClearCookie(secure) } } : {})
+    if (!check.ok) throw new ApiError(check.code, check.clearCookie ? { headers: sessionClearHeaders(secure) } : {})
     if (check.session.sub !== fromGate.sub || check.session.sid !== fromGate.sid) throw new ApiError('not_authenticated')
     return check.session.sub
   }
