@@ -1,8 +1,8 @@
 // /api/idp/**, /api/idp-admin/**, /api/iam-idp/**, /api/iam-idp-admin/**, /api/oauth/**,
-// /api/oauth-admin/**: any method, bodies streamed both ways. Plain-HTTP upstreams (the usual
-// private-network admin APIs) go through our own kept-alive HTTP/1.1 client (http1.ts), which
-// knows where a body ends without a second stream around it; https upstreams (and everything when
-// HTTP_PROXY is set) through Bun's fetch (fetch-client.ts).
+// /api/oauth-admin/**: any method but TRACE and CONNECT, bodies streamed both ways. Plain-HTTP
+// upstreams (the usual private-network admin APIs) go through our own kept-alive HTTP/1.1 client
+// (http1.ts), which knows where a body ends without a second stream around it; https upstreams
+// (and everything when HTTP_PROXY is set) through Bun's fetch (fetch-client.ts).
 // Who may call which prefix is the gate's decision (access.ts); this file only forwards.
 
 import { Elysia } from 'elysia'
