@@ -62,10 +62,20 @@ interface Row {
 const rows: Row[] = [
   { label: 'GET /api/health (public)', ours: `${serviceUrl}/api/health`, reference: `${bareUrl}/api/health`, referenceName: 'bare Elysia' },
   { label: 'GET /api/auth/session, valid cookie', ours: `${serviceUrl}/api/auth/session`, reference: `${bareUrl}/api/auth/session`, referenceName: 'bare Elysia', headers: { cookie } },
-  { label: 'GET /api/idp/small (proxy, 290 B)', ours: `${serviceUrl}/api/idp/small`, reference: `${nginx.url}/api/idp/small`, referenceName: 'nginx' },
+  { label: 'GET /api/idp/small (proxy, small JSON)', ours: `${serviceUrl}/api/idp/small`, reference: `${nginx.url}/api/idp/small`, referenceName: 'nginx' },
   { label: 'GET /api/idp-admin/small, admin cookie', ours: `${serviceUrl}/api/idp-admin/small`, reference: `${nginx.url}/api/idp/small`, referenceName: 'nginx', headers: { cookie } },
   { label: '1 MiB download through the proxy', ours: `${serviceUrl}/api/idp/1mb`, reference: `${nginx.url}/api/idp/1mb`, referenceName: 'nginx' },
 ]
+
+// Every row answers 200 on both sides before anything is measured: a row of errors (a refused
+// session, a misrouted path) would measure how fast a refusal is made, not the path.
+for (const row of rows) {
+  for (const url of [row.ours, row.reference]) {
+    const answer = await fetch(url, { headers: row.headers })
+    await answer.arrayBuffer()
+    if (answer.status !== 200) throw new Error(`${row.label}: ${url} answered ${answer.status}, not 200`)
+  }
+}
 
 const mean = (results: WrkResult[], key: keyof WrkResult) => results.reduce((sum, r) => sum + r[key], 0) / results.length
 const lines: string[] = []

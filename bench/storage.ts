@@ -46,7 +46,7 @@ async function rate(seconds: number, inFlight: number, op: (n: number) => Promis
 
 const pg = await startPostgres()
 // The identity store the gate asks whether the session's identity still exists: always yes.
-const identityStore = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => Response.json({ id: 'x', traits: {} }) })
+const identityStore = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => Response.json({ id: 'x', traits: { role: 'admin' } }) })
 
 interface Measured {
   engine: string

@@ -588,6 +588,11 @@ test('PostgreSQL down: a public proxy prefix is forwarded with the API key read 
     expect((await call(stack, 'POST', '/api/settings', { key: 'proxy.oauth.api_key', value: key, encrypted: true })).status).toBe(201)
     expect(await forwarded('/api/idp/self-service/login/browser')).toEqual({ status: 200, error: undefined, authorization: null })
     expect(await forwarded('/api/oauth/.well-known/openid-configuration')).toEqual({ status: 200, error: undefined, authorization: `Bearer ${key}` })
+    // The write's own notification, and the polls after it, have come and been read (each makes the
+    // key be read again): the database is stopped after that, not while such a read is under way.
+    await stack.service.storage.changes.nextPoll()
+    await stack.service.storage.changes.nextPoll()
+    expect(await forwarded('/api/oauth/.well-known/openid-configuration')).toEqual({ status: 200, error: undefined, authorization: `Bearer ${key}` })
     await pg.stop()
     try {
       await Bun.sleep(1500) // past the window in which the settings cache is trusted
