@@ -8,6 +8,7 @@ import { signIn, signInAtProvider, startOAuthProvider, type RunningProvider } fr
 import { startService, TestClock, type TestService } from './support/service.ts'
 import { markSecret, markSensitive } from './support/leaks.ts'
 import { freePort } from './support/ports.ts'
+import { rawRequest } from './support/raw-http.ts'
 import { temporaryDir } from './support/temp.ts'
 import { readCookieValues } from '../src/session/cookie.ts'
 import { foreignCookies, relayedResponseHeaders } from '../src/proxy/headers.ts'
@@ -245,6 +246,16 @@ describe('the callback refuses', () => {
       const response = await callback(service, back, cookie)
       expect([response.status, response.headers.get('location'), setCookies(response).has('admin-session')]).toEqual([302, '/api/auth/login', false])
     }
+    expect(provider.tokenRequests()).toBe(before)
+  })
+
+  test('a planted flow cookie named __Host-oauth_flow with U+00A0 before it (a name of its own, which another host may set) finishes no sign-in', async () => {
+    const attacker = await startLogin()
+    const back = await signInAtProvider(attacker.location, 'ada@example.test')
+    const before = provider.tokenRequests()
+    const planted = `oauth_state=${attacker.state}; oauth_verifier=${attacker.verifier}; \xa0__Host-oauth_flow=${attacker.state}.${attacker.verifier}`
+    const response = await rawRequest(service.url, `GET /api/auth/callback${back.search} HTTP/1.1`, { Cookie: planted }, '', 'latin1')
+    expect([response.status, response.headers.location]).toEqual([302, '/api/auth/login'])
     expect(provider.tokenRequests()).toBe(before)
   })
 

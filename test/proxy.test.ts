@@ -740,7 +740,6 @@ describe('upstream behaviour', () => {
       'admin-session; Path=/',
       'admin-session',
       ' admin-session\t=forged',
-      '\xa0admin-session=forged',
       '=oauth_state=forged; Path=/api/auth',
       '=oauth_verifier=forged; Path=/api/auth',
       '=oauth_return_to=%2Fdashboard%2Fplanted; Path=/api/auth',
@@ -758,6 +757,8 @@ describe('upstream behaviour', () => {
       'session=admin-session=x',
       '=x=admin-session',
       'theme; admin-session=x',
+      // U+00A0 is part of the name (only spaces and tabs are not): a cookie of its own, never read as ours.
+      '\xa0admin-session=forged',
     ]
     const head = ['HTTP/1.1 200 OK', ...[...planted, ...passing].map((cookie) => `Set-Cookie: ${cookie}`), 'Content-Length: 2', 'Connection: close', '', 'ok'].join('\r\n')
     const answer = (socket: Socket) => socket.end(head, 'latin1')

@@ -277,11 +277,13 @@ describe('signing and verifying', () => {
 })
 
 describe('reading the cookie header', () => {
-  // The general rule, written out once more: every `;`-separated part, split at its first `=`, both sides trimmed.
+  // The general rule, written out once more: every `;`-separated part, split at its first `=`, both
+  // sides without the spaces and tabs around them (only those: U+00A0 is part of a name).
+  const ows = (text: string) => text.replace(/^[ \t]+|[ \t]+$/g, '')
   const reference = (header: string, name: string) =>
     header.split(';').flatMap((part) => {
       const eq = part.indexOf('=')
-      return eq >= 0 && part.slice(0, eq).trim() === name ? [part.slice(eq + 1).trim()] : []
+      return eq >= 0 && ows(part.slice(0, eq)) === name ? [ows(part.slice(eq + 1))] : []
     })
   const pieces = ['admin-session', 'admin-session2', 'admin-sessio', 'other', '=', ';', ' ', '\t', 'x', 'a=b', '\u00a0', '"v"', '%3B']
 
@@ -295,5 +297,18 @@ describe('reading the cookie header', () => {
     expect(readCookieValues('admin-session= abc ', 'admin-session')).toEqual(['abc'])
     expect(readCookieValues('admin-sessionx=abc', 'admin-session')).toEqual([])
     expect(readCookieValues('admin-session=a; admin-session=b', 'admin-session')).toEqual(['a', 'b'])
+    // A name a browser keeps apart from ours (another host of the site may set it), never read as ours.
+    expect(readCookieValues('\u00a0__Host-admin-session=x; \u2000admin-session=y; \ufeffadmin-session=z', '__Host-admin-session')).toEqual([])
+    expect(readCookieValues('\u00a0admin-session=x', 'admin-session')).toEqual([])
+  })
+
+  test('a __Host- cookie name with U+00A0 before it (which another host may set) is not ours: it neither names the session nor locks anyone out', async () => {
+    const own = stack.cookie.admin.slice('admin-session='.length)
+    const viewers = stack.cookie.viewer.slice('admin-session='.length)
+    // Sent as bytes: the U+00A0 is one 0xA0 byte, as Bun reads a header (Latin-1).
+    const swap = await rawRequest(stack.service.url, 'GET /api/auth/session HTTP/1.1', { Cookie: `a=1; \xa0__Host-admin-session=${viewers}; admin-session=${own}` }, '', 'latin1')
+    expect([swap.status, (JSON.parse(swap.body) as { user: { identityId: string } }).user.identityId]).toEqual([200, stack.admin.id])
+    const lockout = await rawRequest(stack.service.url, 'GET /api/auth/session HTTP/1.1', { Cookie: `__Host-admin-session=${own}; admin-session=${own}; \xa0__Host-admin-session=junk.junk` }, '', 'latin1')
+    expect(lockout.status).toBe(200)
   })
 })

@@ -5,7 +5,7 @@
 
 import { SECURITY_HEADERS } from '../http/gate.ts'
 import { RETURN_TO_COOKIE } from '../auth/return-to.ts'
-import { FLOW_BINDING_COOKIE, HOST_SESSION_COOKIE, SESSION_COOKIE, STATE_COOKIE, VERIFIER_COOKIE } from '../session/cookie.ts'
+import { FLOW_BINDING_COOKIE, HOST_SESSION_COOKIE, SESSION_COOKIE, STATE_COOKIE, VERIFIER_COOKIE, withoutCookieSpace } from '../session/cookie.ts'
 import type { HeaderFields } from './http1.ts'
 import { RELAYED_ANSWER_POLICY } from './relayed-policy.ts'
 
@@ -72,20 +72,20 @@ function namedIn(connection: string | null): ReadonlySet<string> {
 export function foreignCookies(cookie: string): string | null {
   if (!cookie.includes(';')) {
     // One cookie (an admin's request carries just the session): the general rule below, without its lists.
-    const only = cookie.trim()
-    return only === '' || OWN_COOKIES.has(only.slice(0, Math.max(0, only.indexOf('='))).trim()) ? null : only
+    const only = withoutCookieSpace(cookie)
+    return only === '' || OWN_COOKIES.has(withoutCookieSpace(only.slice(0, Math.max(0, only.indexOf('='))))) ? null : only
   }
   const kept = cookie
     .split(';')
-    .map((part) => part.trim())
-    .filter((part) => part !== '' && !OWN_COOKIES.has(part.slice(0, Math.max(0, part.indexOf('='))).trim()))
+    .map(withoutCookieSpace)
+    .filter((part) => part !== '' && !OWN_COOKIES.has(withoutCookieSpace(part.slice(0, Math.max(0, part.indexOf('='))))))
   return kept.length > 0 ? kept.join('; ') : null
 }
 
 /** The name our cookie reader sees in a pair: the text before its first `=` (all of it without one), trimmed as readCookieValues trims. */
 function nameAsRead(pair: string): string {
   const eq = pair.indexOf('=')
-  return (eq < 0 ? pair : pair.slice(0, eq)).trim()
+  return withoutCookieSpace(eq < 0 ? pair : pair.slice(0, eq))
 }
 
 /**
@@ -95,7 +95,7 @@ function nameAsRead(pair: string): string {
  * `Cookie: admin-session=x`, which readCookieValues reads as ours (Chromium refuses such a cookie,
  * other user agents have not always). A bare own name is refused too: a parser that takes it for a
  * name with an empty value would replace our cookie. Names are compared as readCookieValues
- * compares them: exactly (`Admin-Session` is not ours), after trim().
+ * compares them: exactly (`Admin-Session` is not ours), spaces and tabs around them dropped (withoutCookieSpace).
  */
 function setsOwnCookie(setCookie: string): boolean {
   const end = setCookie.indexOf(';')

@@ -201,18 +201,32 @@ export function sessionCookieValues(header: string | null, secure: boolean): str
 const EQUALS = '='.charCodeAt(0)
 
 /**
+ * A cookie's name or value without the spaces and tabs around it, and only those (RFC 6265's
+ * whitespace). `trim()` also takes U+00A0 and other Unicode spaces away: a browser keeps
+ * `\xA0__Host-admin-session` as a name of its own, which another host of the site may set, and
+ * read with `trim()` it would pass for ours (the cookie-prefix bypass of "Cookie Chaos").
+ */
+export function withoutCookieSpace(text: string): string {
+  let start = 0
+  let end = text.length
+  while (start < end && (text.charCodeAt(start) === 32 || text.charCodeAt(start) === 9)) start++
+  while (end > start && (text.charCodeAt(end - 1) === 32 || text.charCodeAt(end - 1) === 9)) end--
+  return start === 0 && end === text.length ? text : text.slice(start, end)
+}
+
+/**
  * The values of one cookie name in a Cookie header. More than one `admin-session` is refused by
  * the caller: a second cookie planted from a sibling origin must not pick the session.
  */
 export function readCookieValues(header: string | null, name: string): string[] {
   if (!header) return []
   // What a browser sends for the dashboard alone: this one cookie and nothing else (same result as below).
-  if (header.indexOf(';') < 0 && header.startsWith(name) && header.charCodeAt(name.length) === EQUALS) return [header.slice(name.length + 1).trim()]
+  if (header.indexOf(';') < 0 && header.startsWith(name) && header.charCodeAt(name.length) === EQUALS) return [withoutCookieSpace(header.slice(name.length + 1))]
   const values: string[] = []
   for (const part of header.split(';')) {
     const eq = part.indexOf('=')
     if (eq < 0) continue
-    if (part.slice(0, eq).trim() === name) values.push(part.slice(eq + 1).trim())
+    if (withoutCookieSpace(part.slice(0, eq)) === name) values.push(withoutCookieSpace(part.slice(eq + 1)))
   }
   return values
 }

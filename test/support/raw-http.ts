@@ -8,7 +8,8 @@ export interface RawResponse {
   body: string
 }
 
-export function rawRequest(base: string, requestLine: string, headers: Record<string, string> = {}, body = ''): Promise<RawResponse> {
+/** `encoding`: how the request's text becomes bytes (`latin1`: each character below U+0100 one byte, as a browser may send a header). */
+export function rawRequest(base: string, requestLine: string, headers: Record<string, string> = {}, body = '', encoding: BufferEncoding = 'utf8'): Promise<RawResponse> {
   const url = new URL(base)
   const named = new Set(Object.keys(headers).map((name) => name.toLowerCase()))
   const lines = [requestLine]
@@ -16,14 +17,14 @@ export function rawRequest(base: string, requestLine: string, headers: Record<st
   if (!named.has('connection')) lines.push('Connection: close')
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`)
   if (body) lines.push(`Content-Length: ${Buffer.byteLength(body)}`)
-  return rawSend(base, lines.join('\r\n') + '\r\n\r\n' + body)
+  return rawSend(base, lines.join('\r\n') + '\r\n\r\n' + body, encoding)
 }
 
 /** Sends the bytes exactly as given (request line, headers, body) and reads the answer to the end. */
-export function rawSend(base: string, payload: string): Promise<RawResponse> {
+export function rawSend(base: string, payload: string, encoding: BufferEncoding = 'utf8'): Promise<RawResponse> {
   const url = new URL(base)
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: url.hostname, port: Number(url.port) }, () => socket.write(payload))
+    const socket = connect({ host: url.hostname, port: Number(url.port) }, () => socket.write(payload, encoding))
     const chunks: Buffer[] = []
     socket.setTimeout(10_000, () => socket.destroy(new Error('raw request timed out')))
     socket.on('data', (chunk: Buffer) => chunks.push(chunk))
