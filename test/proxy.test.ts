@@ -920,6 +920,12 @@ describe('identity searches through an admin prefix', () => {
     expect(event).toMatchObject({ actor: stack.admin.id, target: 'ada.admin@example.test', detail: { outcome: 'ok', prefix: 'idp-admin' }, request_id: id })
     const line = stack.service.logLines.map((entry) => JSON.parse(entry) as Record<string, unknown>).find((entry) => entry.action === 'identity_search' && entry.request_id === id)
     expect(line).toMatchObject({ adminId: stack.admin.id, searchFilter: 'ada.admin@example.test', outcome: 'ok' })
+    // Spelled as Kratos also reads it (a name or a path percent-encoded), or its fuzzy search: a search too.
+    for (const spelled of ['/admin/identities?credentials%5Fidentifier=ada.admin%40example.test', '/admin/%69dentities?credentials_identifier=ada.admin%40example.test', '/admin/identities?preview_credentials_identifier_similar=ada']) {
+      const before = await searches()
+      await fetch(`${stack.service.url}/api/idp-admin${spelled}`, { headers: adminHeaders() })
+      expect([spelled, await searches()]).toEqual([spelled, before + 1])
+    }
     // One the identities route would refuse (a line break in it): searched by Kratos, kept as its length.
     await fetch(`${stack.service.url}/api/idp-admin/admin/identities?credentials_identifier=${encodeURIComponent('a\nb')}`, { headers: adminHeaders() })
     const [odd] = await stack.service.services.audit.list({ limit: 1, action: 'identity_search' })

@@ -246,6 +246,21 @@ describe('bodies over the limit get our envelope', () => {
     expect((await response.json()).error).toBe('payload_too_large')
   })
 
+  test('the same through an admin prefix: its audit event, written before it was sent, says it was cut off (not "no outcome recorded")', async () => {
+    const chunk = new Uint8Array(1024 * 1024)
+    let sent = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ > PROXY_BODY_LIMIT / chunk.byteLength + 2) controller.close()
+        else controller.enqueue(chunk)
+      },
+    })
+    const response = await fetch(`${stack.service.url}/api/oauth-admin/admin/clients`, { method: 'POST', headers: { cookie: stack.cookie.admin, origin: ORIGIN }, body, duplex: 'half' } as RequestInit)
+    expect(response.status).toBe(413)
+    const [event] = await stack.service.services.audit.list({ limit: 1, action: 'proxy_write' })
+    expect(event!.detail).toEqual({ prefix: 'oauth-admin', method: 'POST', status: null, outcome: 'payload_too_large' })
+  })
+
   test('our own JSON routes: over 256 KiB, announced or chunked → 413 envelope', async () => {
     const big = JSON.stringify({ key: 'k', value: 'x'.repeat(300 * 1024) })
     const announced = await fetch(`${stack.service.url}/api/settings`, { method: 'POST', headers: { cookie: stack.cookie.admin, origin: ORIGIN, 'content-type': 'application/json' }, body: big })

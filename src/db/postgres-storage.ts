@@ -302,8 +302,12 @@ export class PostgresStorage implements Storage {
     this.firstPoll = { promise, resolve }
     this.listening = new ReplaceableListener(connectListener, CHANGE_CHANNEL, {
       notify: (payload) => void this.onNotification(payload),
-      // Notifications sent before it (while reconnecting, or on the client given up on) are lost: poll now rather than later.
-      listening: () => void this.poll(),
+      // Notifications sent before it (while reconnecting, or on the client given up on) are lost:
+      // poll now rather than later, and what was heard before is no credit against what the poll finds.
+      listening: () => {
+        this.settingsHeard = 0
+        void this.poll()
+      },
       lost: (loss) => this.onListenLost(loss),
     })
   }

@@ -18,6 +18,7 @@ import { Http1Pool, UpstreamProtocolError, type UpstreamAnswer } from './http1.t
 import { markPassthrough } from './passthrough.ts'
 import { DeadlineClock } from './deadline.ts'
 import { basePathOf, isUnderBase, joinUpstreamUrl, keyedPublicPath, pathUnderBase, reachesAdminApi, type UpstreamTarget } from './url.ts'
+import { normalizePath } from '../http/access.ts'
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 import { StorageUnavailableError } from '../db/storage.ts'
@@ -240,7 +241,11 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
      */
     const failed = async (error: unknown, at: { status?: number; sent?: false } = {}): Promise<never> => {
       deadline.stop()
-      if (error instanceof BodyTooLarge || (error as { cause?: unknown }).cause instanceof BodyTooLarge) throw new ApiError('payload_too_large')
+      if (error instanceof BodyTooLarge || (error as { cause?: unknown }).cause instanceof BodyTooLarge) {
+        // Cut off before its end: the upstream got no whole request, and its event says so.
+        await auditWrite(target, null, 'payload_too_large')
+        throw new ApiError('payload_too_large')
+      }
       const failure = classifyFailure(error, deadline.aborted)
       // Anything but a connection never made may have reached the upstream: its change may have been made.
       const reached = at.sent !== false && !neverSent(error)
@@ -248,6 +253,8 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
       noteOn(request, { upstream_failure: failure.class })
       const words = !reached ? undefined : failure.code === 'bad_gateway' ? ANSWER_LOST : failure.code === 'proxy_error' ? ANSWER_UNREADABLE : undefined
       const change = !NO_BODY_METHODS.has(request.method)
+      const searched = prefix.admin && !change ? identitySearchOf(target) : null
+      if (searched !== null) await auditSearch(target, searched, at.status ?? null, failure.class)
       if (prefix.admin && change) {
         if (reached) await afterIdentityWrite(target, at.status ?? null)
         const outcome = words === ANSWER_LOST ? 'answer_lost' : words === ANSWER_UNREADABLE ? 'answer_unreadable' : failure.class
@@ -309,16 +316,23 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
    * or null: a search as /api/identities makes one (admin-api.md rule 6), made through the proxy.
    */
   function identitySearchOf({ prefix, request, url, base }: Target): string | null {
-    if (request.method !== 'GET' || (prefix.name !== 'idp-admin' && prefix.name !== 'iam-idp-admin') || !url.search.includes('credentials_identifier')) return null
-    const path = pathUnderBase(url, base)
-    if (path !== '/admin/identities' && path !== '/admin/identities/') return null
-    return new URLSearchParams(url.search).get('credentials_identifier') || null
+    if (request.method !== 'GET' || (prefix.name !== 'idp-admin' && prefix.name !== 'iam-idp-admin') || url.search === '') return null
+    // Read as Kratos reads them: the query's names decoded, the path decoded and normalized (a
+    // spelling the gate reads as the list is taken for it; a search recorded twice costs nothing).
+    const query = new URLSearchParams(url.search)
+    const filter = query.get('credentials_identifier') || query.get('preview_credentials_identifier_similar')
+    if (!filter || normalizePath(pathUnderBase(url, base)).path !== '/admin/identities') return null
+    return filter
   }
 
-  /** A search through the proxy, as the identities route records its own: a JSON line and an event (its filter as text only when it is one a search would take). */
-  async function auditSearch({ prefix, request }: Target, filter: string, status: number): Promise<void> {
+  /**
+   * A search through the proxy, as the identities route records its own: a JSON line and an event
+   * (its filter as text only when it is one a search would take). `failure`: how it failed, where no
+   * answer came.
+   */
+  async function auditSearch({ prefix, request }: Target, filter: string, status: number | null, failure?: string): Promise<void> {
     const adminId = attachedSession(request)?.sub ?? null
-    const outcome = status < 400 ? 'ok' : status >= 500 ? 'upstream_error' : 'upstream_refused'
+    const outcome = failure ?? (status === null || status >= 500 ? 'upstream_error' : status < 400 ? 'ok' : 'upstream_refused')
     const requestId = requestIdOf(request)
     log.audit({ action: 'identity_search', adminId, searchFilter: filter, timestamp: new Date().toISOString(), outcome, prefix: prefix.name, request_id: requestId })
     const plain = isPlainIdentifier(filter)
@@ -395,7 +409,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
    * be told without a value (factsOf).
    */
   async function auditWrite(target: Target, status: number | null, outcome: string, facts: WriteFacts = {}): Promise<void> {
-    if (NO_BODY_METHODS.has(target.request.method)) return
+    if (!target.prefix.admin || NO_BODY_METHODS.has(target.request.method)) return
     const event = writeEvent(target, status, outcome, facts)
     // The upstream has already acted: its answer still goes back; a missing outcome is logged loudly
     // (the event then stays "pending": the trail says the write was sent, and not how it ended).
