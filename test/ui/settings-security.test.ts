@@ -1092,6 +1092,16 @@ test('the audit log filters to writes through the proxies, stepped to with the a
   const row = table.locator('tbody tr').filter({ hasText: `/admin/identities/${locked.id}` })
   await row.waitFor()
   expect(await row.locator('td').nth(2).textContent()).toBe('proxy write (PATCH, identity left deactivated)')
+  // What a create made and whose tokens were revoked: long ids in the Action column, which wraps
+  // rather than scroll sideways, in both themes, on a desktop and a phone.
+  const { audit } = admin.harness.sandbox.services
+  const actor = identityIdOf(SANDBOX_USERS.admin)
+  await audit.record({ action: 'proxy_write', actor, target: '/admin/clients', detail: { prefix: 'oauth-admin', method: 'POST', status: 201, outcome: 'ok', created: '5b0e2a47-8c1d-4f3e-9a6b-2c7d8e9f0a1b' } })
+  await audit.record({ action: 'proxy_write', actor, target: '/admin/oauth2/tokens', detail: { prefix: 'oauth-admin', method: 'DELETE', status: 204, outcome: 'ok', client_id: 'partner-portal-production-eu-west-1-confidential' } })
+  await admin.page.reload()
+  const revoked = table.locator('tbody tr').filter({ hasText: 'client partner-portal-production-eu-west-1-confidential' })
+  expect(await sweep(admin.page, 'audit-proxy-facts', () => revoked.waitFor())).toEqual([])
+  expect(await table.getByRole('cell', { name: 'proxy write (POST, created 5b0e2a47-8c1d-4f3e-9a6b-2c7d8e9f0a1b)' }).count()).toBe(1)
   expect(admin.problems).toEqual([])
 })
 
