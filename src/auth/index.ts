@@ -14,7 +14,7 @@ import { prepared } from '../http/plain-answer.ts'
 import type { DirectHandler } from '../http/direct.ts'
 import { CROSS_SITE_REFUSAL, isCrossSiteWrite } from '../http/gate.ts'
 import { describeError } from '../log.ts'
-import { isInactive, storeFailureSays } from '../identities/store.ts'
+import { isInactive, roleOf, storeFailureSays } from '../identities/store.ts'
 import {
   FLOW_BINDING_COOKIE,
   FLOW_COOKIE_SECONDS,
@@ -39,6 +39,7 @@ import { LoginClient, type ProviderFailure } from './oauth.ts'
 import { errorCodeFor, type UpstreamFailure } from '../upstream/client.ts'
 import { DEFAULT_RETURN_TO, RETURN_TO_COOKIE, safeReturnTo } from './return-to.ts'
 import { failurePage, wantsPage } from './failure-page.ts'
+import { oncePerWindow } from '../throttle.ts'
 
 const LOGIN_PATH = '/api/auth/login'
 
@@ -90,7 +91,6 @@ const REPEATABLE_NOT = ['code', 'state', 'iss']
 
 /** How often one person's sign-in refused for one reason is put in the audit trail, at most. */
 export const REFUSAL_RECORDED_EVERY_MS = 10 * 60_000
-const MOST_REFUSALS_REMEMBERED = 10_000
 
 /** `session` answers GET /api/auth/session here too (HEAD, the trailing slash, the OpenAPI document); the direct lane answers GET first (app.ts). */
 export function authRoutes(
@@ -131,8 +131,8 @@ export function authRoutes(
     return loginClient
   }
 
-  /** subject and reason → when its refusal was last put in the audit trail (ms), the oldest first. */
-  const refusalsRecorded = new Map<string, number>()
+  /** Whether a refusal (its reason and subject) goes in the audit trail now. */
+  const recordRefusal = oncePerWindow(REFUSAL_RECORDED_EVERY_MS, () => clock.now())
   /**
    * Someone the provider signed in, refused here: in the audit trail (an operator wants to see who
    * tried), then the 403. The refusal stands when the event cannot be written. The same person
@@ -141,15 +141,9 @@ export function authRoutes(
    * often as they like, and each time would otherwise add a row to the trail.
    */
   const refused = async (subject: string, reason: 'unknown_identity' | 'no_role' | 'inactive', requestId: string | undefined): Promise<ApiError> => {
-    const key = `${reason}\u0000${subject}`
-    const now = clock.now()
-    const last = refusalsRecorded.get(key)
     // In the log each time, with why (the failure page says it to the person; the audit event may be skipped below).
     log.info('login_refused', { request_id: requestId, reason })
-    if (last === undefined || now - last >= REFUSAL_RECORDED_EVERY_MS) {
-      refusalsRecorded.delete(key)
-      if (refusalsRecorded.size >= MOST_REFUSALS_REMEMBERED) refusalsRecorded.delete(refusalsRecorded.keys().next().value!)
-      refusalsRecorded.set(key, now)
+    if (recordRefusal(`${reason}\u0000${subject}`)) {
       await audit.recordOrLog(log, { action: 'login', actor: subject, target: null, detail: { outcome: 'refused', reason }, requestId })
     }
     return reason === 'inactive' ? deactivated() : reason === 'unknown_identity' ? unknownAccount() : noRole()
@@ -182,7 +176,8 @@ export function authRoutes(
     // login) does not bring it back: the lock-out holds here too.
     if (isInactive(found.identity)) throw await refused(outcome.subject, 'inactive', requestIdOf(request))
     const traits = (found.identity.traits ?? {}) as Record<string, unknown>
-    const role = traits.role
+    // Read as the session check reads it at each presence lookup (a session whose identity has another role ends).
+    const role = roleOf(found.identity)
     if (role !== 'admin' && role !== 'viewer') throw await refused(outcome.subject, 'no_role', requestIdOf(request))
     const email = typeof traits.email === 'string' ? traits.email : (outcome.email ?? '')
 

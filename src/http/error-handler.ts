@@ -7,6 +7,7 @@ import { pathnameOf, requestIdOf } from './request-context.ts'
 import { describeError, type Logger } from '../log.ts'
 import { DiskFullError, isDatabaseBusy } from '../db/database.ts'
 import { StorageUnavailableError } from '../db/storage.ts'
+import { oncePerWindow } from '../throttle.ts'
 
 interface RouteSignature {
   method: string
@@ -64,14 +65,11 @@ export function createErrorHandler(log: Logger, allowedMethods: (path: string) =
 const UNAVAILABLE_SAID_EVERY_MS = 10_000
 
 function enveloped(log: Logger, allowedMethods: (path: string) => string[]) {
-  /** Reason (a SQLSTATE, a system code) → when it was last said. */
-  const unavailableSaid = new Map<string, number>()
+  /** Whether a reason (a SQLSTATE, a system code) is said now. */
+  const sayNow = oncePerWindow(UNAVAILABLE_SAID_EVERY_MS, () => performance.now())
   const sayUnavailable = (request: Request, reason: string) => {
-    const now = performance.now()
-    if (now - (unavailableSaid.get(reason) ?? Number.NEGATIVE_INFINITY) < UNAVAILABLE_SAID_EVERY_MS) return
-    unavailableSaid.set(reason, now)
     // Why, for the operator: a read-only database (25006) is not an unreachable one (08006).
-    log.warn('database_unavailable', { request_id: requestIdOf(request), path: pathnameOf(request), reason })
+    if (sayNow(reason)) log.warn('database_unavailable', { request_id: requestIdOf(request), path: pathnameOf(request), reason })
   }
   return ({ code, error, request }: ErrorContext): Response => {
     try {

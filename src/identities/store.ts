@@ -41,9 +41,9 @@ export const isInactive = (identity: Record<string, unknown>) => identity.state 
 
 export class IdentityStoreClient extends UpstreamClient {
   /**
-   * Whether an identity can hold a session: 200 → present, unless Kratos has it deactivated
-   * (`state: inactive`, how an operator locks an account out), which is gone like a 404; anything
-   * else → unavailable.
+   * Whether an identity can hold a session: 200 → present, with its role (roleOf), unless Kratos
+   * has it deactivated (`state: inactive`, how an operator locks an account out), which is gone
+   * like a 404; anything else → unavailable.
    */
   async presence(identityId: string): Promise<IdentityPresence> {
     const found = await this.getIdentity(identityId)
