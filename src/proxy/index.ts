@@ -117,12 +117,11 @@ type WriteFacts = { state?: string; created?: string; client_id?: string }
  * identity was left in (a Deactivate is a PATCH like any other), the id of what a POST made, the
  * client whose tokens were revoked (Hydra takes it in the query). Ids and states only.
  */
-function factsOf(method: string, path: string, search: string, answer: Uint8Array | null): WriteFacts {
+function factsOf(method: string, path: string, search: string, record: Record<string, unknown> | null): WriteFacts {
   if (method === 'DELETE' && path === '/admin/oauth2/tokens') {
     const client = new URLSearchParams(search).get('client_id')
     return client && isPlainIdentifier(client) ? { client_id: client } : {}
   }
-  const record = recordIn(answer)
   if (record === null) return {}
   const facts: WriteFacts = {}
   if ((method === 'PATCH' || method === 'PUT') && IDENTITY_PATH.test(path) && (record.state === 'active' || record.state === 'inactive')) facts.state = record.state
@@ -144,9 +143,14 @@ function recordIn(answer: Uint8Array | null): Record<string, unknown> | null {
   }
 }
 
-/** Whether a write's answer, read whole, is an identity Kratos holds deactivated. */
-function answersInactive(answer: Uint8Array | null): boolean {
-  return recordIn(answer)?.state === 'inactive'
+/**
+ * How an upstream's status reads in the audit trail: a 4xx is a refusal; a 5xx may come from
+ * something in front of the upstream (a gateway's 502 or 504) after it acted, so it may have been
+ * done; no status at all (an answer lost) likewise.
+ */
+function outcomeOfStatus(status: number | null): 'ok' | 'upstream_refused' | 'upstream_error' {
+  if (status === null || status >= 500) return 'upstream_error'
+  return status < 400 ? 'ok' : 'upstream_refused'
 }
 
 /** The proxy: its Elysia routes (one per prefix), and `forward`, which answers a request under a prefix whatever calls it. */
@@ -332,7 +336,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
    */
   async function auditSearch({ prefix, request }: Target, filter: string, status: number | null, failure?: string): Promise<void> {
     const adminId = attachedSession(request)?.sub ?? null
-    const outcome = failure ?? (status === null || status >= 500 ? 'upstream_error' : status < 400 ? 'ok' : 'upstream_refused')
+    const outcome = failure ?? outcomeOfStatus(status)
     const requestId = requestIdOf(request)
     log.audit({ action: 'identity_search', adminId, searchFilter: filter, timestamp: new Date().toISOString(), outcome, prefix: prefix.name, request_id: requestId })
     const plain = isPlainIdentifier(filter)
@@ -342,19 +346,18 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
 
   async function afterAdminWrite(target: Target, upstream: UpstreamAnswer, whole: Uint8Array | null): Promise<void> {
     const { request, url, base } = target
-    await afterIdentityWrite(target, upstream.status, whole)
-    // A 5xx may come from something in front of the upstream (a gateway's 502 or 504) after the
-    // upstream acted: not a refusal, and said as possibly done.
-    const outcome = upstream.status < 400 ? 'ok' : upstream.status >= 500 ? 'upstream_error' : 'upstream_refused'
-    await auditWrite(target, upstream.status, outcome, upstream.status < 300 ? factsOf(request.method, pathUnderBase(url, base), url.search, whole) : {})
+    // A success's answer, read whole, as a record: once, for the sessions and for the audit event.
+    const record = upstream.status >= 200 && upstream.status < 300 ? recordIn(whole) : null
+    await afterIdentityWrite(target, upstream.status, record)
+    await auditWrite(target, upstream.status, outcomeOfStatus(upstream.status), upstream.status < 300 ? factsOf(request.method, pathUnderBase(url, base), url.search, record) : {})
   }
 
   /**
    * What a write to an identity of the login or managed store means for its dashboard sessions.
    * `status`: the upstream's, or null when its answer was lost (the write may have been made);
-   * `answer`: its body when it was read whole (a small one).
+   * `answer`: its body as a record, when it was read whole (a small one).
    */
-  async function afterIdentityWrite({ prefix, request, url, base }: Target, status: number | null, answer: Uint8Array | null = null): Promise<void> {
+  async function afterIdentityWrite({ prefix, request, url, base }: Target, status: number | null, answer: Record<string, unknown> | null = null): Promise<void> {
     if (prefix.name !== 'idp-admin' && prefix.name !== 'iam-idp-admin') return
     if (status !== null && (status < 200 || status >= 300)) return
     const identity = pathUnderBase(url, base).match(IDENTITY_PATH)
@@ -365,7 +368,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
       await services.endSessionsOf(decodeURIComponent(identity[1]!)).catch((error: unknown) => log.error('end_sessions_failed', { request_id: requestIdOf(request), ...describeError(error) }))
     } else if (request.method === 'PATCH' || request.method === 'PUT' || request.method === 'DELETE') {
       const id = decodeURIComponent(identity[1]!)
-      if (status !== null && answersInactive(answer)) {
+      if (status !== null && answer?.state === 'inactive') {
         // Deactivated (Kratos's lock-out): its dashboard sessions end now on every replica (a
         // revocation, shared through the database), not only on this one, where the next request
         // would ask the store; the others trusted it until their recheck window ran out.
@@ -397,7 +400,6 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
     return new Response(relayed.stream(), init)
   }
 
-  /** A write through an admin prefix, in the audit trail: who, which method and path (ids, never query values or bodies), how it ended. */
   /** The event of a write through an admin prefix, before it is sent: nothing reaches an upstream that the trail does not hold (a database that cannot take it answers 503 first). */
   async function beginWrite(target: Target): Promise<void> {
     target.auditId = await services.audit.begin(writeEvent(target, null, 'pending'))
@@ -417,6 +419,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
     await services.audit.recordOrLog(log, event, { prefix: target.prefix.name })
   }
 
+  /** A write through an admin prefix, in the audit trail: who, which method and path (ids, never query values or bodies), how it ended. */
   function writeEvent({ prefix, request, url, base }: Target, status: number | null, outcome: string, facts: WriteFacts = {}) {
     const detail = { prefix: prefix.name, method: request.method, status, outcome, ...facts }
     return { action: 'proxy_write', actor: attachedSession(request)?.sub ?? null, target: pathUnderBase(url, base), detail, requestId: requestIdOf(request) } as const
