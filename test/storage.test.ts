@@ -767,6 +767,17 @@ describe('postgres only', () => {
     await withSql(url, (sql) => sql`UPDATE storage_versions SET version = version + 1 WHERE topic = 'settings'`)
     expect(await within(1000, () => seen.includes(null))).not.toBeNull()
     expect(seen).toEqual(['other.replica', 'this.replica', 'other.replica', null])
+    // A notification heard late, of a version already polled, is no credit against a later raise
+    // nobody notified of: that raise still forgets every key.
+    await Bun.sleep(400)
+    seen.length = 0
+    await withSql(url, async (sql) => {
+      const [{ version }] = await sql`SELECT version::text AS version FROM storage_versions WHERE topic = 'settings'`
+      await sql`SELECT pg_notify('admin_dashboard_changes', ${`settings@${version}:late.one`})`
+    })
+    expect(await within(1000, () => seen.includes('late.one'))).not.toBeNull()
+    await withSql(url, (sql) => sql`UPDATE storage_versions SET version = version + 1 WHERE topic = 'settings'`)
+    expect(await within(1000, () => seen.includes(null))).not.toBeNull()
   })
 
   test('a start whose migrations wait for a lock held elsewhere says so in the log after 2 s, then opens once the lock is let go', async () => {

@@ -271,11 +271,12 @@ export class PostgresStorage implements Storage {
   private readonly listeners = new Set<ChangeListener>()
   private readonly known = new Map<string, string>()
   /**
-   * Settings changes heard of through the LISTEN and applied, not yet matched with the version a
-   * poll read: each write raises the version by one and notifies in its transaction, so a raise the
-   * notifications account for is not taken for changes unknown (which would forget every key).
+   * The settings versions whose change was heard of through the LISTEN and applied (a write's
+   * notification carries the version it raised to): a raise the poll finds made only of those is
+   * not taken for changes unknown, which would forget every key. Versions up to the last polled are
+   * let go at each poll.
    */
-  private settingsHeard = 0
+  private readonly settingsHeard = new Set<number>()
   private pollTimer: ReturnType<typeof setInterval> | null = null
   private polling = false
   private fresh = -Infinity
@@ -302,12 +303,8 @@ export class PostgresStorage implements Storage {
     this.firstPoll = { promise, resolve }
     this.listening = new ReplaceableListener(connectListener, CHANGE_CHANNEL, {
       notify: (payload) => void this.onNotification(payload),
-      // Notifications sent before it (while reconnecting, or on the client given up on) are lost:
-      // poll now rather than later, and what was heard before is no credit against what the poll finds.
-      listening: () => {
-        this.settingsHeard = 0
-        void this.poll()
-      },
+      // Notifications sent before it (while reconnecting, or on the client given up on) are lost: poll now rather than later.
+      listening: () => void this.poll(),
       lost: (loss) => this.onListenLost(loss),
     })
   }
@@ -403,7 +400,7 @@ export class PostgresStorage implements Storage {
         if (row === undefined) return 'refused'
         const outcome: UpsertOutcome = row.inserted ? 'created' : 'updated'
         await appendAudit(tx, audit(outcome))
-        await announce(tx, 'settings', `settings:${setting.key}`)
+        await announce(tx, 'settings', setting.key)
         return outcome
       }),
 
@@ -413,7 +410,7 @@ export class PostgresStorage implements Storage {
         const deleted = await tx`DELETE FROM settings WHERE key = ${key} RETURNING key`
         if (deleted.length === 0) return false
         await appendAudit(tx, audit)
-        await announce(tx, 'settings', `settings:${key}`)
+        await announce(tx, 'settings', key)
         return true
       }),
 
@@ -427,7 +424,7 @@ export class PostgresStorage implements Storage {
           if (!decided.ok) return decided
           for (const [key, value] of decided.replaced) await tx`UPDATE settings SET value = ${value} WHERE key = ${key}`
           await appendAudit(tx, audit(decided.replaced.length))
-          await announce(tx, 'settings', 'settings')
+          await announce(tx, 'settings')
           return { ok: true as const, count: decided.replaced.length }
         },
         60_000,
@@ -595,8 +592,6 @@ export class PostgresStorage implements Storage {
 
   /** The poll still proves freshness meanwhile; only the instant delivery is missing. */
   private onListenLost(loss: ListenLoss): void {
-    // Notifications may have been lost with it: what the next poll finds is taken as unknown.
-    this.settingsHeard = 0
     if (this.closed) return
     if (loss.kind === 'timeout') this.log?.warn('database_listen_reopened', { reason: 'timeout' })
     else this.log?.warn('database_listen_failed', { reason: unavailableReason(loss.error) })
@@ -609,7 +604,14 @@ export class PostgresStorage implements Storage {
 
   private async onNotification(payload: string): Promise<void> {
     let change: Change
+    let version: number | null = null
+    const settings = SETTINGS_NOTIFICATION.exec(payload)
     if (payload === 'revocations') change = { topic: 'revocations' }
+    else if (settings !== null) {
+      version = Number(settings[1])
+      change = { topic: 'settings', key: settings[2] ?? null }
+    }
+    // As a replica of an earlier build announces them: no version.
     else if (payload === 'settings') change = { topic: 'settings', key: null }
     else if (payload.startsWith('settings:')) change = { topic: 'settings', key: payload.slice('settings:'.length) }
     else return
@@ -618,7 +620,14 @@ export class PostgresStorage implements Storage {
     } catch {
       return
     }
-    if (change.topic === 'settings') this.settingsHeard++
+    if (version !== null) this.settingsHeard.add(version)
+  }
+
+  /** Whether the change of every settings version after `from`, up to `to`, was heard of. */
+  private heardEvery(from: number, to: number): boolean {
+    if (to <= from || to - from > this.settingsHeard.size) return false
+    for (let version = from + 1; version <= to; version++) if (!this.settingsHeard.has(version)) return false
+    return true
   }
 
   private async poll(): Promise<void> {
@@ -641,20 +650,11 @@ export class PostgresStorage implements Storage {
       this.listening.polled(started, probe)
       for (const { topic, version } of rows) {
         const before = this.known.get(topic)
-        if (before === version) {
-          // Anything heard of is then of a raise already matched (or met by the last poll's
-          // forgetting): no credit is carried to a later raise.
-          if (topic === 'settings') this.settingsHeard = 0
-          continue
-        }
+        if (before === version) continue
         if (topic === 'settings') {
-          const raised = before === undefined ? Number.POSITIVE_INFINITY : Number(version) - Number(before)
-          // Every raise heard of (this replica's own writes included): nothing else to forget.
-          if (raised > 0 && raised <= this.settingsHeard) this.settingsHeard -= raised
-          else {
-            this.settingsHeard = 0
-            await this.dispatch({ topic: 'settings', key: null })
-          }
+          // Every raise since the last poll heard of (this replica's own writes included): nothing else to forget.
+          if (before === undefined || !this.heardEvery(Number(before), Number(version))) await this.dispatch({ topic: 'settings', key: null })
+          for (const heard of this.settingsHeard) if (heard <= Number(version)) this.settingsHeard.delete(heard)
         } else if (topic === 'revocations') await this.dispatch({ topic: 'revocations' })
         this.known.set(topic, version)
       }
@@ -738,8 +738,8 @@ export class PostgresStorage implements Storage {
         for (const [id, r] of dump.revocations.identities) {
           await tx`INSERT INTO identity_revocations (identity_id, revoked_at, revoked_at_ms) VALUES (${id}, ${r.seconds}, ${r.ms})`
         }
-        await announce(tx, 'settings', 'settings')
-        await announce(tx, 'revocations', 'revocations')
+        await announce(tx, 'settings')
+        await announce(tx, 'revocations')
         return { ok: true as const }
       },
       600_000,
@@ -767,11 +767,19 @@ async function appendAudit(sql: Sql | TransactionSQL, record: AuditRecord): Prom
             VALUES (${record.at}::timestamptz, ${record.action}, ${record.actor}, ${record.target}, ${record.detail}, ${record.request_id})`
 }
 
-/** Inside the writer's transaction: raise the topic's version and notify at commit. */
-async function announce(tx: TransactionSQL, topic: 'settings' | 'revocations', payload: string): Promise<void> {
-  await tx`UPDATE storage_versions SET version = version + 1 WHERE topic = ${topic}`
+/**
+ * Inside the writer's transaction: raise the topic's version and notify at commit. A settings
+ * notification names the version it raised to (`settings@<version>`) and the key changed, when
+ * one is (`settings@<version>:<key>`); `key` null: any.
+ */
+async function announce(tx: TransactionSQL, topic: 'settings' | 'revocations', key: string | null = null): Promise<void> {
+  const [raised]: { version: string }[] = await tx`UPDATE storage_versions SET version = version + 1 WHERE topic = ${topic} RETURNING version::text AS version`
+  const payload = topic === 'revocations' ? 'revocations' : `settings@${raised!.version}${key === null ? '' : `:${key}`}`
   await tx`SELECT pg_notify(${CHANGE_CHANNEL}, ${payload})`
 }
+
+/** A settings notification of this build: the version it raised to, and the key changed (none: any). */
+const SETTINGS_NOTIFICATION = /^settings@(\d+)(?::(.*))?$/s
 
 async function loadRevocations(sql: Sql | TransactionSQL): Promise<RevocationSnapshot> {
   // One statement, one snapshot.
