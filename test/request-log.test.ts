@@ -220,6 +220,18 @@ describe('writes through the admin proxies are audited', () => {
   })
 })
 
+/** A body sent in 1 MiB chunks of unknown length, past PROXY_BODY_LIMIT. */
+function oversizedBody(): ReadableStream<Uint8Array> {
+  const chunk = new Uint8Array(1024 * 1024)
+  let sent = 0
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent++ > PROXY_BODY_LIMIT / chunk.byteLength + 2) controller.close()
+      else controller.enqueue(chunk)
+    },
+  })
+}
+
 describe('bodies over the limit get our envelope', () => {
   test(`a proxied upload announcing more than ${PROXY_BODY_LIMIT} bytes → 413 envelope with our headers, nothing sent`, async () => {
     const before = upstream.received.length
@@ -233,28 +245,14 @@ describe('bodies over the limit get our envelope', () => {
   })
 
   test('a chunked proxied upload that grows past the limit → 413 envelope', async () => {
-    const chunk = new Uint8Array(1024 * 1024)
-    let sent = 0
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent++ > PROXY_BODY_LIMIT / chunk.byteLength + 2) controller.close()
-        else controller.enqueue(chunk)
-      },
-    })
+    const body = oversizedBody()
     const response = await fetch(`${stack.service.url}/api/idp/upload`, { method: 'POST', body, duplex: 'half' } as RequestInit)
     expect(response.status).toBe(413)
     expect((await response.json()).error).toBe('payload_too_large')
   })
 
   test('the same through an admin prefix: its audit event, written before it was sent, says it was cut off (not "no outcome recorded")', async () => {
-    const chunk = new Uint8Array(1024 * 1024)
-    let sent = 0
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent++ > PROXY_BODY_LIMIT / chunk.byteLength + 2) controller.close()
-        else controller.enqueue(chunk)
-      },
-    })
+    const body = oversizedBody()
     const response = await fetch(`${stack.service.url}/api/oauth-admin/admin/clients`, { method: 'POST', headers: { cookie: stack.cookie.admin, origin: ORIGIN }, body, duplex: 'half' } as RequestInit)
     expect(response.status).toBe(413)
     const [event] = await stack.service.services.audit.list({ limit: 1, action: 'proxy_write' })
