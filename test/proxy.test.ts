@@ -14,6 +14,7 @@ import { joinUpstreamUrl, type UpstreamTarget } from '../src/proxy/url.ts'
 import { rewriteLocation } from '../src/proxy/index.ts'
 import { canonicalUuid } from '../src/text.ts'
 import { KratosFixture, kratosId } from './support/kratos.ts'
+import { freePort } from './support/ports.ts'
 import { testCertificate } from './support/tls.ts'
 import { PROXY_PREFIXES } from '../src/proxy/upstreams.ts'
 import { foreignCookies, relayedResponseHeaders } from '../src/proxy/headers.ts'
@@ -930,6 +931,27 @@ describe('identity searches through an admin prefix', () => {
     await fetch(`${stack.service.url}/api/idp-admin/admin/identities?credentials_identifier=${encodeURIComponent('a\nb')}`, { headers: adminHeaders() })
     const [odd] = await stack.service.services.audit.list({ limit: 1, action: 'identity_search' })
     expect([odd!.target, odd!.detail]).toEqual([null, { outcome: 'ok', prefix: 'idp-admin', filter_length: 3 }])
+  })
+})
+
+describe('identity searches through an admin prefix that get no answer', () => {
+  test('a search whose store cannot be reached is recorded too, with how it failed', async () => {
+    const kratos = new KratosFixture().start()
+    const admin = kratos.addIdentity({ email: 'unanswered.search@example.test', role: 'admin' })
+    markSensitive(admin.id, 'unanswered.search@example.test', kratos.url)
+    // The managed store is nowhere; the admins live in the Kratos-like store.
+    const service = await startService({ env: { IDP_ADMIN_URL: `http://127.0.0.1:${freePort()}`, IAM_IDP_ADMIN_URL: kratos.url } })
+    try {
+      const response = await fetch(`${service.url}/api/idp-admin/admin/identities?credentials_identifier=someone%40example.test`, {
+        headers: { cookie: `admin-session=${service.sign({ sub: admin.id, role: 'admin' })}` },
+      })
+      expect(response.status).toBe(502)
+      const [event] = await service.services.audit.list({ limit: 1, action: 'identity_search' })
+      expect(event).toMatchObject({ actor: admin.id, target: 'someone@example.test', detail: { outcome: 'unreachable', prefix: 'idp-admin' } })
+    } finally {
+      await service.stop()
+      await kratos.stop()
+    }
   })
 })
 
