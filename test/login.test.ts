@@ -387,6 +387,10 @@ describe('the callback refuses', () => {
       'This account is not an identity in the identity store.',
       'Ask an administrator: the sign-in provider must name the account by its identity ID.',
     ])
+    // The log says why, with the request (the audit trail may skip a repeat; the log does not).
+    const id = response.headers.get('x-request-id')
+    const said = service.logLines.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.event === 'login_refused' && entry.request_id === id)
+    expect(said).toMatchObject({ reason: 'unknown_identity' })
     expect(setCookies(response).has('admin-session')).toBe(false)
     const [event] = await service.services.audit.list({ limit: 1, action: 'login' })
     expect({ actor: event!.actor, detail: event!.detail }).toEqual({ actor: '3f9c0a5e-0000-4000-8000-00000000dead', detail: { outcome: 'refused', reason: 'unknown_identity' } })
