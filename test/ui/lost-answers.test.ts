@@ -116,13 +116,18 @@ test('an Extend whose answer was lost (Kratos extended it) says it may have been
   expect(admin.problems.splice(0).every((problem) => /status of 502\b/.test(problem))).toBe(true)
 })
 
-test('a Deactivate on the identity page whose answer was lost (Kratos deactivated it): the state is read again and shown as Kratos has it, and said done', async () => {
-  const { kratos } = admin.harness.sandbox
-  const person = kratos.addIdentity({ email: 'lost.deactivate@example.test' })
+/** A new identity's page, open: the identity, the page and its Summary section. */
+async function identityPageOfNew(email: string) {
+  const person = admin.harness.sandbox.kratos.addIdentity({ email })
   const page = admin.page
   await page.goto(admin.url(`/dashboard/identities/${person.id}`))
-  await page.getByRole('heading', { level: 1, name: 'lost.deactivate@example.test' }).waitFor()
-  const summary = page.getByRole('region', { name: 'Summary' })
+  await page.getByRole('heading', { level: 1, name: email }).waitFor()
+  return { person, page, summary: page.getByRole('region', { name: 'Summary' }) }
+}
+
+test('a Deactivate on the identity page whose answer was lost (Kratos deactivated it): the state is read again and shown as Kratos has it, and said done', async () => {
+  const { kratos } = admin.harness.sandbox
+  const { person, page, summary } = await identityPageOfNew('lost.deactivate@example.test')
   const stop = await answerLost(page, 'PATCH', (url) => url.pathname === `/api/idp-admin/admin/identities/${person.id}`)
   try {
     await summary.getByRole('button', { name: 'Deactivate' }).click()
@@ -140,11 +145,7 @@ test('a Deactivate on the identity page whose answer was lost (Kratos deactivate
 
 test('a Deactivate that timed out before Kratos made it: of unknown outcome, read again, and said to be still active (the change not made, or still under way)', async () => {
   const { kratos } = admin.harness.sandbox
-  const person = kratos.addIdentity({ email: 'late.deactivate@example.test' })
-  const page = admin.page
-  await page.goto(admin.url(`/dashboard/identities/${person.id}`))
-  await page.getByRole('heading', { level: 1, name: 'late.deactivate@example.test' }).waitFor()
-  const summary = page.getByRole('region', { name: 'Summary' })
+  const { person, page, summary } = await identityPageOfNew('late.deactivate@example.test')
   // The service gave up waiting (504) and Kratos never got to it.
   const stop = await timedOut(page, 'PATCH', (url) => url.pathname === `/api/idp-admin/admin/identities/${person.id}`)
   try {
