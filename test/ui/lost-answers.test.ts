@@ -3,6 +3,7 @@
 // made (a second Create would make a second client), nor that something was deleted that is still
 // there. Each outcome is checked in the Kratos-like and Hydra-like stand-ins afterwards.
 import { expect, test } from 'bun:test'
+import type { Locator, Page } from 'playwright-core'
 import { answerLost, createIdentityThroughForm, timedOut, useSignedInBrowser } from './harness.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/oauth-clients')
@@ -159,26 +160,77 @@ test('a Deactivate that timed out before Kratos made it: of unknown outcome, rea
   expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
 })
 
-test('a Delete of a credential whose answer was lost: said to be of unknown outcome, the credentials read again and shown as Kratos has them', async () => {
-  const { kratos } = admin.harness.sandbox
-  const person = kratos.addIdentity({ email: 'lost.credential@example.test' })
+/** The page of a new identity with a password and a totp credential, its Credentials region, and the path of a credential's DELETE. */
+async function credentialsPageOfNew(email: string) {
+  const person = admin.harness.sandbox.kratos.addIdentity({ email })
   person.credentials = { password: { type: 'password', identifiers: person.identifiers, version: 0 }, totp: { type: 'totp', identifiers: [person.id], version: 0 } }
   const page = admin.page
   await page.goto(admin.url(`/dashboard/identities/${person.id}`))
-  await page.getByRole('heading', { level: 1, name: 'lost.credential@example.test' }).waitFor()
-  const credentials = page.getByRole('region', { name: 'Credentials' })
-  const stop = await answerLost(page, 'DELETE', (url) => url.pathname === `/api/idp-admin/admin/identities/${person.id}/credentials/totp`)
+  await page.getByRole('heading', { level: 1, name: email }).waitFor()
+  const deletePath = (type: string) => (url: URL) => url.pathname === `/api/idp-admin/admin/identities/${person.id}/credentials/${type}`
+  return { person, page, credentials: page.getByRole('region', { name: 'Credentials' }), deletePath }
+}
+
+/** Delete of credential `type` asked for and confirmed on its page. */
+async function deleteCredential(page: Page, credentials: Locator, button: string, question: string) {
+  await credentials.getByRole('button', { name: button }).click()
+  await page.getByRole('dialog', { name: question }).getByRole('button', { name: 'Delete' }).click()
+}
+
+test('a Delete of a credential whose answer was lost (Kratos deleted it): the credentials read again, shown as Kratos has them, and said deleted', async () => {
+  const { kratos } = admin.harness.sandbox
+  const { person, page, credentials, deletePath } = await credentialsPageOfNew('lost.credential@example.test')
+  const stop = await answerLost(page, 'DELETE', deletePath('totp'))
   try {
-    await credentials.getByRole('button', { name: 'Delete totp credential' }).click()
-    await page.getByRole('dialog', { name: 'Delete the totp credential?' }).getByRole('button', { name: 'Delete' }).click()
-    await credentials.getByRole('alert').filter({ hasText: "Kratos's answer did not come through. Kratos may have deleted the totp credential: the credentials below were read again afterwards." }).waitFor()
+    await deleteCredential(page, credentials, 'Delete totp credential', 'Delete the totp credential?')
+    await page.getByRole('status').getByText('The totp credential was deleted.').waitFor()
   } finally {
     await stop()
   }
-  // Kratos deleted it, and the list shows it gone, without a reload.
+  // Kratos deleted it, and the list shows it gone, without a reload and without a question left open.
   expect(Object.keys(kratos.identities.get(person.id)!.credentials ?? {})).toEqual(['password'])
   await credentials.getByRole('button', { name: 'Delete totp credential' }).waitFor({ state: 'detached' })
   expect(await credentials.getByText('totp', { exact: true }).count()).toBe(0)
+  expect(await credentials.getByRole('alert').count()).toBe(0)
+  expect(admin.problems.splice(0).every((problem) => /status of 502\b/.test(problem))).toBe(true)
+})
+
+test('a Delete of a credential that timed out before Kratos made it: of unknown outcome, read again, and said to be still there', async () => {
+  const { kratos } = admin.harness.sandbox
+  const { person, page, credentials, deletePath } = await credentialsPageOfNew('late.credential@example.test')
+  const stop = await timedOut(page, 'DELETE', deletePath('totp'))
+  try {
+    await deleteCredential(page, credentials, 'Delete totp credential', 'Delete the totp credential?')
+    await credentials
+      .getByRole('alert')
+      .filter({ hasText: 'Kratos did not answer in time. Read again afterwards, the totp credential is still there: it was not deleted, or its deletion is still under way.' })
+      .waitFor()
+  } finally {
+    await stop()
+  }
+  expect(Object.keys(kratos.identities.get(person.id)!.credentials ?? {}).sort()).toEqual(['password', 'totp'])
+  await credentials.getByRole('button', { name: 'Delete totp credential' }).waitFor()
+  expect(admin.problems.splice(0).every((problem) => /status of 504\b/.test(problem))).toBe(true)
+})
+
+test('a Delete of a password whose answer was lost: of unknown outcome (Kratos keeps an emptied password credential, so reading again cannot tell), the credentials read again', async () => {
+  const { kratos } = admin.harness.sandbox
+  const person = kratos.addIdentity({ email: 'lost.password@example.test' })
+  person.credentials = {
+    password: { type: 'password', identifiers: person.identifiers, version: 0 },
+    oidc: { type: 'oidc', identifiers: ['google:lost-password'], version: 0 },
+  }
+  const page = admin.page
+  await page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  await page.getByRole('heading', { level: 1, name: 'lost.password@example.test' }).waitFor()
+  const credentials = page.getByRole('region', { name: 'Credentials' })
+  const stop = await answerLost(page, 'DELETE', (url) => url.pathname === `/api/idp-admin/admin/identities/${person.id}/credentials/password`)
+  try {
+    await deleteCredential(page, credentials, 'Delete password', 'Delete the password?')
+    await credentials.getByRole('alert').filter({ hasText: "Kratos's answer did not come through. Kratos may have deleted the password: the credentials below were read again afterwards." }).waitFor()
+  } finally {
+    await stop()
+  }
   expect(admin.problems.splice(0).every((problem) => /status of 502\b/.test(problem))).toBe(true)
 })
 

@@ -653,8 +653,20 @@ function CredentialsSection({ identity, onChange }: { identity: Identity; onChan
       // Of unknown outcome: the credentials are read again, so that what is shown is what Kratos has.
       const read = await api.identity(identity.id)
       setPending(null)
-      if (read.ok) onChange((current) => withCredentialsOf(current, read.data))
-      return setFailure(unknownOutcomeSaid(result.failure, `Kratos may have deleted ${deletedWhat(asked)}: ${read.ok ? 'the credentials below were read again afterwards.' : 'reload the page to see the credentials before trying again.'}`))
+      if (!read.ok) return setFailure(unknownOutcomeSaid(result.failure, `Kratos may have deleted ${deletedWhat(asked)}: reload the page to see the credentials before trying again.`))
+      onChange((current) => withCredentialsOf(current, read.data))
+      const now = read.data.credentials ?? {}
+      const still = stillThere(now, asked)
+      if (still === false) {
+        setFailure(null)
+        return announce(deletedSaid(asked, false, now))
+      }
+      return setFailure(
+        unknownOutcomeSaid(
+          result.failure,
+          still ? `Read again afterwards, ${deletedWhat(asked)} is still there: it was not deleted, or its deletion is still under way.` : `Kratos may have deleted ${deletedWhat(asked)}: the credentials below were read again afterwards.`,
+        ),
+      )
     }
     if (!result.ok) {
       setPending(null)
@@ -786,6 +798,18 @@ function refusalSaid(asked: CredentialDelete, failure: ApiFailure): ApiFailure {
     ...failure,
     message: `Kratos refused to delete ${deletedWhat(asked)} (HTTP 400): it keeps an identity’s last way to sign in${asked.deletion === 'password' ? ', and a password it has already emptied, or any password before Kratos v25, cannot be deleted' : ''}.`,
   }
+}
+
+/**
+ * Whether what a delete asked to remove is in the credentials read again: a whole credential or a
+ * link can be looked for; a password (Kratos keeps the credential, emptied) and second-factor keys
+ * (the credential stays with its passwordless keys) cannot be told apart from what is left.
+ */
+function stillThere(credentials: Record<string, { identifiers?: string[] }>, asked: CredentialDelete): boolean | undefined {
+  const credential = credentials[asked.type]
+  if (asked.deletion === 'whole') return credential !== undefined
+  if (asked.deletion === 'link') return (credential?.identifiers ?? []).includes(asked.identifier ?? '')
+  return undefined
 }
 
 /** The credentials without what a delete is known to remove, for when they cannot be read again (webauthn's outcome is unknown then). */
