@@ -49,10 +49,26 @@ function actionOf(event: AuditEvent): string {
 const loginStoreShown = () => hasUpstream('kratos') && config.value?.upstreams['iam-idp-admin'] !== true
 
 
+/**
+ * An e-mail address that may wrap after its `@` (an invisible break, the text unchanged): a narrow
+ * column then shows the domain whole on the next line, instead of cutting a word where the line ends.
+ */
+function breakableAfterAt(text: string) {
+  const at = text.lastIndexOf('@')
+  if (at <= 0 || at === text.length - 1) return <>{text}</>
+  return (
+    <>
+      {text.slice(0, at + 1)}
+      <wbr />
+      {text.slice(at + 1)}
+    </>
+  )
+}
+
 function IdentityRef({ value }: { value: string | null }) {
   if (!value) return <>—</>
   const known = knownIdentifier(value)
-  const name = cellText(revealHidden(known ?? value))
+  const name = breakableAfterAt(cellText(revealHidden(known ?? value)))
   const shown = UUID.test(value) && loginStoreShown() ? <a href={`/dashboard/identities/${encodeURIComponent(value)}`}>{name}</a> : <>{name}</>
   if (!known) return shown
   // The id stays under it: it is what the actor filter takes. One element, one line of a phone's card.
