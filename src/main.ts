@@ -8,6 +8,7 @@ import { serve, urlHost } from './server.ts'
 import { createLogger, errorLabel, sqlstateOf, type Logger } from './log.ts'
 import { BUILD } from './version.ts'
 import { processIo, runSettingsCommand } from './cli/settings.ts'
+import { runAuditCommand } from './cli/audit.ts'
 import { runImportSqlite } from './cli/import-sqlite.ts'
 import { cannotCreateDatabase, DATABASE_BUSY, databaseFileState, diskFull, isDatabaseBusy, noDatabaseYet } from './db/database.ts'
 import { StorageUnavailableError, type Storage } from './db/storage.ts'
@@ -26,6 +27,8 @@ Usage:
                                  manage the settings store (set reads the value from stdin)
   admin-dashboard import-sqlite <file>
                                  copy a SQLite database into the empty PostgreSQL database of DATABASE_URL
+  admin-dashboard audit prune --older-than <days>d [--dry-run]
+                                 delete the audit events older than that (the prune itself is recorded)
   admin-dashboard --version      print the version
   admin-dashboard --help         print this text
 
@@ -294,6 +297,8 @@ export async function main(argv: string[]): Promise<Exit> {
       return runSettingsCommand(rest)
     case 'import-sqlite':
       return runImportSqlite(rest, processIo)
+    case 'audit':
+      return runAuditCommand(rest, processIo)
     case 'serve':
       if (rest.length > 0) return usageError('serve takes no arguments')
       return runServer()

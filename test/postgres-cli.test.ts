@@ -88,6 +88,39 @@ describe('settings commands against DATABASE_URL', () => {
   })
 })
 
+describe('audit prune against DATABASE_URL', () => {
+  test('deletes the events older than the days given, keeps the others, records the prune; a dry run only counts', async () => {
+    const url = await pg.createDatabase()
+    const opened = await PostgresStorage.open(url)
+    if (!opened.ok) throw new Error(opened.error)
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString()
+    try {
+      for (const [days, target] of [[400, 'old-1'], [366, 'old-2'], [364, 'kept-1'], [0, 'kept-2']] as const) {
+        await opened.storage.audit.append({ at: daysAgo(days), action: 'identity_search', actor: 'admin-id', target, detail: null, request_id: null })
+      }
+    } finally {
+      await opened.storage.close()
+    }
+    const env = { DATABASE_URL: url }
+    const counted = await cli(['audit', 'prune', '--older-than', '365d', '--dry-run'], env)
+    expect(counted.stdout).toMatch(/^2 audit events recorded before \S+Z would be deleted \(--dry-run: nothing was deleted\)\n$/)
+    const pruned = await cli(['audit', 'prune', '--older-than', '365d'], env)
+    expect(pruned.code).toBe(0)
+    const before = /^deleted 2 audit events recorded before (\S+)\n$/.exec(pruned.stdout)![1]!
+
+    const reopened = await PostgresStorage.open(url)
+    if (!reopened.ok) throw new Error(reopened.error)
+    try {
+      const left = await reopened.storage.audit.list({ limit: 10 })
+      expect(left.filter((event) => event.action === 'identity_search').map((event) => event.target)).toEqual(['kept-2', 'kept-1'])
+      const prune = left.filter((event) => event.action === 'audit_prune')
+      expect(prune.map((event) => [event.actor, event.target, JSON.parse(event.detail!)])).toEqual([[null, null, { before, deleted: 2, outcome: 'ok' }]])
+    } finally {
+      await reopened.storage.close()
+    }
+  })
+})
+
 describe('import-sqlite', () => {
   async function sqliteWithEverything(path: string): Promise<string> {
     const loaded = loadConfig({ SESSION_SIGNING_KEY: signingKey, ENCRYPTION_KEY: encryptionKey, DATABASE_PATH: path })

@@ -16,6 +16,7 @@ export type AuditAction =
   | 'identity_search'
   | 'sessions_revoke'
   | 'proxy_write'
+  | 'audit_prune'
 
 export interface AuditEvent {
   id: number

@@ -459,6 +459,20 @@ export class PostgresStorage implements Storage {
         const rows: AuditRow[] = await sql.unsafe(query.sql, query.params)
         return rows.map(toAuditEvent)
       }),
+
+    countBefore: (at: string): Promise<number> =>
+      read(this.sql, async (sql) => {
+        const rows: { events: string | number }[] = await sql`SELECT count(*) AS events FROM audit_events WHERE at < ${at}::timestamptz`
+        return Number(rows[0]!.events)
+      }),
+
+    deleteBefore: (at: string, limit: number): Promise<number> =>
+      transaction(this.sql, async (tx) => {
+        const rows: { events: string | number }[] = await tx`WITH deleted AS (
+            DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < ${at}::timestamptz ORDER BY id LIMIT ${limit}) RETURNING 1
+          ) SELECT count(*) AS events FROM deleted`
+        return Number(rows[0]!.events)
+      }),
   }
 
   // Layouts ----------------------------------------------------------------------------------

@@ -258,6 +258,13 @@ export class SqliteStorage implements Storage {
       const { sql, params } = auditListQuery(filter, () => '?')
       return this.read(() => this.db.query<StoredAuditEvent, (string | number)[]>(sql).all(...params))
     },
+
+    // Times are stored as ISO 8601 in UTC with milliseconds, which sort as text.
+    countBefore: (at: string): Promise<number> =>
+      this.read(() => this.db.query<{ events: number }, [string]>('SELECT count(*) AS events FROM audit_events WHERE at < ?').get(at)!.events),
+
+    deleteBefore: (at: string, limit: number): Promise<number> =>
+      this.write(() => this.db.query('DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < ? ORDER BY id LIMIT ?)').run(at, limit).changes),
   }
 
   // Layouts ----------------------------------------------------------------------------------

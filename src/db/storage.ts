@@ -110,6 +110,10 @@ interface AuditTable {
   complete(id: number, detail: string | null): Promise<void>
   /** Newest first. */
   list(filter: AuditFilter): Promise<StoredAuditEvent[]>
+  /** How many events were recorded before `at` (ISO 8601). */
+  countBefore(at: string): Promise<number>
+  /** Deletes the oldest events recorded before `at`, at most `limit` of them, in one transaction: how many it deleted. */
+  deleteBefore(at: string, limit: number): Promise<number>
 }
 
 /**

@@ -21,6 +21,7 @@ export const ACTIONS: Record<AuditAction, true> = {
   settings_delete: true,
   settings_decrypt_read: true,
   settings_reencrypt: true,
+  audit_prune: true,
 }
 
 type AuditQueryResult = { ok: true; query: AuditQuery & { limit: number } } | { ok: false; field: 'limit' | 'before' | 'action' | 'actor' | 'request_id' }

@@ -1145,6 +1145,22 @@ test('an audit target or actor with characters that hide or turn text around sho
   expect(admin.problems).toEqual([])
 })
 
+test('a prune of the audit trail (the command line’s audit prune) says how many events from before when it deleted, and one still under way that it has not finished', async () => {
+  admin.problems.length = 0
+  const { audit } = admin.harness.sandbox.services
+  await audit.record({ action: 'audit_prune', actor: null, target: null, detail: { before: '2025-03-01T09:30:00.000Z', outcome: 'started' } })
+  await audit.record({ action: 'audit_prune', actor: null, target: null, detail: { before: '2025-03-01T09:30:00.000Z', deleted: 12003, outcome: 'ok' } })
+  await admin.page.goto(admin.url('/dashboard/audit'))
+  const select = admin.page.getByRole('combobox', { name: 'Action' })
+  await select.selectOption({ label: 'audit prune' })
+  const rows = admin.page.getByRole('table').locator('tbody tr')
+  await rows.nth(1).waitFor()
+  const when = await admin.page.evaluate(() => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'long' }).format(new Date('2025-03-01T09:30:00.000Z')))
+  expect(await rows.nth(0).locator('td').allTextContents()).toEqual([expect.any(String), 'command line', `audit prune (12,003 events recorded before ${when} deleted)`, '—', 'ok'])
+  expect(await rows.nth(1).locator('td').allTextContents()).toEqual([expect.any(String), 'command line', `audit prune (events recorded before ${when})`, '—', 'started'])
+  expect(admin.problems).toEqual([])
+})
+
 test('Security shows every posture check with what to do about each warning, and the configuration without secrets', async () => {
   await admin.page.goto(admin.url('/dashboard/security'))
   const posture = admin.page.getByRole('region', { name: 'Posture checks' })

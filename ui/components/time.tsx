@@ -6,6 +6,9 @@ const FORMAT = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeSty
 /** Go's zero time, which Kratos and Hydra send for a time never set. */
 const GO_ZERO_TIME = new Date('0001-01-01T00:00:00Z').getTime()
 
+/** A moment as `Time` shows it, for a sentence (a valid date). */
+export const momentText = (date: Date): string => FORMAT.format(date)
+
 export function Time({ value }: { value: string | null | undefined }) {
   if (!value) return <span>—</span>
   const date = new Date(value)

@@ -7,7 +7,7 @@ import { Cell, cellText, DataTable, Row } from '../../components/data-table.tsx'
 import { FilterSelect } from '../../components/filter-select.tsx'
 import { Heading } from '../../components/heading.tsx'
 import { EmptyList, Region, useLoad, useResultsAnnounced } from '../../components/load.tsx'
-import { Time } from '../../components/time.tsx'
+import { momentText, Time } from '../../components/time.tsx'
 import { location, navigate, queryParam, useQueryText, withQuery } from '../../router.ts'
 import { config, hasUpstream } from '../../session.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
@@ -31,6 +31,7 @@ const IDENTITY_TARGETS = new Set(['sessions_revoke'])
 function actionOf(event: AuditEvent): string {
   const words = actionWords(event.action)
   const detail = event.detail ?? {}
+  if (event.action === 'audit_prune') return `${words} (${prunedFacts(detail)})`
   if (event.action !== 'proxy_write' || typeof detail.method !== 'string') return words
   const facts = [detail.method]
   // Every identity write records the state it left the identity in; only a deactivated one is
@@ -41,13 +42,20 @@ function actionOf(event: AuditEvent): string {
   return `${words} (${facts.join(', ')})`
 }
 
+/** What a prune of the trail (the command line's `audit prune`) deleted: how many events, from before when. */
+function prunedFacts(detail: NonNullable<AuditEvent['detail']>): string {
+  const before = typeof detail.before === 'string' ? new Date(detail.before) : null
+  const when = before && !Number.isNaN(before.getTime()) ? `recorded before ${momentText(before)}` : 'recorded before a time not known'
+  if (typeof detail.deleted !== 'number') return `events ${when}`
+  return `${detail.deleted.toLocaleString()} event${detail.deleted === 1 ? '' : 's'} ${when} deleted`
+}
+
 /**
  * Actors, and the identities whose dashboard sessions ended, live in the login identity store: a
  * link to the identity pages only when those show that store (not when the admins have a Kratos
  * of their own, nor without a managed Kratos at all).
  */
 const loginStoreShown = () => hasUpstream('kratos') && config.value?.upstreams['iam-idp-admin'] !== true
-
 
 /**
  * An e-mail address that may wrap after its `@` (an invisible break, the text unchanged): a narrow
