@@ -144,6 +144,24 @@ describe('revoked and erased', () => {
     expect(JSON.parse(down.body).error).toBe('identity_backend_unavailable')
     expect(down.setCookie).toBeNull()
   })
+
+  test('a wall clock stepped back (an NTP correction) does not stretch the recheck window: an erased identity still loses its session within it', async () => {
+    const doomed = stack.kratos.addIdentity({ email: 'stepped.back@example.test', role: 'admin' })
+    markSensitive(doomed.id, 'stepped.back@example.test')
+    const now = Math.floor(clock.now() / 1000)
+    const cookie = `admin-session=${stack.service.sign({ sub: doomed.id, role: 'admin', iat: now - 7200, exp: now + 7200 })}`
+    expect((await getSettings(cookie)).status).toBe(200)
+    clock.advance(-3600)
+    try {
+      stack.kratos.identities.delete(doomed.id)
+      clock.advance(61)
+      const after = await getSettings(cookie)
+      expect(after.status).toBe(401)
+      expect(after.setCookie).toContain('Max-Age=0')
+    } finally {
+      clock.advance(3600)
+    }
+  })
 })
 
 test('an identity deactivated in the login store (Kratos\'s lock-out) loses its session within the recheck window, as an erased one does; active again, the session works again, as Kratos’s own do', async () => {

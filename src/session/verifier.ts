@@ -117,8 +117,13 @@ export class SessionVerifier {
     if (revocation === 'revoked') return { ok: false, code: 'not_authenticated', clearCookie: true }
     if (revocation === 'unknown') return { ok: false, code: 'database_unavailable', clearCookie: false }
     // Nearly every request: the identity was confirmed a moment ago, nothing to wait for.
+    // A confirmation from the future is the wall clock stepped back (an NTP correction): it vouches
+    // for nothing, or IDENTITY_RECHECK_SECONDS would stretch by the step.
     const confirmed = this.confirmedAt.get(session.sub)
-    if (confirmed !== undefined && this.clock.now() - confirmed.at < this.recheckSeconds * 1000) return withRole(session, confirmed.role)
+    if (confirmed !== undefined) {
+      const age = this.clock.now() - confirmed.at
+      if (age >= 0 && age < this.recheckSeconds * 1000) return withRole(session, confirmed.role)
+    }
     return this.withPresence(session)
   }
 
