@@ -321,6 +321,30 @@ test('an admin creates a recovery link and a recovery code: each shown once as K
   expect(admin.problems).toEqual([])
 })
 
+test('a recovery link left on screen past its expiry says it expired, and nothing holds it any more: Create recovery code replaces it without asking, leaving the page does not warn', async () => {
+  const other = await pageOnFakeClock(admin.harness, 'admin', '/dashboard/identities?search=user09%40example.test', 'user09@example.test')
+  const { page } = other
+  try {
+    const recovery = page.getByRole('region', { name: 'Account recovery' })
+    await recovery.getByRole('button', { name: 'Create recovery link' }).click()
+    const expiry = recovery.locator('#recovery-expiry')
+    await expiry.getByText(/^\(shown once, expires /).waitFor()
+    const made = admin.harness.sandbox.kratos.recoveries.at(-1)!
+    expect(await browserAsksBeforeLeaving(page)).toBe(true)
+    // An hour later (the stand-in's lifespan, as Kratos's default) the page is still open.
+    await page.clock.fastForward(Date.parse(made.expires_at) - (await page.evaluate(() => Date.now())) + 1000)
+    await expiry.getByText(/^\(expired /).waitFor()
+    expect(await expiry.locator('time').getAttribute('datetime')).toBe(new Date(made.expires_at).toISOString())
+    expect(await browserAsksBeforeLeaving(page)).toBe(false)
+    await recovery.getByRole('button', { name: 'Create recovery code' }).click()
+    await recovery.getByRole('textbox', { name: 'Recovery code', exact: true }).waitFor()
+    expect(await page.getByRole('dialog').count()).toBe(0)
+    expect(other.problems).toEqual([])
+  } finally {
+    await other.context.close()
+  }
+})
+
 test('on a phone a new recovery link comes with focus on its Copy, clear of the status box that says it was made; another one asks before it replaces the one shown', async () => {
   const { page } = admin
   const { kratos } = admin.harness.sandbox

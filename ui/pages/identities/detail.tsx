@@ -14,7 +14,7 @@ import { revealHidden } from '../../reveal.ts'
 import { unavailableWhile, useOneAtATime } from '../../components/one-at-a-time.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { membersPatch, rebaseMembers, same, staleMembers, valuePatch } from '../../components/json-patch.ts'
-import { Time } from '../../components/time.tsx'
+import { Time, usePassed } from '../../components/time.tsx'
 import { announce, clearEarlierAnnouncement } from '../../components/status.ts'
 import { CopyButton, ShownOnceValue } from '../../components/shown-once.tsx'
 import { mergeTraits, revalidated, SchemaFields, validate, type Errors, type Values } from '../../components/schema-form.tsx'
@@ -1009,7 +1009,10 @@ function RecoverySection({ identity }: { identity: Identity }) {
   const [result, setResult] = useState<{ kind: 'link' | 'code'; value: string; link?: string; expires?: string } | null>(null)
   const [failure, setFailure] = useState<ApiFailure | null>(null)
   const shownOnce = result ? (result.kind === 'link' ? 'recovery link' : 'recovery code') : null
-  useLeaveGuard(shownOnce && `The ${shownOnce} is shown only once: leaving this page loses it for good.`)
+  // Past its expiry Kratos no longer takes it: nothing is lost by leaving or replacing it.
+  const expired = usePassed(result?.expires)
+  const worthKeeping = shownOnce !== null && !expired
+  useLeaveGuard(worthKeeping ? `The ${shownOnce} is shown only once: leaving this page loses it for good.` : null)
   const dismiss = () => {
     // "…shown once, below" would stay on screen for its seconds with nothing below.
     clearEarlierAnnouncement()
@@ -1033,7 +1036,7 @@ function RecoverySection({ identity }: { identity: Identity }) {
   }
   // One shown already still works, but once replaced it cannot be copied again: asked first.
   const [replacing, setReplacing] = useState<'link' | 'code' | null>(null)
-  const create = (kind: 'link' | 'code') => (shownOnce ? setReplacing(kind) : make(kind))
+  const create = (kind: 'link' | 'code') => (worthKeeping ? setReplacing(kind) : make(kind))
   const make = async (kind: 'link' | 'code') => {
     setResult(null)
     if (kind === 'link') {
@@ -1082,13 +1085,21 @@ function RecoverySection({ identity }: { identity: Identity }) {
           <p>
             <label for="recovery-value">{result.kind === 'link' ? 'Recovery link' : 'Recovery code'}</label>{' '}
             <span id="recovery-expiry">
-              (shown once
-              {result.expires && (
+              {expired ? (
                 <>
-                  , expires <Time value={result.expires} />
+                  (expired <Time value={result.expires} />: Kratos no longer accepts it; create a new one)
+                </>
+              ) : (
+                <>
+                  (shown once
+                  {result.expires && (
+                    <>
+                      , expires <Time value={result.expires} />
+                    </>
+                  )}
+                  )
                 </>
               )}
-              )
             </span>
           </p>
           <ShownOnceValue id="recovery-value" value={result.value} describedBy="recovery-expiry" />
