@@ -157,6 +157,12 @@ describe('lifespans, read as Go reads a duration (Hydra decodes them with time.P
     expect(lifespanProblem('9999999999h', 'authorization_code_grant_access_token_lifespan')).toMatch(/Longer than Hydra can hold/)
   })
 
+  test('a refresh token lifespan below 0 past what Go holds is refused too (Go refuses it, so Hydra would); down to -(1<<63) ns is taken, as Go takes it', () => {
+    const name = 'authorization_code_grant_refresh_token_lifespan'
+    for (const value of ['-9999999999h', '-2562048h', '-2562047h47m16.854775809s']) expect({ value, problem: lifespanProblem(value, name) }).toEqual({ value, problem: expect.stringMatching(/Longer than Hydra can hold/) })
+    expect(lifespanProblem('-2562047h47m16.854775808s', name)).toBeNull()
+  })
+
   test('checked in the form with the value trimmed; a lifespan Hydra already holds does not stop an edit of something else', () => {
     const lifespans = (changes: Record<string, string>) => ({ ...draftOf(null).lifespans, ...changes })
     expect(validateDraft(draft({ lifespans: lifespans({ implicit_grant_access_token_lifespan: ' .5h ', authorization_code_grant_id_token_lifespan: '1000000μs' }) }))).toEqual({})

@@ -77,12 +77,13 @@ const SECOND = 1_000_000_000n
 export function lifespanProblem(value: string, name: ClientLifespan): string | null {
   const duration = goDuration(value)
   if (duration === null) return 'Use a duration such as 1h, 30m, 1h30m or 1.5h.'
+  // Go holds down to -(1<<63) ns and up to 1<<63-1: past either, it refuses the lifespan.
+  if (duration > LONGEST_DURATION || duration < -LONGEST_DURATION - 1n) return 'Longer than Hydra can hold: at most 2562047h (about 292 years).'
   if (duration < 0n && isRefreshLifespan(name)) return null
   if (duration < SECOND)
     return isRefreshLifespan(name)
       ? 'A lifespan must be at least 1s: tokens would expire as they are issued. Leave it empty for Hydra’s default, or use -1s for a refresh token that never expires.'
       : 'A lifespan must be at least 1s: tokens would expire as they are issued. Leave it empty for Hydra’s default.'
-  if (duration > LONGEST_DURATION) return 'Longer than Hydra can hold: at most 2562047h (about 292 years).'
   return null
 }
 
