@@ -12,7 +12,8 @@ export function oncePerWindow(windowMs: number, now: () => number, most = 10_000
   return (key) => {
     const at = now()
     const last = went.get(key)
-    if (last !== undefined && at - last < windowMs) return false
+    // A last time after now is a clock stepped back (the wall clock, corrected): the window counts as passed.
+    if (last !== undefined && at >= last && at - last < windowMs) return false
     went.delete(key)
     if (went.size >= most) went.delete(went.keys().next().value!)
     went.set(key, at)

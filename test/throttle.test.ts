@@ -18,3 +18,12 @@ test('at most `most` keys are remembered, the oldest forgotten first (it may go 
   // `a` was forgotten to make room for `c`; `b` and `c` are still held.
   expect([go('b'), go('c'), go('a')]).toEqual([false, false, true])
 })
+
+test('a clock stepped back (a wall clock corrected by NTP) does not hold a key for the window and the step: a last time after now has passed', () => {
+  let now = 3_600_000
+  const go = oncePerWindow(1000, () => now)
+  expect(go('a')).toBe(true)
+  now = 0
+  expect(go('a')).toBe(true)
+  expect(go('a')).toBe(false)
+})
