@@ -1,7 +1,7 @@
 // Sessions, Messages and OAuth clients as an administrator uses them, each outcome checked in the
 // Kratos-like store or the Hydra-like admin API afterwards.
 import { beforeAll, expect, test } from 'bun:test'
-import { liveRegionTexts, sweep, tabTo, useSignedInBrowser } from './harness.ts'
+import { liveRegionTexts, signedInPage, sweep, tabTo, useSignedInBrowser } from './harness.ts'
 import { within } from '../support/eventually.ts'
 
 const admin = useSignedInBrowser('admin', '/dashboard/sessions')
@@ -198,6 +198,32 @@ test('Sessions: an Extend Kratos accepts without the session (204) that cannot b
     [email, new Date(session.expires_at).toISOString()],
   )
   expect(admin.problems.splice(0)).toEqual([expect.stringContaining('ERR_CONNECTION_REFUSED')])
+})
+
+test('Sessions: a session that expires while the page is open says so in its Expires cell; one still to expire does not', async () => {
+  const { kratos } = admin.harness.sandbox
+  const person = kratos.addIdentity({ email: 'expiring.soon@example.test', name: 'Expiring' })
+  const session = kratos.addSession(person.id, { ip_address: '203.0.113.77', user_agent: 'Expiring browser' })
+  session.expires_at = new Date(Date.now() + 90_000).toISOString()
+  const other = await signedInPage(admin.harness, 'admin', '/dashboard/sessions')
+  try {
+    // The page's timers from the start on the fake clock, which runs with real time until moved.
+    await other.page.clock.install()
+    await other.page.reload()
+    const row = other.page.getByRole('row').filter({ hasText: 'Expiring browser' })
+    const expires = row.getByRole('cell').filter({ has: other.page.locator(`time[datetime="${new Date(session.expires_at).toISOString()}"]`) })
+    await expires.waitFor()
+    expect(await expires.innerText()).not.toContain('expired')
+    await other.page.clock.fastForward('02:00')
+    await expires.getByText('(expired)').waitFor()
+    // The others expire in days: none says so.
+    expect(await other.page.getByText('(expired)').count()).toBe(1)
+    expect(other.problems).toEqual([])
+  } finally {
+    await other.context.close()
+    kratos.sessions.splice(kratos.sessions.indexOf(session), 1)
+    kratos.identities.delete(person.id)
+  }
 })
 
 test('Sessions: another page or page size says in the status region how many sessions it shows, as the other lists do', async () => {

@@ -5,7 +5,7 @@ import { api, type KratosSession } from '../api.ts'
 import { revealHidden } from '../reveal.ts'
 import { placeableAddress } from '../placeable-address.ts'
 import { Cell, cellText } from './data-table.tsx'
-import { Time } from './time.tsx'
+import { Time, usePassed } from './time.tsx'
 
 /**
  * Places by IP address, asked once per address while the page is open: a table of sessions most
@@ -95,8 +95,9 @@ export function DeviceCells({ session }: { session: KratosSession }) {
   )
 }
 
-/** When a session was authenticated, and when it expires. */
+/** When a session was authenticated, and when it expires: one that expired while the page was open says so (the list was of active ones). */
 export function TimeCells({ session }: { session: KratosSession }) {
+  const expired = usePassed(session.expires_at)
   return (
     <>
       <Cell label="Authenticated">
@@ -104,6 +105,7 @@ export function TimeCells({ session }: { session: KratosSession }) {
       </Cell>
       <Cell label="Expires">
         <Time value={session.expires_at} />
+        {expired && ' (expired)'}
       </Cell>
     </>
   )
