@@ -168,7 +168,7 @@ describe('the document describes what the handlers read', () => {
     expect(names('GET', '/api/identities')).toEqual(['credentials_identifier', 'page_size', 'page_token'])
     expect(names('GET', '/api/geo')).toEqual(['ip'])
     expect(names('GET', '/api/session-locations')).toEqual(['days'])
-    expect(names('GET', '/api/security/audit')).toEqual(['action', 'actor', 'before', 'limit', 'request_id'])
+    expect(names('GET', '/api/security/audit')).toEqual(['about', 'action', 'actor', 'before', 'limit', 'request_id'])
     expect(names('GET', '/api/auth/login')).toEqual(['prompt', 'return_to'])
     // `error_description` and `iss` are read by oauth4webapi's validateAuthResponse, not by a line of ours.
     expect(names('GET', '/api/auth/callback')).toEqual(['code', 'error', 'error_description', 'iss', 'state'])

@@ -510,7 +510,7 @@ export const api = {
   config: () => request<PublicConfig>('GET', '/api/config'),
   servicesHealth: (caller: Caller = 'person') => request<{ services: ServiceHealth[] }>('GET', '/api/services/health', undefined, caller),
   sessionLocations: () => request<{ points: LocationPoint[]; truncated: boolean }>('GET', '/api/session-locations'),
-  auditPage: (params: { limit: number; before?: string; action?: string; actor?: string; request_id?: string }) =>
+  auditPage: (params: { limit: number; before?: string; action?: string; actor?: string; request_id?: string; about?: string }) =>
     request<{ events: AuditEvent[]; next_before: number | null }>('GET', `/api/security/audit${q(params)}`),
   audit: (limit: number) => request<{ events: AuditEvent[]; next_before: number | null }>('GET', `/api/security/audit${q({ limit })}`),
   settings: () => request<Setting[]>('GET', '/api/settings'),

@@ -45,3 +45,6 @@ export function outcomeOf(event: AuditEvent): { said: string; done: boolean } {
  * e-mail. Else by its id, which all sound alike read out one after the other.
  */
 export const knownIdentifier = (id: string): string | null => (isOwnIdentity(id) && user.value?.email) || null
+
+/** The Audit log filtered to the events about an identity, an OAuth client or a setting. */
+export const auditAbout = (id: string): string => `/dashboard/audit?about=${encodeURIComponent(id)}`

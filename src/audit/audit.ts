@@ -51,6 +51,8 @@ export interface AuditQuery {
   actor?: string
   /** Only the events of this request (its `X-Request-Id`). */
   requestId?: string
+  /** Only the events about this identity, client or setting (the `about` column, schema version 6). */
+  about?: string
 }
 
 const MAX_LIMIT = 1000
@@ -120,7 +122,7 @@ export class AuditLog {
   /** Newest first. */
   async list(query: AuditQuery): Promise<AuditEvent[]> {
     const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(query.limit)))
-    const rows = await this.storage.audit.list({ limit, before: query.before, action: query.action, actor: query.actor, requestId: query.requestId })
+    const rows = await this.storage.audit.list({ limit, before: query.before, action: query.action, actor: query.actor, requestId: query.requestId, about: query.about })
     return rows.map((row) => ({
       id: row.id,
       at: row.at,

@@ -79,4 +79,25 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_events_actor_action ON audit_events (actor, action, id);
     `,
   },
+  {
+    version: 6,
+    // What an event is about, for the Audit log's filter by an identity, a client or a setting: the
+    // rule of the SQLite schema's version 6 (src/db/migrations.ts), written for PostgreSQL. Every
+    // detail is JSON written by this service; only an object is looked into.
+    sql: `
+      ALTER TABLE audit_events ADD COLUMN about TEXT GENERATED ALWAYS AS (
+        CASE
+          WHEN action IN ('login', 'logout') THEN actor
+          WHEN action IN ('sessions_revoke', 'settings_write', 'settings_delete', 'settings_decrypt_read') THEN target
+          WHEN action = 'proxy_write' THEN coalesce(
+            CASE WHEN detail LIKE '{%' THEN coalesce(detail::jsonb ->> 'created', detail::jsonb ->> 'client_id') END,
+            CASE
+              WHEN starts_with(target, '/admin/identities/') AND length(target) > 18 THEN split_part(substr(target, 19), '/', 1)
+              WHEN starts_with(target, '/admin/clients/') AND length(target) > 15 THEN split_part(substr(target, 16), '/', 1)
+            END)
+        END
+      ) STORED;
+      CREATE INDEX audit_events_about ON audit_events (about, id);
+    `,
+  },
 ]

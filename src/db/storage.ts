@@ -51,6 +51,8 @@ export interface AuditFilter {
   action?: string
   actor?: string
   requestId?: string
+  /** The identity, client or setting an event is about (its `about` column). */
+  about?: string
 }
 
 export interface IdentityRevocation {
@@ -224,14 +226,16 @@ export function auditListQuery(filter: AuditFilter, placeholder: (n: number) => 
     params.push(value)
     where.push(`${column} ${placeholder(params.length)}`)
   }
-  // A request id finds its one or two events by its own index; beside it, the other equalities are
-  // written so that no index is taken for them (SQLite without statistics would take the actor's,
-  // and walk all of that actor's events).
-  const residual = (column: string) => (filter.requestId === undefined ? `${column} =` : `(${column} || '') =`)
+  // A request id finds its one or two events by its own index, and what an event is about its few
+  // by its own; beside them, the other equalities are written so that no index is taken for them
+  // (SQLite without statistics would take the actor's, and walk all of that actor's events).
+  const leading = filter.requestId ?? filter.about
+  const residual = (column: string) => (leading === undefined ? `${column} =` : `(${column} || '') =`)
   condition('id <', filter.before)
   condition(residual('action'), filter.action)
   condition(residual('actor'), filter.actor)
   condition('request_id =', filter.requestId)
+  condition(filter.requestId === undefined ? 'about =' : "(about || '') =", filter.about)
   params.push(filter.limit)
   const sql =
     'SELECT id, at, action, actor, target, detail, request_id FROM audit_events' +

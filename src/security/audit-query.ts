@@ -1,7 +1,8 @@
 // GET /api/security/audit parameters: `limit` 1–200 (default 50), `before` (an event id, the
 // previous page's `next_before`), `action` (one of the audit actions), `actor` (an identity id,
-// printable ASCII), `request_id` (a request's X-Request-Id). Numbers are digits only; a parameter
-// given twice or out of range is refused.
+// printable ASCII), `request_id` (a request's X-Request-Id), `about` (an identity id, a client id or
+// a setting key, as the events record it). Numbers are digits only; a parameter given twice or out
+// of range is refused.
 
 import type { AuditAction, AuditQuery } from '../audit/audit.ts'
 
@@ -24,7 +25,7 @@ export const ACTIONS: Record<AuditAction, true> = {
   audit_prune: true,
 }
 
-type AuditQueryResult = { ok: true; query: AuditQuery & { limit: number } } | { ok: false; field: 'limit' | 'before' | 'action' | 'actor' | 'request_id' }
+type AuditQueryResult = { ok: true; query: AuditQuery & { limit: number } } | { ok: false; field: 'limit' | 'before' | 'action' | 'actor' | 'request_id' | 'about' }
 
 export function parseAuditQuery(params: URLSearchParams): AuditQueryResult {
   const single = (name: string): string | null | false => {
@@ -74,5 +75,15 @@ export function parseAuditQuery(params: URLSearchParams): AuditQueryResult {
     requestId = requestIdText.toLowerCase()
   }
 
-  return { ok: true, query: { limit, before, action, actor, requestId } }
+  // What the events are about: an id or a key as recorded, 1–255 characters with no control
+  // character (a Hydra client id may hold spaces or letters of any script).
+  const aboutText = single('about')
+  if (aboutText === false) return { ok: false, field: 'about' }
+  let about: string | undefined
+  if (aboutText !== null) {
+    if (!/^[^\p{Cc}]{1,255}$/u.test(aboutText)) return { ok: false, field: 'about' }
+    about = aboutText
+  }
+
+  return { ok: true, query: { limit, before, action, actor, requestId, about } }
 }

@@ -1145,6 +1145,61 @@ test('an audit target or actor with characters that hide or turn text around sho
   expect(admin.problems).toEqual([])
 })
 
+test('an identity’s page and a client’s page lead an admin, by keyboard, to the audit events about them, found as the trail recorded them', async () => {
+  admin.problems.length = 0
+  const { kratos, hydra } = admin.harness.sandbox
+  const page = admin.page
+  const person = kratos.addIdentity({ email: 'audited.about@example.test' })
+  await page.goto(admin.url(`/dashboard/identities/${person.id}`))
+  const summary = page.getByRole('region', { name: 'Summary' })
+  await summary.getByRole('button', { name: 'Deactivate' }).click()
+  await summary.getByRole('button', { name: 'Activate' }).waitFor()
+  // Another identity's write, which the filter leaves out.
+  const other = kratos.addIdentity({ email: 'audited.other@example.test' })
+  const patched = await page.request.patch(admin.url(`/api/idp-admin/admin/identities/${other.id}`), {
+    headers: { 'content-type': 'application/json' },
+    data: [{ op: 'replace', path: '/state', value: 'inactive' }],
+  })
+  expect(patched.status()).toBe(200)
+
+  await tabTo(page, 'Audit events about this identity')
+  await page.keyboard.press('Enter')
+  await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+  expect(new URL(page.url()).searchParams.get('about')).toBe(person.id)
+  expect(await page.getByRole('textbox', { name: 'About (identity ID, client ID or setting key)' }).inputValue()).toBe(person.id)
+  const rows = page.getByRole('table').locator('tbody tr')
+  await rows.first().waitFor()
+  expect(await rows.locator('td:nth-child(3)').allTextContents()).toEqual(['proxy write (PATCH, identity left deactivated)'])
+  expect(await rows.locator('td:nth-child(4)').allTextContents()).toEqual([`/admin/identities/${person.id}`])
+  expect(await sweep(page, 'audit-about', () => rows.first().waitFor())).toEqual([])
+  // Show everything takes the filter away; the other identity's write is there again.
+  await page.getByRole('button', { name: 'Show everything' }).click()
+  await page.getByRole('table').locator('tbody tr').filter({ hasText: `/admin/identities/${other.id}` }).waitFor()
+  expect(new URL(page.url()).searchParams.get('about')).toBeNull()
+
+  // A client: its creation through the admin prefix is about it, found by the id Hydra gave it.
+  const created = await page.request.post(admin.url('/api/oauth-admin/admin/clients'), {
+    headers: { 'content-type': 'application/json' },
+    data: { client_name: 'Audited about', redirect_uris: ['https://audited.example.com/cb'] },
+  })
+  expect(created.status()).toBe(201)
+  const { client_id } = (await created.json()) as { client_id: string }
+  expect(hydra.clients.has(client_id)).toBe(true)
+  await page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(client_id)}`))
+  await page.getByRole('link', { name: 'Audit events about this client' }).click()
+  await rows.first().waitFor()
+  expect(await rows.locator('td:nth-child(3)').allTextContents()).toEqual([`proxy write (POST, created ${client_id})`])
+
+  // Typed by hand: a line break is refused beside the field, before anything is sent.
+  const field = page.getByRole('textbox', { name: 'About (identity ID, client ID or setting key)' })
+  await field.fill('x'.repeat(256))
+  await page.getByRole('search', { name: 'Filter by what it is about' }).getByRole('button', { name: 'Filter' }).click()
+  await page.getByText('Enter an identity ID, an OAuth client ID or a setting key (at most 255 characters, on one line), or leave it empty for everything.').waitFor()
+  expect(new URL(page.url()).searchParams.get('about')).toBe(client_id)
+  expect(admin.problems).toEqual([])
+
+})
+
 test('a prune of the audit trail (the command line’s audit prune) says how many events from before when it deleted, and one still under way that it has not finished', async () => {
   admin.problems.length = 0
   const { audit } = admin.harness.sandbox.services

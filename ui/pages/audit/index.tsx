@@ -87,12 +87,32 @@ function IdentityRef({ value }: { value: string | null }) {
   )
 }
 
+/** What the About filter takes: an id or a key as the service does (1–255 characters, no control character). */
+const ABOUT = /^[^\p{Cc}]{1,255}$/u
+
 /**
- * A filter by one id (a UUID) kept in the query as `param`: checked before it is sent, with the
- * button that takes it away once it is set. `anyCase`: the service matches it in any case (a request
- * ID), so it is sent in lower case; an actor is matched exactly as the events record it.
+ * A filter by one id kept in the query as `param`: checked before it is sent (`valid`, a UUID unless
+ * said otherwise), with the button that takes it away once it is set. `anyCase`: the service
+ * matches it in any case (a request ID), so it is sent in lower case; an actor is matched exactly as
+ * the events record it.
  */
-function IdFilter({ param, name, label, invalid, clear, anyCase = false }: { param: string; name: string; label: string; invalid: string; clear: string; anyCase?: boolean }) {
+function IdFilter({
+  param,
+  name,
+  label,
+  invalid,
+  clear,
+  anyCase = false,
+  valid = UUID,
+}: {
+  param: string
+  name: string
+  label: string
+  invalid: string
+  clear: string
+  anyCase?: boolean
+  valid?: RegExp
+}) {
   const value = queryParam(param) ?? ''
   const [text, setText] = useQueryText(value)
   const [error, setError] = useState<string | null>(null)
@@ -103,7 +123,7 @@ function IdFilter({ param, name, label, invalid, clear, anyCase = false }: { par
     // Pasted with its label before it ("Request ID: …", as a failure's Details show it), the id is what counts.
     const trimmed = text.trim()
     const typed = trimmed.toLowerCase().startsWith(`${label.toLowerCase()}:`) ? trimmed.slice(label.length + 1).trim() : trimmed
-    if (typed !== '' && !UUID.test(typed)) {
+    if (typed !== '' && !valid.test(typed)) {
       setError(invalid)
       return focusFirstInvalid(event.currentTarget as HTMLFormElement)
     }
@@ -147,12 +167,21 @@ export function AuditPage() {
   const action = queryParam('action') ?? ''
   const actor = queryParam('actor') ?? ''
   const request = queryParam('request_id') ?? ''
+  const about = queryParam('about') ?? ''
   const trail = (queryParam('trail') ?? '').split(TRAIL_SEPARATOR).filter(Boolean)
   const [loaded, retry] = useLoad(
-    () => api.auditPage({ limit: PAGE, before: before || undefined, action: action || undefined, actor: actor || undefined, request_id: request || undefined }),
+    () =>
+      api.auditPage({
+        limit: PAGE,
+        before: before || undefined,
+        action: action || undefined,
+        actor: actor || undefined,
+        request_id: request || undefined,
+        about: about || undefined,
+      }),
     [search],
   )
-  const filtered = action || actor || request
+  const filtered = action || actor || request || about
   const none = before ? 'No more audit events.' : `No audit event${filtered ? ' matches this filter' : ''}.`
   useResultsAnnounced(loaded, search, ({ events }) => (events.length === 0 ? none : `${events.length} audit ${events.length === 1 ? 'event' : 'events'} shown.`))
   return (
@@ -167,6 +196,14 @@ export function AuditPage() {
           invalid="Enter a request ID (a UUID, as a failure's Details show it), or leave it empty for every request."
           clear="Show every request"
           anyCase
+        />
+        <IdFilter
+          param="about"
+          name="Filter by what it is about"
+          label="About (identity ID, client ID or setting key)"
+          invalid="Enter an identity ID, an OAuth client ID or a setting key (at most 255 characters, on one line), or leave it empty for everything."
+          clear="Show everything"
+          valid={ABOUT}
         />
         <FilterSelect
           label="Action"
@@ -183,7 +220,7 @@ export function AuditPage() {
         label="audit events"
         place={{
           firstPage: before ? withQuery({ before: null, trail: null }) : null,
-          unfiltered: filtered ? withQuery({ action: null, actor: null, request_id: null, before: null, trail: null }) : null,
+          unfiltered: filtered ? withQuery({ action: null, actor: null, request_id: null, about: null, before: null, trail: null }) : null,
         }}
       >
         {({ events, next_before }) => (

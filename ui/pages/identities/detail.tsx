@@ -21,6 +21,7 @@ import { mergeTraits, revalidated, SchemaFields, validate, type Errors, type Val
 import { useUnsavedChanges } from '../../components/unsaved.ts'
 import { takeDraft } from '../../drafts.ts'
 import { isOwnIdentity, OWN_SESSIONS_ENDED, OWN_SESSIONS_NOTE, schemasFrom, user } from '../../session.ts'
+import { auditAbout } from '../../audit-words.ts'
 import { asLastShown, location, navigateFrom, useLeaveGuard } from '../../router.ts'
 import { isUnreadable, UnreadableField, UnreadableRows } from '../../components/unreadable.tsx'
 import { parseTraits, TRAITS_JSON_ERROR, TraitsJsonField, TraitsJsonNote, traitsText, type AsJsonReason } from '../../components/traits-json.tsx'
@@ -216,6 +217,10 @@ function IdentityDetail(props: {
           <dt>Updated</dt>
           <dd>
             <Time value={identity.updated_at} />
+          </dd>
+          <dt>Audit</dt>
+          <dd>
+            <a href={auditAbout(identity.id)}>Audit events about this identity</a>
           </dd>
         </dl>
         {failure && <ActionFailure failure={failure} />}

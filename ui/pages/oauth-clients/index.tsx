@@ -13,6 +13,7 @@ import { useOneAtATime } from '../../components/one-at-a-time.ts'
 import { Pager, useTokenPaging } from '../../components/pager.tsx'
 import { Time } from '../../components/time.tsx'
 import { revealHidden } from '../../reveal.ts'
+import { auditAbout } from '../../audit-words.ts'
 import { announce, clearEarlierAnnouncement } from '../../components/status.ts'
 import { pathRefusal } from '../../../src/proxy/path-refusal.ts'
 import { CopyButton, ShownOnceValue } from '../../components/shown-once.tsx'
@@ -615,6 +616,10 @@ function ClientDetail({ client, onChange }: { client: OAuthClient; onChange: (cl
             <dd>{shown('created_at', <Time value={client.created_at} />)}</dd>
             <dt>Updated</dt>
             <dd>{shown('updated_at', <Time value={client.updated_at} />)}</dd>
+            <dt>Audit</dt>
+            <dd>
+              <a href={auditAbout(client.client_id)}>Audit events about this client</a>
+            </dd>
           </dl>
           {editable && (
             <div class="actions">
