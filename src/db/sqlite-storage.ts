@@ -13,8 +13,15 @@
 // fails closed after FRESHNESS_WINDOW_MS instead of trusting revocations it could not read.
 // A full disk: the unit of work that found no room did nothing (SQLite rolled it back), and fails
 // with DiskFullError, which the API answers as the database being unavailable (503).
+// The file replaced while the process runs (a backup restored, or the file moved away, without
+// stopping the service): the connection still writes to the file it opened, which no other process
+// sees and the next start does not open, so every write acknowledged from then on would be lost.
+// Each write first checks that the path still names that file, and the poll does too; once it does
+// not, the storage refuses everything as unavailable (503), the gate fails closed, and the log says
+// `database_replaced` once: a restart opens the file now there.
 
 import type { Database } from 'bun:sqlite'
+import { statSync } from 'node:fs'
 import { describeError, type Logger } from '../log.ts'
 import { diskFullCode, DiskFullError, isDatabaseBusy, LOCK_WAIT_MS, openDatabase } from './database.ts'
 import { MIGRATIONS } from './migrations.ts'
@@ -36,6 +43,7 @@ import {
   type SettingCondition,
   type UpsertOutcome,
   auditPages,
+  StorageUnavailableError,
 } from './storage.ts'
 
 const POLL_MS = 250
@@ -53,6 +61,36 @@ interface SettingRow {
 }
 
 const SETTING_COLUMNS = 'key, value, encrypted, category, updated_at'
+
+/** The reason of the 503s once the file at the path is not the one opened. */
+const REPLACED = 'database_replaced'
+
+interface FileIdentity {
+  dev: number
+  ino: number
+}
+
+/** The file just opened at `path`; null (nothing to compare with later) in the unlikely case it cannot be looked at. */
+function fileIdentityOrNull(path: string): FileIdentity | null {
+  try {
+    return fileAt(path)
+  } catch {
+    return null
+  }
+}
+
+/** The file at `path` now, or null when there is none (removed, or its directory is gone). */
+function fileAt(path: string): FileIdentity | null {
+  try {
+    const { dev, ino } = statSync(path)
+    return { dev, ino }
+  } catch (error) {
+    const code = (error as { code?: string }).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null
+    // Not known to be another file (a directory this user may no longer search, say): taken as the same.
+    throw error
+  }
+}
 
 function toSetting(row: SettingRow): Setting {
   return { key: row.key, value: row.value, encrypted: row.encrypted === 1, category: row.category, updated_at: row.updated_at }
@@ -97,6 +135,10 @@ export class SqliteStorage implements Storage {
   private pollWaiters: (() => void)[] = []
   /** Settles when every write this process has asked for so far has ended; null when none is under way. */
   private writesEnd: Promise<void> | null = null
+  /** The file the connection opened; null for an in-memory database. */
+  private readonly file: FileIdentity | null
+  /** The path names another file, or none, since this was found: everything is refused. */
+  private replaced = false
 
   /** `db` is the storage's from now on: it waits for other connections' locks as described above. */
   constructor(
@@ -104,6 +146,32 @@ export class SqliteStorage implements Storage {
     private readonly log?: Logger,
   ) {
     db.run('PRAGMA busy_timeout = 0')
+    this.file = db.filename === '' || db.filename === ':memory:' ? null : fileIdentityOrNull(db.filename)
+  }
+
+  /**
+   * Throws StorageUnavailableError once the path does not name the file the connection has open
+   * (checked now when `look`, else as last found): what would be written there is lost.
+   */
+  private ensureSameFile(look: boolean): void {
+    if (!this.replaced && look && this.file !== null) {
+      let now: FileIdentity | null
+      try {
+        now = fileAt(this.db.filename)
+      } catch {
+        return
+      }
+      if (now === null || now.dev !== this.file.dev || now.ino !== this.file.ino) {
+        this.replaced = true
+        // The gate stops vouching for what it knows: others write to the file at the path.
+        this.unappliedSince ??= this.cleanAt
+        this.log?.error('database_replaced', {
+          path: this.db.filename,
+          detail: `the file at DATABASE_PATH is ${now === null ? 'gone' : 'another file'} since this process opened it (restored or moved while the service ran): nothing more is written or read until the service is restarted, which opens the file there now`,
+        })
+      }
+    }
+    if (this.replaced) throw new StorageUnavailableError(REPLACED)
   }
 
   /**
@@ -135,12 +203,20 @@ export class SqliteStorage implements Storage {
 
   /** A read, tried again while another connection's lock keeps it out (a checkpoint, a lock on the whole file). */
   private read<T>(operation: () => T): Promise<T> {
-    return this.untilUnlocked(operation, performance.now() + LOCK_WAIT_MS)
+    return this.untilUnlocked(() => {
+      this.ensureSameFile(false)
+      return operation()
+    }, performance.now() + LOCK_WAIT_MS)
   }
 
   /** A write (one statement or one transaction), tried again while another connection holds the lock, in this process's order of writes. */
   private write<T>(operation: () => T): Promise<T> {
-    return this.inWriteOrder((deadline) => this.untilUnlocked(operation, deadline))
+    return this.inWriteOrder((deadline) =>
+      this.untilUnlocked(() => {
+        this.ensureSameFile(true)
+        return operation()
+      }, deadline),
+    )
   }
 
   /**
@@ -419,6 +495,7 @@ export class SqliteStorage implements Storage {
     this.polling = true
     const seen = performance.now()
     try {
+      this.ensureSameFile(true)
       const version = this.readDataVersion()
       if (version !== this.dataVersion) {
         // Memory vouches for what the last clean poll saw, until the change is applied.
@@ -438,6 +515,7 @@ export class SqliteStorage implements Storage {
     } catch (error) {
       // The version or a listener's read failed (kept out by a lock for LOCK_WAIT_MS, or worse): tried again at the next poll.
       this.unappliedSince ??= this.cleanAt
+      if (this.replaced) return
       if (!this.unreadSaid) this.log?.warn('database_changes_unread', describeError(error))
       this.unreadSaid = true
     } finally {
@@ -450,6 +528,7 @@ export class SqliteStorage implements Storage {
 
   // Answers now or not at all: `SELECT 1` reads no table, so no lock makes it wait.
   async ping(): Promise<boolean> {
+    if (this.replaced) return false
     try {
       return this.db.query<{ one: number }, []>('SELECT 1 AS one').get()?.one === 1
     } catch {
@@ -484,7 +563,10 @@ export class SqliteStorage implements Storage {
   }
 
   private async restoreUnder(dump: StorageDump, deadline: number): Promise<{ ok: true } | { ok: false; reason: 'not_empty' }> {
-    await this.untilUnlocked(() => this.db.run('BEGIN IMMEDIATE'), deadline)
+    await this.untilUnlocked(() => {
+      this.ensureSameFile(true)
+      this.db.run('BEGIN IMMEDIATE')
+    }, deadline)
     try {
       for (const table of ['settings', 'audit_events', 'dashboard_layouts', 'revoked_sessions', 'identity_revocations']) {
         if (this.db.query(`SELECT 1 FROM ${table} LIMIT 1`).get() !== null) {
