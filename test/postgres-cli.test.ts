@@ -14,6 +14,7 @@ import { runToEnd } from './support/process.ts'
 import { openSqliteStorage } from '../src/db/sqlite-storage.ts'
 import { MIGRATIONS } from '../src/db/migrations.ts'
 import { Database } from 'bun:sqlite'
+import { SQL } from 'bun'
 import { PostgresStorage } from '../src/db/postgres-storage.ts'
 import { AuditLog } from '../src/audit/audit.ts'
 import { createSettingsService } from '../src/settings/service.ts'
@@ -325,6 +326,66 @@ describe('import-sqlite', () => {
     expect(imported.stderr).toBe('')
     expect(imported.code).toBe(0)
   }, 30_000)
+
+  test('stopped by Ctrl-C (SIGINT) mid-way: the copy of the file is removed from TMPDIR, it says the database holds none of it or all of it, and nothing was imported', async () => {
+    const path = join(dir, 'interrupted.db')
+    await sqliteWithEverything(path)
+    const url = await pg.createDatabase()
+    const migrated = await PostgresStorage.open(url)
+    if (!migrated.ok) throw new Error(migrated.error)
+    await migrated.storage.close()
+    // A lock held elsewhere keeps the import waiting in its transaction, after the copy was made.
+    const holder = new SQL(url, { max: 1 })
+    const watcher = new SQL(url, { max: 1 })
+    const { promise: released, resolve: release } = Promise.withResolvers<void>()
+    const { promise: locked, resolve: lockTaken } = Promise.withResolvers<void>()
+    const holding = holder.begin(async (tx) => {
+      await tx`LOCK TABLE settings IN SHARE MODE`
+      lockTaken()
+      await released
+    })
+    await locked
+    const scratch = mkdtempSync(join(dir, 'tmp-'))
+    const child = Bun.spawn(['bun', MAIN, 'import-sqlite', path], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, SESSION_SIGNING_KEY: signingKey, ENCRYPTION_KEY: encryptionKey, DATABASE_URL: url, TMPDIR: scratch },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    try {
+      const waiting = async () =>
+        ((await watcher`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'admin-dashboard' AND wait_event_type = 'Lock'`) as { n: number }[])[0]!.n
+      for (let waited = 0; (await waiting()) === 0; waited += 50) {
+        if (waited > 15_000) throw new Error('the import never waited for the lock')
+        await Bun.sleep(50)
+      }
+      expect(readdirSync(scratch)).toHaveLength(1)
+      child.kill('SIGINT')
+      const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()])
+      expect(code).toBe(130)
+      expect(stdout).toBe('')
+      expect(stderr).toBe(
+        'admin-dashboard: import-sqlite stopped by SIGINT; the import is one transaction, so the PostgreSQL database holds all of it or nothing of it; the copy of the SQLite file was removed\n',
+      )
+      expect(readdirSync(scratch)).toEqual([])
+    } finally {
+      child.kill('SIGKILL')
+      release()
+      await holding
+      await Promise.all([holder.close(), watcher.close()])
+    }
+    const target = await PostgresStorage.open(url)
+    if (!target.ok) throw new Error(target.error)
+    try {
+      const dump = await wholeDump(target.storage)
+      expect(dump.settings).toEqual([])
+      expect(dump.audit).toEqual([])
+    } finally {
+      await target.storage.close()
+    }
+    const imported = await cli(['import-sqlite', path], { DATABASE_URL: url })
+    expect(imported.stderr).toBe('')
+    expect(imported.code).toBe(0)
+  }, 40_000)
 
   test('a missing file or no DATABASE_URL is refused, and no file is created', async () => {
     const missing = join(dir, 'no-such.db')

@@ -5,7 +5,7 @@
 
 import { Database } from 'bun:sqlite'
 import { accessSync, constants, existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { constants as osConstants, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { loadConfig } from '../config.ts'
 import { PostgresStorage } from '../db/postgres-storage.ts'
@@ -49,22 +49,25 @@ export async function runImportSqlite(args: string[], io: CliIo): Promise<number
     return 1
   }
   // The file is left as it was, whatever happens: it is read through a snapshot, which is
-  // migrated to the current schema instead of the file itself.
-  const snapshot = snapshotOf(path)
+  // migrated to the current schema instead of the file itself. Its directory is private, and
+  // removed at the end or when a signal stops the import, from before the copy is made.
+  const removeSnapshot = removedWhenStopped(mkdtempSync(join(tmpdir(), 'admin-dashboard-import-')), io)
+  const snapshot = snapshotOf(path, removeSnapshot.directory)
   if (!snapshot.ok) {
+    removeSnapshot()
     io.err(`admin-dashboard: ${snapshot.error}\n`)
     return 1
   }
   const source = openSqliteStorage(snapshot.path)
   if (!source.ok) {
-    snapshot.remove()
+    removeSnapshot()
     io.err(`admin-dashboard: ${source.error.replace('DATABASE_PATH', 'the SQLite file')}\n`)
     return 1
   }
   const target = await PostgresStorage.open(url)
   if (!target.ok) {
     await source.storage.close()
-    snapshot.remove()
+    removeSnapshot()
     io.err(`admin-dashboard: ${target.error}\n`)
     return 1
   }
@@ -102,34 +105,56 @@ export async function runImportSqlite(args: string[], io: CliIo): Promise<number
   } finally {
     await source.storage.close()
     await target.storage.close()
-    snapshot.remove()
+    removeSnapshot()
   }
 }
 
-type Snapshot = { ok: true; path: string; remove: () => void } | { ok: false; error: string }
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
 /**
- * A consistent copy of the SQLite file (`VACUUM INTO`, one read transaction) in a private
- * temporary directory (TMPDIR), removed afterwards. A lock another process holds on the file is
+ * `directory` (the snapshot's) removed when a signal stops the import too (Ctrl-C, the unit
+ * stopped): the copy holds all that the file does, the audit trail and the settings, and is not
+ * left in TMPDIR. The PostgreSQL transaction ends with the process, rolled back unless it had
+ * committed. Returns what removes it at the end of the run.
+ */
+function removedWhenStopped(directory: string, io: CliIo): (() => void) & { directory: string } {
+  const remove = () => rmSync(directory, { recursive: true, force: true })
+  const stop = (signal: (typeof STOP_SIGNALS)[number]) => {
+    remove()
+    io.err(
+      `admin-dashboard: import-sqlite stopped by ${signal}; the import is one transaction, so the PostgreSQL database holds all of it or nothing of it; the copy of the SQLite file was removed\n`,
+    )
+    process.exit(128 + osConstants.signals[signal])
+  }
+  for (const signal of STOP_SIGNALS) process.on(signal, stop)
+  const done = () => {
+    for (const signal of STOP_SIGNALS) process.off(signal, stop)
+    remove()
+  }
+  return Object.assign(done, { directory })
+}
+
+type Snapshot = { ok: true; path: string } | { ok: false; error: string }
+
+/**
+ * A consistent copy of the SQLite file (`VACUUM INTO`, one read transaction) in `directory`, which
+ * the caller removes. A lock another process holds on the file is
  * waited for as the other commands wait, up to LOCK_WAIT_MS (blocking: this process serves nothing
  * meanwhile), and then reported as such, not as a file that is not a database.
  */
-function snapshotOf(path: string): Snapshot {
+function snapshotOf(path: string, directory: string): Snapshot {
   let db: Database
   try {
     db = new Database(path, { ...sourceMode(path), strict: true })
   } catch {
     return { ok: false, error: 'the SQLite file cannot be opened for reading' }
   }
-  const directory = mkdtempSync(join(tmpdir(), 'admin-dashboard-import-'))
-  const remove = () => rmSync(directory, { recursive: true, force: true })
   try {
     const copy = join(directory, 'snapshot.db')
     db.run(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`)
     db.run('VACUUM INTO ?', [copy])
-    return { ok: true, path: copy, remove }
+    return { ok: true, path: copy }
   } catch (error) {
-    remove()
     if (isDatabaseBusy(error)) return { ok: false, error: `the SQLite file: ${DATABASE_BUSY}` }
     const code = (error as { code?: string }).code ?? ''
     // A database in WAL mode is read with its -shm file, which SQLite makes beside it when missing.
