@@ -5,8 +5,8 @@
 // (one write for many lines), and when the reader stalls (a blocked pipe, a stuck journald) at
 // most LOG_BUFFER_BYTES wait in memory. Beyond that, request lines are dropped and counted until
 // the output takes some of what waits again, and the count is reported by a `log_lines_dropped`
-// line before the next line; every other line (audit lines above all) is kept. Requests never
-// wait for the log.
+// line before the next line; the other lines are kept up to twice that, and audit lines always.
+// Requests never wait for the log.
 
 import { fstatSync, write } from 'node:fs'
 import type { LogLevel } from './config.ts'
@@ -64,9 +64,20 @@ const MAX_BYTES_PER_CHAR = 3
 /** Roughly what a request line takes besides its path (fixed text, time, id, status, duration, subject), for the bound. */
 const REQUEST_LINE_BYTES = 256
 
-/** Where lines go: every line written is kept; request lines may be dropped when the output is stalled. */
+/**
+ * Lines other than request lines may take this many times LOG_BUFFER_BYTES: a line that explains a
+ * failure outlasts the request lines, but not without bound, since anyone can cause some of them
+ * (a `proxy_refused` per request: kept whatever the size, they grew a stalled service by 40 MB for
+ * every 100,000 requests).
+ */
+const OTHER_LINES_LIMIT_FACTOR = 2
+
+/**
+ * Where lines go. When the output is stalled, request lines are dropped past the limit, lines
+ * written with `mayDrop` past OTHER_LINES_LIMIT_FACTOR times it; any other line is kept.
+ */
 interface LineSink {
-  write(line: string): void
+  write(line: string, mayDrop?: boolean): void
   /** The line of one request, logged at `time`; it may be formatted later, in order with the other lines. */
   request(fields: RequestLine, time: string): void
   flush(timeoutMs: number): Promise<void>
@@ -280,7 +291,12 @@ export function createBufferedSink(options: { writer?: ChunkWriter; limitBytes?:
    * and a stalled output must not let one line in and one count out each time that happens.
    */
   const roomFor = (bytes: number) => (dropped === 0 || outputMoved) && inflight + used + pendingBytes + bytes <= limit
-  /** The count of request lines dropped, once there is room again, before the line that found it. */
+  const waitingBytes = () => inflight + used + pendingBytes
+  /** A line dropped: counted, and from the first on no count is reported until the output takes something. */
+  const drop = () => {
+    if (dropped++ === 0) outputMoved = false
+  }
+  /** The count of lines dropped, once there is room again, before the line that found it. */
   const reportDropped = () => {
     if (dropped === 0) return
     write(jsonLine('warn', 'log_lines_dropped', { count: dropped }))
@@ -292,16 +308,14 @@ export function createBufferedSink(options: { writer?: ChunkWriter; limitBytes?:
   }
 
   return {
-    write(line) {
+    write(line, mayDrop = false) {
       if (roomFor(line.length)) reportDropped()
+      else if (mayDrop && waitingBytes() + line.length > limit * OTHER_LINES_LIMIT_FACTOR) return drop()
       write(line)
     },
     request(fields, time) {
       const most = REQUEST_LINE_BYTES + fields.path.length * MAX_BYTES_PER_CHAR
-      if (!roomFor(most)) {
-        if (dropped++ === 0) outputMoved = false
-        return
-      }
+      if (!roomFor(most)) return drop()
       reportDropped()
       pending.push(fields)
       pendingTimes.push(time)
@@ -331,16 +345,15 @@ export function createLogger(level: LogLevel, write?: (line: string) => void): L
   const sink: LineSink = write
     ? { write: (line) => write(line), request: (fields, time) => write(requestLine(fields, time)), flush: async () => {} }
     : createBufferedSink()
-  const line = (lineLevel: LogLevel, event: string, fields: LogFields) => sink.write(jsonLine(lineLevel, event, fields))
   const emit = (lineLevel: LogLevel, event: string, fields: LogFields = {}) => {
-    if (RANK[lineLevel] >= RANK[level]) line(lineLevel, event, fields)
+    if (RANK[lineLevel] >= RANK[level]) sink.write(jsonLine(lineLevel, event, fields), true)
   }
   return {
     debug: (event, fields) => emit('debug', event, fields),
     info: (event, fields) => emit('info', event, fields),
     warn: (event, fields) => emit('warn', event, fields),
     error: (event, fields) => emit('error', event, fields),
-    audit: (fields) => line('info', 'audit', fields),
+    audit: (fields) => sink.write(jsonLine('info', 'audit', fields)),
     request: (fields) => {
       if (RANK.info >= RANK[level]) sink.request(fields, isoNow())
     },

@@ -333,6 +333,26 @@ describe('the bounded log output', () => {
     expect(JSON.parse(report!).count).toBe(1100 - kept)
     expect(after.endsWith(reference(fields(1100), time))).toBe(true)
   })
+  test('a stalled output keeps the other lines up to twice the limit, then drops and counts them too; audit lines are still kept', async () => {
+    const written: string[] = []
+    const stalled: (() => void)[] = []
+    const sink = createBufferedSink({ limitBytes: 10_000, writer: (chunk, done) => (written.push(Buffer.from(chunk).toString('utf8')), stalled.push(done)) })
+    // A line anyone can cause once per request (a refused proxy path), 100 bytes, 2,000 of them: 200 KB.
+    const refused = (n: number) => `{"level":"warn","event":"proxy_refused","request_id":"${String(n).padStart(36, '0')}","reason":"x"}`.padEnd(99, ' ') + '\n'
+    for (let i = 0; i < 2000; i++) sink.write(refused(i), true)
+    sink.write('{"event":"audit","n":"kept"}\n')
+    await sink.flush(50)
+    const pending = written.join('')
+    expect(pending.length).toBeLessThanOrEqual(20_000 + 100)
+    expect(pending).toContain('"n":"kept"')
+    const kept = (pending.match(/"event":"proxy_refused"/g) ?? []).length
+    expect(kept).toBeGreaterThan(100)
+    for (const done of stalled.splice(0)) done()
+    sink.write(refused(2000), true)
+    await sink.flush(50)
+    const report = written.join('').split('\n').find((text) => text.includes('log_lines_dropped'))
+    expect(JSON.parse(report!).count).toBe(2000 - kept)
+  })
 })
 
 describe('the bytes the log hands over', () => {
