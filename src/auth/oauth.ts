@@ -4,7 +4,7 @@
 import * as oauth from 'oauth4webapi'
 import type { Config } from '../config.ts'
 import { describeError, type Logger } from '../log.ts'
-import { failureOf, type UpstreamFailure } from '../upstream/client.ts'
+import { failureOf, withBoundedAnswers, type UpstreamFailure } from '../upstream/client.ts'
 
 const SCOPE = 'openid profile email'
 /**
@@ -36,6 +36,8 @@ export class LoginClient {
   private readonly issuer: URL
   private readonly client: oauth.Client
   private readonly redirectUri: string
+  /** The provider's answers are read whole by oauth4webapi: at most MAX_ANSWER_BYTES of each. */
+  private readonly fetch: typeof fetch
 
   constructor(private readonly options: LoginClientOptions) {
     const { config } = options
@@ -43,6 +45,7 @@ export class LoginClient {
     this.issuer = config.oauth.issuerUrl
     this.client = { client_id: config.oauth.clientId, token_endpoint_auth_method: 'none' }
     this.redirectUri = `${config.baseUrl.origin}/api/auth/callback`
+    this.fetch = withBoundedAnswers(options.fetch)
   }
 
   private requestOptions() {
@@ -50,7 +53,7 @@ export class LoginClient {
       signal: () => AbortSignal.timeout(this.options.config.proxyTimeoutMs),
       // The operator chose these URLs; an internal plain-HTTP provider is their call.
       [oauth.allowInsecureRequests]: true,
-      [oauth.customFetch]: this.options.fetch,
+      [oauth.customFetch]: this.fetch,
     }
   }
 

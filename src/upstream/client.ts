@@ -88,6 +88,34 @@ export async function readAnswerText(response: Response, limit = MAX_ANSWER_BYTE
   return new TextDecoder().decode(Buffer.concat(chunks, total))
 }
 
+/**
+ * `fetch` whose answers carry at most `limit` bytes of body: a longer one is refused (announced) or
+ * ends with AnswerTooLarge there. For a library that reads answers whole itself (oauth4webapi, the
+ * provider's discovery document, token and userinfo answers).
+ */
+export function withBoundedAnswers(send: typeof fetch, limit = MAX_ANSWER_BYTES): typeof fetch {
+  const bounded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const response = await send(input, init)
+    const body = response.body
+    if (body === null) return response
+    if (Number(response.headers.get('content-length')) > limit) {
+      await body.cancel().catch(() => {})
+      throw new AnswerTooLarge()
+    }
+    let total = 0
+    const counted = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        total += chunk.byteLength
+        // Erroring here cancels the rest of the answer.
+        if (total > limit) controller.error(new AnswerTooLarge())
+        else controller.enqueue(chunk)
+      },
+    })
+    return new Response(body.pipeThrough(counted), { status: response.status, statusText: response.statusText, headers: response.headers })
+  }
+  return bounded as typeof fetch
+}
+
 export type Sent = { ok: true; response: Response } | { ok: false; failure: UpstreamFailure }
 type JsonAnswer = { ok: true; body: unknown; headers: Headers } | { ok: false; failure: UpstreamFailure; status?: number; text?: string }
 
