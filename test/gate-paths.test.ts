@@ -199,3 +199,15 @@ describe('the cost of judging a path', () => {
     expect(classifyPath(`/api/%73ettings${'.'.repeat(LONGEST)}`)).toBe('admin')
   })
 })
+
+describe('what judging paths keeps', () => {
+  test('long distinct paths are not kept: 4,000 of 16 KB leave the heap as it was', () => {
+    const long = 'a'.repeat(16_000)
+    Bun.gc(true)
+    const before = process.memoryUsage().heapUsed
+    for (let i = 0; i < 4000; i++) expect(classifyPath(`/dashboard/${i}/${long}`)).toBe('public')
+    Bun.gc(true)
+    // Kept, they were 64 MB.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(16 * 1024 * 1024)
+  })
+})

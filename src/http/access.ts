@@ -165,6 +165,7 @@ export function classifyPath(rawPath: string): Access {
   if (access === undefined) {
     access = PLAIN_PATH.test(rawPath) ? classifyLiteral(stripTrailingSlashes(rawPath)) : classifyUnusualPath(rawPath)
     // Bounded: a flood of distinct paths costs a clear, never memory.
+    if (rawPath.length > RECENT_PATH_LENGTH) return access
     if (recentClassifications.size >= RECENT_LIMIT) recentClassifications.clear()
     recentClassifications.set(rawPath, access)
   }
@@ -187,6 +188,11 @@ export function isPlainPath(path: string): boolean {
 /** Classification is a pure function of the path: recent answers are kept (by exact path). */
 const recentClassifications = new Map<string, Access>()
 const RECENT_LIMIT = 4096
+/**
+ * Longer paths are judged anew each time: no route's path is near this long, and kept, 4,096
+ * distinct paths of the 16 KiB Bun takes would hold 64 MB.
+ */
+const RECENT_PATH_LENGTH = 256
 
 /** The full road for any path: the definition the fast path and the cache must agree with. */
 export function classifyUnusualPath(rawPath: string): Access {
