@@ -48,6 +48,9 @@ const EVENTS: NewAuditEvent[] = [
   write('/admin/identities/identity-c/sessions', { method: 'DELETE', status: 204, outcome: 'ok' }),
   write('/admin/clients/client-1/lifespans', { method: 'PUT', status: 200, outcome: 'ok' }),
   write('/admin/oauth2/tokens', { method: 'DELETE', status: 204, outcome: 'ok', client_id: 'client-1' }),
+  // As the UI sends a client id: through encodeURIComponent.
+  write('/admin/clients/app%3Aweb', { method: 'DELETE', status: 204, outcome: 'ok' }),
+  write('/admin/oauth2/tokens', { method: 'DELETE', status: 204, outcome: 'ok', client_id: 'app:web' }),
   write('/admin/sessions/session-9/extend'),
   write('/admin/identities/', { method: 'POST', status: 404, outcome: 'upstream_refused' }),
   write('/admin/recovery/link', { method: 'POST', status: 200, outcome: 'ok' }),
@@ -65,6 +68,7 @@ const FOUND: Record<string, string[]> = {
   // Made by a POST whose event was begun before it was sent: found once its outcome names it.
   'identity-new': ['/admin/identities'],
   'client-1': ['/admin/oauth2/tokens', '/admin/clients/client-1/lifespans'],
+  'app:web': ['/admin/oauth2/tokens', '/admin/clients/app%3Aweb'],
   'person@example.test': [],
   'session-9': [],
   '/admin/identities/identity-c': [],

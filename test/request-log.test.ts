@@ -209,6 +209,22 @@ describe('writes through the admin proxies are audited', () => {
     expect(JSON.stringify([revoked, created])).not.toContain('never-recorded')
   })
 
+  test("a client whose id the UI percent-encodes in its path (app:web é) is found by its id, as its page's Audit link asks, for every write to it", async () => {
+    const clientId = 'app:web é'
+    upstream.answer = () => Response.json({ client_id: clientId }, { status: 201 })
+    await fetch(`${stack.service.url}/api/oauth-admin/admin/clients`, { method: 'POST', headers: { cookie: stack.cookie.admin, origin: ORIGIN }, body: '{}' })
+    upstream.answer = () => Response.json({ client_id: clientId })
+    // As ui/api.ts sends them: the id through encodeURIComponent.
+    const path = `/api/oauth-admin/admin/clients/${encodeURIComponent(clientId)}`
+    await fetch(`${stack.service.url}${path}`, { method: 'PATCH', headers: { cookie: stack.cookie.admin, origin: ORIGIN }, body: '[]' })
+    await fetch(`${stack.service.url}${path}`, { method: 'DELETE', headers: { cookie: stack.cookie.admin, origin: ORIGIN } })
+    upstream.answer = () => Response.json({ ok: true })
+    // As the client page's link asks (auditAbout: the id in the query, encoded there, decoded by the service).
+    const listed = await fetch(`${stack.service.url}/api/security/audit?about=${encodeURIComponent(clientId)}`, { headers: { cookie: stack.cookie.admin } })
+    const { events } = (await listed.json()) as { events: { detail: Record<string, unknown> }[] }
+    expect(events.map((event) => event.detail.method)).toEqual(['DELETE', 'PATCH', 'POST'])
+  })
+
   test('a 5xx (a gateway in front of the upstream, which may have acted) is audited as an upstream error, not a refusal', async () => {
     for (const status of [500, 502, 504]) {
       upstream.answer = () => new Response('<html>Bad Gateway</html>', { status, headers: { 'content-type': 'text/html' } })

@@ -235,7 +235,14 @@ export function auditListQuery(filter: AuditFilter, placeholder: (n: number) => 
   condition(residual('action'), filter.action)
   condition(residual('actor'), filter.actor)
   condition('request_id =', filter.requestId)
-  condition(filter.requestId === undefined ? 'about =' : "(about || '') =", filter.about)
+  if (filter.about !== undefined) {
+    // A proxied write's path holds an id as it was sent, and the UI sends ids through
+    // encodeURIComponent (a client "app:web" is PATCHed at /admin/clients/app%3Aweb): that form is
+    // asked for beside the id, or its page's Audit link would miss every write to it but its creation.
+    const forms = [...new Set([filter.about, encodeURIComponent(filter.about)])]
+    const column = filter.requestId === undefined ? 'about' : "(about || '')"
+    where.push(`${column} IN (${forms.map((form) => (params.push(form), placeholder(params.length))).join(', ')})`)
+  }
   params.push(filter.limit)
   const sql =
     'SELECT id, at, action, actor, target, detail, request_id FROM audit_events' +
