@@ -5,6 +5,7 @@
 
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
+import { SQL } from 'bun'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,6 +13,7 @@ import { AuditLog, type NewAuditEvent } from '../src/audit/audit.ts'
 import { systemClock } from '../src/clock.ts'
 import { createLogger } from '../src/log.ts'
 import { MIGRATIONS } from '../src/db/migrations.ts'
+import { POSTGRES_MIGRATIONS } from '../src/db/postgres-migrations.ts'
 import { openStorage } from '../src/db/open.ts'
 import type { Storage } from '../src/db/storage.ts'
 import { usePostgres } from './support/use-postgres.ts'
@@ -99,6 +101,37 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     })
   })
 }
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  test(`${engine}: a write whose answer named an id PostgreSQL's jsonb does not take (a lone surrogate, JSON.stringify's \\ud800) is still completed in the trail`, async () => {
+    const storage = engine === 'sqlite' ? await open(null, join(dir, 'surrogate.db')) : await open(await pg.createDatabase(), 'unused')
+    const audit = new AuditLog(storage, systemClock)
+    const failures: string[] = []
+    const begun = await audit.begin(write('/admin/clients', { method: 'POST', status: null, outcome: 'pending' }))
+    // proxy/index.ts factsOf takes a client_id from Hydra's answer when isPlainIdentifier: a lone surrogate passes.
+    await audit.complete(createLogger('error', (line) => failures.push(line)), begun, { action: 'proxy_write', detail: { method: 'POST', status: 201, outcome: 'ok', created: 'odd-\ud800' } })
+    expect(failures).toEqual([])
+    expect((await storage.audit.list({ limit: 1 }))[0]!.detail).toContain('"outcome":"ok"')
+  })
+}
+
+test('postgres: a database from before the column whose trail holds a detail jsonb does not take migrates to schema 6', async () => {
+  const url = await pg.createDatabase()
+  const sql = new SQL(url)
+  try {
+    await sql`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)`
+    for (const migration of POSTGRES_MIGRATIONS.filter((m) => m.version <= 5)) {
+      await sql.unsafe(migration.sql)
+      await sql`INSERT INTO schema_migrations (version, applied_at) VALUES (${migration.version}, now())`
+    }
+    await sql`INSERT INTO audit_events (at, action, actor, target, detail) VALUES (now(), 'proxy_write', 'admin-1', '/admin/clients', ${'{"method":"POST","status":201,"outcome":"ok","created":"odd-\\ud800"}'})`
+    await sql`INSERT INTO audit_events (at, action, actor, target, detail) VALUES (now(), 'proxy_write', 'admin-1', '/admin/clients/client-old', ${'{"method":"DELETE","status":204,"outcome":"ok"}'})`
+  } finally {
+    await sql.close()
+  }
+  const storage = await open(url, 'unused')
+  expect(await found(storage, 'client-old')).toEqual(['/admin/clients/client-old'])
+})
 
 test('sqlite: the events of a database from before the column (schema 5) are found by what they are about once it is migrated', async () => {
   const path = join(dir, 'schema5.db')

@@ -82,15 +82,25 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 6,
     // What an event is about, for the Audit log's filter by an identity, a client or a setting: the
-    // rule of the SQLite schema's version 6 (src/db/migrations.ts), written for PostgreSQL. Every
-    // detail is JSON written by this service; only an object is looked into.
+    // rule of the SQLite schema's version 6 (src/db/migrations.ts), written for PostgreSQL. The
+    // detail is read by a function that takes what jsonb refuses as holding no id, as SQLite's
+    // json_valid does: a cast in the expression would fail the row's INSERT or UPDATE, and this
+    // migration, on a detail JSON.stringify wrote but jsonb does not take (a lone surrogate from an
+    // upstream's answer, "\ud800"), losing a write's outcome or keeping the service from starting.
     sql: `
+      CREATE FUNCTION audit_detail_id(detail TEXT) RETURNS TEXT LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+      BEGIN
+        RETURN coalesce(detail::jsonb ->> 'created', detail::jsonb ->> 'client_id');
+      EXCEPTION WHEN invalid_text_representation OR untranslatable_character OR invalid_parameter_value THEN
+        RETURN NULL;
+      END
+      $$;
       ALTER TABLE audit_events ADD COLUMN about TEXT GENERATED ALWAYS AS (
         CASE
           WHEN action IN ('login', 'logout') THEN actor
           WHEN action IN ('sessions_revoke', 'settings_write', 'settings_delete', 'settings_decrypt_read') THEN target
           WHEN action = 'proxy_write' THEN coalesce(
-            CASE WHEN detail LIKE '{%' THEN coalesce(detail::jsonb ->> 'created', detail::jsonb ->> 'client_id') END,
+            audit_detail_id(detail),
             CASE
               WHEN starts_with(target, '/admin/identities/') AND length(target) > 18 THEN split_part(substr(target, 19), '/', 1)
               WHEN starts_with(target, '/admin/clients/') AND length(target) > 15 THEN split_part(substr(target, 16), '/', 1)
