@@ -82,6 +82,24 @@ describe('audit prune on a SQLite file', () => {
     expect(rows(path).filter((row) => row.action === 'audit_prune')).toHaveLength(2)
   })
 
+  test("the search for what to delete is a read: its last batch, which walks the whole trail to find there is nothing more, does not take the write lock from the service", async () => {
+    const path = await databaseWith('lock', 3)
+    const opened = openSqliteStorage(path)
+    if (!opened.ok) throw new Error(opened.error)
+    expect(await opened.storage.audit.deleteBefore(daysAgo(365), PRUNE_BATCH)).toBe(3)
+    // Nothing left to delete: answered while the running service is in the middle of a write.
+    const service = new Database(path)
+    service.run('BEGIN IMMEDIATE')
+    try {
+      expect(await opened.storage.audit.deleteBefore(daysAgo(365), PRUNE_BATCH)).toBe(0)
+    } finally {
+      service.run('COMMIT')
+      service.close()
+      await opened.storage.close()
+    }
+    expect(rows(path)).toHaveLength(5)
+  }, 20_000)
+
   test('a command line that does not parse is refused (exit 2), saying why, and deletes nothing', async () => {
     const path = await databaseWith('refused', 3)
     const cli = cliFor(path)
