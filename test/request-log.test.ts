@@ -225,6 +225,21 @@ describe('writes through the admin proxies are audited', () => {
     expect(events.map((event) => event.detail.method)).toEqual(['DELETE', 'PATCH', 'POST'])
   })
 
+  test('an identity written to under another spelling Kratos reads as the same (percent-encoded, capitals, braces, urn:uuid:) is recorded under its own id, and found by it', async () => {
+    const id = '4f71c3bc-be35-499b-afc9-bb90f6883f06'
+    const spellings = [`%34${id.slice(1)}`, id.toUpperCase(), `{${id}}`, `urn:uuid:${id}`, `${id.replace(/-/g, '').toUpperCase()}/credentials/totp`]
+    upstream.answer = () => Response.json({ id, state: 'active' })
+    for (const spelling of spellings) {
+      const answer = await fetch(`${stack.service.url}/api/iam-idp-admin/admin/identities/${spelling}`, { method: 'PATCH', headers: { cookie: stack.cookie.admin, origin: ORIGIN }, body: '[]' })
+      expect({ spelling, status: answer.status }).toEqual({ spelling, status: 200 })
+    }
+    upstream.answer = () => Response.json({ ok: true })
+    const listed = await fetch(`${stack.service.url}/api/security/audit?about=${id}`, { headers: { cookie: stack.cookie.admin } })
+    const { events } = (await listed.json()) as { events: { target: string }[] }
+    // Each, newest first, under the id Kratos acted on: an insider cannot keep a write out of its identity's events by spelling.
+    expect(events.map((event) => event.target)).toEqual([`/admin/identities/${id}/credentials/totp`, ...Array(4).fill(`/admin/identities/${id}`)])
+  })
+
   test('a 5xx (a gateway in front of the upstream, which may have acted) is audited as an upstream error, not a refusal', async () => {
     for (const status of [500, 502, 504]) {
       upstream.answer = () => new Response('<html>Bad Gateway</html>', { status, headers: { 'content-type': 'text/html' } })

@@ -77,9 +77,11 @@ export const MIGRATIONS: readonly Migration[] = [
     // What an event is about, for the Audit log's filter by an identity, a client or a setting (an
     // index lookup): who signed in or out; the identity whose dashboard sessions ended; the setting;
     // for a proxied write, the identity or client it created or whose tokens it revoked, else the
-    // one its path is under (/admin/identities/<id>…, /admin/clients/<id>…, as sent, percent-encoded
-    // if it was). Derived from the columns every event has, so the events recorded before have one
-    // too. PostgreSQL's version 6 is the same rule (test/audit-about.test.ts holds both to it).
+    // one its path is under (/admin/identities/<id>…, /admin/clients/<id>…: recorded as the upstream
+    // reads it, decoded, with a Kratos id in its one spelling; events recorded before this version
+    // kept the path as sent). Derived from the columns every event has, so the events recorded
+    // before have one too. PostgreSQL's version 6 is the same rule (test/audit-about.test.ts holds
+    // both to it).
     sql: `
       ALTER TABLE audit_events ADD COLUMN about TEXT GENERATED ALWAYS AS (
         CASE

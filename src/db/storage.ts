@@ -236,9 +236,10 @@ export function auditListQuery(filter: AuditFilter, placeholder: (n: number) => 
   condition(residual('actor'), filter.actor)
   condition('request_id =', filter.requestId)
   if (filter.about !== undefined) {
-    // A proxied write's path holds an id as it was sent, and the UI sends ids through
-    // encodeURIComponent (a client "app:web" is PATCHed at /admin/clients/app%3Aweb): that form is
-    // asked for beside the id, or its page's Audit link would miss every write to it but its creation.
+    // A proxied write's path is recorded as the upstream reads it (decoded: proxy/url.ts
+    // auditedPath), but events recorded before kept it as sent, and the UI sends ids through
+    // encodeURIComponent (a client "app:web" was PATCHed at /admin/clients/app%3Aweb): that form is
+    // asked for beside the id, or its page's Audit link would miss those writes.
     const forms = [...new Set([filter.about, encodeURIComponent(filter.about)])]
     const column = filter.requestId === undefined ? 'about' : "(about || '')"
     where.push(`${column} IN (${forms.map((form) => (params.push(form), placeholder(params.length))).join(', ')})`)

@@ -17,13 +17,12 @@ import { fetchUpstream } from './fetch-client.ts'
 import { Http1Pool, UpstreamProtocolError, type UpstreamAnswer } from './http1.ts'
 import { markPassthrough } from './passthrough.ts'
 import { DeadlineClock } from './deadline.ts'
-import { basePathOf, isUnderBase, joinUpstreamUrl, keyedPublicPath, pathUnderBase, reachesAdminApi, type UpstreamTarget } from './url.ts'
+import { auditedPath, basePathOf, isUnderBase, joinUpstreamUrl, keyedPublicPath, pathUnderBase, reachesAdminApi, type UpstreamTarget } from './url.ts'
 import { normalizePath } from '../http/access.ts'
 import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/client.ts'
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 import { StorageUnavailableError } from '../db/storage.ts'
 import { isPlainIdentifier } from '../identities/model.ts'
-import { canonicalUuid } from '../text.ts'
 
 const PLACEHOLDER_BASE = new URL('http://upstream.invalid/')
 const NO_BODY_METHODS = new Set(['GET', 'HEAD'])
@@ -349,7 +348,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
     // A success's answer, read whole, as a record: once, for the sessions and for the audit event.
     const record = upstream.status >= 200 && upstream.status < 300 ? recordIn(whole) : null
     await afterIdentityWrite(target, upstream.status, record)
-    await auditWrite(target, upstream.status, outcomeOfStatus(upstream.status), upstream.status < 300 ? factsOf(request.method, pathUnderBase(url, base), url.search, record) : {})
+    await auditWrite(target, upstream.status, outcomeOfStatus(upstream.status), upstream.status < 300 ? factsOf(request.method, auditedPath(pathUnderBase(url, base)), url.search, record) : {})
   }
 
   /**
@@ -360,14 +359,15 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   async function afterIdentityWrite({ prefix, request, url, base }: Target, status: number | null, answer: Record<string, unknown> | null = null): Promise<void> {
     if (prefix.name !== 'idp-admin' && prefix.name !== 'iam-idp-admin') return
     if (status !== null && (status < 200 || status >= 300)) return
-    const identity = pathUnderBase(url, base).match(IDENTITY_PATH)
+    // The id as Kratos reads it (decoded, lower case): the sessions it ends are keyed by it.
+    const identity = auditedPath(pathUnderBase(url, base)).match(IDENTITY_PATH)
     if (!identity) return
+    const id = identity[1]!
     if (request.method === 'DELETE' && status !== null) {
       // Erasing an identity ends its dashboard sessions now, not at the next presence check.
       // The upstream's answer stands even when this cannot be recorded; the erasure check still catches it.
-      await services.endSessionsOf(decodeURIComponent(identity[1]!)).catch((error: unknown) => log.error('end_sessions_failed', { request_id: requestIdOf(request), ...describeError(error) }))
+      await services.endSessionsOf(id).catch((error: unknown) => log.error('end_sessions_failed', { request_id: requestIdOf(request), ...describeError(error) }))
     } else if (request.method === 'PATCH' || request.method === 'PUT' || request.method === 'DELETE') {
-      const id = decodeURIComponent(identity[1]!)
       if (status !== null && answer?.state === 'inactive') {
         // Deactivated (Kratos's lock-out): its dashboard sessions end now on every replica (a
         // revocation, shared through the database), not only on this one, where the next request
@@ -377,7 +377,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
       }
       // A change that may have deactivated or erased it (its answer lost, or too large to have been
       // read whole): its next request asks the store again.
-      services.verifier.forgetIdentity(canonicalUuid(id))
+      services.verifier.forgetIdentity(id)
     }
   }
 
@@ -422,7 +422,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   /** A write through an admin prefix, in the audit trail: who, which method and path (ids, never query values or bodies), how it ended. */
   function writeEvent({ prefix, request, url, base }: Target, status: number | null, outcome: string, facts: WriteFacts = {}) {
     const detail = { prefix: prefix.name, method: request.method, status, outcome, ...facts }
-    return { action: 'proxy_write', actor: attachedSession(request)?.sub ?? null, target: pathUnderBase(url, base), detail, requestId: requestIdOf(request) } as const
+    return { action: 'proxy_write', actor: attachedSession(request)?.sub ?? null, target: auditedPath(pathUnderBase(url, base)), detail, requestId: requestIdOf(request) } as const
   }
 }
 

@@ -4,6 +4,7 @@
 
 import { isPlainPath, normalizePath } from '../http/access.ts'
 import { pathRefusal } from './path-refusal.ts'
+import { canonicalUuid } from '../text.ts'
 
 /** Where a proxied request goes: the parts of a URL the proxy's clients read. A `URL` is one. */
 export interface UpstreamTarget {
@@ -65,6 +66,30 @@ export function isUnderBase(target: URL, base: URL): boolean {
 /** A target's path under the base URL's path, without the query ('/' for the base itself). */
 export function pathUnderBase(target: UpstreamTarget, base: URL): string {
   return target.pathname.slice(partsOf(base).path.length) || '/'
+}
+
+/** A Kratos identity or session path and its id segment, in whatever spelling the request used. */
+const KRATOS_RECORD_PATH = /^(\/admin\/(?:identities|sessions)\/)([^/]+)/
+
+/**
+ * A path under the base as the upstream reads it, for the audit trail: each segment percent-decoded
+ * once, as Go's routers match the decoded path (`/admin/identities/%34f…` is the identity `4f…`),
+ * and a Kratos identity or session id in the one spelling of it Kratos gives (a UUID it also takes
+ * in capitals, in braces or after `urn:uuid:`). So the trail, and what its events are about, name
+ * what was acted on however the request spelt it. `pathRefusal` has already refused encoded
+ * separators and control characters.
+ */
+export function auditedPath(path: string): string {
+  const decoded = path.includes('%') ? path.split('/').map(decodedSegment).join('/') : path
+  return decoded.replace(KRATOS_RECORD_PATH, (_, start: string, id: string) => start + canonicalUuid(id))
+}
+
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
 }
 
 /** `rest` is the raw path after the prefix ('' or starting with '/'); `search` is the raw query ('' or '?…'). */
