@@ -6,12 +6,10 @@
 
 import { AuditLog } from '../audit/audit.ts'
 import { systemClock } from '../clock.ts'
-import { loadConfig } from '../config.ts'
 import { DATABASE_BUSY, diskFull, DiskFullError, isDatabaseBusy } from '../db/database.ts'
-import { openStorage } from '../db/open.ts'
 import { StorageUnavailableError } from '../db/storage.ts'
-import { createLogger, errorLabel, sqlstateOf } from '../log.ts'
-import type { CliIo } from './settings.ts'
+import { errorLabel, sqlstateOf } from '../log.ts'
+import { openForCommand, type CliIo } from './settings.ts'
 
 const AUDIT_USAGE = `Usage:
   admin-dashboard audit prune --older-than <days>d [--dry-run]
@@ -59,18 +57,9 @@ export async function runAuditCommand(args: string[], io: CliIo): Promise<number
     io.err(`admin-dashboard: ${parsed}; nothing was deleted\n\n${AUDIT_USAGE}`)
     return 2
   }
-  const loaded = loadConfig(io.env)
-  if (!loaded.ok) {
-    io.err(['admin-dashboard: invalid configuration:', ...loaded.errors.map((e) => `  ${e}`)].join('\n') + '\n')
-    return 1
-  }
-  const log = createLogger('error', (line) => io.err(line))
-  const opened = await openStorage(loaded.config, log, { create: false })
-  if (!opened.ok) {
-    io.err(`admin-dashboard: ${opened.error}\n`)
-    return 1
-  }
-  const { storage } = opened
+  const opened = await openForCommand(io, false)
+  if (!opened.ok) return 1
+  const { storage, log } = opened
   const before = new Date(systemClock.now() - parsed.days * DAY_MS).toISOString()
   let deleted = 0
   try {

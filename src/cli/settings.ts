@@ -7,11 +7,12 @@
 import { isatty } from 'node:tty'
 import { AuditLog } from '../audit/audit.ts'
 import { systemClock } from '../clock.ts'
-import { loadConfig, UPSTREAM_NAMES, type Environment } from '../config.ts'
+import { loadConfig, UPSTREAM_NAMES, type Config, type Environment } from '../config.ts'
 import { DATABASE_BUSY, diskFull, DiskFullError, isDatabaseBusy } from '../db/database.ts'
 import { openStorage } from '../db/open.ts'
+import type { Storage } from '../db/storage.ts'
 import { ApiError } from '../http/errors.ts'
-import { createLogger, errorLabel, sqlstateOf } from '../log.ts'
+import { createLogger, errorLabel, sqlstateOf, type Logger } from '../log.ts'
 import { checkEncryptionKeys, noKeyOpensMessage } from '../settings/key-check.ts'
 import { apiKeySetting, createSettingsService, isApiKeySetting, type SettingsService } from '../settings/service.ts'
 
@@ -111,6 +112,26 @@ function parse(args: string[]): Parsed | null {
   }
 }
 
+/**
+ * What a command that works on the database needs: the configuration, the storage it names and an
+ * error log to stderr; or, said on stderr, why not (then exit 1). `create`: a SQLite file that does
+ * not exist is made, else refused.
+ */
+export async function openForCommand(io: CliIo, create: boolean): Promise<{ ok: true; config: Config; storage: Storage; log: Logger } | { ok: false }> {
+  const loaded = loadConfig(io.env)
+  if (!loaded.ok) {
+    io.err(['admin-dashboard: invalid configuration:', ...loaded.errors.map((e) => `  ${e}`)].join('\n') + '\n')
+    return { ok: false }
+  }
+  const log = createLogger('error', (line) => io.err(line))
+  const opened = await openStorage(loaded.config, log, { create })
+  if (!opened.ok) {
+    io.err(`admin-dashboard: ${opened.error}\n`)
+    return { ok: false }
+  }
+  return { ok: true, config: loaded.config, storage: opened.storage, log }
+}
+
 /** Exit status: 0 done, 1 failed, 2 usage error. */
 export async function runSettingsCommand(args: string[], io: CliIo = processIo): Promise<number> {
   if (args[0] === '--help' || args[0] === 'help' || args[0] === '-h') {
@@ -128,21 +149,13 @@ export async function runSettingsCommand(args: string[], io: CliIo = processIo):
     io.err(`admin-dashboard: ${VALUE_FROM_A_PIPE}\n\n${SETTINGS_USAGE}`)
     return 2
   }
-  const loaded = loadConfig(io.env)
-  if (!loaded.ok) {
-    io.err(['admin-dashboard: invalid configuration:', ...loaded.errors.map((e) => `  ${e}`)].join('\n') + '\n')
-    return 1
-  }
-  const log = createLogger('error', (line) => io.err(line))
   // Only `set` makes a new database (the README's first key is stored before the first start);
   // the others, on a path that names none, would answer from an empty one as if nothing were stored.
-  const opened = await openStorage(loaded.config, log, { create: parsed.command === 'set' })
-  if (!opened.ok) {
-    io.err(`admin-dashboard: ${opened.error}\n`)
-    return 1
-  }
+  const opened = await openForCommand(io, parsed.command === 'set')
+  if (!opened.ok) return 1
+  const { config, log } = opened
   const settings = createSettingsService({
-    config: loaded.config,
+    config,
     storage: opened.storage,
     audit: new AuditLog(opened.storage, systemClock),
     clock: systemClock,
