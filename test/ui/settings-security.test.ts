@@ -1172,8 +1172,8 @@ test('an identity’s page and a client’s page lead an admin, by keyboard, to 
   expect(await rows.locator('td:nth-child(3)').allTextContents()).toEqual(['proxy write (PATCH, identity left deactivated)'])
   expect(await rows.locator('td:nth-child(4)').allTextContents()).toEqual([`/admin/identities/${person.id}`])
   expect(await sweep(page, 'audit-about', () => rows.first().waitFor())).toEqual([])
-  // Show everything takes the filter away; the other identity's write is there again.
-  await page.getByRole('button', { name: 'Show everything' }).click()
+  // Show events about anything takes the filter away; the other identity's write is there again.
+  await page.getByRole('button', { name: 'Show events about anything' }).click()
   await page.getByRole('table').locator('tbody tr').filter({ hasText: `/admin/identities/${other.id}` }).waitFor()
   expect(new URL(page.url()).searchParams.get('about')).toBeNull()
 
@@ -1198,6 +1198,21 @@ test('an identity’s page and a client’s page lead an admin, by keyboard, to 
   expect(new URL(page.url()).searchParams.get('about')).toBe(client_id)
   expect(admin.problems).toEqual([])
 
+})
+
+test('the About filter’s clear button says it clears only what the events are about: with an Action chosen too, the list stays filtered by that action, as the button says', async () => {
+  admin.problems.length = 0
+  const page = admin.page
+  await page.goto(admin.url(`/dashboard/audit?about=${encodeURIComponent(SANDBOX_USERS.admin)}&action=login`))
+  await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor()
+  // Not "Show everything": the Action filter is left as it was, as Show everyone and Show every request leave it.
+  expect(await page.getByRole('button', { name: 'Show everything' }).count()).toBe(0)
+  await page.getByRole('button', { name: 'Show events about anything' }).click()
+  await page.waitForURL((url) => !url.searchParams.has('about'))
+  expect(new URL(page.url()).searchParams.get('action')).toBe('login')
+  expect(await page.getByRole('combobox', { name: 'Action' }).inputValue()).toBe('login')
+  expect(await page.getByRole('textbox', { name: 'About (identity ID, client ID or setting key)' }).evaluate((field) => field === document.activeElement)).toBe(true)
+  expect(admin.problems).toEqual([])
 })
 
 test('a prune of the audit trail (the command line’s audit prune) says how many events from before when it deleted, and one still under way that it has not finished', async () => {

@@ -202,7 +202,7 @@ export function AuditPage() {
           name="Filter by what it is about"
           label="About (identity ID, client ID or setting key)"
           invalid="Enter an identity ID, an OAuth client ID or a setting key (at most 255 characters, on one line), or leave it empty for everything."
-          clear="Show everything"
+          clear="Show events about anything"
           valid={ABOUT}
         />
         <FilterSelect
