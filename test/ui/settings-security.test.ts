@@ -1215,6 +1215,28 @@ test('the About filter’s clear button says it clears only what the events are 
   expect(admin.problems).toEqual([])
 })
 
+test('a client whose id begins and ends with a space: its page’s audit link finds its events, and Filter pressed on the id the link put in the field still finds them', async () => {
+  admin.problems.length = 0
+  const page = admin.page
+  const clientId = ' spaced client '
+  const created = await page.request.post(admin.url('/api/oauth-admin/admin/clients'), {
+    headers: { 'content-type': 'application/json' },
+    data: { client_id: clientId, client_name: 'Spaced', redirect_uris: ['https://spaced.example.com/cb'] },
+  })
+  expect(created.status()).toBe(201)
+  await page.goto(admin.url(`/dashboard/oauth-clients/${encodeURIComponent(clientId)}`))
+  await page.getByRole('link', { name: 'Audit events about this client' }).click()
+  const rows = page.getByRole('table').locator('tbody tr')
+  await rows.first().waitFor()
+  expect(await rows.locator('td:nth-child(3)').allTextContents()).toEqual([`proxy write (POST, created ${clientId})`])
+  expect(await page.getByRole('textbox', { name: 'About (identity ID, client ID or setting key)' }).inputValue()).toBe(clientId)
+  await page.getByRole('search', { name: 'Filter by what it is about' }).getByRole('button', { name: 'Filter' }).click()
+  await page.getByRole('status').getByText('1 audit event shown.').waitFor()
+  expect(new URL(page.url()).searchParams.get('about')).toBe(clientId)
+  expect(await rows.locator('td:nth-child(3)').allTextContents()).toEqual([`proxy write (POST, created ${clientId})`])
+  expect(admin.problems).toEqual([])
+})
+
 test('a prune of the audit trail (the command line’s audit prune) says how many events from before when it deleted, and one still under way that it has not finished', async () => {
   admin.problems.length = 0
   const { audit } = admin.harness.sandbox.services

@@ -121,7 +121,8 @@ function IdFilter({
   const submit = (event: Event) => {
     event.preventDefault()
     // Pasted with its label before it ("Request ID: …", as a failure's Details show it), the id is what counts.
-    const trimmed = text.trim()
+    // The value the link set is kept as it is: a Hydra client id may begin or end with a space.
+    const trimmed = text === value ? value : text.trim()
     const typed = trimmed.toLowerCase().startsWith(`${label.toLowerCase()}:`) ? trimmed.slice(label.length + 1).trim() : trimmed
     if (typed !== '' && !valid.test(typed)) {
       setError(invalid)
