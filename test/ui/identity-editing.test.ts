@@ -345,6 +345,26 @@ test('a recovery link left on screen past its expiry says it expired, and nothin
   }
 })
 
+test('a recovery link that expires while focus is on its Copy is said to have expired in the status region; Copy goes, and focus moves to Dismiss', async () => {
+  const other = await pageOnFakeClock(admin.harness, 'admin', '/dashboard/identities?search=user08%40example.test', 'user08@example.test')
+  const { page } = other
+  try {
+    const recovery = page.getByRole('region', { name: 'Account recovery' })
+    await recovery.getByRole('button', { name: 'Create recovery link' }).click()
+    await recovery.locator('#recovery-expiry').getByText(/^\(shown once, expires /).waitFor()
+    const copy = recovery.getByRole('button', { name: 'Copy' })
+    await copy.focus()
+    const made = admin.harness.sandbox.kratos.recoveries.at(-1)!
+    await page.clock.fastForward(Date.parse(made.expires_at) - (await page.evaluate(() => Date.now())) + 1000)
+    await page.getByRole('status').getByText('The recovery link expired: Kratos no longer accepts it. Create a new one.').waitFor()
+    expect(await copy.count()).toBe(0)
+    expect(await recovery.getByRole('button', { name: 'Dismiss the recovery link' }).evaluate((button) => button === document.activeElement)).toBe(true)
+    expect(other.problems).toEqual([])
+  } finally {
+    await other.context.close()
+  }
+})
+
 test('on a phone a new recovery link comes with focus on its Copy, clear of the status box that says it was made; another one asks before it replaces the one shown', async () => {
   const { page } = admin
   const { kratos } = admin.harness.sandbox

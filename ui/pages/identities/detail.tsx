@@ -1018,6 +1018,18 @@ function RecoverySection({ identity }: { identity: Identity }) {
   const expired = usePassed(result?.expires)
   const worthKeeping = shownOnce !== null && !expired
   useLeaveGuard(worthKeeping ? `The ${shownOnce} is shown only once: leaving this page loses it for good.` : null)
+  // Expired while shown: said, as its creation was, and no longer offered to Copy. Focus that was on
+  // Copy goes to Dismiss, the one thing left to do with it, rather than to the page's start.
+  const lastFocused = useRef<Element | null>(null)
+  const dismissButton = useRef<HTMLButtonElement>(null)
+  const wasExpired = useRef(expired)
+  useLayoutEffect(() => {
+    const turned = expired && !wasExpired.current
+    wasExpired.current = expired
+    if (!turned || shownOnce === null) return
+    if (lastFocused.current?.isConnected === false && (document.activeElement === null || document.activeElement === document.body)) dismissButton.current?.focus()
+    announce(`The ${shownOnce} expired: Kratos no longer accepts it. Create a new one.`)
+  }, [expired])
   const dismiss = () => {
     // "…shown once, below" would stay on screen for its seconds with nothing below.
     clearEarlierAnnouncement()
@@ -1086,7 +1098,7 @@ function RecoverySection({ identity }: { identity: Identity }) {
         <p>The {shownOnce} shown below is lost when a new one is created: it still works, but cannot be copied again.</p>
       </ConfirmDialog>
       {result && (
-        <div class="one-time" ref={shown}>
+        <div class="one-time" ref={shown} onFocusIn={(event) => (lastFocused.current = event.target as Element)}>
           <p>
             <label for="recovery-value">{result.kind === 'link' ? 'Recovery link' : 'Recovery code'}</label>{' '}
             <span id="recovery-expiry">
@@ -1110,8 +1122,8 @@ function RecoverySection({ identity }: { identity: Identity }) {
           <ShownOnceValue id="recovery-value" value={result.value} describedBy="recovery-expiry" />
           {result.link && <p class="mono secret">Enter it at {result.link}</p>}
           <div class="actions">
-            <CopyButton value={result.value} />
-            <button type="button" aria-label={`Dismiss the ${shownOnce}`} onClick={dismiss}>
+            {!expired && <CopyButton value={result.value} />}
+            <button type="button" ref={dismissButton} aria-label={`Dismiss the ${shownOnce}`} onClick={dismiss}>
               Dismiss
             </button>
           </div>
