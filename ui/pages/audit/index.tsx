@@ -215,6 +215,14 @@ export function AuditPage() {
           onChange={(chosen) => navigate(withQuery({ action: chosen, before: null, trail: null }))}
         />
       </div>
+      {about && (
+        // What the trail cannot tie to an identity (its path does not name one, and the body that
+        // does is passed on unread): said, so the list is not taken for all there is.
+        <p class="hint">
+          Not listed here, as their path names no identity: recovery links and codes made for it, and a single Kratos session of it revoked or extended. Filter by actor or request to find
+          those.
+        </p>
+      )}
       <Region
         loaded={loaded}
         retry={retry}
