@@ -56,6 +56,7 @@ const EVENTS: NewAuditEvent[] = [
   write('/admin/sessions/session-9/extend'),
   write('/admin/identities/', { method: 'POST', status: 404, outcome: 'upstream_refused' }),
   write('/admin/recovery/link', { method: 'POST', status: 200, outcome: 'ok' }),
+  write('/admin/recovery/code', { method: 'POST', status: 200, outcome: 'ok', identity_id: 'identity-r' }),
   { action: 'settings_reencrypt', actor: null, target: null, detail: { count: 2 } },
   { action: 'audit_prune', actor: null, target: null, detail: { before: '2025-01-01T00:00:00.000Z', deleted: 3, outcome: 'ok' } },
 ]
@@ -71,6 +72,8 @@ const FOUND: Record<string, string[]> = {
   'identity-new': ['/admin/identities'],
   'client-1': ['/admin/oauth2/tokens', '/admin/clients/client-1/lifespans'],
   'app:web': ['/admin/oauth2/tokens', '/admin/clients/app%3Aweb'],
+  // A recovery code asked for it: its body named it.
+  'identity-r': ['/admin/recovery/code'],
   'person@example.test': [],
   'session-9': [],
   '/admin/identities/identity-c': [],

@@ -1,6 +1,7 @@
 // One wide log line per request, with the request id every response carries; streamed answers
 // logged when they really end; writes through the admin proxies in the audit trail; bodies over
 // the limit answered with our envelope on every route.
+import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createBufferedSink, requestLine, requestLineBytesAtMost, type RequestLine } from '../src/log.ts'
 import { PROXY_BODY_LIMIT } from '../src/proxy/index.ts'
@@ -238,6 +239,37 @@ describe('writes through the admin proxies are audited', () => {
     const { events } = (await listed.json()) as { events: { target: string }[] }
     // Each, newest first, under the id Kratos acted on: an insider cannot keep a write out of its identity's events by spelling.
     expect(events.map((event) => event.target)).toEqual([`/admin/identities/${id}/credentials/totp`, ...Array(4).fill(`/admin/identities/${id}`)])
+  })
+
+  test('a recovery link or code is recorded for the identity its body names (read before it is sent on, byte for byte as it came); a body that names none, or of no declared length, is recorded without one', async () => {
+    const id = '7c9e6679-7425-40de-944b-e07fc1f90ae7'
+    upstream.answer = () => Response.json({ recovery_link: 'https://idp.example/recovery?token=never-recorded', expires_at: '2030-01-01T00:00:00Z' })
+    markSecret('never-recorded')
+    const post = (path: string, body: BodyInit) =>
+      fetch(`${stack.service.url}/api/iam-idp-admin/admin/recovery/${path}`, { method: 'POST', headers: { cookie: stack.cookie.admin, origin: ORIGIN, 'content-type': 'application/json' }, body })
+    const asked = JSON.stringify({ identity_id: id.toUpperCase(), expires_in: '1h' })
+    const received = upstream.received.length
+    expect((await post('link', asked)).status).toBe(200)
+    expect((await post('code', JSON.stringify({ identity_id: id }))).status).toBe(200)
+    expect((await post('link', 'not json')).status).toBe(200)
+    // A body streamed without a declared length is passed on unread.
+    const streamed = new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode(asked)), controller.close()) })
+    expect((await post('link', streamed)).status).toBe(200)
+    upstream.answer = () => Response.json({ ok: true })
+    // (The login store is asked about the admin's identity in between: only the POSTs count here.)
+    const sent = upstream.received.slice(received).filter((request) => request.method === 'POST')
+    expect(sent[0]).toMatchObject({ path: '/admin/recovery/link', bodyLength: asked.length, bodySha256: createHash('sha256').update(asked).digest('hex') })
+    expect(sent.map((request) => request.bodyLength)).toEqual([asked.length, JSON.stringify({ identity_id: id }).length, 'not json'.length, asked.length])
+    const events = await stack.service.services.audit.list({ limit: 4, action: 'proxy_write' })
+    expect(events.map((event) => [event.target, event.detail?.identity_id ?? null])).toEqual([
+      ['/admin/recovery/link', null],
+      ['/admin/recovery/link', null],
+      ['/admin/recovery/code', id],
+      ['/admin/recovery/link', id],
+    ])
+    const listed = await fetch(`${stack.service.url}/api/security/audit?about=${id}`, { headers: { cookie: stack.cookie.admin } })
+    const { events: about } = (await listed.json()) as { events: { target: string }[] }
+    expect(about.map((event) => event.target)).toEqual(['/admin/recovery/code', '/admin/recovery/link'])
   })
 
   test('a 5xx (a gateway in front of the upstream, which may have acted) is audited as an upstream error, not a refusal', async () => {

@@ -76,11 +76,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 6,
     // What an event is about, for the Audit log's filter by an identity, a client or a setting (an
     // index lookup): who signed in or out; the identity whose dashboard sessions ended; the setting;
-    // for a proxied write, the identity or client it created or whose tokens it revoked, else the
-    // one its path is under (/admin/identities/<id>…, /admin/clients/<id>…: recorded as the upstream
-    // reads it, decoded, with a Kratos id in its one spelling; events recorded before this version
-    // kept the path as sent). Derived from the columns every event has, so the events recorded
-    // before have one too. PostgreSQL's version 6 is the same rule (test/audit-about.test.ts holds
+    // for a proxied write, the identity or client it created, whose tokens it revoked or (a recovery
+    // link or code) whose body named it, else the one its path is under (/admin/identities/<id>…,
+    // /admin/clients/<id>…: recorded as the upstream reads it, decoded, with a Kratos id in its one
+    // spelling; events recorded before this version kept the path as sent). Derived from the
+    // columns every event has, so the events recorded before have one too. PostgreSQL's version 6 is the same rule (test/audit-about.test.ts holds
     // both to it).
     sql: `
       ALTER TABLE audit_events ADD COLUMN about TEXT GENERATED ALWAYS AS (
@@ -88,7 +88,7 @@ export const MIGRATIONS: readonly Migration[] = [
           WHEN action IN ('login', 'logout') THEN actor
           WHEN action IN ('sessions_revoke', 'settings_write', 'settings_delete', 'settings_decrypt_read') THEN target
           WHEN action = 'proxy_write' THEN coalesce(
-            CASE WHEN json_valid(detail) THEN coalesce(json_extract(detail, '$.created'), json_extract(detail, '$.client_id')) END,
+            CASE WHEN json_valid(detail) THEN coalesce(json_extract(detail, '$.created'), json_extract(detail, '$.client_id'), json_extract(detail, '$.identity_id')) END,
             CASE
               WHEN substr(target, 1, 18) = '/admin/identities/' AND length(target) > 18
                 THEN substr(target, 19, CASE WHEN instr(substr(target, 19), '/') > 0 THEN instr(substr(target, 19), '/') - 1 ELSE length(target) END)

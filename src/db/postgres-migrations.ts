@@ -90,7 +90,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     sql: `
       CREATE FUNCTION audit_detail_id(detail TEXT) RETURNS TEXT LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
       BEGIN
-        RETURN coalesce(detail::jsonb ->> 'created', detail::jsonb ->> 'client_id');
+        RETURN coalesce(detail::jsonb ->> 'created', detail::jsonb ->> 'client_id', detail::jsonb ->> 'identity_id');
       EXCEPTION WHEN invalid_text_representation OR untranslatable_character OR invalid_parameter_value THEN
         RETURN NULL;
       END

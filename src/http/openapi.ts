@@ -341,7 +341,7 @@ export const ROUTE_DOCUMENTATION: Record<string, RouteDocumentation> = {
         name: 'about',
         description:
           'Only the events about this identity, OAuth client or setting, as the events record it: the sign-ins and sign-outs of an identity, the ending of its dashboard sessions, ' +
-          'the writes to a setting, and the writes through an admin prefix that created it, revoked its tokens or went to a path under `/admin/identities/<id>` or `/admin/clients/<id>` ' +
+          'the writes to a setting, and the writes through an admin prefix that created it, revoked its tokens, asked for a recovery link or code for it, or went to a path under `/admin/identities/<id>` or `/admin/clients/<id>` ' +
           `(recorded as the upstream reads the path: percent-decoded, a Kratos id in lower case whatever its spelling; a write recorded before schema 6 under the id through encodeURIComponent, as the dashboard's UI sends it, is found by the id too). 1–255 characters, no control characters. ${ONCE}`,
         schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^\\x00-\\x1f\\x7f-\\x9f]+$' },
         refusedWith: 'bad_request',

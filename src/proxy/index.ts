@@ -23,6 +23,7 @@ import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/clien
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 import { StorageUnavailableError } from '../db/storage.ts'
 import { isPlainIdentifier } from '../identities/model.ts'
+import { canonicalUuid } from '../text.ts'
 
 const PLACEHOLDER_BASE = new URL('http://upstream.invalid/')
 const NO_BODY_METHODS = new Set(['GET', 'HEAD'])
@@ -92,6 +93,8 @@ interface Target {
   declaredLength: number | null
   /** A write through an admin prefix: its audit event, written before it is sent (beginWrite). */
   auditId?: number
+  /** A recovery request's body, read whole before it is sent (its identity is in it), and what it told. */
+  read?: { body: Uint8Array<ArrayBuffer>; facts: WriteFacts }
 }
 
 /** `Location` inside the upstream's base URL → the same place under our prefix (nginx `proxy_redirect default`). */
@@ -108,8 +111,27 @@ export function rewriteLocation(location: string, base: URL, prefix: ProxyPrefix
   return isUnderBase(target, base) ? prefix.path + target.pathname.slice(basePathOf(base).length) + target.search + target.hash : location
 }
 
-/** What an admin write did, told from its path, its query's ids and its answer: never a value. */
-type WriteFacts = { state?: string; created?: string; client_id?: string }
+/** What an admin write did, told from its path, its query's ids, its answer or (a recovery link or code) its request: never a value. */
+type WriteFacts = { state?: string; created?: string; client_id?: string; identity_id?: string }
+
+/** Kratos's admin paths whose request body, not their path, names the identity they act on. */
+const RECOVERY_PATHS = new Set(['/admin/recovery/link', '/admin/recovery/code'])
+/** The most of such a body read before it is sent (Kratos's is a few fields: the id, an expiry, a flow type). */
+const RECOVERY_BODY_BYTES = 16 * 1024
+
+/**
+ * The identity a recovery link or code is asked for (`identity_id` in the body), read before the
+ * body is sent on, so that the trail says whose it was; null when the body names none plainly.
+ */
+function recoveryIdentityIn(body: Uint8Array<ArrayBuffer>): string | null {
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(body))
+    const id = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>).identity_id : undefined
+    return typeof id === 'string' && isPlainIdentifier(id) ? canonicalUuid(id) : null
+  } catch {
+    return null
+  }
+}
 
 /**
  * The facts of a successful write an auditor asks about that its path does not hold: the state an
@@ -235,6 +257,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
 
   function send(target: Target, apiKey: string | null): Promise<Response> {
     const { prefix, request } = target
+    if (prefix.admin && target.read === undefined && namesIdentityInBody(target)) return readRecoveryBody(target).then(() => send(target, apiKey))
     if (prefix.admin && target.auditId === undefined && !NO_BODY_METHODS.has(request.method)) return beginWrite(target).then(() => send(target, apiKey))
     const headers = forwardedRequestHeaders(request.headers, { apiKey, adminPrefix: prefix.admin })
     const deadline = deadlines.start()
@@ -266,7 +289,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
       if (words === undefined) throw new ApiError(failure.code)
       throw new ApiError(failure.code, { message: words, headers: { [UPSTREAM_OUTCOME_HEADER]: OUTCOME_UNKNOWN } })
     }
-    const body = NO_BODY_METHODS.has(request.method) || !request.body ? undefined : limitedBody(request.body, PROXY_BODY_LIMIT)
+    const body = target.read ? new Blob([target.read.body]).stream() : NO_BODY_METHODS.has(request.method) || !request.body ? undefined : limitedBody(request.body, PROXY_BODY_LIMIT)
     // The timeout covers the upstream's answer (status and headers, and a small body); a long download may take longer.
     const outbound = { method: request.method, headers, body, bodyLength: target.declaredLength, signal: deadline }
     let answer: Promise<UpstreamAnswer>
@@ -400,6 +423,24 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
     return new Response(relayed.stream(), init)
   }
 
+  /** A POST for a recovery link or code with a small body of declared length: its body says whose it is. */
+  function namesIdentityInBody({ request, url, base, declaredLength }: Target): boolean {
+    return request.method === 'POST' && declaredLength !== null && declaredLength <= RECOVERY_BODY_BYTES && RECOVERY_PATHS.has(auditedPath(pathUnderBase(url, base)))
+  }
+
+  /** Reads a recovery request's body whole (sent on as it came), and the identity it names. */
+  async function readRecoveryBody(target: Target): Promise<void> {
+    let body: Uint8Array<ArrayBuffer>
+    try {
+      body = target.request.body ? await new Response(limitedBody(target.request.body, RECOVERY_BODY_BYTES)).bytes() : new Uint8Array()
+    } catch {
+      // The client went away, or sent more than it declared: nothing was sent on, nothing recorded.
+      throw new ApiError('bad_request', { message: 'The request body could not be read.' })
+    }
+    const identity = recoveryIdentityIn(body)
+    target.read = { body, facts: identity === null ? {} : { identity_id: identity } }
+  }
+
   /** The event of a write through an admin prefix, before it is sent: nothing reaches an upstream that the trail does not hold (a database that cannot take it answers 503 first). */
   async function beginWrite(target: Target): Promise<void> {
     target.auditId = await services.audit.begin(writeEvent(target, null, 'pending'))
@@ -420,8 +461,8 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   }
 
   /** A write through an admin prefix, in the audit trail: who, which method and path (ids, never query values or bodies), how it ended. */
-  function writeEvent({ prefix, request, url, base }: Target, status: number | null, outcome: string, facts: WriteFacts = {}) {
-    const detail = { prefix: prefix.name, method: request.method, status, outcome, ...facts }
+  function writeEvent({ prefix, request, url, base, read }: Target, status: number | null, outcome: string, facts: WriteFacts = {}) {
+    const detail = { prefix: prefix.name, method: request.method, status, outcome, ...read?.facts, ...facts }
     return { action: 'proxy_write', actor: attachedSession(request)?.sub ?? null, target: auditedPath(pathUnderBase(url, base)), detail, requestId: requestIdOf(request) } as const
   }
 }

@@ -1172,7 +1172,7 @@ test('an identity’s page and a client’s page lead an admin, by keyboard, to 
   expect(await rows.locator('td:nth-child(3)').allTextContents()).toEqual(['proxy write (PATCH, identity left deactivated)'])
   expect(await rows.locator('td:nth-child(4)').allTextContents()).toEqual([`/admin/identities/${person.id}`])
   // What the filter cannot find is said beside it, so the list is not taken for all there is.
-  await page.getByText('Not listed here, as their path names no identity: recovery links and codes made for it', { exact: false }).waitFor()
+  await page.getByText('Not listed here, as their path names no identity: a single Kratos session of it revoked or extended.', { exact: false }).waitFor()
   expect(await sweep(page, 'audit-about', () => rows.first().waitFor())).toEqual([])
   // Show events about anything takes the filter away; the other identity's write is there again.
   await page.getByRole('button', { name: 'Show events about anything' }).click()

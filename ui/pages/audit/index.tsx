@@ -39,6 +39,7 @@ function actionOf(event: AuditEvent): string {
   if (detail.state === 'inactive') facts.push('identity left deactivated')
   if (typeof detail.created === 'string') facts.push(`created ${detail.created}`)
   if (typeof detail.client_id === 'string') facts.push(`client ${detail.client_id}`)
+  if (typeof detail.identity_id === 'string') facts.push(`for identity ${detail.identity_id}`)
   return `${words} (${facts.join(', ')})`
 }
 
@@ -216,12 +217,9 @@ export function AuditPage() {
         />
       </div>
       {about && (
-        // What the trail cannot tie to an identity (its path does not name one, and the body that
-        // does is passed on unread): said, so the list is not taken for all there is.
-        <p class="hint">
-          Not listed here, as their path names no identity: recovery links and codes made for it, and a single Kratos session of it revoked or extended. Filter by actor or request to find
-          those.
-        </p>
+        // What the trail cannot tie to an identity (its path names a Kratos session, not whose it
+        // is): said, so the list is not taken for all there is.
+        <p class="hint">Not listed here, as their path names no identity: a single Kratos session of it revoked or extended. Filter by actor or request to find those.</p>
       )}
       <Region
         loaded={loaded}
