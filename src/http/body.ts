@@ -106,14 +106,39 @@ export function wellFormed(value: unknown): boolean {
   return true
 }
 
-async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
-  if (!request.body) return new Uint8Array()
+function readLimited(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  return readCapped(request.body, limit, () => new ApiError('payload_too_large'))
+}
+
+/**
+ * A body read whole, counted as it comes whatever its length said: past `limit` bytes the error
+ * `tooLarge` makes is thrown and the rest cancelled. Our own routes' bodies, the upstreams' answers,
+ * a proxied request read before it is sent.
+ */
+export async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number, tooLarge: () => Error): Promise<Uint8Array<ArrayBuffer>> {
+  if (!body) return new Uint8Array()
   const chunks: Uint8Array[] = []
   let total = 0
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+  // Leaving the loop by the throw cancels the stream.
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
     total += chunk.byteLength
-    if (total > limit) throw new ApiError('payload_too_large')
+    if (total > limit) throw tooLarge()
     chunks.push(chunk)
   }
-  return Buffer.concat(chunks)
+  return Buffer.concat(chunks, total) as Uint8Array<ArrayBuffer>
+}
+
+/** A body passed on as it streams, cut with the error `tooLarge` makes once it passes `limit` bytes. */
+export function cappedStream(body: ReadableStream<Uint8Array>, limit: number, tooLarge: () => Error): ReadableStream<Uint8Array> {
+  let total = 0
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        total += chunk.byteLength
+        // Erroring here cancels the rest of the body.
+        if (total > limit) controller.error(tooLarge())
+        else controller.enqueue(chunk)
+      },
+    }),
+  )
 }

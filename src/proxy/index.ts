@@ -23,6 +23,7 @@ import { errorCodeFor, failureOf, type UpstreamFailure } from '../upstream/clien
 import { PROXY_PREFIXES, proxyPrefixOf, type ProxyPrefix } from './upstreams.ts'
 import { StorageUnavailableError } from '../db/storage.ts'
 import { isPlainIdentifier } from '../identities/model.ts'
+import { cappedStream, readCapped } from '../http/body.ts'
 import { canonicalUuid } from '../text.ts'
 
 const PLACEHOLDER_BASE = new URL('http://upstream.invalid/')
@@ -38,18 +39,7 @@ class BodyTooLarge extends Error {
 }
 
 /** The client's body on its way to the upstream, cut with BodyTooLarge once it passes the limit. */
-function limitedBody(body: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
-  let bytes = 0
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        bytes += chunk.byteLength
-        if (bytes > limit) controller.error(new BodyTooLarge())
-        else controller.enqueue(chunk)
-      },
-    }),
-  )
-}
+const limitedBody = (body: ReadableStream<Uint8Array>, limit: number) => cappedStream(body, limit, () => new BodyTooLarge())
 
 type Failure = { code: 'gateway_timeout' | 'bad_gateway' | 'proxy_error' | 'service_unavailable'; class: UpstreamFailure }
 
@@ -95,7 +85,12 @@ interface Target {
   auditId?: number
   /** A recovery request's body, read whole before it is sent (its identity is in it), and what it told. */
   read?: { body: Uint8Array<ArrayBuffer>; facts: WriteFacts }
+  /** Its path as the upstream reads it (auditedPath), once an admin write or search asks for it. */
+  audited?: string
 }
+
+/** The path of a request under an admin prefix as the upstream reads it, made once per request. */
+const auditedPathOf = (target: Target): string => (target.audited ??= auditedPath(pathUnderBase(target.url, target.base)))
 
 /** `Location` inside the upstream's base URL → the same place under our prefix (nginx `proxy_redirect default`). */
 export function rewriteLocation(location: string, base: URL, prefix: ProxyPrefix): string {
@@ -123,14 +118,9 @@ const RECOVERY_BODY_BYTES = 16 * 1024
  * The identity a recovery link or code is asked for (`identity_id` in the body), read before the
  * body is sent on, so that the trail says whose it was; null when the body names none plainly.
  */
-function recoveryIdentityIn(body: Uint8Array<ArrayBuffer>): string | null {
-  try {
-    const parsed: unknown = JSON.parse(new TextDecoder().decode(body))
-    const id = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>).identity_id : undefined
-    return typeof id === 'string' && isPlainIdentifier(id) ? canonicalUuid(id) : null
-  } catch {
-    return null
-  }
+function recoveryIdentityIn(body: Uint8Array): string | null {
+  const id = recordIn(body)?.identity_id
+  return typeof id === 'string' && isPlainIdentifier(id) ? canonicalUuid(id) : null
 }
 
 /**
@@ -234,7 +224,8 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   }
 
   /** The API key when memory could not answer at once (settings.apiKeyFor), with what its failures mean here. */
-  async function readApiKey({ prefix, request, url, base }: Target): Promise<string | null> {
+  async function readApiKey(target: Target): Promise<string | null> {
+    const { prefix, request } = target
     try {
       return await settings.apiKeyFor(prefix.name)
     } catch (error) {
@@ -250,7 +241,7 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
       // A key that cannot be decrypted (ENCRYPTION_KEY changed or unset) is a failure of the proxy
       // path like any other: 500 proxy_error, its cause only in the log (apiKeyFor logs it).
       noteOn(request, { upstream_failure: 'api_key_unreadable' })
-      if (prefix.admin) await auditWrite({ prefix, request, url, base, declaredLength: null }, null, 'api_key_unreadable')
+      if (prefix.admin) await auditWrite(target, null, 'api_key_unreadable')
       throw new ApiError('proxy_error')
     }
   }
@@ -367,11 +358,11 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   }
 
   async function afterAdminWrite(target: Target, upstream: UpstreamAnswer, whole: Uint8Array | null): Promise<void> {
-    const { request, url, base } = target
+    const { request, url } = target
     // A success's answer, read whole, as a record: once, for the sessions and for the audit event.
     const record = upstream.status >= 200 && upstream.status < 300 ? recordIn(whole) : null
     await afterIdentityWrite(target, upstream.status, record)
-    await auditWrite(target, upstream.status, outcomeOfStatus(upstream.status), upstream.status < 300 ? factsOf(request.method, auditedPath(pathUnderBase(url, base)), url.search, record) : {})
+    await auditWrite(target, upstream.status, outcomeOfStatus(upstream.status), upstream.status < 300 ? factsOf(request.method, auditedPathOf(target), url.search, record) : {})
   }
 
   /**
@@ -379,11 +370,12 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
    * `status`: the upstream's, or null when its answer was lost (the write may have been made);
    * `answer`: its body as a record, when it was read whole (a small one).
    */
-  async function afterIdentityWrite({ prefix, request, url, base }: Target, status: number | null, answer: Record<string, unknown> | null = null): Promise<void> {
+  async function afterIdentityWrite(target: Target, status: number | null, answer: Record<string, unknown> | null = null): Promise<void> {
+    const { prefix, request } = target
     if (prefix.name !== 'idp-admin' && prefix.name !== 'iam-idp-admin') return
     if (status !== null && (status < 200 || status >= 300)) return
     // The id as Kratos reads it (decoded, lower case): the sessions it ends are keyed by it.
-    const identity = auditedPath(pathUnderBase(url, base)).match(IDENTITY_PATH)
+    const identity = auditedPathOf(target).match(IDENTITY_PATH)
     if (!identity) return
     const id = identity[1]!
     if (request.method === 'DELETE' && status !== null) {
@@ -424,15 +416,16 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   }
 
   /** A POST for a recovery link or code with a small body of declared length: its body says whose it is. */
-  function namesIdentityInBody({ request, url, base, declaredLength }: Target): boolean {
-    return request.method === 'POST' && declaredLength !== null && declaredLength <= RECOVERY_BODY_BYTES && RECOVERY_PATHS.has(auditedPath(pathUnderBase(url, base)))
+  function namesIdentityInBody(target: Target): boolean {
+    const { request, declaredLength } = target
+    return request.method === 'POST' && declaredLength !== null && declaredLength <= RECOVERY_BODY_BYTES && RECOVERY_PATHS.has(auditedPathOf(target))
   }
 
   /** Reads a recovery request's body whole (sent on as it came), and the identity it names. */
   async function readRecoveryBody(target: Target): Promise<void> {
     let body: Uint8Array<ArrayBuffer>
     try {
-      body = target.request.body ? await new Response(limitedBody(target.request.body, RECOVERY_BODY_BYTES)).bytes() : new Uint8Array()
+      body = await readCapped(target.request.body, RECOVERY_BODY_BYTES, () => new BodyTooLarge())
     } catch {
       // The client went away, or sent more than it declared: nothing was sent on, nothing recorded.
       throw new ApiError('bad_request', { message: 'The request body could not be read.' })
@@ -461,9 +454,10 @@ export function createProxy(services: Pick<Services, 'config' | 'log' | 'setting
   }
 
   /** A write through an admin prefix, in the audit trail: who, which method and path (ids, never query values or bodies), how it ended. */
-  function writeEvent({ prefix, request, url, base, read }: Target, status: number | null, outcome: string, facts: WriteFacts = {}) {
+  function writeEvent(target: Target, status: number | null, outcome: string, facts: WriteFacts = {}) {
+    const { prefix, request, read } = target
     const detail = { prefix: prefix.name, method: request.method, status, outcome, ...read?.facts, ...facts }
-    return { action: 'proxy_write', actor: attachedSession(request)?.sub ?? null, target: auditedPath(pathUnderBase(url, base)), detail, requestId: requestIdOf(request) } as const
+    return { action: 'proxy_write', actor: attachedSession(request)?.sub ?? null, target: auditedPathOf(target), detail, requestId: requestIdOf(request) } as const
   }
 }
 

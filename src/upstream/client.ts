@@ -3,6 +3,7 @@
 // never followed; a failure is one of a few classes, and each class one error code. Ory's `Link`
 // paging header is read by link.ts. Answers are values; nothing upstream-specific travels further.
 
+import { cappedStream, readCapped } from '../http/body.ts'
 import type { ErrorCode } from '../http/errors.ts'
 import { describeError, type Logger } from '../log.ts'
 
@@ -70,22 +71,9 @@ export class AnswerTooLarge extends Error {
 
 /** The body as text, read to its end unless it would pass `limit` bytes (AnswerTooLarge, the rest cancelled). */
 export async function readAnswerText(response: Response, limit = MAX_ANSWER_BYTES): Promise<string> {
-  const body = response.body
-  if (body === null) return ''
-  if (Number(response.headers.get('content-length')) > limit) {
-    await body.cancel().catch(() => {})
-    throw new AnswerTooLarge()
-  }
-  const chunks: Uint8Array[] = []
-  let total = 0
-  // Leaving the loop by the throw cancels the stream.
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    total += chunk.byteLength
-    if (total > limit) throw new AnswerTooLarge()
-    chunks.push(chunk)
-  }
+  refuseAnnouncedTooLarge(response, limit)
   // TextDecoder, as response.json() does: a byte order mark is dropped, not given to JSON.parse.
-  return new TextDecoder().decode(Buffer.concat(chunks, total))
+  return new TextDecoder().decode(await readCapped(response.body, limit, () => new AnswerTooLarge()))
 }
 
 /**
@@ -96,24 +84,19 @@ export async function readAnswerText(response: Response, limit = MAX_ANSWER_BYTE
 export function withBoundedAnswers(send: typeof fetch, limit = MAX_ANSWER_BYTES): typeof fetch {
   const bounded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const response = await send(input, init)
-    const body = response.body
-    if (body === null) return response
-    if (Number(response.headers.get('content-length')) > limit) {
-      await body.cancel().catch(() => {})
-      throw new AnswerTooLarge()
-    }
-    let total = 0
-    const counted = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        total += chunk.byteLength
-        // Erroring here cancels the rest of the answer.
-        if (total > limit) controller.error(new AnswerTooLarge())
-        else controller.enqueue(chunk)
-      },
-    })
-    return new Response(body.pipeThrough(counted), { status: response.status, statusText: response.statusText, headers: response.headers })
+    if (response.body === null) return response
+    refuseAnnouncedTooLarge(response, limit)
+    const body = cappedStream(response.body, limit, () => new AnswerTooLarge())
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
   }
   return bounded as typeof fetch
+}
+
+/** An answer whose Content-Length is over `limit`: its body cancelled unread, AnswerTooLarge thrown. */
+function refuseAnnouncedTooLarge(response: Response, limit: number): void {
+  if (!(Number(response.headers.get('content-length')) > limit)) return
+  void response.body?.cancel().catch(() => {})
+  throw new AnswerTooLarge()
 }
 
 export type Sent = { ok: true; response: Response } | { ok: false; failure: UpstreamFailure }
