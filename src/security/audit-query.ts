@@ -9,6 +9,8 @@ import type { AuditAction, AuditQuery } from '../audit/audit.ts'
 export const DEFAULT_AUDIT_LIMIT = 50
 export const REQUEST_ID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 export const MAX_AUDIT_LIMIT = 200
+/** What `about` takes: an id or a key as the events record it, 1–255 characters, no control character (a Hydra client id may hold spaces or letters of any script). */
+export const ABOUT_PATTERN = /^[^\p{Cc}]{1,255}$/u
 
 // Typed as a record so a new AuditAction that is not listed here fails to compile. The Audit log's
 // Action filter offers them in this order (ui/pages/audit).
@@ -75,13 +77,11 @@ export function parseAuditQuery(params: URLSearchParams): AuditQueryResult {
     requestId = requestIdText.toLowerCase()
   }
 
-  // What the events are about: an id or a key as recorded, 1–255 characters with no control
-  // character (a Hydra client id may hold spaces or letters of any script).
   const aboutText = single('about')
   if (aboutText === false) return { ok: false, field: 'about' }
   let about: string | undefined
   if (aboutText !== null) {
-    if (!/^[^\p{Cc}]{1,255}$/u.test(aboutText)) return { ok: false, field: 'about' }
+    if (!ABOUT_PATTERN.test(aboutText)) return { ok: false, field: 'about' }
     about = aboutText
   }
 

@@ -13,7 +13,7 @@ import { config, hasUpstream } from '../../session.ts'
 import { useFocusFirstInvalid } from '../../components/focus.ts'
 import { revealHidden } from '../../reveal.ts'
 import { actionWords, knownIdentifier, outcomeOf } from '../../audit-words.ts'
-import { ACTIONS as AUDIT_ACTIONS } from '../../../src/security/audit-query.ts'
+import { ABOUT_PATTERN, ACTIONS as AUDIT_ACTIONS } from '../../../src/security/audit-query.ts'
 
 const PAGE = 50
 // The service's own list of audit actions, so a new one is offered as soon as it exists.
@@ -87,9 +87,6 @@ function IdentityRef({ value }: { value: string | null }) {
     </span>
   )
 }
-
-/** What the About filter takes: an id or a key as the service does (1–255 characters, no control character). */
-const ABOUT = /^[^\p{Cc}]{1,255}$/u
 
 /**
  * A filter by one id kept in the query as `param`: checked before it is sent (`valid`, a UUID unless
@@ -205,7 +202,7 @@ export function AuditPage() {
           label="About (identity ID, client ID or setting key)"
           invalid="Enter an identity ID, an OAuth client ID or a setting key (at most 255 characters, on one line), or leave it empty for everything."
           clear="Show events about anything"
-          valid={ABOUT}
+          valid={ABOUT_PATTERN}
         />
         <FilterSelect
           label="Action"
